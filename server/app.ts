@@ -1,0 +1,76 @@
+// buildServer(config) → a fastify instance on its own store, with every API registered.
+// The same function runs inside `jobscope serve`, the Electron main process and the tests.
+import Fastify, { type FastifyInstance } from 'fastify';
+import formbody from '@fastify/formbody';
+import multipart from '@fastify/multipart';
+import type { Config } from './config.ts';
+import { openStore } from './store/index.ts';
+import { AppEvents, RunnerQueue, type AppContext } from './context.ts';
+import { installErrorHandling } from './http/errors.ts';
+import { installBodyParsers } from './http/body-parsers.ts';
+import { loggerOptions } from './http/logging.ts';
+import { registerDocs, registerDocsUi } from './http/docs.ts';
+import { runnerApi } from './runner-api/plugin.ts';
+import { controlApi } from './control-api/plugin.ts';
+
+export interface JobscopeServer {
+  app: FastifyInstance;
+  ctx: AppContext;
+  /** Starts listening; resolves to the base URL, e.g. http://127.0.0.1:8090 */
+  listen(): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function buildServer(config: Config): Promise<JobscopeServer> {
+  const store = openStore(config);
+  const closers: (() => Promise<void> | void)[] = [];
+  const ctx: AppContext = {
+    config,
+    store,
+    events: new AppEvents(),
+    runnerQueue: new RunnerQueue(),
+    startedAt: Date.now(),
+    onClose: (fn) => void closers.push(fn),
+  };
+
+  const app = Fastify({
+    logger: loggerOptions(config),
+    // A full trace may arrive as one JSON body in the final PUT.
+    bodyLimit: config.maxTraceBytes + 1024 * 1024,
+    forceCloseConnections: 'idle',
+    return503OnClosing: true,
+    routerOptions: { maxParamLength: 256 },
+  });
+  installErrorHandling(app);
+  installBodyParsers(app);
+  await app.register(formbody, { bodyLimit: 1024 * 1024 });
+  await app.register(multipart, {
+    limits: { fileSize: config.maxArtifactBytes, files: 1, fields: 50, fieldSize: 1024 * 1024, parts: 60, headerPairs: 100 },
+  });
+
+  await registerDocs(app);
+  await registerDocsUi(app);
+
+  await app.register(runnerApi, { prefix: '/ci/api/v1', ctx });
+  await app.register(controlApi, { prefix: '/api/v3/sim', ctx });
+
+  let closed = false;
+  return {
+    app,
+    ctx,
+    async listen() {
+      await app.listen({ host: config.host, port: config.port });
+      const addr = app.server.address();
+      const port = typeof addr === 'object' && addr ? addr.port : config.port;
+      const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+      return `http://${host}:${port}`;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await app.close();
+      for (const fn of closers.reverse()) await fn();
+      store.close();
+    },
+  };
+}

@@ -1,0 +1,44 @@
+// What every route plugin and background service of one server shares.
+import { EventEmitter } from 'node:events';
+import crypto from 'node:crypto';
+import type { Config } from './config.ts';
+import type { Store } from './store/index.ts';
+import type { Build } from './store/builds.ts';
+
+export interface AppEventMap {
+  /** A build became pending (created or re-queued): runners' queues tick. */
+  'build:pending': [Build];
+  /** A build left `running` (success, failed, canceled, timed out). */
+  'build:finished': [Build];
+  /** An artifacts archive was stored for a build (its key is the file's). */
+  'artifacts:stored': [{ buildId: number; key: string }];
+}
+
+export class AppEvents extends EventEmitter<AppEventMap> {}
+
+/**
+ * The value behind `X-GitLab-Last-Update`. GitLab kept one per runner in Redis and ticked it when a
+ * build the runner could take changed; one instance-wide value that ticks on every new pending build
+ * is coarser but never hides a new build behind a stale `last_update`. The boot id makes values from
+ * before a restart stale.
+ */
+export class RunnerQueue {
+  private readonly boot = crypto.randomBytes(4).toString('hex');
+  private counter = 0;
+  get value(): string {
+    return `${this.boot}-${this.counter}`;
+  }
+  tick(): void {
+    this.counter++;
+  }
+}
+
+export interface AppContext {
+  config: Config;
+  store: Store;
+  events: AppEvents;
+  runnerQueue: RunnerQueue;
+  startedAt: number;
+  /** Services register their shutdown here; run in reverse order before the store closes. */
+  onClose(fn: () => Promise<void> | void): void;
+}

@@ -1,0 +1,32 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../context.ts';
+import { NewUser, UserView, InstanceView } from '../contract/control.ts';
+import { conflict } from '../http/errors.ts';
+import { GITLAB_REVISION, GITLAB_VERSION } from '../runner-api/build-details.ts';
+
+const tags = ['control API'];
+
+export async function usersRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
+  const { store, config } = ctx;
+  app.post<{ Body: NewUser }>(
+    '/users',
+    { schema: { tags, summary: 'Create a user (admin or not) with a private token', body: NewUser, response: { 201: UserView } } },
+    async (request, reply) => {
+      if (store.users.byUsername(request.body.username)) throw conflict('username is taken');
+      const u = store.users.create(request.body.username, request.body.admin === true);
+      return reply.code(201).send({ id: u.id, username: u.username, admin: u.admin, private_token: u.private_token });
+    },
+  );
+  app.get('/users', { schema: { tags, summary: 'List users', response: { 200: Type.Array(UserView) } } }, async () =>
+    store.users.list().map((u) => ({ id: u.id, username: u.username, admin: u.admin, private_token: u.private_token })),
+  );
+  app.get('/instance', { schema: { tags, summary: 'Instance facts, including the runner registration token', response: { 200: InstanceView } } }, async () => ({
+    version: GITLAB_VERSION,
+    revision: GITLAB_REVISION,
+    runners_registration_token: store.registrationToken,
+    started_at: new Date(ctx.startedAt).toISOString(),
+    data_dir: config.dataDir,
+    limits: { max_artifact_bytes: config.maxArtifactBytes, max_trace_bytes: config.maxTraceBytes },
+  }));
+}

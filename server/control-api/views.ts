@@ -1,0 +1,64 @@
+// How the control API shows stored records: ISO times, no token digests, trace length from the file.
+import type { AppContext } from '../context.ts';
+import type { Build } from '../store/builds.ts';
+import type { Project } from '../store/projects.ts';
+import type { Runner } from '../store/runners.ts';
+import type { BuildView, ProjectView, RunnerView } from '../contract/control.ts';
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+export function projectView(p: Project): ProjectView {
+  return { ...p, created_at: new Date(p.created_at).toISOString() };
+}
+
+export function buildView(ctx: AppContext, b: Build): BuildView {
+  const end = b.finished_at ?? (b.status === 'running' ? Date.now() : null);
+  return {
+    id: b.id,
+    status: b.status,
+    project_id: b.project_id,
+    runner_id: b.runner_id,
+    name: b.name,
+    stage: b.stage,
+    ref: b.ref,
+    sha: b.sha,
+    before_sha: b.before_sha,
+    tag: b.tag,
+    commands: b.commands,
+    repo_url: b.repo_url,
+    variables: b.variables,
+    options: b.options,
+    timeout: b.timeout,
+    tag_list: b.tag_list,
+    depends_on: b.depends_on,
+    token: b.token,
+    trace_length: ctx.store.traces.length(b.id),
+    artifacts: b.artifacts_key
+      ? { filename: b.artifacts_filename ?? 'artifacts.zip', size: b.artifacts_size ?? 0, expire_at: iso(b.artifacts_expire_at), files: b.artifacts_listing }
+      : null,
+    created_at: new Date(b.created_at).toISOString(),
+    started_at: iso(b.started_at),
+    finished_at: iso(b.finished_at),
+    duration: b.started_at !== null && end !== null ? (end - b.started_at) / 1000 : null,
+  };
+}
+
+export function runnerView(r: Runner): RunnerView {
+  const s = (v: unknown) => (typeof v === 'string' ? v : null);
+  return {
+    id: r.id,
+    description: r.description,
+    active: r.active,
+    is_shared: r.is_shared,
+    project_id: r.project_id,
+    online: r.online,
+    run_untagged: r.run_untagged,
+    locked: r.locked,
+    tag_list: r.tag_list,
+    version: s(r.info.version),
+    platform: s(r.info.platform),
+    architecture: s(r.info.architecture),
+    last_contact_at: iso(r.contacted_at),
+    created_at: new Date(r.created_at).toISOString(),
+  };
+}

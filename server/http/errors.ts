@@ -1,0 +1,71 @@
+// One error type with a status and a message, turned into `{"message": ...}` in one place.
+// Anything a client can cause maps to a 4xx; storage trouble maps to 507/503 with what to do next;
+// only a real bug is a 500, and that is logged.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export const badRequest = (what: string) => new ApiError(400, `400 (Bad request) ${what}`);
+export const missing = (attr: string) => new ApiError(400, `400 (Bad request) "${attr}" not given`);
+export const unauthorized = () => new ApiError(401, '401 Unauthorized');
+export const forbidden = (reason?: string) => new ApiError(403, reason ? `403 Forbidden  - ${reason}` : '403 Forbidden');
+/** GitLab's `not_found!` ("404 Not Found") and its RecordNotFound rescue ("404 Not found") differ in case; we keep both. */
+export const notFound = (what?: string) => new ApiError(404, what ? `404 ${what} Not Found` : '404 Not Found');
+export const recordNotFound = () => new ApiError(404, '404 Not found');
+export const conflict = (what?: string) => new ApiError(409, what ? `409 Conflict - ${what}` : '409 Conflict');
+export const tooLarge = () => new ApiError(413, '413 Request Entity Too Large');
+
+const STORAGE_ERRORS: Record<string, [number, string]> = {
+  ENOSPC: [507, '507 Insufficient Storage - the data dir is full; free some space and retry'],
+  EDQUOT: [507, '507 Insufficient Storage - the disk quota of the data dir is used up; free some space and retry'],
+  EROFS: [503, '503 Service Unavailable - the data dir is read-only; make it writable and retry'],
+  EACCES: [503, '503 Service Unavailable - the data dir is not writable by this process; fix its permissions and retry'],
+  EPERM: [503, '503 Service Unavailable - the data dir is not writable by this process; fix its permissions and retry'],
+  EIO: [503, '503 Service Unavailable - the disk of the data dir reported an I/O error; check it and retry'],
+};
+
+/** Maps any thrown value to a status and message a client can act on. */
+export function describeError(err: unknown): { status: number; message: string; headers: Record<string, string>; bug: boolean } {
+  if (err instanceof ApiError) return { status: err.status, message: err.message, headers: err.headers, bug: false };
+  const e = err as Partial<FastifyError> & { code?: string; errno?: number };
+  const storage = typeof e.code === 'string' ? STORAGE_ERRORS[e.code] : undefined;
+  if (storage) return { status: storage[0], message: storage[1], headers: {}, bug: false };
+  if (/SQLITE_FULL|database or disk is full/i.test(String(e.message))) return { status: 507, message: STORAGE_ERRORS.ENOSPC![1], headers: {}, bug: false };
+  if (/SQLITE_READONLY|readonly database|disk I\/O error/i.test(String(e.message))) return { status: 503, message: STORAGE_ERRORS.EROFS![1], headers: {}, bug: false };
+  if (e.validation) return { status: 400, message: `400 (Bad request) ${e.message}`, headers: {}, bug: false };
+  if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || e.statusCode === 413) return { status: 413, message: '413 Request Entity Too Large', headers: {}, bug: false };
+  if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return { status: 415, message: '415 Unsupported Media Type', headers: {}, bug: false };
+  if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
+    return { status: e.statusCode, message: `${e.statusCode} ${e.message ?? 'Bad request'}`, headers: {}, bug: false };
+  }
+  return { status: 500, message: '500 Internal Server Error', headers: {}, bug: true };
+}
+
+export function sendError(reply: FastifyReply, err: unknown, request?: FastifyRequest): FastifyReply {
+  const d = describeError(err);
+  if (d.bug) (request?.log ?? reply.log).error({ err }, 'unhandled error');
+  else if (d.status >= 500) (request?.log ?? reply.log).warn({ err }, d.message);
+  return reply.code(d.status).headers(d.headers).type('application/json').send({ message: d.message });
+}
+
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((err, request, reply) => sendError(reply, err, request));
+  app.setNotFoundHandler((request, reply) => {
+    // GitLab answers unknown paths 404 and wrong methods on known paths 405; we answer 404 for both.
+    reply.code(404).type('application/json').send({ message: '404 Not Found' });
+  });
+  // Runners up to 1.6 compare Content-Type with "application/json" verbatim, so no charset suffix.
+  app.addHook('onSend', async (_request, reply, payload) => {
+    const type = reply.getHeader('content-type');
+    if (typeof type === 'string' && type.startsWith('application/json')) reply.header('content-type', 'application/json');
+    return payload;
+  });
+}

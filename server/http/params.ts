@@ -1,0 +1,79 @@
+// Grape merged the query string, urlencoded, multipart and JSON bodies into one `params` hash.
+// `readParams` gives the same view, into a null-prototype object with prototype-polluting keys dropped.
+import type { FastifyRequest } from 'fastify';
+import { badRequest } from './errors.ts';
+
+export type Params = Record<string, unknown>;
+
+const UNSAFE = new Set(['__proto__', 'constructor', 'prototype']);
+
+function mergeInto(target: Params, source: unknown): void {
+  if (!source || typeof source !== 'object' || Array.isArray(source) || Buffer.isBuffer(source)) return;
+  for (const [k, v] of Object.entries(source as Record<string, unknown>)) {
+    if (!UNSAFE.has(k)) target[k] = v;
+  }
+}
+
+const MAX_FIELDS = 100;
+
+/** Params from query and body. Multipart bodies are read here (fields only; files are refused). */
+export async function readParams(request: FastifyRequest): Promise<Params> {
+  const out: Params = Object.create(null) as Params;
+  mergeInto(out, request.query);
+  if (request.isMultipart()) {
+    let n = 0;
+    try {
+      for await (const part of request.parts()) {
+        if (++n > MAX_FIELDS) throw badRequest('too many multipart fields');
+        if (part.type === 'file') {
+          part.file.resume();
+          continue;
+        }
+        if (!UNSAFE.has(part.fieldname)) out[part.fieldname] = part.value;
+      }
+    } catch (err) {
+      throw asMultipartError(err);
+    }
+  } else {
+    mergeInto(out, request.body);
+  }
+  return out;
+}
+
+/** Busboy's errors carry no status; a broken multipart body is the client's fault. */
+export function asMultipartError(err: unknown): unknown {
+  const e = err as { statusCode?: number; message?: string };
+  if (typeof e?.statusCode === 'number' || (err as Error)?.name === 'ApiError') return err;
+  if (err instanceof Error && err.constructor.name === 'ApiError') return err;
+  return badRequest(`broken multipart body: ${e?.message ?? 'unreadable'}`);
+}
+
+export function str(v: unknown): string | undefined {
+  if (Array.isArray(v)) v = v[0];
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  return undefined;
+}
+
+/** Grape's Boolean coercion: true/1/yes/on and false/0/no/off; anything else is the default. */
+export function bool(v: unknown, dflt: boolean): boolean {
+  if (typeof v === 'boolean') return v;
+  const s = str(v)?.trim().toLowerCase();
+  if (s === undefined) return dflt;
+  if (['true', '1', 'yes', 'on', 't'].includes(s)) return true;
+  if (['false', '0', 'no', 'off', 'f'].includes(s)) return false;
+  return dflt;
+}
+
+/** Ruby's String#to_i: leading blanks, optional sign, digits; anything else is 0. */
+export function rubyToI(s: string): number {
+  const m = /^\s*([+-]?\d+)/.exec(s);
+  return m ? Number(m[1]) : 0;
+}
+
+/** A path id as GitLab looks it up: digits only (an optional `.json` suffix allowed), else not found. */
+export function pathId(raw: string | undefined, allowJson = false): number | undefined {
+  if (typeof raw !== 'string') return undefined;
+  const m = (allowJson ? /^(\d{1,15})(\.json)?$/ : /^(\d{1,15})$/).exec(raw);
+  return m ? Number(m[1]) : undefined;
+}

@@ -1,0 +1,35 @@
+// The two credentials of the runner API: the runner token (register, update) and the build token
+// (trace, artifacts), where a build's own token, its project's runners_token and ci_token all count.
+import type { FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.ts';
+import type { Runner } from '../store/runners.ts';
+import type { Build } from '../store/builds.ts';
+import { asToken, safeEqual } from '../auth/tokens.ts';
+import { forbidden } from '../http/errors.ts';
+import type { Params } from '../http/params.ts';
+
+/** GitLab's `authenticate_runner!`: a missing or unknown token is 403, not 400. */
+export function authenticateRunner(ctx: AppContext, params: Params): Runner {
+  const token = asToken(params.token);
+  const runner = token ? ctx.store.runners.byToken(token) : undefined;
+  if (!runner) throw forbidden();
+  return runner;
+}
+
+export function buildTokenOf(request: FastifyRequest, params: Params): string | undefined {
+  return asToken(params.token) ?? asToken(request.headers['build-token']);
+}
+
+export function buildTokenValid(ctx: AppContext, build: Build, token: string | undefined): boolean {
+  if (!token) return false;
+  const project = ctx.store.projects.byId(build.project_id);
+  // Evaluate all three so the time taken does not say which one matched.
+  const own = safeEqual(token, build.token);
+  const runners = safeEqual(token, project?.runners_token);
+  const ci = safeEqual(token, project?.ci_token);
+  return own || runners || ci;
+}
+
+export function authenticateBuild(ctx: AppContext, request: FastifyRequest, params: Params, build: Build): void {
+  if (!buildTokenValid(ctx, build, buildTokenOf(request, params))) throw forbidden();
+}

@@ -1,0 +1,34 @@
+// POST /builds/register: a runner asks for the oldest pending build it may take.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.ts';
+import { notFound } from '../http/errors.ts';
+import { readParams, str } from '../http/params.ts';
+import { pickInfo } from '../store/runners.ts';
+import { authenticateRunner } from './auth.ts';
+import { buildDetails } from './build-details.ts';
+
+/** GitLab 8.12–8.17: runners that understand 204 say so in their User-Agent (helpers.rb `build_not_found!`). */
+const RUNNER_UA = /gitlab-ci-multi-runner \d+\.\d+\.\d+(~beta\.\d+\.g[0-9a-f]+)? /;
+
+function buildNotFound(request: FastifyRequest, reply: FastifyReply, lastUpdate: string) {
+  reply.header('X-GitLab-Last-Update', lastUpdate);
+  if (RUNNER_UA.test(request.headers['user-agent'] ?? '')) return reply.code(204).send();
+  return reply.code(404).type('application/json').send({ message: '404 Not Found' });
+}
+
+export async function registerRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
+  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+    const params = await readParams(request);
+    const runner = authenticateRunner(ctx, params);
+    if (!runner.active) throw notFound();
+    ctx.store.runners.touch(runner, pickInfo(params.info));
+    const current = ctx.runnerQueue.value;
+    if (str(params.last_update) === current) return buildNotFound(request, reply, current);
+    const build = ctx.store.builds.take(runner);
+    if (!build) return buildNotFound(request, reply, current);
+    return reply.code(201).send(buildDetails(ctx, build, request.host));
+  };
+  for (const url of ['/builds/register', '/builds/register.json']) {
+    app.post(url, { schema: { tags: ['runner API v1'], summary: 'Take the oldest pending build (201), or none (204/404)' } }, handler);
+  }
+}

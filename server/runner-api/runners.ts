@@ -1,0 +1,68 @@
+// POST /runners/register and DELETE /runners/delete (lib/ci/api/runners.rb, unchanged 8.9–8.17).
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../context.ts';
+import { safeEqual, asToken } from '../auth/tokens.ts';
+import { forbidden, missing, notFound } from '../http/errors.ts';
+import { bool, readParams, str, type Params } from '../http/params.ts';
+import { pickInfo } from '../store/runners.ts';
+import { authenticateRunner } from './auth.ts';
+
+/** "tag1, tag2" (what the runner sends) or an array (JSON clients) → distinct trimmed tags. */
+export function parseTagList(v: unknown): string[] {
+  const items = Array.isArray(v) ? v.map((x) => str(x) ?? '') : (str(v) ?? '').split(',');
+  return [...new Set(items.map((t) => t.trim()).filter((t) => t.length > 0 && t.length <= 255))].slice(0, 100);
+}
+
+export async function runnersRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
+  const { store } = ctx;
+
+  const register = async (params: Params) => {
+    const token = asToken(params.token);
+    if (!token) throw missing('token');
+    let projectId: number | null = null;
+    let shared = false;
+    if (safeEqual(token, store.registrationToken)) shared = true;
+    else {
+      const project = store.projects.byRunnersToken(token);
+      if (!project) throw forbidden();
+      projectId = project.id;
+    }
+    const tags = parseTagList(params.tag_list);
+    const runUntagged = bool(params.run_untagged, true);
+    // GitLab's validation: a runner that takes no untagged builds must have tags, else it is not saved.
+    if (!runUntagged && tags.length === 0) throw notFound();
+    const runner = store.runners.create({
+      description: (str(params.description) ?? '').slice(0, 1024),
+      is_shared: shared,
+      project_id: projectId,
+      run_untagged: runUntagged,
+      locked: bool(params.locked, false),
+      tag_list: tags,
+      info: pickInfo(params.info) ?? {},
+    });
+    return { id: runner.id, token: runner.token };
+  };
+
+  for (const url of ['/runners/register', '/runners/register.json']) {
+    app.post(url, { schema: { tags: ['runner API v1'], summary: 'Register a runner with a registration token' } }, async (request, reply) => {
+      const body = await register(await readParams(request));
+      return reply.code(201).send(body);
+    });
+  }
+
+  const remove = async (params: Params) => {
+    if (!asToken(params.token)) throw missing('token');
+    const runner = authenticateRunner(ctx, params);
+    store.runners.delete(runner.id);
+    return { id: runner.id, description: runner.description, active: runner.active, is_shared: runner.is_shared };
+  };
+  for (const url of ['/runners/delete', '/runners/delete.json']) {
+    // GitLab's route is DELETE only; POST is accepted too for clients that cannot send a DELETE body.
+    app.route({
+      method: ['DELETE', 'POST'],
+      url,
+      schema: { tags: ['runner API v1'], summary: 'Unregister a runner (its token in the body)' },
+      handler: async (request, reply) => reply.code(200).send(await remove(await readParams(request))),
+    });
+  }
+}

@@ -1,0 +1,55 @@
+// The headless host: start the server, print where it listens, stop cleanly on SIGTERM/SIGINT.
+import { buildServer } from './app.ts';
+import type { Config } from './config.ts';
+import { DataDirInUseError } from './store/data-dir.ts';
+
+export async function serve(config: Config): Promise<void> {
+  let server;
+  try {
+    server = await buildServer(config);
+  } catch (err) {
+    if (err instanceof DataDirInUseError) {
+      process.stderr.write(`jobscope: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  let url: string;
+  try {
+    url = await server.listen();
+  } catch (err) {
+    await server.close();
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') {
+      process.stderr.write(`jobscope: port ${config.port} on ${config.host} is taken; pass --port 0 for any free port, or another --port\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const { store } = server.ctx;
+  process.stderr.write(
+    [
+      `Data dir: ${config.dataDir}`,
+      `Admin token (PRIVATE-TOKEN): ${store.adminToken}`,
+      `Runner registration token: ${store.registrationToken}`,
+      '',
+    ].join('\n'),
+  );
+  process.stdout.write(`Jobscope listening on ${url}\n`);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    process.stderr.write(`jobscope: ${signal} received, finishing in-flight requests…\n`);
+    const force = setTimeout(() => {
+      process.stderr.write('jobscope: requests still open after 10 s, closing anyway\n');
+      process.exit(1);
+    }, 10_000);
+    force.unref();
+    await server.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}

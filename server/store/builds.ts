@@ -1,0 +1,228 @@
+import type { Db } from './db.ts';
+import type { Runner } from './runners.ts';
+import { digest, newToken } from '../auth/tokens.ts';
+
+export type BuildStatus = 'pending' | 'running' | 'success' | 'failed' | 'canceled';
+export const FINISHED: readonly BuildStatus[] = ['success', 'failed', 'canceled'];
+
+export interface Variable {
+  key: string;
+  value: string;
+  public: boolean;
+}
+
+export interface Build {
+  id: number;
+  project_id: number;
+  runner_id: number | null;
+  status: BuildStatus;
+  name: string;
+  stage: string;
+  ref: string;
+  sha: string;
+  before_sha: string;
+  tag: boolean;
+  commands: string;
+  repo_url: string | null;
+  variables: Variable[];
+  options: Record<string, unknown>;
+  timeout: number | null;
+  tag_list: string[];
+  depends_on: number[];
+  token: string;
+  artifacts_key: string | null;
+  artifacts_filename: string | null;
+  artifacts_size: number | null;
+  artifacts_expire_at: number | null;
+  artifacts_listing: ArchiveEntry[] | null;
+  created_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+}
+
+export interface ArchiveEntry {
+  name: string;
+  size: number;
+}
+
+type BuildRow = Omit<Build, 'tag' | 'variables' | 'options' | 'tag_list' | 'depends_on' | 'artifacts_listing'> & {
+  tag: number;
+  variables: string;
+  options: string;
+  tag_list: string;
+  depends_on: string;
+  artifacts_listing: string | null;
+};
+
+const toBuild = (r: BuildRow): Build => ({
+  ...r,
+  tag: r.tag === 1,
+  variables: JSON.parse(r.variables) as Variable[],
+  options: JSON.parse(r.options) as Record<string, unknown>,
+  tag_list: JSON.parse(r.tag_list) as string[],
+  depends_on: JSON.parse(r.depends_on) as number[],
+  artifacts_listing: r.artifacts_listing === null ? null : (JSON.parse(r.artifacts_listing) as ArchiveEntry[]),
+});
+
+export interface NewBuild {
+  project_id: number;
+  name: string;
+  stage: string;
+  ref: string;
+  sha: string;
+  before_sha: string;
+  tag: boolean;
+  commands: string;
+  repo_url: string | null;
+  variables: Variable[];
+  options: Record<string, unknown>;
+  timeout: number | null;
+  tag_list: string[];
+  depends_on: number[];
+}
+
+export interface BuildFilter {
+  status?: BuildStatus;
+  project_id?: number;
+  runner_id?: number;
+  limit?: number;
+  before_id?: number;
+}
+
+/** A runner may take a build when every tag of the build is one of the runner's (GitLab's `can_pick?`). */
+export function runnerMatches(runner: Pick<Runner, 'tag_list' | 'run_untagged'>, build: Pick<Build, 'tag_list'>): boolean {
+  if (build.tag_list.length === 0) return runner.run_untagged;
+  return build.tag_list.every((t) => runner.tag_list.includes(t));
+}
+
+export class Builds {
+  constructor(private readonly db: Db) {}
+
+  create(input: NewBuild): Build {
+    const token = newToken();
+    const { lastInsertRowid } = this.db.run(
+      `INSERT INTO builds (project_id, status, name, stage, ref, sha, before_sha, tag, commands, repo_url, variables, options, timeout,
+                           tag_list, depends_on, token, token_sha, created_at)
+       VALUES (?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        input.project_id, input.name, input.stage, input.ref, input.sha, input.before_sha, input.tag ? 1 : 0, input.commands,
+        input.repo_url, JSON.stringify(input.variables), JSON.stringify(input.options), input.timeout, JSON.stringify(input.tag_list),
+        JSON.stringify(input.depends_on), token, digest(token), Date.now(),
+      ],
+    );
+    return this.byId(lastInsertRowid)!;
+  }
+
+  byId(id: number): Build | undefined {
+    const r = this.db.get<BuildRow>('SELECT * FROM builds WHERE id = ?', [id]);
+    return r && toBuild(r);
+  }
+
+  byToken(token: string): Build | undefined {
+    const r = this.db.get<BuildRow>('SELECT * FROM builds WHERE token_sha = ?', [digest(token)]);
+    return r && toBuild(r);
+  }
+
+  byIds(ids: number[]): Build[] {
+    return ids.map((id) => this.byId(id)).filter((b): b is Build => b !== undefined);
+  }
+
+  /**
+   * Hands the oldest pending build this runner may take to it, or returns undefined.
+   * One synchronous transaction: no other request can run between the select and the update,
+   * so a build is handed out exactly once however many polls arrive together.
+   */
+  take(runner: Runner): Build | undefined {
+    return this.db.tx(() => {
+      const candidates = runner.is_shared
+        ? this.db.iterate<BuildRow>(
+            `SELECT b.* FROM builds b JOIN projects p ON p.id = b.project_id
+             WHERE b.status = 'pending' AND p.shared_runners_enabled = 1 ORDER BY b.id`,
+          )
+        : this.db.iterate<BuildRow>(`SELECT * FROM builds WHERE status = 'pending' AND project_id = ? ORDER BY id`, [runner.project_id ?? -1]);
+      let chosen: BuildRow | undefined;
+      for (const row of candidates) {
+        if (runnerMatches(runner, { tag_list: JSON.parse(row.tag_list) as string[] })) {
+          chosen = row;
+          break;
+        }
+      }
+      if (!chosen) return undefined;
+      const now = Date.now();
+      const { changes } = this.db.run(`UPDATE builds SET status = 'running', runner_id = ?, started_at = ? WHERE id = ? AND status = 'pending'`, [
+        runner.id, now, chosen.id,
+      ]);
+      if (changes !== 1) return undefined;
+      return toBuild({ ...chosen, status: 'running', runner_id: runner.id, started_at: now });
+    });
+  }
+
+  /** running → success|failed; returns false when the build was not running. */
+  finish(id: number, status: 'success' | 'failed'): boolean {
+    return this.db.run(`UPDATE builds SET status = ?, finished_at = ? WHERE id = ? AND status = 'running'`, [status, Date.now(), id]).changes === 1;
+  }
+
+  cancel(id: number): boolean {
+    return (
+      this.db.run(`UPDATE builds SET status = 'canceled', finished_at = ? WHERE id = ? AND status IN ('pending', 'running')`, [Date.now(), id])
+        .changes === 1
+    );
+  }
+
+  /** Running builds whose started_at + timeout is before `now` (project timeout when the build has none). */
+  stuck(now: number): Build[] {
+    return this.db
+      .all<BuildRow>(
+        `SELECT b.* FROM builds b JOIN projects p ON p.id = b.project_id
+         WHERE b.status = 'running' AND b.started_at + COALESCE(b.timeout, p.build_timeout) * 1000 < ?`,
+        [now],
+      )
+      .map(toBuild);
+  }
+
+  setArtifacts(id: number, a: { key: string; filename: string; size: number; expire_at: number | null }): void {
+    this.db.run(
+      'UPDATE builds SET artifacts_key = ?, artifacts_filename = ?, artifacts_size = ?, artifacts_expire_at = ?, artifacts_listing = NULL WHERE id = ?',
+      [a.key, a.filename, a.size, a.expire_at, id],
+    );
+  }
+
+  clearArtifacts(id: number): void {
+    this.db.run(
+      'UPDATE builds SET artifacts_key = NULL, artifacts_filename = NULL, artifacts_size = NULL, artifacts_expire_at = NULL, artifacts_listing = NULL WHERE id = ?',
+      [id],
+    );
+  }
+
+  setArtifactsListing(id: number, key: string, listing: ArchiveEntry[]): boolean {
+    return this.db.run('UPDATE builds SET artifacts_listing = ? WHERE id = ? AND artifacts_key = ?', [JSON.stringify(listing), id, key]).changes === 1;
+  }
+
+  expiredArtifacts(now: number): Build[] {
+    return this.db
+      .all<BuildRow>('SELECT * FROM builds WHERE artifacts_key IS NOT NULL AND artifacts_expire_at IS NOT NULL AND artifacts_expire_at <= ?', [now])
+      .map(toBuild);
+  }
+
+  artifactKeys(): Set<string> {
+    return new Set(this.db.all<{ k: string }>('SELECT artifacts_key AS k FROM builds WHERE artifacts_key IS NOT NULL').map((r) => r.k));
+  }
+
+  list(f: BuildFilter = {}): Build[] {
+    const where: string[] = [];
+    const params: (string | number)[] = [];
+    if (f.status) (where.push('status = ?'), params.push(f.status));
+    if (f.project_id !== undefined) (where.push('project_id = ?'), params.push(f.project_id));
+    if (f.runner_id !== undefined) (where.push('runner_id = ?'), params.push(f.runner_id));
+    if (f.before_id !== undefined) (where.push('id < ?'), params.push(f.before_id));
+    params.push(Math.min(Math.max(f.limit ?? 100, 1), 1000));
+    const sql = `SELECT * FROM builds ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY id DESC LIMIT ?`;
+    return this.db.all<BuildRow>(sql, params).map(toBuild);
+  }
+
+  countByStatus(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const r of this.db.all<{ status: string; n: number }>('SELECT status, count(*) AS n FROM builds GROUP BY status')) out[r.status] = r.n;
+    return out;
+  }
+}

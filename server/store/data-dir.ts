@@ -1,0 +1,72 @@
+// The data directory: its layout, and the lock that keeps two servers off the same one.
+// node-sqlite3-wasm locks a database by creating `<db>.lock/`; a killed process leaves that folder
+// behind and the next open would fail with SQLITE_BUSY. Our own pid file says whether the owner
+// is still alive, so a restart after `kill -9` clears the stale lock and needs no repair step.
+import fs from 'node:fs';
+import path from 'node:path';
+
+export interface DataDirLayout {
+  root: string;
+  dbFile: string;
+  tracesDir: string;
+  artifactsDir: string;
+  tmpDir: string;
+  logsDir: string;
+  pidFile: string;
+}
+
+export function layoutOf(root: string): DataDirLayout {
+  return {
+    root,
+    dbFile: path.join(root, 'jobscope.db'),
+    tracesDir: path.join(root, 'traces'),
+    artifactsDir: path.join(root, 'artifacts'),
+    tmpDir: path.join(root, 'tmp'),
+    logsDir: path.join(root, 'logs'),
+    pidFile: path.join(root, 'jobscope.pid'),
+  };
+}
+
+export class DataDirInUseError extends Error {}
+
+function isAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Creates the folders, takes the pid lock and clears locks left by a dead owner. */
+export function acquireDataDir(root: string): DataDirLayout {
+  const layout = layoutOf(root);
+  for (const dir of [layout.root, layout.tracesDir, layout.artifactsDir, layout.tmpDir, layout.logsDir]) {
+    fs.mkdirSync(dir, { recursive: true });
+  }
+  let owner = NaN;
+  try {
+    owner = Number(fs.readFileSync(layout.pidFile, 'utf8').trim());
+  } catch {
+    /* no pid file: nobody owns it */
+  }
+  if (owner !== process.pid && isAlive(owner)) {
+    throw new DataDirInUseError(
+      `the data dir ${root} is in use by process ${owner}; stop that server or pass another --data-dir`,
+    );
+  }
+  fs.writeFileSync(layout.pidFile, String(process.pid));
+  fs.rmSync(`${layout.dbFile}.lock`, { recursive: true, force: true });
+  // Uploads interrupted by a crash were never acknowledged: their temp files are garbage.
+  for (const name of fs.readdirSync(layout.tmpDir)) fs.rmSync(path.join(layout.tmpDir, name), { force: true, recursive: true });
+  return layout;
+}
+
+export function releaseDataDir(layout: DataDirLayout): void {
+  try {
+    if (fs.readFileSync(layout.pidFile, 'utf8').trim() === String(process.pid)) fs.rmSync(layout.pidFile);
+  } catch {
+    /* already gone */
+  }
+}

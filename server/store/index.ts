@@ -1,0 +1,64 @@
+// Opens everything kept in the data dir, as one object the route plugins receive.
+import type { Config } from '../config.ts';
+import { acquireDataDir, releaseDataDir, type DataDirLayout } from './data-dir.ts';
+import { Db } from './db.ts';
+import { Settings } from './settings.ts';
+import { Users } from './users.ts';
+import { Projects } from './projects.ts';
+import { Runners } from './runners.ts';
+import { Builds } from './builds.ts';
+import { TraceStore } from './traces.ts';
+import { ArtifactStore } from './artifacts.ts';
+import { newToken } from '../auth/tokens.ts';
+
+export interface Store {
+  layout: DataDirLayout;
+  db: Db;
+  settings: Settings;
+  users: Users;
+  projects: Projects;
+  runners: Runners;
+  builds: Builds;
+  traces: TraceStore;
+  artifacts: ArtifactStore;
+  adminToken: string;
+  registrationToken: string;
+  close(): void;
+}
+
+export function openStore(config: Config): Store {
+  const layout = acquireDataDir(config.dataDir);
+  let db: Db;
+  try {
+    db = new Db(layout.dbFile, { fsync: config.fsync });
+  } catch (err) {
+    releaseDataDir(layout);
+    throw err;
+  }
+  const settings = new Settings(db);
+  const builds = new Builds(db);
+  const artifacts = new ArtifactStore(layout.artifactsDir, layout.tmpDir, { fsync: config.fsync, maxBytes: config.maxArtifactBytes });
+  artifacts.sweep(builds.artifactKeys());
+  const traces = new TraceStore(layout.tracesDir, layout.tmpDir, { fsync: config.fsync, maxBytes: config.maxTraceBytes });
+  let closed = false;
+  return {
+    layout,
+    db,
+    settings,
+    users: new Users(db),
+    projects: new Projects(db),
+    runners: new Runners(db),
+    builds,
+    traces,
+    artifacts,
+    adminToken: settings.ensure('admin_token', config.adminToken, () => newToken(16)),
+    registrationToken: settings.ensure('registration_token', config.registrationToken, () => newToken()),
+    close() {
+      if (closed) return;
+      closed = true;
+      traces.close();
+      db.close();
+      releaseDataDir(layout);
+    },
+  };
+}

@@ -1,0 +1,79 @@
+// Schema, one entry per version; never edit a shipped entry, append a new one.
+// Times are epoch milliseconds. Tokens are stored with a SHA-256 digest that lookups use, so
+// finding a token never compares the secret itself byte by byte (no timing oracle).
+export const MIGRATIONS: string[] = [
+  `
+  CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+  CREATE TABLE users (
+    id INTEGER PRIMARY KEY,
+    username TEXT NOT NULL UNIQUE,
+    admin INTEGER NOT NULL DEFAULT 0,
+    private_token TEXT NOT NULL,
+    token_sha TEXT NOT NULL UNIQUE,
+    created_at INTEGER NOT NULL
+  );
+
+  CREATE TABLE projects (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    runners_token TEXT NOT NULL,
+    runners_token_sha TEXT NOT NULL UNIQUE,
+    ci_token TEXT NOT NULL,
+    ci_token_sha TEXT NOT NULL UNIQUE,
+    shared_runners_enabled INTEGER NOT NULL DEFAULT 1,
+    build_timeout INTEGER NOT NULL DEFAULT 3600,
+    created_at INTEGER NOT NULL
+  );
+
+  CREATE TABLE runners (
+    id INTEGER PRIMARY KEY,
+    token TEXT NOT NULL,
+    token_sha TEXT NOT NULL UNIQUE,
+    description TEXT NOT NULL DEFAULT '',
+    is_shared INTEGER NOT NULL,
+    project_id INTEGER REFERENCES projects(id) ON DELETE CASCADE,
+    active INTEGER NOT NULL DEFAULT 1,
+    run_untagged INTEGER NOT NULL DEFAULT 1,
+    locked INTEGER NOT NULL DEFAULT 0,
+    tag_list TEXT NOT NULL DEFAULT '[]',
+    info TEXT NOT NULL DEFAULT '{}',
+    online INTEGER NOT NULL DEFAULT 1,
+    contacted_at INTEGER,
+    created_at INTEGER NOT NULL
+  );
+
+  CREATE TABLE builds (
+    id INTEGER PRIMARY KEY,
+    project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    runner_id INTEGER,
+    status TEXT NOT NULL,
+    name TEXT NOT NULL,
+    stage TEXT NOT NULL,
+    ref TEXT NOT NULL,
+    sha TEXT NOT NULL,
+    before_sha TEXT NOT NULL,
+    tag INTEGER NOT NULL DEFAULT 0,
+    commands TEXT NOT NULL,
+    repo_url TEXT,
+    variables TEXT NOT NULL DEFAULT '[]',
+    options TEXT NOT NULL DEFAULT '{}',
+    timeout INTEGER,
+    tag_list TEXT NOT NULL DEFAULT '[]',
+    depends_on TEXT NOT NULL DEFAULT '[]',
+    token TEXT NOT NULL,
+    token_sha TEXT NOT NULL UNIQUE,
+    artifacts_key TEXT,
+    artifacts_filename TEXT,
+    artifacts_size INTEGER,
+    artifacts_expire_at INTEGER,
+    artifacts_listing TEXT,
+    created_at INTEGER NOT NULL,
+    started_at INTEGER,
+    finished_at INTEGER
+  );
+  CREATE INDEX builds_pending ON builds (status, id);
+  CREATE INDEX builds_project ON builds (project_id, id);
+  CREATE INDEX builds_runner ON builds (runner_id, status);
+  `,
+];

@@ -1,0 +1,141 @@
+import type { Db } from './db.ts';
+import { digest, newToken } from '../auth/tokens.ts';
+
+export interface RunnerInfo {
+  name?: string;
+  version?: string;
+  revision?: string;
+  platform?: string;
+  architecture?: string;
+  executor?: string;
+  [k: string]: unknown;
+}
+
+export interface Runner {
+  id: number;
+  token: string;
+  description: string;
+  is_shared: boolean;
+  project_id: number | null;
+  active: boolean;
+  run_untagged: boolean;
+  locked: boolean;
+  tag_list: string[];
+  info: RunnerInfo;
+  online: boolean;
+  contacted_at: number | null;
+  created_at: number;
+}
+
+interface RunnerRow {
+  id: number;
+  token: string;
+  description: string;
+  is_shared: number;
+  project_id: number | null;
+  active: number;
+  run_untagged: number;
+  locked: number;
+  tag_list: string;
+  info: string;
+  online: number;
+  contacted_at: number | null;
+  created_at: number;
+}
+
+const toRunner = (r: RunnerRow): Runner => ({
+  id: r.id,
+  token: r.token,
+  description: r.description,
+  is_shared: r.is_shared === 1,
+  project_id: r.project_id,
+  active: r.active === 1,
+  run_untagged: r.run_untagged === 1,
+  locked: r.locked === 1,
+  tag_list: JSON.parse(r.tag_list) as string[],
+  info: JSON.parse(r.info) as RunnerInfo,
+  online: r.online === 1,
+  contacted_at: r.contacted_at,
+  created_at: r.created_at,
+});
+
+export interface NewRunner {
+  description: string;
+  is_shared: boolean;
+  project_id: number | null;
+  run_untagged: boolean;
+  locked: boolean;
+  tag_list: string[];
+  info: RunnerInfo;
+  active?: boolean;
+}
+
+/** Only the keys GitLab copies from `info` into the runner row (helpers.rb `update_runner_info`). */
+export function pickInfo(info: unknown): RunnerInfo | undefined {
+  if (!info || typeof info !== 'object' || Array.isArray(info)) return undefined;
+  const out: RunnerInfo = {};
+  for (const key of ['name', 'version', 'revision', 'platform', 'architecture', 'executor'] as const) {
+    const v = (info as Record<string, unknown>)[key];
+    if (typeof v === 'string' && v.length <= 255) out[key] = v;
+  }
+  return out;
+}
+
+export class Runners {
+  constructor(private readonly db: Db) {}
+
+  create(input: NewRunner): Runner {
+    const token = newToken();
+    const now = Date.now();
+    const { lastInsertRowid } = this.db.run(
+      `INSERT INTO runners (token, token_sha, description, is_shared, project_id, active, run_untagged, locked, tag_list, info, online, contacted_at, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
+      [
+        token, digest(token), input.description, input.is_shared ? 1 : 0, input.project_id, input.active === false ? 0 : 1,
+        input.run_untagged ? 1 : 0, input.locked ? 1 : 0, JSON.stringify(input.tag_list), JSON.stringify(input.info), now, now,
+      ],
+    );
+    return this.byId(lastInsertRowid)!;
+  }
+
+  byId(id: number): Runner | undefined {
+    const r = this.db.get<RunnerRow>('SELECT * FROM runners WHERE id = ?', [id]);
+    return r && toRunner(r);
+  }
+
+  byToken(token: string): Runner | undefined {
+    const r = this.db.get<RunnerRow>('SELECT * FROM runners WHERE token_sha = ?', [digest(token)]);
+    return r && toRunner(r);
+  }
+
+  /** Records contact (and the runner's self-description, when sent): what `last_contact_at` shows. */
+  touch(runner: Runner, info?: RunnerInfo): void {
+    const now = Date.now();
+    if (info && Object.keys(info).length > 0) {
+      const merged = { ...runner.info, ...info };
+      this.db.run('UPDATE runners SET contacted_at = ?, online = 1, info = ? WHERE id = ?', [now, JSON.stringify(merged), runner.id]);
+      runner.info = merged;
+    } else {
+      this.db.run('UPDATE runners SET contacted_at = ?, online = 1 WHERE id = ?', [now, runner.id]);
+    }
+    runner.contacted_at = now;
+    runner.online = true;
+  }
+
+  setActive(id: number, active: boolean): boolean {
+    return this.db.run('UPDATE runners SET active = ? WHERE id = ?', [active ? 1 : 0, id]).changes === 1;
+  }
+
+  /** Marks runners silent since `before` as offline; returns how many changed. */
+  markOffline(before: number): number {
+    return this.db.run('UPDATE runners SET online = 0 WHERE online = 1 AND (contacted_at IS NULL OR contacted_at < ?)', [before]).changes;
+  }
+
+  delete(id: number): boolean {
+    return this.db.run('DELETE FROM runners WHERE id = ?', [id]).changes === 1;
+  }
+
+  list(): Runner[] {
+    return this.db.all<RunnerRow>('SELECT * FROM runners ORDER BY id').map(toRunner);
+  }
+}
