@@ -20,7 +20,6 @@ export function contentDisposition(filename: string): string {
 /** Only the base name, without control characters: this text is stored and echoed, never used as a path. */
 function cleanFilename(name: string | undefined): string {
   const base = (name ?? '').split(/[\\/]/).pop() ?? '';
-  // eslint-disable-next-line no-control-regex
   const clean = base.replace(/[\x00-\x1f\x7f]/g, '').slice(0, 255);
   return clean === '' || clean === '.' || clean === '..' ? 'artifacts.zip' : clean;
 }

@@ -1,0 +1,44 @@
+// Lint: mostly TypeScript's own checks; the rule that matters here is the direction of dependence.
+// server/ is the engine every host runs; it must never reach into electron/ or renderer/, nor load
+// Electron (which would try to download its binary in plain Node).
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'dist/**', 'dist-electron/**', 'release/**', '.tmp/**', 'test-results/**', 'playwright-report/**'] },
+  {
+    files: ['**/*.ts', '**/*.tsx'],
+    languageOptions: { parser: tseslint.parser },
+    plugins: { '@typescript-eslint': tseslint.plugin },
+    rules: {},
+  },
+  {
+    files: ['server/**/*.ts', 'bench/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'electron', message: 'server/ runs outside Electron too: pass what you need in from electron/.' }],
+          patterns: [
+            { group: ['**/electron/**', '**/electron'], message: 'server/ must not import electron/: the dependence goes electron/ → server/.' },
+            { group: ['**/renderer/**', '**/renderer'], message: 'server/ must not import renderer/: the renderer talks to it over HTTP only.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['renderer/**/*.ts', 'renderer/**/*.tsx'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'electron', message: 'the renderer reaches native features through the preload bridge only.' }],
+          patterns: [
+            { group: ['**/server/**', '!**/server/contract/**'], message: 'the renderer reaches the backend over HTTP; import only types from server/contract/.' },
+            { group: ['**/electron/**'], message: 'the renderer must not import electron/ code.' },
+          ],
+        },
+      ],
+    },
+  },
+);

@@ -1,0 +1,108 @@
+// The app API (/api/app/*): what the dashboard needs beyond the GitLab-compatible APIs —
+// connections to watch, their sampled history, thresholds and alerts. Admin PRIVATE-TOKEN.
+// The renderer's typed client imports these types (types only).
+import { Type, type Static } from '@sinclair/typebox';
+import { CompoundMetrics } from './metrics.ts';
+
+export const ApiVersion = Type.Union([Type.Literal('v3'), Type.Literal('v4')]);
+
+export const ConnectionView = Type.Object({
+  id: Type.String({ description: '"embedded" for this server, a generated id for remote GitLab instances' }),
+  name: Type.String(),
+  kind: Type.Union([Type.Literal('embedded'), Type.Literal('gitlab')]),
+  base_url: Type.Union([Type.String(), Type.Null()]),
+  api_version: ApiVersion,
+  segment: Type.String({ description: 'path segment of the metrics API: "sidekiq" (GitLab) or another' }),
+  interval_s: Type.Integer({ minimum: 2, maximum: 60 }),
+  enabled: Type.Boolean(),
+  has_token: Type.Boolean({ description: 'the token itself never leaves the backend' }),
+  last_sample_at: Type.Union([Type.String(), Type.Null()]),
+  last_error: Type.Union([Type.String(), Type.Null()]),
+  created_at: Type.String(),
+});
+export type ConnectionView = Static<typeof ConnectionView>;
+
+export const NewConnection = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 100 }),
+  base_url: Type.String({ minLength: 1, maxLength: 2048, description: 'e.g. https://gitlab.example.com' }),
+  private_token: Type.String({ minLength: 1, maxLength: 512 }),
+  api_version: Type.Optional(ApiVersion),
+  segment: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' })),
+  interval_s: Type.Optional(Type.Integer({ minimum: 2, maximum: 60 })),
+  enabled: Type.Optional(Type.Boolean()),
+});
+export type NewConnection = Static<typeof NewConnection>;
+
+export const ConnectionPatch = Type.Partial(NewConnection);
+export type ConnectionPatch = Static<typeof ConnectionPatch>;
+
+export const TestResult = Type.Object({
+  ok: Type.Boolean(),
+  status: Type.Union([Type.Integer(), Type.Null()], { description: 'HTTP status from the remote, null when it was not reached' }),
+  message: Type.String({ description: 'what happened, and what to do next when it failed' }),
+  latency_ms: Type.Number(),
+  sample: Type.Union([CompoundMetrics, Type.Null()]),
+});
+export type TestResult = Static<typeof TestResult>;
+
+export const HistoryQuery = Type.Object({
+  from: Type.Integer({ description: 'epoch ms' }),
+  to: Type.Integer({ description: 'epoch ms' }),
+  points: Type.Optional(Type.Integer({ minimum: 10, maximum: 5000, default: 1000 })),
+  queues: Type.Optional(Type.String({ description: 'comma-separated queue names; default: the top queues by peak backlog' })),
+  top: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 8 })),
+});
+export type HistoryQuery = Static<typeof HistoryQuery>;
+
+const Series = Type.Array(Type.Union([Type.Number(), Type.Null()]), { description: 'one value per bucket of `t`; null = gap (failed or missing sample)' });
+
+export const History = Type.Object({
+  from: Type.Integer(),
+  to: Type.Integer(),
+  step_ms: Type.Integer({ description: 'bucket width; the samples in a bucket are averaged (counters: last value)' }),
+  t: Type.Array(Type.Integer(), { description: 'bucket start times, epoch ms' }),
+  totals: Type.Object({
+    processed: Series,
+    failed: Series,
+    enqueued: Series,
+    busy: Series,
+    concurrency: Series,
+    processes: Series,
+    processed_rate: Series, // jobs/s from counter deltas
+    failed_rate: Series,
+  }),
+  queues: Type.Record(Type.String(), Type.Object({ backlog: Series, latency: Series })),
+  queue_names: Type.Array(Type.String(), { description: 'every queue seen in the range, by peak backlog, highest first' }),
+  gaps: Type.Array(Type.Object({ t: Type.Integer(), error: Type.String() })),
+});
+export type History = Static<typeof History>;
+
+export const ThresholdRule = Type.Object({
+  latency: Type.Optional(Type.Number({ minimum: 0, description: 'seconds' })),
+  backlog: Type.Optional(Type.Integer({ minimum: 0 })),
+});
+export const Thresholds = Type.Object({
+  queues: Type.Record(Type.String(), ThresholdRule),
+  default: Type.Optional(ThresholdRule),
+  failure_rate: Type.Optional(Type.Number({ minimum: 0, description: 'failed jobs per second' })),
+});
+export type Thresholds = Static<typeof Thresholds>;
+
+export const Alert = Type.Object({
+  id: Type.Integer(),
+  connection_id: Type.String(),
+  kind: Type.Union([Type.Literal('latency'), Type.Literal('backlog'), Type.Literal('failure_rate')]),
+  queue: Type.Union([Type.String(), Type.Null()]),
+  value: Type.Number(),
+  threshold: Type.Number(),
+  at: Type.String(),
+});
+export type Alert = Static<typeof Alert>;
+
+export const AppStatus = Type.Object({
+  version: Type.String(),
+  mode: Type.Union([Type.Literal('electron'), Type.Literal('browser'), Type.Literal('serve'), Type.Literal('test')]),
+  data_dir: Type.String(),
+  started_at: Type.String(),
+});
+export type AppStatus = Static<typeof AppStatus>;
