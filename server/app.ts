@@ -4,7 +4,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import type { Config } from './config.ts';
-import { openStore } from './store/index.ts';
+import { openStore, type Store } from './store/index.ts';
 import { AppEvents, RunnerQueue, type AppContext } from './context.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { installBodyParsers } from './http/body-parsers.ts';
@@ -16,6 +16,8 @@ import { controlApi } from './control-api/plugin.ts';
 export interface JobscopeServer {
   app: FastifyInstance;
   ctx: AppContext;
+  /** Every route registered (method + URL), for the docs-coverage test and the hostile-input suite. */
+  routes: { method: string; url: string; hidden: boolean }[];
   /** Starts listening; resolves to the base URL, e.g. http://127.0.0.1:8090 */
   listen(): Promise<string>;
   close(): Promise<void>;
@@ -23,6 +25,16 @@ export interface JobscopeServer {
 
 export async function buildServer(config: Config): Promise<JobscopeServer> {
   const store = openStore(config);
+  try {
+    return await assemble(config, store);
+  } catch (err) {
+    // A plugin that fails to register must not leave the data dir locked.
+    store.close();
+    throw err;
+  }
+}
+
+async function assemble(config: Config, store: Store): Promise<JobscopeServer> {
   const closers: (() => Promise<void> | void)[] = [];
   const ctx: AppContext = {
     config,
@@ -41,6 +53,12 @@ export async function buildServer(config: Config): Promise<JobscopeServer> {
     return503OnClosing: true,
     routerOptions: { maxParamLength: 256 },
   });
+  const routes: JobscopeServer['routes'] = [];
+  app.addHook('onRoute', (r) => {
+    for (const method of [r.method].flat()) {
+      if (method !== 'HEAD') routes.push({ method, url: r.url, hidden: (r.schema as { hide?: boolean } | undefined)?.hide === true });
+    }
+  });
   installErrorHandling(app);
   installBodyParsers(app);
   await app.register(formbody, { bodyLimit: 1024 * 1024 });
@@ -58,6 +76,7 @@ export async function buildServer(config: Config): Promise<JobscopeServer> {
   return {
     app,
     ctx,
+    routes,
     async listen() {
       await app.listen({ host: config.host, port: config.port });
       const addr = app.server.address();
