@@ -9,6 +9,7 @@ import { AppEvents, RunnerQueue, type AppContext } from './context.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { installBodyParsers } from './http/body-parsers.ts';
 import { loggerOptions } from './http/logging.ts';
+import { logDomainEvents } from './http/event-log.ts';
 import { registerDocs, registerDocsUi } from './http/docs.ts';
 import { runnerApi } from './runner-api/plugin.ts';
 import { controlApi } from './control-api/plugin.ts';
@@ -46,7 +47,9 @@ async function assemble(config: Config, store: Store): Promise<JobscopeServer> {
   };
 
   const app = Fastify({
-    logger: loggerOptions(config),
+    logger: loggerOptions(config, store.layout.logsDir),
+    // One line per request would drown the log under a runner fleet; errors and domain events are logged instead.
+    disableRequestLogging: true,
     // A full trace may arrive as one JSON body in the final PUT.
     bodyLimit: config.maxTraceBytes + 1024 * 1024,
     forceCloseConnections: 'idle',
@@ -60,6 +63,7 @@ async function assemble(config: Config, store: Store): Promise<JobscopeServer> {
     }
   });
   installErrorHandling(app);
+  logDomainEvents(ctx, app.log);
   installBodyParsers(app);
   await app.register(formbody, { bodyLimit: 1024 * 1024 });
   await app.register(multipart, {

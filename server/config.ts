@@ -19,8 +19,10 @@ export interface Config {
   demo: boolean;
   /** Serve the built UI at `/` from this folder when it exists. */
   uiDir?: string;
-  /** Log level for the server's own log (pino levels). */
+  /** Log level for the server's own log (pino levels); 'silent' writes no log file. */
   logLevel: string;
+  /** Not a flag: the headless host copies warnings and errors to stderr. */
+  logToStderr?: boolean;
 }
 
 type Kind = 'string' | 'int' | 'bool' | 'mb';
@@ -45,7 +47,7 @@ export const SETTINGS: SettingSpec[] = [
   { key: 'fsync', flag: '--fsync', env: 'JOBSCOPE_FSYNC', kind: 'bool', default: false, help: 'fsync every acknowledged write (power-loss safe; slower). Without it writes survive kill -9' },
   { key: 'demo', flag: '--demo', env: 'JOBSCOPE_DEMO', kind: 'bool', default: false, help: 'start the demo load generator (simulated workers and queues)' },
   { key: 'uiDir', flag: '--ui-dir <dir>', env: 'JOBSCOPE_UI_DIR', kind: 'string', default: undefined, help: 'folder of the built UI to serve at / (default: dist/renderer when built)' },
-  { key: 'logLevel', flag: '--log-level <level>', env: 'JOBSCOPE_LOG_LEVEL', kind: 'string', default: 'warn', help: 'server log level: fatal, error, warn, info, debug' },
+  { key: 'logLevel', flag: '--log-level <level>', env: 'JOBSCOPE_LOG_LEVEL', kind: 'string', default: 'info', help: 'log level of <data dir>/logs/jobscope.log: silent, fatal, error, warn, info, debug' },
 ];
 
 export class ConfigError extends Error {}

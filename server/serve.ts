@@ -6,7 +6,7 @@ import { DataDirInUseError } from './store/data-dir.ts';
 export async function serve(config: Config): Promise<void> {
   let server;
   try {
-    server = await buildServer(config);
+    server = await buildServer({ ...config, logToStderr: true });
   } catch (err) {
     if (err instanceof DataDirInUseError) {
       process.stderr.write(`jobscope: ${err.message}\n`);
