@@ -1,6 +1,7 @@
 // Every setting of the server in one table: its flag, its JSCOPE_* variable, its default.
 // The CLI, the Electron shell and the tests all build a Config through `resolveConfig`,
 // so a knob added here is a flag, an environment variable and a documented default at once.
+import fs from 'node:fs';
 import path from 'node:path';
 
 export interface Config {
@@ -23,6 +24,16 @@ export interface Config {
   logLevel: string;
   /** Not a flag: the headless host copies warnings and errors to stderr. */
   logToStderr?: boolean;
+  /** Which host runs this server; shown in /api/app/status. */
+  mode: 'electron' | 'browser' | 'serve' | 'test';
+  /** Days of sampled history kept (1-minute resolution past the raw window). */
+  historyDays: number;
+  /** Hours of full-resolution samples kept before only the 1-minute rollups remain. */
+  historyRawHours: number;
+  /** Timeout of one request to a remote GitLab, ms. */
+  remoteTimeoutMs: number;
+  /** When > 0, every connection is sampled at this interval (ms) instead of its own: for tests and demos. */
+  monitorIntervalMs: number;
 }
 
 type Kind = 'string' | 'int' | 'bool' | 'mb';
@@ -48,6 +59,11 @@ export const SETTINGS: SettingSpec[] = [
   { key: 'demo', flag: '--demo', env: 'JOBSCOPE_DEMO', kind: 'bool', default: false, help: 'start the demo load generator (simulated workers and queues)' },
   { key: 'uiDir', flag: '--ui-dir <dir>', env: 'JOBSCOPE_UI_DIR', kind: 'string', default: undefined, help: 'folder of the built UI to serve at / (default: dist/renderer when built)' },
   { key: 'logLevel', flag: '--log-level <level>', env: 'JOBSCOPE_LOG_LEVEL', kind: 'string', default: 'info', help: 'log level of <data dir>/logs/jobscope.log: silent, fatal, error, warn, info, debug' },
+  { key: 'mode', flag: '--mode <mode>', env: 'JOBSCOPE_MODE', kind: 'string', default: 'serve', help: 'host reported in /api/app/status: electron, browser, serve or test' },
+  { key: 'historyDays', flag: '--history-days <days>', env: 'JOBSCOPE_HISTORY_DAYS', kind: 'int', default: 7, help: 'days of sampled dashboard history kept (1-minute resolution past the raw window)' },
+  { key: 'historyRawHours', flag: '--history-raw-hours <hours>', env: 'JOBSCOPE_HISTORY_RAW_HOURS', kind: 'int', default: 24, help: 'hours of full-resolution samples kept' },
+  { key: 'remoteTimeoutMs', flag: '--remote-timeout-ms <ms>', env: 'JOBSCOPE_REMOTE_TIMEOUT_MS', kind: 'int', default: 10000, help: 'timeout of one request to a remote GitLab, in ms' },
+  { key: 'monitorIntervalMs', flag: '--monitor-interval-ms <ms>', env: 'JOBSCOPE_MONITOR_INTERVAL_MS', kind: 'int', default: 0, help: 'sample every connection at this interval instead of its own (tests, demos); 0 = each connection\'s interval' },
 ];
 
 export class ConfigError extends Error {}
@@ -71,15 +87,41 @@ function parseValue(spec: SettingSpec, raw: unknown): Config[keyof Config] {
   return String(raw);
 }
 
+/** `--max-artifact-mb <mb>` → `max-artifact-mb`: how a setting is named in settings.json. */
+export const settingName = (spec: SettingSpec) => spec.flag.replace(/^--/, '').split(' ')[0]!;
+
+/** Settings that the UI may save: not where the data lives, nor the secrets kept inside it. */
+export const SAVABLE = SETTINGS.filter((s) => !['dataDir', 'adminToken', 'registrationToken', 'uiDir'].includes(s.key));
+
+export const SETTINGS_FILE = 'settings.json';
+
+/** The settings saved from the UI in <data dir>/settings.json, by setting name; {} when none or unreadable. */
+export function readSavedSettings(dataDir: string): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(fs.readFileSync(path.join(dataDir, SETTINGS_FILE), 'utf8'));
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
 /**
- * Precedence: explicit options (flags or a caller's overrides) > JOBSCOPE_* environment > default.
+ * Precedence: explicit options (flags or a caller's overrides) > JOBSCOPE_* environment >
+ * settings saved from the UI (<data dir>/settings.json) > default.
  * `options` uses Config keys; values may be raw strings from the command line.
  */
 export function resolveConfig(options: Partial<Record<keyof Config, unknown>> = {}, env: NodeJS.ProcessEnv = process.env): Config {
   const out: Record<string, unknown> = {};
+  const fromFlagsOrEnv = (spec: SettingSpec): unknown => {
+    const raw = options[spec.key];
+    if (raw !== undefined) return raw;
+    return env[spec.env] !== undefined && env[spec.env] !== '' ? env[spec.env] : undefined;
+  };
+  const dataDirSpec = SETTINGS.find((s) => s.key === 'dataDir')!;
+  const saved = readSavedSettings(path.resolve(String(fromFlagsOrEnv(dataDirSpec) ?? dataDirSpec.default)));
   for (const spec of SETTINGS) {
-    let raw: unknown = options[spec.key];
-    if (raw === undefined && env[spec.env] !== undefined && env[spec.env] !== '') raw = env[spec.env];
+    let raw = fromFlagsOrEnv(spec);
+    if (raw === undefined && SAVABLE.includes(spec)) raw = saved[settingName(spec)] ?? undefined;
     if (raw === undefined) {
       out[spec.key] = spec.default === undefined ? undefined : parseValue(spec, spec.default);
       continue;
@@ -89,5 +131,8 @@ export function resolveConfig(options: Partial<Record<keyof Config, unknown>> = 
   const config = out as unknown as Config;
   config.dataDir = path.resolve(config.dataDir);
   if (config.uiDir) config.uiDir = path.resolve(config.uiDir);
+  if (!['electron', 'browser', 'serve', 'test'].includes(config.mode)) throw new ConfigError(`--mode: expected electron, browser, serve or test, got "${config.mode}"`);
+  if (config.historyDays < 1) throw new ConfigError('--history-days: keep at least 1 day');
+  if (config.historyRawHours < 1) throw new ConfigError('--history-raw-hours: keep at least 1 hour');
   return config;
 }
