@@ -76,4 +76,49 @@ export const MIGRATIONS: string[] = [
   CREATE INDEX builds_project ON builds (project_id, id);
   CREATE INDEX builds_runner ON builds (runner_id, status);
   `,
+  // 2: the dashboard's monitor: watched connections (remote tokens stay here, never in answers),
+  // sampled history (tier 0 = every sample, tier 1 = 1-minute rollups; compact binary rows),
+  // the queue-name dictionary those rows index into, and alerts.
+  `
+  CREATE TABLE monitor_connections (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    base_url TEXT,
+    private_token TEXT,
+    api_version TEXT NOT NULL DEFAULT 'v4',
+    segment TEXT NOT NULL DEFAULT 'sidekiq',
+    interval_s INTEGER NOT NULL DEFAULT 5,
+    enabled INTEGER NOT NULL DEFAULT 1,
+    thresholds TEXT NOT NULL DEFAULT '{"queues":{}}',
+    last_sample_at INTEGER,
+    last_error TEXT,
+    last_sample TEXT,
+    created_at INTEGER NOT NULL
+  );
+  CREATE TABLE monitor_queue_names (
+    connection_id TEXT NOT NULL REFERENCES monitor_connections(id) ON DELETE CASCADE,
+    idx INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    PRIMARY KEY (connection_id, idx)
+  ) WITHOUT ROWID;
+  CREATE TABLE monitor_samples (
+    connection_id TEXT NOT NULL REFERENCES monitor_connections(id) ON DELETE CASCADE,
+    tier INTEGER NOT NULL,
+    t INTEGER NOT NULL,
+    error TEXT,
+    data BLOB,
+    PRIMARY KEY (connection_id, tier, t)
+  ) WITHOUT ROWID;
+  CREATE TABLE monitor_alerts (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    connection_id TEXT NOT NULL REFERENCES monitor_connections(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL,
+    queue TEXT,
+    value REAL NOT NULL,
+    threshold REAL NOT NULL,
+    at INTEGER NOT NULL
+  );
+  CREATE INDEX monitor_alerts_at ON monitor_alerts (at);
+  `,
 ];
