@@ -121,4 +121,27 @@ export const MIGRATIONS: string[] = [
   );
   CREATE INDEX monitor_alerts_at ON monitor_alerts (at);
   `,
+  // 3: the embedded job system. A job row stays `queued` until it finishes, so a job in flight
+  // when the process dies is simply queued again at the next start (at-least-once, as Sidekiq's
+  // reliable fetch). `retry` rows wait for run_at; `dead` rows are the dead set.
+  `
+  CREATE TABLE job_queues (name TEXT PRIMARY KEY, created_at INTEGER NOT NULL);
+  CREATE TABLE jobs (
+    id INTEGER PRIMARY KEY,
+    queue TEXT NOT NULL,
+    class TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    args TEXT NOT NULL,
+    state TEXT NOT NULL,
+    retry INTEGER NOT NULL,
+    retry_count INTEGER NOT NULL DEFAULT 0,
+    created_at INTEGER NOT NULL,
+    enqueued_at INTEGER NOT NULL,
+    run_at INTEGER,
+    failed_at INTEGER,
+    error TEXT
+  );
+  CREATE INDEX jobs_state ON jobs (state, enqueued_at, id);
+  CREATE TABLE job_counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+  `,
 ];
