@@ -48,6 +48,15 @@ export function asMultipartError(err: unknown): unknown {
   return badRequest(`broken multipart body: ${e?.message ?? 'unreadable'}`);
 }
 
+/** Rails' `present?`, which Grape's `required_attributes!` used: "", "  ", false, [] and {} count as not given. */
+export function given(v: unknown): boolean {
+  if (v === undefined || v === null || v === false) return false;
+  if (typeof v === 'string') return v.trim() !== '';
+  if (Array.isArray(v)) return v.length > 0;
+  if (typeof v === 'object') return Object.keys(v).length > 0;
+  return true;
+}
+
 export function str(v: unknown): string | undefined {
   if (Array.isArray(v)) v = v[0];
   if (typeof v === 'string') return v;

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { safeEqual, asToken } from '../auth/tokens.ts';
 import { forbidden, missing, notFound } from '../http/errors.ts';
-import { bool, readParams, str, type Params } from '../http/params.ts';
+import { bool, given, readParams, str, type Params } from '../http/params.ts';
 import { pickInfo } from '../store/runners.ts';
 import { authenticateRunner } from './auth.ts';
 
@@ -17,8 +17,10 @@ export async function runnersRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
   const { store } = ctx;
 
   const register = async (params: Params) => {
+    if (!given(params.token)) throw missing('token');
+    // A token that is given but not usable (too long, not a string) is a wrong token: 403, as GitLab's lookup failing.
     const token = asToken(params.token);
-    if (!token) throw missing('token');
+    if (!token) throw forbidden();
     let projectId: number | null = null;
     let shared = false;
     if (safeEqual(token, store.registrationToken)) shared = true;
@@ -51,7 +53,7 @@ export async function runnersRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
   }
 
   const remove = async (params: Params) => {
-    if (!asToken(params.token)) throw missing('token');
+    if (!given(params.token)) throw missing('token');
     const runner = authenticateRunner(ctx, params);
     store.runners.delete(runner.id);
     return { id: runner.id, description: runner.description, active: runner.active, is_shared: runner.is_shared };
