@@ -13,6 +13,7 @@ import { logDomainEvents } from './http/event-log.ts';
 import { registerDocs, registerDocsUi } from './http/docs.ts';
 import { runnerApi } from './runner-api/plugin.ts';
 import { controlApi } from './control-api/plugin.ts';
+import { settingsApi } from './settings-api/plugin.ts';
 
 export interface JobscopeServer {
   app: FastifyInstance;
@@ -75,6 +76,7 @@ async function assemble(config: Config, store: Store): Promise<JobscopeServer> {
 
   await app.register(runnerApi, { prefix: '/ci/api/v1', ctx });
   await app.register(controlApi, { prefix: '/api/v3/sim', ctx });
+  await app.register(settingsApi, { prefix: '/api/app', ctx });
 
   let closed = false;
   return {

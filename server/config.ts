@@ -34,6 +34,22 @@ export interface Config {
   remoteTimeoutMs: number;
   /** When > 0, every connection is sampled at this interval (ms) instead of its own: for tests and demos. */
   monitorIntervalMs: number;
+  /** Worker slots of the server's own job pool (Sidekiq's concurrency). */
+  jobConcurrency: number;
+  /** What one "second" of Sidekiq's retry backoff lasts, ms: tests shrink it to make retries fast. */
+  jobBackoffUnitMs: number;
+  /** How often due retries are moved back into their queues, ms. */
+  jobPollMs: number;
+  /** Most jobs kept in the dead set; the oldest are dropped beyond it. */
+  jobDeadMax: number;
+  /** Period of the stuck-build check, ms (0 = off). */
+  stuckBuildsEveryMs: number;
+  /** Period of the artifact expiry sweep, ms (0 = off). */
+  artifactExpiryEveryMs: number;
+  /** Period of the runner contact check, ms (0 = off). */
+  runnerContactEveryMs: number;
+  /** A runner silent this long is shown offline, ms. */
+  runnerOfflineAfterMs: number;
 }
 
 type Kind = 'string' | 'int' | 'bool' | 'mb';
@@ -64,6 +80,14 @@ export const SETTINGS: SettingSpec[] = [
   { key: 'historyRawHours', flag: '--history-raw-hours <hours>', env: 'JOBSCOPE_HISTORY_RAW_HOURS', kind: 'int', default: 24, help: 'hours of full-resolution samples kept' },
   { key: 'remoteTimeoutMs', flag: '--remote-timeout-ms <ms>', env: 'JOBSCOPE_REMOTE_TIMEOUT_MS', kind: 'int', default: 10000, help: 'timeout of one request to a remote GitLab, in ms' },
   { key: 'monitorIntervalMs', flag: '--monitor-interval-ms <ms>', env: 'JOBSCOPE_MONITOR_INTERVAL_MS', kind: 'int', default: 0, help: 'sample every connection at this interval instead of its own (tests, demos); 0 = each connection\'s interval' },
+  { key: 'jobConcurrency', flag: '--job-concurrency <n>', env: 'JOBSCOPE_JOB_CONCURRENCY', kind: 'int', default: 10, help: 'worker slots of the server\'s own job pool' },
+  { key: 'jobBackoffUnitMs', flag: '--job-backoff-unit-ms <ms>', env: 'JOBSCOPE_JOB_BACKOFF_UNIT_MS', kind: 'int', default: 1000, help: 'length of one "second" of the retry backoff (n^4 + 15 + rand(30)*(n+1)); shrink for tests' },
+  { key: 'jobPollMs', flag: '--job-poll-ms <ms>', env: 'JOBSCOPE_JOB_POLL_MS', kind: 'int', default: 1000, help: 'how often due retries go back into their queues, in ms' },
+  { key: 'jobDeadMax', flag: '--job-dead-max <n>', env: 'JOBSCOPE_JOB_DEAD_MAX', kind: 'int', default: 10000, help: 'most jobs kept in the dead set (oldest dropped first)' },
+  { key: 'stuckBuildsEveryMs', flag: '--stuck-builds-every-ms <ms>', env: 'JOBSCOPE_STUCK_BUILDS_EVERY_MS', kind: 'int', default: 60000, help: 'how often running builds past their timeout are failed, in ms; 0 = never' },
+  { key: 'artifactExpiryEveryMs', flag: '--artifact-expiry-every-ms <ms>', env: 'JOBSCOPE_ARTIFACT_EXPIRY_EVERY_MS', kind: 'int', default: 60000, help: 'how often artifacts past expire_in are removed, in ms; 0 = never' },
+  { key: 'runnerContactEveryMs', flag: '--runner-contact-every-ms <ms>', env: 'JOBSCOPE_RUNNER_CONTACT_EVERY_MS', kind: 'int', default: 60000, help: 'how often silent runners are marked offline, in ms; 0 = never' },
+  { key: 'runnerOfflineAfterMs', flag: '--runner-offline-after-ms <ms>', env: 'JOBSCOPE_RUNNER_OFFLINE_AFTER_MS', kind: 'int', default: 3600000, help: 'a runner silent this long is offline, in ms (GitLab: 1 hour)' },
 ];
 
 export class ConfigError extends Error {}

@@ -1,0 +1,41 @@
+// Settings as the UI edits them: every savable flag, what is in force now, what is saved for the next start.
+import { Type, type Static } from '@sinclair/typebox';
+
+const Value = Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]);
+
+export const SettingView = Type.Object({
+  name: Type.String({ description: 'as in settings.json and the flag without dashes, e.g. max-artifact-mb' }),
+  flag: Type.String(),
+  env: Type.String(),
+  kind: Type.Union([Type.Literal('string'), Type.Literal('int'), Type.Literal('bool'), Type.Literal('mb')]),
+  help: Type.String(),
+  default: Value,
+  effective: Value,
+  saved: Value,
+  restart_required: Type.Boolean({ description: 'the saved value differs from the one in force; it applies at the next start' }),
+});
+export type SettingView = Static<typeof SettingView>;
+
+export const SettingsView = Type.Object({
+  data_dir: Type.String(),
+  settings_file: Type.String(),
+  settings: Type.Array(SettingView),
+});
+export type SettingsView = Static<typeof SettingsView>;
+
+export const SettingsUpdate = Type.Object({
+  values: Type.Record(Type.String(), Value, { description: 'setting name → value; null removes the saved value' }),
+});
+export type SettingsUpdate = Static<typeof SettingsUpdate>;
+
+export const LogQuery = Type.Object({
+  lines: Type.Optional(Type.Integer({ minimum: 1, maximum: 5000, default: 200 })),
+  level: Type.Optional(Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error')])),
+  private_token: Type.Optional(Type.String()),
+});
+export type LogQuery = Static<typeof LogQuery>;
+
+export const LogLine = Type.Object({ time: Type.String(), level: Type.String(), msg: Type.String(), fields: Type.Record(Type.String(), Type.Unknown()) });
+export type LogLine = Static<typeof LogLine>;
+export const LogView = Type.Object({ file: Type.String(), lines: Type.Array(LogLine) });
+export type LogView = Static<typeof LogView>;

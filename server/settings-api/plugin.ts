@@ -1,0 +1,53 @@
+// /api/app/settings and /api/app/logs: the Settings view's backend.
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../context.ts';
+import { requireAdmin } from '../auth/admin.ts';
+import { ConfigError } from '../config.ts';
+import { ApiError } from '../http/errors.ts';
+import { tailLog } from '../http/log-file.ts';
+import { LogQuery, LogView, SettingsUpdate, SettingsView } from '../contract/settings.ts';
+import { saveSettings, settingsView } from './settings-file.ts';
+
+const tags = ['app API'];
+const LEVELS: Record<number, string> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
+const RANK: Record<string, number> = { debug: 20, info: 30, warn: 40, error: 50 };
+
+export async function settingsApi(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
+  app.addHook('onRequest', async (request) => requireAdmin(ctx.store, request));
+
+  app.get('/settings', { schema: { tags, summary: 'Every savable setting: default, in force, saved for the next start', response: { 200: SettingsView } } }, async () =>
+    settingsView(ctx.config),
+  );
+
+  app.put<{ Body: SettingsUpdate }>(
+    '/settings',
+    { schema: { tags, summary: 'Save settings to <data dir>/settings.json (applied at the next start; flags and env still win)', body: SettingsUpdate, response: { 200: SettingsView } } },
+    async (request) => {
+      try {
+        saveSettings(ctx.config.dataDir, request.body.values);
+      } catch (err) {
+        if (err instanceof ConfigError) throw new ApiError(400, `400 (Bad request) ${err.message}`);
+        throw err;
+      }
+      return settingsView(ctx.config);
+    },
+  );
+
+  app.get<{ Querystring: LogQuery }>(
+    '/logs',
+    { schema: { tags, summary: 'The last lines of the server log (<data dir>/logs/jobscope.log), newest last', querystring: LogQuery, response: { 200: LogView } } },
+    async (request) => {
+      const min = RANK[request.query.level ?? 'debug'] ?? 0;
+      const lines = tailLog(ctx.store.layout.logsDir, request.query.lines ?? 200).flatMap((line) => {
+        try {
+          const { level, time, msg, pid: _pid, hostname: _host, ...fields } = JSON.parse(line) as Record<string, unknown>;
+          if (typeof level === 'number' && level < min) return [];
+          return [{ time: new Date(Number(time)).toISOString(), level: LEVELS[Number(level)] ?? String(level), msg: String(msg ?? ''), fields }];
+        } catch {
+          return [];
+        }
+      });
+      return { file: `${ctx.store.layout.logsDir}/jobscope.log`, lines };
+    },
+  );
+}

@@ -1,0 +1,57 @@
+// Reading and writing <data dir>/settings.json, the settings saved from the UI.
+import fs from 'node:fs';
+import path from 'node:path';
+import crypto from 'node:crypto';
+import { ConfigError, SAVABLE, SETTINGS_FILE, readSavedSettings, resolveConfig, settingName, type Config, type SettingSpec } from '../config.ts';
+import type { SettingsView } from '../contract/settings.ts';
+
+/** The value in the units a person types (MiB for sizes), as flags take it. */
+function display(spec: SettingSpec, v: unknown): string | number | boolean | null {
+  if (v === undefined || v === null) return null;
+  if (spec.kind === 'mb' && typeof v === 'number') return Math.round((v / (1024 * 1024)) * 1000) / 1000;
+  return v as string | number | boolean;
+}
+
+export function settingsView(config: Config): SettingsView {
+  const saved = readSavedSettings(config.dataDir);
+  return {
+    data_dir: config.dataDir,
+    settings_file: path.join(config.dataDir, SETTINGS_FILE),
+    settings: SAVABLE.map((spec) => {
+      const name = settingName(spec);
+      const savedValue = saved[name];
+      const effective = display(spec, config[spec.key]);
+      return {
+        name,
+        flag: spec.flag,
+        env: spec.env,
+        kind: spec.kind,
+        help: spec.help,
+        default: display(spec, spec.default === undefined ? null : spec.kind === 'mb' ? Number(spec.default) * 1024 * 1024 : spec.default),
+        effective,
+        saved: savedValue === undefined ? null : (savedValue as string | number | boolean),
+        restart_required: savedValue !== undefined && savedValue !== null && String(savedValue) !== String(effective),
+      };
+    }),
+  };
+}
+
+/** Validates every value as its flag would, then replaces settings.json atomically. */
+export function saveSettings(dataDir: string, values: Record<string, unknown>): void {
+  const next = readSavedSettings(dataDir);
+  for (const [name, value] of Object.entries(values)) {
+    const spec = SAVABLE.find((s) => settingName(s) === name);
+    if (!spec) throw new ConfigError(`unknown setting "${name}"; known: ${SAVABLE.map(settingName).join(', ')}`);
+    if (value === null) {
+      delete next[name];
+      continue;
+    }
+    // Parse through the same code the flags use, so a saved value can never stop the next start.
+    const parsed = resolveConfig({ [spec.key]: value, dataDir }, {})[spec.key];
+    next[name] = display(spec, parsed);
+  }
+  const file = path.join(dataDir, SETTINGS_FILE);
+  const tmp = `${file}.${crypto.randomBytes(4).toString('hex')}.tmp`;
+  fs.writeFileSync(tmp, JSON.stringify(next, null, 2) + '\n');
+  fs.renameSync(tmp, file);
+}
