@@ -7,9 +7,13 @@ import { bool, given, readParams, str, type Params } from '../http/params.ts';
 import { pickInfo } from '../store/runners.ts';
 import { authenticateRunner } from './auth.ts';
 
-/** "tag1, tag2" (what the runner sends) or an array (JSON clients) → distinct trimmed tags. */
+/**
+ * "tag1, tag2" (what the runner sends) or an array (JSON clients) → distinct trimmed tags.
+ * Array items are split on commas too: a schema validator that coerces a string into a one-item
+ * array must not turn "a, b" into one tag, and GitLab's tag parser never allowed commas in a tag.
+ */
 export function parseTagList(v: unknown): string[] {
-  const items = Array.isArray(v) ? v.map((x) => str(x) ?? '') : (str(v) ?? '').split(',');
+  const items = (Array.isArray(v) ? v.map((x) => str(x) ?? '') : [str(v) ?? '']).flatMap((x) => x.split(','));
   return [...new Set(items.map((t) => t.trim()).filter((t) => t.length > 0 && t.length <= 255))].slice(0, 100);
 }
 
