@@ -80,7 +80,10 @@ export function pieces(buf: Buffer, size = 4096): Buffer[] {
 /** A real zip archive of the given entries (what the runner's artifacts-uploader sends). */
 export function makeZip(entries: Record<string, string | Buffer>): Promise<Buffer> {
   const zip = new yazl.ZipFile();
-  for (const [name, content] of Object.entries(entries)) zip.addBuffer(Buffer.from(content), name, { mtime: new Date(2026, 0, 1) });
+  for (const [name, content] of Object.entries(entries)) {
+    if (name.endsWith('/')) zip.addEmptyDirectory(name, { mtime: new Date(2026, 0, 1) });
+    else zip.addBuffer(Buffer.from(content), name, { mtime: new Date(2026, 0, 1) });
+  }
   zip.end();
   return new Promise((resolve, reject) => {
     const parts: Buffer[] = [];
