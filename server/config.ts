@@ -69,7 +69,7 @@ export const SETTINGS: SettingSpec[] = [
   { key: 'dataDir', flag: '--data-dir <dir>', env: 'JOBSCOPE_DATA_DIR', kind: 'string', default: './jobscope-data', help: 'folder holding the database, traces, artifacts and tokens' },
   { key: 'adminToken', flag: '--admin-token <token>', env: 'JOBSCOPE_ADMIN_TOKEN', kind: 'string', default: undefined, help: 'admin PRIVATE-TOKEN (default: generated once, kept in the data dir)' },
   { key: 'registrationToken', flag: '--registration-token <token>', env: 'JOBSCOPE_REGISTRATION_TOKEN', kind: 'string', default: undefined, help: 'instance-wide runner registration token (default: generated once)' },
-  { key: 'maxArtifactBytes', flag: '--max-artifact-mb <mb>', env: 'JOBSCOPE_MAX_ARTIFACT_MB', kind: 'mb', default: 100, help: 'largest artifacts upload accepted, in MiB' },
+  { key: 'maxArtifactBytes', flag: '--max-artifact-mb <mb>', env: 'JOBSCOPE_MAX_ARTIFACT_MB', kind: 'mb', default: 100, help: 'artifacts uploads of this size or larger are refused with 413 (as GitLab), in MiB' },
   { key: 'maxTraceBytes', flag: '--max-trace-mb <mb>', env: 'JOBSCOPE_MAX_TRACE_MB', kind: 'mb', default: 64, help: 'largest build trace accepted, in MiB' },
   { key: 'fsync', flag: '--fsync', env: 'JOBSCOPE_FSYNC', kind: 'bool', default: false, help: 'fsync every acknowledged write (power-loss safe; slower). Without it writes survive kill -9' },
   { key: 'demo', flag: '--demo', env: 'JOBSCOPE_DEMO', kind: 'bool', default: false, help: 'start the demo load generator (simulated workers and queues)' },

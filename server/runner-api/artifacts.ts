@@ -46,7 +46,7 @@ export async function artifactsRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
       if (!request.isMultipart()) {
         if (!authed) throw forbidden();
         if (build.status !== 'running') throw forbidden('Build is not running!');
-        throw missing('file');
+        throw missing('Missing artifacts file!');
       }
       const declared = Number(request.headers['content-length']);
       const fields: Params = Object.create(null) as Params;
@@ -82,7 +82,7 @@ export async function artifactsRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
       if (!authed) throw forbidden();
       if (!staged) {
         if (build.status !== 'running') throw forbidden('Build is not running!');
-        throw missing('file');
+        throw missing('Missing artifacts file!');
       }
       const expireIn = parseExpireIn(str(query.expire_in) ?? str(fields.expire_in));
       const old = store.builds.byId(build.id)?.artifacts_key ?? null;

@@ -44,7 +44,8 @@ export class ArtifactStore {
     const counter = new Transform({
       transform(chunk: Buffer, _enc, done) {
         size += chunk.length;
-        if (size > max) done(new TooLargeError(max));
+        // GitLab accepted only `artifacts.size < max_artifacts_size`: exactly the limit is too large.
+        if (size >= max) done(new TooLargeError(max));
         else done(null, chunk);
       },
     });
