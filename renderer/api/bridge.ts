@@ -1,0 +1,47 @@
+// The Electron preload bridge as the renderer sees it: optional, since the same renderer runs in a
+// plain browser (browser mode, `serve`). Declared here structurally rather than imported from
+// electron/, because the renderer may not import electron/ code (lint-enforced); every member is
+// optional so an older or newer preload degrades to browser behaviour instead of throwing.
+export interface RendererBridge {
+  backendUrl?: string | (() => string | Promise<string>);
+  token?: string | (() => string | Promise<string>);
+  getBackend?: () => Promise<{ url: string; token: string }> | { url: string; token: string };
+  notify?: (title: string, body: string) => unknown;
+  saveFile?: (opts: { defaultPath: string; data: ArrayBuffer | Uint8Array }) => Promise<unknown> | unknown;
+}
+
+declare global {
+  interface Window {
+    jobscope?: RendererBridge;
+  }
+}
+
+export function bridge(): RendererBridge | undefined {
+  return typeof window !== 'undefined' ? window.jobscope : undefined;
+}
+
+async function valueOf(v: string | (() => string | Promise<string>) | undefined): Promise<string | undefined> {
+  return typeof v === 'function' ? await v() : v;
+}
+
+/** Backend URL and token from the preload, when running inside Electron. */
+export async function bridgeBackend(): Promise<{ url: string; token: string } | undefined> {
+  const b = bridge();
+  if (!b) return undefined;
+  if (b.getBackend) return await b.getBackend();
+  const url = await valueOf(b.backendUrl);
+  const token = await valueOf(b.token);
+  return url && token ? { url, token } : undefined;
+}
+
+/** A native notification in Electron; false when there is no bridge (the caller shows a banner). */
+export function nativeNotify(title: string, body: string): boolean {
+  const b = bridge();
+  if (!b?.notify) return false;
+  try {
+    b.notify(title, body);
+    return true;
+  } catch {
+    return false;
+  }
+}

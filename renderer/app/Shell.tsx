@@ -1,0 +1,72 @@
+// The app shell: navigation from the view registry, connection picker, theme, alert banner.
+import { Suspense, useMemo, useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { useClient } from './client-context.tsx';
+import { useRoute } from './route.ts';
+import { useTheme, type ThemeChoice } from './theme.ts';
+import { CONNECTION_KEY, SelectedConnection } from './connection-context.tsx';
+import { AlertCenter } from './AlertCenter.tsx';
+import { DEFAULT_VIEW, VIEWS } from '../views/registry.ts';
+
+export function Shell({ onSignOut, canSignOut }: { onSignOut: () => void; canSignOut: boolean }) {
+  const client = useClient();
+  const route = useRoute();
+  const [theme, setTheme] = useTheme();
+  const [connectionId, setConnectionId] = useState(() => localStorage.getItem(CONNECTION_KEY) ?? 'embedded');
+  const connections = useQuery({ queryKey: ['connections'], queryFn: client.connections, refetchInterval: 5000 });
+
+  const selected = useMemo(
+    () => ({
+      id: connections.data && !connections.data.some((c) => c.id === connectionId) ? 'embedded' : connectionId,
+      set: (id: string) => {
+        localStorage.setItem(CONNECTION_KEY, id);
+        setConnectionId(id);
+      },
+    }),
+    [connectionId, connections.data],
+  );
+
+  const entry = VIEWS.find((v) => v.id === route.view) ?? VIEWS.find((v) => v.id === DEFAULT_VIEW)!;
+  const View = entry.component;
+
+  return (
+    <SelectedConnection.Provider value={selected}>
+      <div className="shell">
+        <header className="topbar">
+          <span className="brand">Jobscope</span>
+          <nav aria-label="Views">
+            {VIEWS.filter((v) => !v.hidden).map((v) => (
+              <a key={v.id} href={`#/${v.id}`} className={v.id === entry.id ? 'active' : ''} aria-current={v.id === entry.id ? 'page' : undefined} data-testid={`nav-${v.id}`}>
+                {v.label}
+              </a>
+            ))}
+          </nav>
+          <span className="spacer" />
+          <label className="inline">
+            <span className="muted small">Connection</span>
+            <select value={selected.id} onChange={(e) => selected.set(e.target.value)} data-testid="connection-picker" aria-label="Connection shown on the dashboard">
+              {(connections.data ?? [{ id: 'embedded', name: 'Embedded server' }]).map((c) => (
+                <option key={c.id} value={c.id}>{c.name}</option>
+              ))}
+            </select>
+          </label>
+          <label className="inline">
+            <span className="muted small">Theme</span>
+            <select value={theme} onChange={(e) => setTheme(e.target.value as ThemeChoice)} data-testid="theme-picker" aria-label="Colour theme">
+              <option value="system">System</option>
+              <option value="light">Light</option>
+              <option value="dark">Dark</option>
+            </select>
+          </label>
+          {canSignOut && <button className="ghost" onClick={onSignOut}>Sign out</button>}
+        </header>
+        <AlertCenter />
+        <main className="content">
+          <Suspense fallback={<p className="muted">Loading…</p>}>
+            <View route={route} />
+          </Suspense>
+        </main>
+      </div>
+    </SelectedConnection.Provider>
+  );
+}

@@ -1,0 +1,28 @@
+// What each metric means, shown wherever the metric is named (hover or keyboard focus).
+import { useId, type ReactNode } from 'react';
+
+export const GLOSSARY = {
+  backlog: 'Backlog: jobs waiting in a queue, not yet picked up by a worker.',
+  latency: 'Latency: how long the oldest waiting job of a queue has waited, in seconds (0 when the queue is empty).',
+  busy: 'Busy: workers running a job right now, summed over all processes.',
+  concurrency: 'Concurrency: worker threads available, summed over all processes — the most jobs that can run at once.',
+  processed: 'Processed: jobs completed since the counters began (a counter; the rate is its change per second).',
+  failed: 'Failed: jobs that raised an error (a counter; each retry that fails counts again).',
+  enqueued: 'Enqueued: jobs waiting in all queues together (the sum of the backlogs).',
+  utilization: 'Utilization: busy ÷ concurrency — how much of the worker capacity is in use.',
+  processes: 'Processes: worker processes that reported in the latest sample.',
+  failure_rate: 'Failure rate: failed jobs per second, from the change of the failed counter.',
+} as const;
+
+export type Term = keyof typeof GLOSSARY;
+
+export function Glossary({ term, children }: { term: Term; children?: ReactNode }) {
+  const id = useId();
+  return (
+    <span className="term" tabIndex={0} aria-describedby={id} data-testid={`glossary-${term}`}>
+      {children ?? term}
+      <span className="term-mark" aria-hidden="true">?</span>
+      <span className="term-tip" role="tooltip" id={id}>{GLOSSARY[term]}</span>
+    </span>
+  );
+}

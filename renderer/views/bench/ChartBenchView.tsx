@@ -1,0 +1,73 @@
+// Dev hook for bench/ui.ts (not in the menu): `#/bench?series=50&points=1000` draws the dashboard's
+// chart component with synthetic, seeded data and exposes `window.__jobscopeBench.redraw(n)`, which
+// replaces the data n times and returns how long each update took to reach the screen (state set →
+// the frame after next). No backend call: it measures the drawing alone.
+import { useEffect, useMemo, useState } from 'react';
+import { PALETTE, TimeSeriesChart, type Series } from '../../components/TimeSeriesChart.tsx';
+import type { ViewProps } from '../registry.ts';
+
+declare global {
+  interface Window {
+    __jobscopeBench?: { ready: boolean; redraw(n: number): Promise<number[]> };
+  }
+}
+
+function rng(seed: number) {
+  let s = seed >>> 0 || 1;
+  return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+}
+
+function synth(series: number, points: number, shift: number, t0: number, step: number) {
+  const rand = rng(42 + shift);
+  const t = Array.from({ length: points }, (_, i) => t0 + (i + shift) * step);
+  const out: Series[] = [];
+  for (let s = 0; s < series; s++) {
+    let v = rand() * 100;
+    const values = new Array<number | null>(points);
+    for (let i = 0; i < points; i++) {
+      v = Math.max(0, v + (rand() - 0.5) * 10);
+      values[i] = Math.round(v);
+    }
+    out.push({ name: `queue_${s}`, values, color: PALETTE[s % PALETTE.length]! });
+  }
+  return { t, series: out };
+}
+
+const frame = () => new Promise<void>((r) => requestAnimationFrame(() => r()));
+
+export default function ChartBenchView({ route }: ViewProps) {
+  const nSeries = Math.min(200, Number(route.query.get('series') ?? 50));
+  const nPoints = Math.min(5000, Number(route.query.get('points') ?? 1000));
+  const [shift, setShift] = useState(0);
+  const step = 5000;
+  const t0 = useMemo(() => Date.now() - nPoints * step, [nPoints]);
+  const data = useMemo(() => synth(nSeries, nPoints, shift, t0, step), [nSeries, nPoints, shift, t0]);
+
+  useEffect(() => {
+    let n = 0;
+    window.__jobscopeBench = {
+      ready: true,
+      async redraw(times: number) {
+        const out: number[] = [];
+        for (let i = 0; i < times; i++) {
+          const start = performance.now();
+          setShift(++n);
+          await frame();
+          await frame();
+          out.push(performance.now() - start);
+        }
+        return out;
+      },
+    };
+    return () => void (window.__jobscopeBench = undefined);
+  }, []);
+
+  return (
+    <section className="view" data-testid="view-bench">
+      <h2>Chart bench: {nSeries} series × {nPoints} points</h2>
+      <div className="card">
+        <TimeSeriesChart testId="chart-bench" t={data.t} series={data.series} from={data.t[0]!} to={data.t[data.t.length - 1]!} height={420} />
+      </div>
+    </section>
+  );
+}

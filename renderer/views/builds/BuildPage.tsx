@@ -1,0 +1,111 @@
+// One build: its facts, a live trace, its artifacts, and a cancel button while it can be cancelled.
+import { useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useClient } from '../../app/client-context.tsx';
+import { saveBlob } from '../../app/save-file.ts';
+import { humanDuration, num } from '../../components/format.ts';
+import { StatusBadge } from './BuildsView.tsx';
+import { useTraceTail } from './useTraceTail.ts';
+
+export function BuildPage({ id }: { id: number }) {
+  const client = useClient();
+  const qc = useQueryClient();
+  const build = useQuery({
+    queryKey: ['build', id],
+    queryFn: () => client.build(id),
+    refetchInterval: (q) => (q.state.data && ['pending', 'running'].includes(q.state.data.status) ? 1500 : false),
+  });
+  const trace = useTraceTail(client, id);
+  const cancel = useMutation({ mutationFn: () => client.cancelBuild(id), onSuccess: (b) => qc.setQueryData(['build', id], b) });
+  const [downloadMsg, setDownloadMsg] = useState<string | null>(null);
+
+  // The trace's Build-Status is fresher than the build query: refetch when they disagree.
+  useEffect(() => {
+    if (trace.buildStatus && build.data && trace.buildStatus !== build.data.status) void build.refetch();
+  }, [trace.buildStatus, build]);
+
+  async function download() {
+    setDownloadMsg('Downloading…');
+    try {
+      const { blob, filename } = await client.artifacts(id);
+      await saveBlob(blob, filename);
+      setDownloadMsg(`Saved ${filename} (${num(blob.size)} bytes).`);
+    } catch (e) {
+      setDownloadMsg((e as Error).message);
+    }
+  }
+
+  const b = build.data;
+  if (build.error) return <section className="view"><p className="error">{(build.error as Error).message}</p><a href="#/builds">← Builds</a></section>;
+  if (!b) return <section className="view"><p className="muted">Loading build #{id}…</p></section>;
+  const active = b.status === 'pending' || b.status === 'running';
+
+  return (
+    <section className="view" data-testid="view-build">
+      <div className="toolbar">
+        <a href="#/builds">← Builds</a>
+        <h2>#{b.id} {b.name}</h2>
+        <StatusBadge status={b.status} />
+        <span className="spacer" />
+        {active && (
+          <button className="danger" onClick={() => cancel.mutate()} disabled={cancel.isPending} data-testid="build-cancel">Cancel build</button>
+        )}
+      </div>
+      {cancel.error && <p className="error">{(cancel.error as Error).message}</p>}
+      <dl className="facts">
+        <dt>Stage</dt><dd>{b.stage}</dd>
+        <dt>Ref</dt><dd>{b.ref} <code>{b.sha.slice(0, 8)}</code></dd>
+        <dt>Runner</dt><dd>{b.runner_id === null ? '—' : `#${b.runner_id}`}</dd>
+        <dt>Duration</dt><dd>{b.duration === null ? '—' : humanDuration(b.duration)}</dd>
+        <dt>Created</dt><dd>{new Date(b.created_at).toLocaleString()}</dd>
+        <dt>Trace</dt><dd data-testid="trace-bytes">{num(trace.bytes)} bytes</dd>
+      </dl>
+
+      <TraceViewer chunks={trace.chunks} live={!trace.done} error={trace.error} />
+
+      <section className="card" aria-labelledby="art-h" data-testid="artifacts">
+        <div className="card-head"><h3 id="art-h">Artifacts</h3></div>
+        {b.artifacts ? (
+          <>
+            <p>
+              <code>{b.artifacts.filename}</code> — {num(b.artifacts.size)} bytes{b.artifacts.expire_at && <>, expires {new Date(b.artifacts.expire_at).toLocaleString()}</>}{' '}
+              <button onClick={() => void download()} data-testid="artifacts-download">Download</button>
+            </p>
+            {downloadMsg && <p className="small" role="status" data-testid="artifacts-message">{downloadMsg}</p>}
+            {b.artifacts.files ? (
+              <table data-testid="artifact-files">
+                <thead><tr><th>File</th><th>Size</th></tr></thead>
+                <tbody>{b.artifacts.files.map((f) => <tr key={f.name}><td><code>{f.name}</code></td><td>{num(f.size)}</td></tr>)}</tbody>
+              </table>
+            ) : (
+              <p className="muted small">The file listing appears once the server has read the archive.</p>
+            )}
+          </>
+        ) : (
+          <p className="muted">No artifacts.</p>
+        )}
+      </section>
+    </section>
+  );
+}
+
+function TraceViewer({ chunks, live, error }: { chunks: string[]; live: boolean; error: string | null }) {
+  const box = useRef<HTMLPreElement>(null);
+  const [follow, setFollow] = useState(true);
+  useLayoutEffect(() => {
+    if (follow && box.current) box.current.scrollTop = box.current.scrollHeight;
+  }, [chunks, follow]);
+  return (
+    <section className="card" aria-labelledby="trace-h">
+      <div className="card-head">
+        <h3 id="trace-h">Trace {live && <span className="badge status-running" data-testid="trace-live">live</span>}</h3>
+        <label className="inline small"><input type="checkbox" checked={follow} onChange={(e) => setFollow(e.target.checked)} /> follow</label>
+      </div>
+      {error && <p className="error small">{error}</p>}
+      {/* Each chunk is ansi_up output with escape_html on: text is escaped, only its own <span>s remain. */}
+      <pre ref={box} className="trace" data-testid="trace" aria-live="polite">
+        {chunks.map((html, i) => <span key={i} dangerouslySetInnerHTML={{ __html: html }} />)}
+      </pre>
+    </section>
+  );
+}

@@ -1,0 +1,77 @@
+// Builds of the embedded server: a filterable list, and a build's page at #/builds/<id>.
+import { useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import type { BuildView } from '../../api/client.ts';
+import { useClient } from '../../app/client-context.tsx';
+import type { ViewProps } from '../registry.ts';
+import { humanDuration } from '../../components/format.ts';
+import { BuildPage } from './BuildPage.tsx';
+
+const STATUSES = ['pending', 'running', 'success', 'failed', 'canceled'] as const;
+
+export function StatusBadge({ status }: { status: BuildView['status'] }) {
+  return <span className={`badge status-${status}`} data-testid="build-status">{status}</span>;
+}
+
+export default function BuildsView({ route }: ViewProps) {
+  const id = route.rest[0];
+  if (id && /^\d+$/.test(id)) return <BuildPage id={Number(id)} />;
+  return <BuildList />;
+}
+
+function BuildList() {
+  const client = useClient();
+  const [status, setStatus] = useState<string>('');
+  const [project, setProject] = useState<string>('');
+  const projects = useQuery({ queryKey: ['projects'], queryFn: client.projects, refetchInterval: 15_000 });
+  const runners = useQuery({ queryKey: ['runners'], queryFn: client.runners, refetchInterval: 15_000 });
+  const builds = useQuery({
+    queryKey: ['builds', status, project],
+    queryFn: () => client.builds({ ...(status ? { status: status as BuildView['status'] } : {}), ...(project ? { project_id: Number(project) } : {}), limit: 200 }),
+    refetchInterval: 2000,
+  });
+  const projectName = new Map((projects.data ?? []).map((p) => [p.id, p.name]));
+  const runnerName = new Map((runners.data ?? []).map((r) => [r.id, r.description || `#${r.id}`]));
+
+  return (
+    <section className="view" data-testid="view-builds">
+      <div className="toolbar">
+        <h2>Builds</h2>
+        <label className="inline">Status
+          <select value={status} onChange={(e) => setStatus(e.target.value)} data-testid="filter-status">
+            <option value="">any</option>
+            {STATUSES.map((s) => <option key={s} value={s}>{s}</option>)}
+          </select>
+        </label>
+        <label className="inline">Project
+          <select value={project} onChange={(e) => setProject(e.target.value)} data-testid="filter-project">
+            <option value="">any</option>
+            {(projects.data ?? []).map((p) => <option key={p.id} value={p.id}>{p.name}</option>)}
+          </select>
+        </label>
+      </div>
+      {builds.error && <p className="error">{(builds.error as Error).message}</p>}
+      <div className="table-wrap card">
+        <table data-testid="builds-table">
+          <thead>
+            <tr><th>#</th><th>Name</th><th>Project</th><th>Status</th><th>Runner</th><th>Duration</th><th>Created</th></tr>
+          </thead>
+          <tbody>
+            {(builds.data ?? []).map((b) => (
+              <tr key={b.id} data-testid="build-row" data-build={b.id}>
+                <td><a href={`#/builds/${b.id}`} data-testid="build-link">#{b.id}</a></td>
+                <td><a href={`#/builds/${b.id}`}>{b.name}</a> <span className="muted small">{b.stage}</span></td>
+                <td>{projectName.get(b.project_id) ?? b.project_id}</td>
+                <td><StatusBadge status={b.status} /></td>
+                <td>{b.runner_id === null ? '—' : runnerName.get(b.runner_id) ?? `#${b.runner_id}`}</td>
+                <td>{b.duration === null ? (b.started_at ? humanDuration((Date.now() - Date.parse(b.started_at)) / 1000) : '—') : humanDuration(b.duration)}</td>
+                <td>{new Date(b.created_at).toLocaleString()}</td>
+              </tr>
+            ))}
+            {builds.data && !builds.data.length && <tr><td colSpan={7} className="muted">No builds match. Create some through the control API or the simulator.</td></tr>}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}

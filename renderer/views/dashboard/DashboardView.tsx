@@ -1,0 +1,177 @@
+// The job-health dashboard of the selected connection: KPI cards, charts over a time range (live
+// or paused), queues and processes tables, thresholds, connection health, CSV export.
+import { useMemo, useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import type { Alert, History, Thresholds } from '../../api/client.ts';
+import { useClient } from '../../app/client-context.tsx';
+import { useSelectedConnection } from '../../app/connection-context.tsx';
+import { saveBlob } from '../../app/save-file.ts';
+import { PALETTE, TimeSeriesChart, type Marker, type RefLine, type Series } from '../../components/TimeSeriesChart.tsx';
+import { Glossary } from '../../components/glossary.tsx';
+import { ago, humanDuration, num } from '../../components/format.ts';
+import { CHART_POINTS, RANGES, SPARK_POINTS, type RangeKey } from './ranges.ts';
+import { KpiCards } from './KpiCards.tsx';
+import { QueuesTable } from './QueuesTable.tsx';
+import { ProcessesTable } from './ProcessesTable.tsx';
+import { ThresholdsEditor } from './ThresholdsEditor.tsx';
+import { QueuePicker } from './QueuePicker.tsx';
+
+const TOP = 8;
+
+function queueSeries(h: History | undefined, field: 'backlog' | 'latency', names: string[]): Series[] {
+  if (!h) return [];
+  return names.map((q, i) => ({ name: q, values: h.queues[q]?.[field] ?? [], color: PALETTE[i % PALETTE.length]! }));
+}
+
+function thresholdLines(t: Thresholds | undefined, field: 'backlog' | 'latency', names: string[]): RefLine[] {
+  if (!t) return [];
+  const out: RefLine[] = [];
+  const seen = new Set<number>();
+  for (const q of names) {
+    const v = t.queues[q]?.[field];
+    if (v !== undefined && !seen.has(v)) {
+      seen.add(v);
+      out.push({ y: v, label: `${q} ${field} limit` });
+    }
+  }
+  const d = t.default?.[field];
+  if (d !== undefined && !seen.has(d)) out.push({ y: d, label: `${field} limit` });
+  return out;
+}
+
+export default function DashboardView() {
+  const client = useClient();
+  const { id } = useSelectedConnection();
+  const [rangeKey, setRangeKey] = useState<RangeKey>('15m');
+  const [pausedAt, setPausedAt] = useState<number | null>(null);
+  const [queues, setQueues] = useState<string[] | null>(null);
+  const [exportError, setExportError] = useState<string | null>(null);
+  const range = RANGES.find((r) => r.key === rangeKey)!;
+
+  const connections = useQuery({ queryKey: ['connections'], queryFn: client.connections, refetchInterval: 5000 });
+  const conn = connections.data?.find((c) => c.id === id);
+  const everyMs = Math.max(2, conn?.interval_s ?? 5) * 1000;
+  const live = pausedAt === null;
+  const refetchInterval = live ? everyMs : false;
+
+  const timeWindow = () => {
+    const to = pausedAt ?? Date.now();
+    return { from: to - range.ms, to };
+  };
+  const history = useQuery({
+    queryKey: ['history', id, rangeKey, pausedAt, queues?.join('\n') ?? null],
+    queryFn: () => client.history(id, { ...timeWindow(), points: CHART_POINTS, ...(queues ? { queues: queues.join(',') } : { top: TOP }) }),
+    refetchInterval,
+    placeholderData: (prev) => prev,
+  });
+  const spark = useQuery({
+    queryKey: ['spark', id, rangeKey, pausedAt],
+    queryFn: () => client.history(id, { ...timeWindow(), points: SPARK_POINTS, top: 500 }),
+    refetchInterval,
+    placeholderData: (prev) => prev,
+  });
+  const current = useQuery({ queryKey: ['current', id], queryFn: () => client.current(id), refetchInterval: live ? everyMs : false });
+  const thresholds = useQuery({ queryKey: ['thresholds', id], queryFn: () => client.thresholds(id) });
+  const alerts = useQuery({ queryKey: ['alerts-all'], queryFn: () => client.alerts(), refetchInterval: live ? 5000 : false });
+
+  const h = history.data;
+  const from = h?.from ?? Date.now() - range.ms;
+  const to = h?.to ?? Date.now();
+  const names = useMemo(() => (h ? (queues ?? Object.keys(h.queues)).filter((q) => h.queues[q]) : []), [h, queues]);
+
+  const backlog = useMemo(() => queueSeries(h, 'backlog', names), [h, names]);
+  const latency = useMemo(() => queueSeries(h, 'latency', names), [h, names]);
+  const workers = useMemo<Series[]>(
+    () => (h ? [{ name: 'busy', values: h.totals.busy, color: PALETTE[0]!, kind: 'area' }, { name: 'concurrency', values: h.totals.concurrency, color: PALETTE[3]!, kind: 'step' }] : []),
+    [h],
+  );
+  const rates = useMemo<Series[]>(
+    () => (h ? [{ name: 'processed/s', values: h.totals.processed_rate, color: PALETTE[2]! }, { name: 'failed/s', values: h.totals.failed_rate, color: PALETTE[3]! }] : []),
+    [h],
+  );
+  const markers = useMemo<Record<string, Marker[]>>(() => {
+    const by: Record<string, Marker[]> = { latency: [], backlog: [], failure_rate: [] };
+    for (const a of (alerts.data ?? []) as Alert[]) {
+      const t = Date.parse(a.at);
+      if (a.connection_id === id && t >= from && t <= to) by[a.kind]!.push({ t, label: a.kind });
+    }
+    return by;
+  }, [alerts.data, id, from, to]);
+  const failLine = thresholds.data?.failure_rate !== undefined ? [{ y: thresholds.data.failure_rate, label: 'failure-rate limit' }] : [];
+
+  async function exportCsv() {
+    const w = { from, to };
+    const blob = await client.exportCsv(id, w.from, w.to);
+    await saveBlob(blob, `jobscope-${id}-${new Date(w.from).toISOString().replace(/[:.]/g, '-')}.csv`);
+  }
+
+  return (
+    <section className="view dashboard" data-testid="view-dashboard">
+      <div className="toolbar">
+        <h2>{conn?.name ?? 'Dashboard'}</h2>
+        <div className="segmented" role="group" aria-label="Time range">
+          {RANGES.map((r) => (
+            <button key={r.key} className={r.key === rangeKey ? 'on' : ''} aria-pressed={r.key === rangeKey} onClick={() => setRangeKey(r.key)} data-testid={`range-${r.key}`}>
+              {r.label}
+            </button>
+          ))}
+        </div>
+        <button onClick={() => setPausedAt(live ? Date.now() : null)} aria-pressed={!live} data-testid="live-toggle">{live ? '❚❚ Pause' : '▶ Resume live'}</button>
+        <button className="ghost" onClick={() => { void history.refetch(); void spark.refetch(); void current.refetch(); }} data-testid="refresh">↻ Refresh</button>
+        <QueuePicker all={h?.queue_names ?? []} chosen={queues} onChange={setQueues} top={TOP} />
+        <span className="spacer" />
+        <button className="ghost" onClick={() => { setExportError(null); void exportCsv().catch((e) => setExportError(`CSV export failed: ${(e as Error).message}`)); }} data-testid="export-csv">Export CSV</button>
+      </div>
+
+      <Health
+        live={live}
+        lastSampleAt={conn?.last_sample_at ?? null}
+        lastError={conn?.last_error ?? null}
+        gaps={h?.gaps.length ?? 0}
+        error={(history.error ?? current.error ?? (exportError ? new Error(exportError) : null)) as Error | null}
+        every={everyMs / 1000}
+      />
+
+      <KpiCards current={current.data} history={h} />
+
+      <div className="charts">
+        <div className="card">
+          <h3><Glossary term="backlog">Backlog per queue</Glossary></h3>
+          <TimeSeriesChart testId="chart-backlog" t={h?.t ?? []} series={backlog} from={from} to={to} yFormat={num} refLines={thresholdLines(thresholds.data, 'backlog', names)} markers={markers.backlog} />
+        </div>
+        <div className="card">
+          <h3><Glossary term="latency">Latency per queue</Glossary></h3>
+          <TimeSeriesChart testId="chart-latency" t={h?.t ?? []} series={latency} from={from} to={to} yFormat={(v) => humanDuration(v)} refLines={thresholdLines(thresholds.data, 'latency', names)} markers={markers.latency} />
+        </div>
+        <div className="card">
+          <h3><Glossary term="busy">Busy workers</Glossary> vs <Glossary term="concurrency">concurrency</Glossary></h3>
+          <TimeSeriesChart testId="chart-workers" t={h?.t ?? []} series={workers} from={from} to={to} yFormat={num} />
+        </div>
+        <div className="card">
+          <h3><Glossary term="processed">Processed</Glossary> and <Glossary term="failed">failed</Glossary> per second</h3>
+          <TimeSeriesChart testId="chart-rates" t={h?.t ?? []} series={rates} from={from} to={to} yFormat={(v) => v.toFixed(2)} refLines={failLine} markers={markers.failure_rate} />
+        </div>
+      </div>
+
+      <div className="tables">
+        <QueuesTable connectionId={id} current={current.data} spark={spark.data} />
+        <ProcessesTable connectionId={id} current={current.data} />
+      </div>
+      <ThresholdsEditor connectionId={id} thresholds={thresholds.data} queueNames={h?.queue_names ?? Object.keys(current.data?.queues ?? {})} />
+    </section>
+  );
+}
+
+function Health({ live, lastSampleAt, lastError, gaps, error, every }: { live: boolean; lastSampleAt: string | null; lastError: string | null; gaps: number; error: Error | null; every: number }) {
+  const ok = !lastError && !error;
+  return (
+    <div className={`health ${ok ? 'ok' : 'bad'}`} data-testid="connection-health" role="status">
+      <span className={`dot ${ok ? 'ok' : 'bad'}`} aria-hidden="true" />
+      <span>{live ? `Live, every ${every} s` : 'Paused'}</span>
+      <span className="muted">Last sample: <span data-testid="last-sample">{lastSampleAt ? `${new Date(lastSampleAt).toLocaleTimeString()} (${ago(lastSampleAt)})` : 'none yet'}</span></span>
+      {gaps > 0 && <span className="muted" data-testid="gap-count">{gaps} failed sample{gaps === 1 ? '' : 's'} in range (shown as gaps)</span>}
+      {lastError && <span className="error" data-testid="last-error">Sampling failed: {lastError}</span>}
+      {error && <span className="error">{error.message}</span>}
+    </div>
+  );
+}

@@ -1,0 +1,42 @@
+// The headline numbers of the latest sample, with rates from the history's counter deltas.
+import type { ReactNode } from 'react';
+import type { CurrentSample, History } from '../../api/client.ts';
+import { Glossary, type Term } from '../../components/glossary.tsx';
+import { num, rate } from '../../components/format.ts';
+
+function lastValue(s: (number | null)[] | undefined): number | null {
+  if (!s) return null;
+  for (let i = s.length - 1; i >= 0; i--) if (s[i] !== null && s[i] !== undefined) return s[i]!;
+  return null;
+}
+
+function Card({ term, label, value, sub, testId }: { term: Term; label: string; value: string; sub?: ReactNode; testId: string }) {
+  return (
+    <div className="kpi card" data-testid={testId}>
+      <div className="kpi-label"><Glossary term={term}>{label}</Glossary></div>
+      <div className="kpi-value" data-testid={`${testId}-value`}>{value}</div>
+      {sub && <div className="kpi-sub muted small">{sub}</div>}
+    </div>
+  );
+}
+
+export function KpiCards({ current, history }: { current: CurrentSample | null | undefined; history: History | undefined }) {
+  const busy = current ? current.processes.reduce((a, p) => a + p.busy, 0) : null;
+  const conc = current ? current.processes.reduce((a, p) => a + p.concurrency, 0) : null;
+  const util = busy !== null && conc ? Math.round((busy / conc) * 100) : null;
+  return (
+    <div className="kpis">
+      <Card term="processed" label="Processed" testId="kpi-processed" value={num(current?.jobs.processed)} sub={<>{rate(lastValue(history?.totals.processed_rate))} processed</>} />
+      <Card term="failed" label="Failed" testId="kpi-failed" value={num(current?.jobs.failed)} sub={<>{rate(lastValue(history?.totals.failed_rate))} failed</>} />
+      <Card term="enqueued" label="Enqueued" testId="kpi-enqueued" value={num(current?.jobs.enqueued)} />
+      <Card
+        term="busy"
+        label="Busy / concurrency"
+        testId="kpi-busy"
+        value={busy === null ? '—' : `${num(busy)} / ${num(conc)}`}
+        sub={<Glossary term="utilization"><span data-testid="kpi-utilization">{util === null ? '—' : `${util}%`}</span> utilization</Glossary>}
+      />
+      <Card term="processes" label="Processes" testId="kpi-processes" value={num(current?.processes.length)} />
+    </div>
+  );
+}

@@ -1,0 +1,29 @@
+// The navigation: one entry per view, in menu order. Adding a view is one line here:
+//   { id: 'my-view', label: 'My view', component: lazy(() => import('./my-view/MyView.tsx')) },
+// The component receives the route (`#/<id>/<rest…>?query`). `hidden` keeps an entry routable
+// but out of the menu (dev hooks). The two placeholders below are slots for engineer F's views:
+// replace `component` with the real one when server/simulator lands.
+import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
+import type { Route } from '../app/route.ts';
+
+export interface ViewProps {
+  route: Route;
+}
+
+export interface ViewEntry {
+  id: string;
+  label: string;
+  component: ComponentType<ViewProps> | LazyExoticComponent<ComponentType<ViewProps>>;
+  hidden?: boolean;
+}
+
+export const VIEWS: ViewEntry[] = [
+  { id: 'dashboard', label: 'Dashboard', component: lazy(() => import('./dashboard/DashboardView.tsx')) },
+  { id: 'connections', label: 'Connections', component: lazy(() => import('./connections/ConnectionsView.tsx')) },
+  { id: 'builds', label: 'Builds', component: lazy(() => import('./builds/BuildsView.tsx')) },
+  { id: 'simulator', label: 'Simulator', component: lazy(() => import('./simulator/SimulatorSlot.tsx')) },
+  { id: 'runner-console', label: 'Runner console', component: lazy(() => import('./runner-console/RunnerConsoleSlot.tsx')) },
+  { id: 'bench', label: 'Chart bench', component: lazy(() => import('./bench/ChartBenchView.tsx')), hidden: true },
+];
+
+export const DEFAULT_VIEW = 'dashboard';
