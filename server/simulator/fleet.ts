@@ -1,0 +1,230 @@
+// A fleet: N virtual runners in groups (tags, behaviour, faults), each with its own seeded PRNG,
+// sharing one HTTP client and journal; optionally creating its builds first through Jobscope's
+// control API. It ends when its builds are done (or when stopped) and can say whether the server
+// broke the protocol on the way.
+import type { Faults, FleetStatus } from '../contract/simulator.ts';
+import type { ResolvedBehaviour } from './behaviour.ts';
+import { HttpClient } from './http-client.ts';
+import type { Journal } from './journal.ts';
+import { Prng } from './prng.ts';
+import { controlApiBase, jsonOf } from './runner-client.ts';
+import { FleetStats, totalsOf } from './stats.ts';
+import { VirtualRunner, type FleetLink } from './virtual-runner.ts';
+
+export interface RunnerGroupSpec {
+  name: string;
+  count: number;
+  tags: string[];
+  runUntagged: boolean;
+  tokens?: string[];
+  behaviour: ResolvedBehaviour;
+  faults: Faults;
+}
+
+export interface FleetOptions {
+  target: string;
+  registrationToken?: string;
+  adminToken?: string;
+  /** Compare traces and artifacts after each build (needs adminToken and a Jobscope target). */
+  verify: boolean;
+  seed: number;
+  /** Builds to finish; null = until stopped. */
+  builds: number | null;
+  /** Create `builds` builds through the control API first. */
+  createBuilds: boolean;
+  buildTemplate?: { commands?: string; tag_list?: string[]; name?: string };
+  groups: RunnerGroupSpec[];
+  journal: Journal;
+  requestTimeoutMs?: number;
+  /** Unregister self-registered runners at the end (as `gitlab-ci-multi-runner unregister`). */
+  unregister?: boolean;
+}
+
+export const DEFAULT_COMMANDS = [
+  'echo "Building $CI_BUILD_REF_NAME"',
+  'npm ci',
+  'npm run build',
+  'npm test',
+  'mkdir -p out',
+  'cp -r dist out/',
+].join('\n');
+
+let nextFleetId = 1;
+
+export class Fleet {
+  readonly id = nextFleetId++;
+  readonly stats = new FleetStats();
+  readonly runners: VirtualRunner[] = [];
+  state: FleetStatus['state'] = 'idle';
+  message = '';
+  startedAt = 0;
+  finishedAt = 0;
+  private readonly controller = new AbortController();
+  private readonly client: HttpClient;
+  private readonly owners = new Map<number, string>();
+  private taken = 0;
+  private done: Promise<void> = Promise.resolve();
+
+  constructor(readonly opts: FleetOptions) {
+    this.client = new HttpClient(opts.journal, {
+      timeoutMs: opts.requestTimeoutMs ?? 30_000,
+      onExchange: (x, a) => {
+        this.stats.request();
+        const r = this.byName.get(x.runner);
+        if (r) r.counters.requests++;
+        void a;
+      },
+    });
+    const prng = new Prng(opts.seed);
+    for (const g of opts.groups) {
+      for (let i = 0; i < g.count; i++) {
+        const name = g.count === 1 && opts.groups.length > 1 ? g.name : `${g.name}-${i + 1}`;
+        const runner = new VirtualRunner(
+          {
+            name,
+            tags: g.tags,
+            runUntagged: g.runUntagged,
+            token: g.tokens?.[i],
+            behaviour: g.behaviour,
+            faults: g.faults,
+            seed: Math.floor(prng.next() * 4294967296),
+          },
+          this.link(),
+        );
+        this.runners.push(runner);
+      }
+    }
+    this.byName = new Map(this.runners.map((r) => [r.name, r]));
+  }
+
+  private readonly byName: Map<string, VirtualRunner>;
+
+  private link(): FleetLink {
+    return {
+      client: this.client,
+      target: this.opts.target,
+      registrationToken: this.opts.registrationToken,
+      adminToken: this.opts.adminToken,
+      verify: this.opts.verify && this.opts.adminToken !== undefined,
+      stats: this.stats,
+      signal: this.controller.signal,
+      claim: (id, runner) => {
+        if (this.owners.has(id)) return false;
+        this.owners.set(id, runner);
+        this.taken++;
+        return true;
+      },
+      wantsBuilds: () => this.opts.builds === null || this.taken < this.opts.builds,
+    };
+  }
+
+  get protocolBroken(): boolean {
+    return this.stats.violationCount > 0;
+  }
+
+  /** Creates the builds (when asked) and sets the runners going; `finished` resolves at the end. */
+  async start(): Promise<void> {
+    this.state = 'running';
+    this.startedAt = Date.now();
+    if (this.opts.createBuilds && this.opts.builds) {
+      this.message = `creating ${this.opts.builds} builds`;
+      await this.createBuilds(this.opts.builds);
+    }
+    this.message = 'running';
+    this.done = Promise.all(this.runners.map((r) => r.run().catch((err: unknown) => this.crashed(r, err)))).then(() => this.finish());
+  }
+
+  get finished(): Promise<void> {
+    return this.done;
+  }
+
+  async stop(): Promise<void> {
+    if (this.state === 'running') this.state = 'stopping';
+    this.controller.abort();
+    await this.done;
+  }
+
+  private crashed(r: VirtualRunner, err: unknown): void {
+    this.stats.error('runner_crash', r.counters);
+    r.state = 'stopped';
+    r.detail = `stopped by an internal error: ${(err as Error).message}`;
+  }
+
+  private async finish(): Promise<void> {
+    if (this.opts.unregister !== false) await Promise.all(this.runners.map((r) => r.unregister().catch(() => undefined)));
+    this.client.close();
+    this.finishedAt = Date.now();
+    this.message = this.controller.signal.aborted
+      ? 'stopped'
+      : this.runners.every((r) => r.counters.builds === 0 && r.state === 'stopped' && r.detail.includes('registration'))
+        ? 'no runner could register: check the registration token'
+        : 'all builds done';
+    this.state = 'finished';
+  }
+
+  /** Through the control API: a project named "simulator" (made once), then the builds, 1000 per call. */
+  private async createBuilds(count: number): Promise<void> {
+    const admin = this.opts.adminToken;
+    if (!admin) throw new FleetSetupError('creating builds needs the target’s admin token (PRIVATE-TOKEN)');
+    const base = controlApiBase(this.opts.target);
+    const headers = { 'PRIVATE-TOKEN': admin, 'Content-Type': 'application/json' };
+    const call = async (method: string, path: string, body?: unknown) => {
+      const a = await this.client.send({ method, url: `${base}${path}`, headers, body: body === undefined ? undefined : Buffer.from(JSON.stringify(body)), runner: 'setup' });
+      if (a.status >= 300 || a.status === 0) {
+        throw new FleetSetupError(`${method} ${base}${path} answered ${a.status || a.error}: ${a.body.toString('utf8').slice(0, 200)} — is the target a Jobscope server and the admin token right?`);
+      }
+      return jsonOf<unknown>(a);
+    };
+    const projects = ((await call('GET', '/projects')) ?? []) as { id: number; name: string }[];
+    const project = projects.find((p) => p.name === 'simulator') ?? ((await call('POST', '/projects', { name: 'simulator' })) as { id: number });
+    const withArtifacts = this.opts.groups.some((g) => g.behaviour.artifactBytes > 0);
+    const t = this.opts.buildTemplate ?? {};
+    for (let left = count; left > 0; ) {
+      const n = Math.min(1000, left);
+      await call('POST', `/projects/${project.id}/builds`, {
+        name: t.name ?? 'simulated',
+        commands: t.commands ?? DEFAULT_COMMANDS,
+        ...(t.tag_list?.length ? { tag_list: t.tag_list } : {}),
+        options: withArtifacts ? { artifacts: { paths: ['out/'], name: 'sim-artifacts', expire_in: '1 week' } } : {},
+        count: n,
+      });
+      left -= n;
+    }
+  }
+
+  status(): FleetStatus {
+    const now = this.finishedAt || Date.now();
+    return {
+      state: this.state,
+      id: this.id,
+      target: this.opts.target,
+      seed: this.opts.seed,
+      builds_target: this.opts.builds,
+      started_at: this.startedAt ? new Date(this.startedAt).toISOString() : null,
+      finished_at: this.finishedAt ? new Date(this.finishedAt).toISOString() : null,
+      duration_s: this.startedAt ? (now - this.startedAt) / 1000 : 0,
+      protocol_broken: this.protocolBroken,
+      totals: totalsOf(
+        this.runners.map((r) => r.counters),
+        this.stats,
+      ),
+      errors_by_kind: { ...this.stats.errorsByKind },
+      faults_by_kind: { ...this.stats.faults.byKind },
+      fault_answers: structuredClone(this.stats.faults.answers),
+      violations: [...this.stats.violations],
+      runners: this.runners.map((r) => ({
+        name: r.name,
+        runner_id: r.runnerId,
+        tags: r.spec.tags,
+        state: r.state,
+        build_id: r.buildId,
+        progress: Math.round(r.progress * 1000) / 1000,
+        detail: r.detail,
+        counters: { ...r.counters },
+      })),
+      message: this.message,
+    };
+  }
+}
+
+export class FleetSetupError extends Error {}

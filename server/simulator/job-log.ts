@@ -1,0 +1,95 @@
+// A build's job log, written the way gitlab-ci-multi-runner 1.11.5 with the shell executor writes
+// it (see the capture in shared/spec/real-runner-requests.md): the same banner, colours and
+// "$ command" lines, then made-up but plausible output for each command. Nothing is executed.
+import type { Prng } from './prng.ts';
+
+const ESC = '\x1b';
+const GREEN = `${ESC}[32;1m`;
+const RED = `${ESC}[31;1m`;
+const YELLOW = `${ESC}[0;33m`;
+const RESET = `${ESC}[0;m`;
+const CLEAR = `${ESC}[0K`;
+
+export interface JobLogInput {
+  buildId: number;
+  projectId: number;
+  sha: string;
+  ref: string;
+  commands: string;
+  runnerName: string;
+  runnerToken: string;
+  host: string;
+  /** Approximate total size; output lines are added until it is reached. */
+  targetBytes: number;
+  fails: boolean;
+  artifacts: { name: string; bytes: number } | null;
+}
+
+const WORDS = ['compiling', 'linking', 'resolving', 'checking', 'bundling', 'fetching', 'caching', 'indexing', 'writing', 'verifying'];
+const THINGS = ['src/core/queue.ts', 'src/api/runner.ts', 'lib/trace.rb', 'vendor/gems', 'node_modules/.cache', 'build/app.js', 'spec/models', 'assets/ui.css', 'pkg/store', 'docs/index.md'];
+
+function outputFor(cmd: string, prng: Prng, step: number): string[] {
+  const echo = /^echo\s+(.*)$/.exec(cmd);
+  if (echo) return [echo[1]!.replace(/^["']|["']$/g, '').replace(/\$\{?CI_[A-Z_]+\}?/g, 'value')];
+  if (/^(sleep|mkdir|cd|export|cp|mv|rm)\b/.test(cmd)) return [];
+  if (/\b(test|rspec|jest|vitest|pytest)\b/.test(cmd)) {
+    const n = prng.int(3, 12);
+    return [...Array.from({ length: n }, (_, i) => `  ${GREEN}✓${RESET} ${prng.pick(THINGS)} › case ${step}.${i + 1} (${prng.int(1, 900)} ms)`), `${n} passed`];
+  }
+  return [`${prng.pick(WORDS)} ${prng.pick(THINGS)}…`];
+}
+
+function filler(prng: Prng, t: number): string {
+  const ms = prng.int(1, 2500);
+  const kind = prng.next();
+  const ts = new Date(Date.UTC(2026, 0, 1, 12, 0, t)).toISOString().slice(11, 19);
+  if (kind < 0.08) return `${YELLOW}warning:${RESET} ${prng.pick(THINGS)} is deprecated, see docs/upgrade.md`;
+  if (kind < 0.2) return `  ${GREEN}✓${RESET} ${prng.pick(THINGS)} (${ms} ms)`;
+  return `[${ts}] ${prng.pick(WORDS)} ${prng.pick(THINGS)} … done in ${(ms / 1000).toFixed(3)}s`;
+}
+
+/** The complete log as bytes (UTF-8, with ANSI escapes): the runner streams prefixes of it. */
+export function jobLog(input: JobLogInput, prng: Prng): Buffer {
+  const lines: string[] = [];
+  const sha8 = input.sha.slice(0, 8);
+  const tok8 = input.runnerToken.slice(0, 8);
+  lines.push(
+    `${CLEAR}Running with gitlab-ci-multi-runner 1.11.5 (cbfcb5c8)`,
+    `  on ${input.runnerName} (${tok8})`,
+    `${RESET}${CLEAR}Using Shell executor...`,
+    `${RESET}Running on ${input.host}...`,
+    `${GREEN}Cloning repository...${RESET}`,
+    `Cloning into '/builds/${tok8}/0/project-${input.projectId}'...`,
+    `${GREEN}Checking out ${sha8} as ${input.ref}...${RESET}`,
+    `${GREEN}Skipping Git submodules setup${RESET}`,
+  );
+  const commands = input.commands.split('\n').map((c) => c.trim()).filter(Boolean);
+  const tail: string[] = [];
+  if (input.fails) tail.push(`${RED}ERROR: Build failed: exit status 1`, RESET);
+  else {
+    if (input.artifacts) {
+      tail.push(
+        `${GREEN}Uploading artifacts...${RESET}`,
+        `out/: found ${Math.max(2, Math.ceil(input.artifacts.bytes / 65536) + 1)} matching files`,
+        `Uploading artifacts to coordinator... ok        ${CLEAR}id${RESET}=${input.buildId} responseStatus${RESET}=201 Created token${RESET}=xxxxxxxx`,
+      );
+    }
+    tail.push(`${GREEN}Build succeeded${RESET}`);
+  }
+  let size = Buffer.byteLength(lines.join('\n') + tail.join('\n')) + 2;
+  const per = Math.max(0, (input.targetBytes - size) / Math.max(1, commands.length));
+  let t = 0;
+  commands.forEach((cmd, i) => {
+    const head = [`${GREEN}$ ${cmd}${RESET}`, ...outputFor(cmd, prng, i + 1)];
+    lines.push(...head);
+    size += Buffer.byteLength(head.join('\n')) + 1;
+    const goal = size + per;
+    while (size < goal && size < input.targetBytes) {
+      const line = filler(prng, t++);
+      lines.push(line);
+      size += Buffer.byteLength(line) + 1;
+    }
+  });
+  if (input.fails && commands.length) lines.push(`${RED}make: *** [${commands.at(-1)!.split(' ')[0]}] Error 1${RESET}`);
+  return Buffer.from([...lines, ...tail].join('\n') + '\n', 'utf8');
+}
