@@ -14,6 +14,11 @@ import { registerDocs, registerDocsUi } from './http/docs.ts';
 import { runnerApi } from './runner-api/plugin.ts';
 import { controlApi } from './control-api/plugin.ts';
 import { settingsApi } from './settings-api/plugin.ts';
+import { appApi } from './app-api/plugin.ts';
+import { uiServing } from './ui/plugin.ts';
+import { JobSystem } from './jobs/job-system.ts';
+import { startJobs } from './jobs/service.ts';
+import { metricsApi } from './metrics-api/plugin.ts';
 
 export interface JobscopeServer {
   app: FastifyInstance;
@@ -43,6 +48,7 @@ async function assemble(config: Config, store: Store): Promise<JobscopeServer> {
     store,
     events: new AppEvents(),
     runnerQueue: new RunnerQueue(),
+    jobs: new JobSystem(config, store),
     startedAt: Date.now(),
     onClose: (fn) => void closers.push(fn),
   };
@@ -77,6 +83,10 @@ async function assemble(config: Config, store: Store): Promise<JobscopeServer> {
   await app.register(runnerApi, { prefix: '/ci/api/v1', ctx });
   await app.register(controlApi, { prefix: '/api/v3/sim', ctx });
   await app.register(settingsApi, { prefix: '/api/app', ctx });
+  await app.register(appApi, { prefix: '/api/app', ctx });
+  await app.register(uiServing, { ctx });
+  await app.register(metricsApi, { ctx });
+  startJobs(ctx, app.log);
 
   let closed = false;
   return {

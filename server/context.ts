@@ -4,6 +4,7 @@ import crypto from 'node:crypto';
 import type { Config } from './config.ts';
 import type { Store } from './store/index.ts';
 import type { Build } from './store/builds.ts';
+import type { JobSystem } from './jobs/job-system.ts';
 
 export interface AppEventMap {
   /** A build became pending (created or re-queued): runners' queues tick. */
@@ -38,6 +39,8 @@ export interface AppContext {
   store: Store;
   events: AppEvents;
   runnerQueue: RunnerQueue;
+  /** The embedded job system (queues, worker pools, counters, demo load). */
+  jobs: JobSystem;
   startedAt: number;
   /** Services register their shutdown here; run in reverse order before the store closes. */
   onClose(fn: () => Promise<void> | void): void;

@@ -6,6 +6,7 @@ import { usersRoutes } from './users.ts';
 import { projectsRoutes } from './projects.ts';
 import { buildsRoutes } from './builds.ts';
 import { runnersRoutes } from './runners.ts';
+import { jobsRoutes } from './jobs.ts';
 
 export async function controlApi(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   const opts = { ctx }; // not the caller's options: they carry the prefix, which must not apply twice
@@ -14,4 +15,5 @@ export async function controlApi(app: FastifyInstance, { ctx }: { ctx: AppContex
   await app.register(projectsRoutes, opts);
   await app.register(buildsRoutes, opts);
   await app.register(runnersRoutes, opts);
+  await app.register(jobsRoutes, opts);
 }

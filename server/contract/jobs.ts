@@ -1,0 +1,92 @@
+// The control API's job endpoints (/api/v3/sim/jobs…, /api/v3/sim/load): enqueue synthetic jobs,
+// read the queues and the retry and dead sets, and drive the demo load generator.
+import { Type, type Static } from '@sinclair/typebox';
+
+export const QueueName = Type.String({ pattern: '^[A-Za-z0-9_.:-]{1,100}$', description: 'letters, digits, _ . : - (1–100)' });
+
+export const NewJobs = Type.Object(
+  {
+    queue: QueueName,
+    count: Type.Optional(Type.Integer({ minimum: 1, maximum: 10000, default: 1 })),
+    class: Type.Optional(Type.String({ pattern: '^[A-Za-z][A-Za-z0-9_:]{0,99}$', description: 'class name shown for the jobs (default SyntheticJob)' })),
+    duration_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 3_600_000, description: 'how long each job works' })),
+    fail: Type.Optional(Type.Boolean({ description: 'every run of these jobs fails (they retry, then go to the dead set)' })),
+    retry: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 25 }), Type.Literal(false)], { description: 'retries before the dead set (default 25, as Sidekiq); false = drop on failure' })),
+  },
+  { additionalProperties: false },
+);
+export type NewJobs = Static<typeof NewJobs>;
+
+export const EnqueuedJobs = Type.Object({
+  queue: Type.String(),
+  enqueued: Type.Integer(),
+  backlog: Type.Integer({ description: 'the queue’s backlog right after enqueueing (workers may already have taken some)' }),
+});
+export type EnqueuedJobs = Static<typeof EnqueuedJobs>;
+
+export const QueueView = Type.Object({
+  name: Type.String(),
+  durable: Type.Boolean({ description: 'false for the demo load’s memory-backed queues' }),
+  backlog: Type.Integer(),
+  latency: Type.Integer(),
+  oldest_enqueued_at: Type.Union([Type.String(), Type.Null()]),
+  processes: Type.Integer({ description: 'worker processes serving it' }),
+});
+export type QueueView = Static<typeof QueueView>;
+
+export const FailedJobView = Type.Object({
+  id: Type.Integer(),
+  queue: Type.String(),
+  class: Type.String(),
+  args: Type.Record(Type.String(), Type.Unknown()),
+  retry: Type.Union([Type.Integer(), Type.Boolean()]),
+  retry_count: Type.Integer(),
+  error: Type.Union([Type.String(), Type.Null()]),
+  created_at: Type.String(),
+  enqueued_at: Type.String(),
+  failed_at: Type.Union([Type.String(), Type.Null()]),
+  run_at: Type.Union([Type.String(), Type.Null()], { description: 'retry set: when it goes back into its queue' }),
+});
+export type FailedJobView = Static<typeof FailedJobView>;
+
+export const ListQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+  private_token: Type.Optional(Type.String()),
+});
+export type ListQuery = Static<typeof ListQuery>;
+
+export const RetryDead = Type.Object({ ids: Type.Optional(Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 10000 })) }, { additionalProperties: false });
+export type RetryDead = Static<typeof RetryDead>;
+
+export const Count = Type.Object({ count: Type.Integer() });
+
+export const LoadSettings = Type.Object(
+  {
+    processes: Type.Integer({ minimum: 1, maximum: 1000, description: 'simulated worker processes' }),
+    concurrency: Type.Integer({ minimum: 1, maximum: 200, description: 'worker slots per simulated process' }),
+    queues: Type.Integer({ minimum: 1, maximum: 5000, description: 'synthetic queues (a few hot ones, a long tail)' }),
+    rate: Type.Number({ minimum: 0, maximum: 100000, description: 'mean arrivals per second over all demo queues' }),
+    wave: Type.Number({ minimum: 0, maximum: 1, description: 'amplitude of the slow swell of the rate (0 = flat)' }),
+    period_s: Type.Integer({ minimum: 1, maximum: 86400, description: 'period of the swell, seconds' }),
+    duration_ms: Type.Integer({ minimum: 0, maximum: 600000, description: 'mean job duration' }),
+    failure_rate: Type.Number({ minimum: 0, maximum: 1, description: 'share of jobs that fail' }),
+    burst_every_s: Type.Integer({ minimum: 0, maximum: 86400, description: 'a burst lands in one queue this often; 0 = none' }),
+    burst_size: Type.Integer({ minimum: 0, maximum: 100000 }),
+    seed: Type.Integer({ minimum: 0, maximum: 2 ** 31 - 1 }),
+  },
+  { additionalProperties: false },
+);
+export type LoadSettings = Static<typeof LoadSettings>;
+
+export const LoadPatch = Type.Partial(LoadSettings, { additionalProperties: false });
+export type LoadPatch = Static<typeof LoadPatch>;
+
+export const LoadStatus = Type.Object({
+  running: Type.Boolean(),
+  settings: LoadSettings,
+  started_at: Type.Union([Type.String(), Type.Null()]),
+  generated: Type.Integer({ description: 'jobs generated since it started' }),
+  queues: Type.Array(Type.String()),
+  capacity_per_s: Type.Integer({ description: 'jobs/s the simulated processes can finish at the mean duration' }),
+});
+export type LoadStatus = Static<typeof LoadStatus>;

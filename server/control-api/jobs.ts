@@ -1,0 +1,126 @@
+// /api/v3/sim/jobs…: enqueue synthetic jobs into durable queues, list queues, read the retry and
+// dead sets (retry or clear the dead), and /api/v3/sim/load: start, change, stop the demo load.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../context.ts';
+import {
+  Count, EnqueuedJobs, FailedJobView, ListQuery, LoadPatch, LoadStatus, NewJobs, QueueView, RetryDead,
+  type LoadStatus as LoadStatusT, type FailedJobView as FailedJobViewT,
+} from '../contract/jobs.ts';
+import { conflict } from '../http/errors.ts';
+import { QueueKindError } from '../jobs/job-system.ts';
+import { SYNTHETIC } from '../jobs/builtin/synthetic.ts';
+import type { FailedJob } from '../jobs/job-rows.ts';
+import type { LoadStatus as DemoStatus } from '../jobs/demo-load.ts';
+
+const tags = ['control API: jobs'];
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+function failedView(j: FailedJob): FailedJobViewT {
+  return {
+    id: j.id,
+    queue: j.queue,
+    class: j.class,
+    args: j.args,
+    retry: j.retry,
+    retry_count: j.retry_count,
+    error: j.error,
+    created_at: new Date(j.created_at).toISOString(),
+    enqueued_at: new Date(j.enqueued_at).toISOString(),
+    failed_at: iso(j.failed_at),
+    run_at: iso(j.run_at),
+  };
+}
+
+/** `curl -X PUT …/load` with no body means "no changes", not a 400. */
+async function emptyBodyIsEmptyObject(request: FastifyRequest): Promise<void> {
+  if (request.body === undefined || request.body === null || request.body === '') request.body = {};
+}
+
+const loadView = (s: DemoStatus): LoadStatusT => ({ ...s, started_at: iso(s.started_at) });
+
+export async function jobsRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
+  const { jobs } = ctx;
+
+  app.post<{ Body: NewJobs }>(
+    '/jobs',
+    {
+      schema: {
+        tags,
+        summary: 'Enqueue synthetic jobs (202); they wait in the queue’s backlog until a worker of the server’s pool takes them',
+        body: NewJobs,
+        response: { 202: EnqueuedJobs },
+      },
+    },
+    async (request, reply) => {
+      const b = request.body;
+      const args: Record<string, unknown> = { duration_ms: b.duration_ms ?? 0 };
+      if (b.fail) args.fail = true;
+      try {
+        const created = jobs.enqueue(SYNTHETIC, args, { queue: b.queue, count: b.count ?? 1, class: b.class, retry: b.retry });
+        return reply.code(202).send({ queue: b.queue, enqueued: created.length, backlog: jobs.queue(b.queue)?.backlog ?? 0 });
+      } catch (err) {
+        if (err instanceof QueueKindError) throw conflict(err.message);
+        throw err;
+      }
+    },
+  );
+
+  app.get('/jobs/queues', { schema: { tags, summary: 'Every queue with its backlog, latency and how many processes serve it', response: { 200: Type.Array(QueueView) } } }, async () => {
+    const now = Date.now();
+    const served = new Map<string, number>();
+    for (const p of jobs.processes()) for (const name of p.queueNames()) served.set(name, (served.get(name) ?? 0) + 1);
+    return [...jobs.queues()].map((q) => ({
+      name: q.name,
+      durable: q.durable,
+      backlog: q.backlog,
+      latency: q.latency(now),
+      oldest_enqueued_at: iso(q.oldestEnqueuedAt()),
+      processes: served.get(q.name) ?? 0,
+    }));
+  });
+
+  app.get<{ Querystring: ListQuery }>(
+    '/jobs/retries',
+    { schema: { tags, summary: 'The retry set: failed jobs waiting for their next attempt, soonest first', querystring: ListQuery, response: { 200: Type.Array(FailedJobView) } } },
+    async (request) => jobs.retries().slice(0, request.query.limit ?? 100).map(failedView),
+  );
+
+  app.get<{ Querystring: ListQuery }>(
+    '/jobs/dead',
+    { schema: { tags, summary: 'The dead set: jobs that failed all their retries, newest first', querystring: ListQuery, response: { 200: Type.Array(FailedJobView) } } },
+    async (request) => jobs.rows.dead(request.query.limit ?? 100).map(failedView),
+  );
+
+  app.post<{ Body: RetryDead }>(
+    '/jobs/dead/retry',
+    { schema: { tags, summary: 'Put dead jobs (all, or `ids`) back into their queues', body: RetryDead, response: { 200: Count } }, preValidation: emptyBodyIsEmptyObject },
+    async (request) => ({ count: jobs.retryDead(request.body?.ids) }),
+  );
+
+  app.delete('/jobs/dead', { schema: { tags, summary: 'Empty the dead set', response: { 200: Count } } }, async () => ({
+    count: ctx.store.db.tx(() => jobs.rows.clearDead()),
+  }));
+
+  app.get('/load', { schema: { tags, summary: 'The demo load generator: running or not, its settings', response: { 200: LoadStatus } } }, async () =>
+    loadView(jobs.demo.status()),
+  );
+
+  app.put<{ Body: LoadPatch }>(
+    '/load',
+    {
+      schema: {
+        tags,
+        summary: 'Start the demo load, or change it while it runs (only the given settings change)',
+        body: LoadPatch,
+        response: { 200: LoadStatus },
+      },
+      preValidation: emptyBodyIsEmptyObject,
+    },
+    async (request) => loadView(jobs.demo.apply(request.body ?? {})),
+  );
+
+  app.delete('/load', { schema: { tags, summary: 'Stop the demo load: simulated processes and demo queues go, real ones stay', response: { 200: LoadStatus } } }, async () =>
+    loadView(jobs.demo.stop()),
+  );
+}

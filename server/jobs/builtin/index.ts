@@ -1,0 +1,39 @@
+// Jobscope's own background work, as jobs in plain-named queues: periodic ones scheduled like
+// sidekiq-cron (intervals in server/config.ts), the archive listing triggered by each upload.
+import type { Config } from '../../config.ts';
+import type { AppEvents } from '../../context.ts';
+import type { Store } from '../../store/index.ts';
+import type { JobSystem } from '../job-system.ts';
+import { SYNTHETIC, syntheticJob } from './synthetic.ts';
+import { stuckBuildsJob } from './stuck-builds.ts';
+import { artifactExpiryJob } from './artifact-expiry.ts';
+import { runnerContactJob } from './runner-contact.ts';
+import { archiveListingJob } from './archive-listing.ts';
+
+export function registerBuiltins(jobs: JobSystem, deps: { config: Config; store: Store; events: AppEvents }): void {
+  const { config, store, events } = deps;
+  jobs.register(SYNTHETIC, syntheticJob);
+  jobs.register('stuck_builds', stuckBuildsJob(store, events));
+  jobs.register('artifact_expiry', artifactExpiryJob(store));
+  jobs.register('runner_contact', runnerContactJob(store, config.runnerOfflineAfterMs));
+  jobs.register('archive_listing', archiveListingJob(store));
+}
+
+/** Starts the periodic schedule and the upload trigger; call after `jobs.start()`. */
+export function scheduleBuiltins(jobs: JobSystem, deps: { config: Config; events: AppEvents }): void {
+  const { config, events } = deps;
+  const periodic: [string, number][] = [
+    ['stuck_builds', config.stuckBuildsEveryMs],
+    ['artifact_expiry', config.artifactExpiryEveryMs],
+    ['runner_contact', config.runnerContactEveryMs],
+  ];
+  for (const [kind, ms] of periodic) if (ms > 0) jobs.every(ms, () => void jobs.enqueueOnce(kind));
+  events.on('artifacts:stored', ({ buildId, key }) => {
+    // The upload is already answered 201; a store error here must not turn into its failure.
+    try {
+      jobs.enqueue('archive_listing', { build_id: buildId, key });
+    } catch {
+      /* the listing stays empty; the next upload of this build tries again */
+    }
+  });
+}

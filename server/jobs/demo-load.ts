@@ -1,0 +1,209 @@
+// The demo load generator: simulated worker processes (labelled "simulated") and synthetic queues
+// with an arrival rate that swells and ebbs, random job durations, failures and bursts, so the
+// metrics show backlog building and draining, latency rising and workers saturating. Its jobs run
+// through the same queues and pools as real ones, but in memory-backed queues: nobody needs them
+// after a restart, and two store writes per demo job would only slow the demo down. Seeded, so a
+// given setting replays the same arrivals.
+import type { JobSystem } from './job-system.ts';
+import type { JobQueue } from './queue.ts';
+import type { WorkerPool } from './worker-pool.ts';
+import { SYNTHETIC } from './builtin/synthetic.ts';
+
+export interface LoadSettings {
+  processes: number;
+  concurrency: number;
+  queues: number;
+  /** Mean arrivals per second over all demo queues. */
+  rate: number;
+  /** Amplitude (0–1) of the slow swell of the rate. */
+  wave: number;
+  period_s: number;
+  /** Mean job duration (exponentially distributed). */
+  duration_ms: number;
+  failure_rate: number;
+  /** A burst of `burst_size` jobs lands in one queue this often; 0 = no bursts. */
+  burst_every_s: number;
+  burst_size: number;
+  seed: number;
+}
+
+// About 75 jobs/s of capacity against a rate swinging between 24 and 96: saturated at each crest,
+// idle-ish in each trough, plus a burst every 20 s.
+export const DEFAULT_LOAD: LoadSettings = {
+  processes: 6,
+  concurrency: 5,
+  queues: 8,
+  rate: 60,
+  wave: 0.6,
+  period_s: 60,
+  duration_ms: 400,
+  failure_rate: 0.03,
+  burst_every_s: 20,
+  burst_size: 150,
+  seed: 42,
+};
+
+const NAMES = [
+  'default', 'mailers', 'pipeline_processing', 'post_receive', 'project_cache', 'repository_import',
+  'git_garbage_collect', 'elastic_indexer', 'web_hook', 'new_note', 'merge', 'build',
+];
+
+const TICK_MS = 100;
+const PROCESS_QUEUES_CAP = 10;
+
+/** Mulberry32: tiny, fast, good enough for load shapes. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const className = (queue: string) => queue.replace(/(^|_)([a-z0-9])/g, (_m, _u, c: string) => c.toUpperCase()) + 'Worker';
+
+export interface LoadStatus {
+  running: boolean;
+  settings: LoadSettings;
+  started_at: number | null;
+  generated: number;
+  queues: string[];
+  capacity_per_s: number;
+}
+
+export class DemoLoad {
+  private settings: LoadSettings = { ...DEFAULT_LOAD };
+  private running = false;
+  private startedAt: number | null = null;
+  private timer: NodeJS.Timeout | undefined;
+  private queues: JobQueue[] = [];
+  private classes: string[] = [];
+  private cumulative: number[] = [];
+  private pools: WorkerPool[] = [];
+  private rng = prng(DEFAULT_LOAD.seed);
+  private carry = 0;
+  private nextBurst = 0;
+  private generated = 0;
+
+  constructor(private readonly jobs: JobSystem) {}
+
+  status(): LoadStatus {
+    const s = this.settings;
+    return {
+      running: this.running,
+      settings: { ...s },
+      started_at: this.startedAt,
+      generated: this.generated,
+      queues: this.queues.map((q) => q.name),
+      capacity_per_s: this.running ? Math.round((s.processes * s.concurrency * 1000) / Math.max(1, s.duration_ms)) : 0,
+    };
+  }
+
+  /** Starts with these settings, or changes a running load (re-creating processes and queues only when their shape changed). */
+  apply(patch: Partial<LoadSettings>): LoadStatus {
+    const next = { ...this.settings, ...patch };
+    const reshape =
+      !this.running || next.processes !== this.settings.processes || next.concurrency !== this.settings.concurrency || next.queues !== this.settings.queues;
+    if (reshape && this.running) this.teardown();
+    if (next.seed !== this.settings.seed || !this.running) this.rng = prng(next.seed);
+    this.settings = next;
+    if (reshape) this.build();
+    if (!this.running) {
+      this.running = true;
+      this.startedAt = Date.now();
+      this.nextBurst = Date.now() + Math.min(2000, next.burst_every_s * 1000);
+      this.timer = setInterval(() => this.tick(), TICK_MS);
+      this.timer.unref();
+    }
+    return this.status();
+  }
+
+  /** Stops arrivals and removes the simulated processes and demo queues; real ones stay. */
+  stop(): LoadStatus {
+    if (this.running) {
+      clearInterval(this.timer);
+      this.teardown();
+      this.running = false;
+      this.startedAt = null;
+    }
+    return this.status();
+  }
+
+  private build(): void {
+    const s = this.settings;
+    this.queues = [];
+    for (let i = 0; this.queues.length < s.queues; i++) {
+      const base = i < NAMES.length ? NAMES[i]! : `synthetic_${i - NAMES.length + 1}`;
+      // A durable queue of the same name keeps its name; the demo takes another.
+      const q = this.jobs.memoryQueue(base) ?? this.jobs.memoryQueue(`${base}_sim`);
+      if (q) this.queues.push(q);
+    }
+    this.classes = this.queues.map((q) => className(q.name));
+    // Zipf-like weights: a few hot queues and a long tail, as real installations have.
+    let sum = 0;
+    this.cumulative = this.queues.map((_q, i) => (sum += 1 / (i + 1)));
+    const m = Math.min(s.processes, this.queues.length);
+    for (let p = 0; p < s.processes; p++) {
+      let served: JobQueue[];
+      if (this.queues.length <= PROCESS_QUEUES_CAP) served = this.queues;
+      else {
+        // Every queue gets at least one process; the three hottest are shared by all.
+        served = this.queues.filter((_q, j) => j < 3 || j % m === p % m);
+      }
+      this.pools.push(
+        this.jobs.addPool(
+          { hostname: `simulated-${String(p + 1).padStart(2, '0')}`, pid: process.pid, tag: 'demo', labels: ['simulated'], concurrency: Math.max(1, s.concurrency) },
+          served,
+        ),
+      );
+    }
+  }
+
+  private teardown(): void {
+    for (const p of this.pools) this.jobs.removePool(p);
+    for (const q of this.queues) this.jobs.removeMemoryQueue(q.name);
+    this.pools = [];
+    this.queues = [];
+  }
+
+  private pick(): number {
+    const total = this.cumulative[this.cumulative.length - 1]!;
+    const x = this.rng() * total;
+    let lo = 0;
+    let hi = this.cumulative.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.cumulative[mid]! < x) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  private push(i: number): void {
+    const s = this.settings;
+    const duration = Math.min(s.duration_ms * 20, Math.round(-Math.log(1 - this.rng()) * s.duration_ms));
+    const fail = this.rng() < s.failure_rate;
+    this.jobs.enqueueMemory(this.queues[i]!, SYNTHETIC, this.classes[i]!, { duration_ms: duration, fail });
+    this.generated++;
+  }
+
+  private tick(): void {
+    if (this.queues.length === 0) return;
+    const s = this.settings;
+    const now = Date.now();
+    const t = (now - (this.startedAt ?? now)) / 1000;
+    const rate = Math.max(0, s.rate * (1 + s.wave * Math.sin((2 * Math.PI * t) / Math.max(1, s.period_s))));
+    const expected = (rate * TICK_MS) / 1000 + this.carry;
+    const n = Math.floor(expected + this.rng());
+    this.carry = expected - n;
+    for (let k = 0; k < n; k++) this.push(this.pick());
+    if (s.burst_every_s > 0 && s.burst_size > 0 && now >= this.nextBurst) {
+      this.nextBurst = now + s.burst_every_s * 1000;
+      const q = this.pick();
+      for (let k = 0; k < s.burst_size; k++) this.push(q);
+    }
+  }
+}

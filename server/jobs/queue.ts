@@ -1,0 +1,58 @@
+// One named queue as the metrics see it: the jobs waiting in it, oldest first. The waiting jobs are
+// mirrored in memory (durable ones are also rows in the store), so backlog and latency are read
+// without touching the database, and taking a job is an array step, not a query.
+import type { Job } from './types.ts';
+
+export class JobQueue {
+  private items: Job[] = [];
+  private head = 0;
+
+  constructor(
+    readonly name: string,
+    /** Durable queues keep their jobs in the store; memory queues (the demo's) do not. */
+    readonly durable: boolean,
+  ) {}
+
+  get backlog(): number {
+    return this.items.length - this.head;
+  }
+
+  /** Sidekiq's `latency.to_i`: whole seconds since the oldest waiting job was enqueued, 0 when empty. */
+  latency(now: number): number {
+    const oldest = this.items[this.head];
+    return oldest ? Math.max(0, Math.floor((now - oldest.enqueued_at) / 1000)) : 0;
+  }
+
+  oldestEnqueuedAt(): number | null {
+    return this.items[this.head]?.enqueued_at ?? null;
+  }
+
+  push(job: Job): void {
+    this.items.push(job);
+  }
+
+  shift(): Job | undefined {
+    if (this.head >= this.items.length) return undefined;
+    const job = this.items[this.head]!;
+    this.items[this.head++] = undefined as unknown as Job;
+    // Compact now and then so a long-lived queue does not keep a growing hole at its front.
+    if (this.head > 1024 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return job;
+  }
+
+  /** Empties the queue; returns what was waiting. */
+  drain(): Job[] {
+    const out = this.items.slice(this.head);
+    this.items = [];
+    this.head = 0;
+    return out;
+  }
+
+  /** Waiting jobs, oldest first (a copy, at most `limit`). */
+  peek(limit: number): Job[] {
+    return this.items.slice(this.head, this.head + limit);
+  }
+}

@@ -1,0 +1,42 @@
+// The shapes the job system passes around. A job is what Sidekiq kept as a JSON payload: a class,
+// arguments, the queue it waits in and when it was put there.
+
+export interface Job {
+  /** Durable jobs: the row id. Memory-backed (demo) jobs: a negative counter, never stored. */
+  id: number;
+  queue: string;
+  /** The class name shown to people (Sidekiq's "class"). */
+  class: string;
+  /** Which registered performer runs it. */
+  kind: string;
+  args: Record<string, unknown>;
+  /** Retries allowed after the first failure; `false` = no retry and no dead set (Sidekiq's retry: false). */
+  retry: number | false;
+  retry_count: number;
+  created_at: number;
+  /** When it entered its queue (again): what latency is measured from. */
+  enqueued_at: number;
+}
+
+export interface PerformContext {
+  /** Aborted when the server stops: a long job should give up; it stays queued and runs again at the next start. */
+  signal: AbortSignal;
+}
+
+export interface JobKind {
+  /** Default class name and queue for jobs of this kind. */
+  class: string;
+  queue: string;
+  /** Retries before the dead set; false = drop after the first failure. */
+  retry: number | false;
+  /** Whether its queue is listed from the start (Jobscope's own queues) or only once used. Default true. */
+  declare?: boolean;
+  perform(args: Record<string, unknown>, pc: PerformContext): Promise<void> | void;
+}
+
+export interface EnqueueOptions {
+  queue?: string;
+  class?: string;
+  retry?: number | false;
+  count?: number;
+}

@@ -1,0 +1,75 @@
+// A worker process as Sidekiq's API reports it: an identity, the queues it serves and a number of
+// worker slots. Slots are filled whenever one frees up or a served queue gets a job, so `busy`
+// never exceeds `concurrency` by construction.
+import type { JobQueue } from './queue.ts';
+import type { Job } from './types.ts';
+
+export interface PoolIdentity {
+  hostname: string;
+  pid: number;
+  tag: string;
+  labels: string[];
+  concurrency: number;
+}
+
+export class WorkerPool {
+  busy = 0;
+  readonly startedAt = Date.now();
+  private readonly queues: JobQueue[] = [];
+  private cursor = 0;
+  private stopped = false;
+
+  constructor(
+    readonly identity: PoolIdentity,
+    /** Runs one job to its end; must not reject. */
+    private readonly runJob: (job: Job) => Promise<void>,
+  ) {}
+
+  get concurrency(): number {
+    return this.identity.concurrency;
+  }
+
+  serve(queue: JobQueue): void {
+    if (!this.queues.includes(queue)) this.queues.push(queue);
+  }
+
+  unserve(queue: JobQueue): void {
+    const i = this.queues.indexOf(queue);
+    if (i >= 0) this.queues.splice(i, 1);
+  }
+
+  queueNames(): string[] {
+    return this.queues.map((q) => q.name);
+  }
+
+  /** Fills free slots from the served queues. */
+  wake(): void {
+    while (!this.stopped && this.busy < this.identity.concurrency) {
+      const job = this.take();
+      if (!job) return;
+      this.busy++;
+      void this.runJob(job).finally(() => {
+        this.busy--;
+        this.wake();
+      });
+    }
+  }
+
+  stop(): void {
+    this.stopped = true;
+  }
+
+  // Round robin over the served queues, so one deep queue cannot starve the others (Sidekiq's
+  // default fetch shuffles the queue order on every fetch for the same reason).
+  private take(): Job | undefined {
+    const n = this.queues.length;
+    for (let i = 0; i < n; i++) {
+      const q = this.queues[(this.cursor + i) % n]!;
+      if (q.backlog > 0) {
+        this.cursor = (this.cursor + i + 1) % n;
+        return q.shift();
+      }
+    }
+    return undefined;
+  }
+}

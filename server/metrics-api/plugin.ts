@@ -1,0 +1,36 @@
+// GET queue_metrics | process_metrics | job_stats | compound_metrics under /api/v3/sidekiq (GitLab
+// 8.9+), /api/v3/jobqueue (the seed's name for it) and /api/v4/sidekiq (current GitLab), identical
+// answers. Admin only: 401 without a known user token, 403 for a non-admin user.
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../context.ts';
+import { CompoundMetrics, JobStats, ProcessMetrics, QueueMetrics } from '../contract/metrics.ts';
+import { requireAdmin } from '../auth/admin.ts';
+import { compoundMetrics, jobStats, processMetrics, queueMetrics } from './compound.ts';
+
+export const METRICS_PREFIXES = ['/api/v3/sidekiq', '/api/v3/jobqueue', '/api/v4/sidekiq'];
+
+const ENDPOINTS = [
+  { path: 'queue_metrics', schema: QueueMetrics, summary: 'Queues with backlog and latency (whole seconds since the oldest waiting job was enqueued)', answer: queueMetrics },
+  { path: 'process_metrics', schema: ProcessMetrics, summary: 'Worker processes: hostname, pid, tag, started_at, queues, labels, concurrency, busy', answer: processMetrics },
+  { path: 'job_stats', schema: JobStats, summary: 'Job counters: processed, failed (cumulative) and enqueued (sum of backlogs)', answer: jobStats },
+  { path: 'compound_metrics', schema: CompoundMetrics, summary: 'queue_metrics, process_metrics and job_stats in one answer', answer: compoundMetrics },
+] as const;
+
+async function metricsRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
+  app.addHook('onRequest', async (request) => requireAdmin(ctx.store, request));
+  for (const e of ENDPOINTS) {
+    const schema = {
+      tags: ['metrics API'],
+      summary: e.summary,
+      security: [{ privateToken: [] }],
+      response: { 200: e.schema },
+    };
+    app.get(`/${e.path}`, { schema }, async () => e.answer(ctx));
+    // Grape routes took an optional format suffix; GitLab answered `.json` the same.
+    app.get(`/${e.path}.json`, { schema: { ...schema, hide: true } }, async () => e.answer(ctx));
+  }
+}
+
+export async function metricsApi(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
+  for (const prefix of METRICS_PREFIXES) await app.register(metricsRoutes, { prefix, ctx });
+}
