@@ -106,3 +106,18 @@ export const AppStatus = Type.Object({
   started_at: Type.String(),
 });
 export type AppStatus = Static<typeof AppStatus>;
+
+/** The latest good sample of a connection: compound_metrics as read, and when. */
+export const CurrentSample = Type.Object({
+  at: Type.String({ description: 'ISO time of the sample' }),
+  queues: CompoundMetrics.properties.queues,
+  processes: CompoundMetrics.properties.processes,
+  jobs: CompoundMetrics.properties.jobs,
+});
+export type CurrentSample = Static<typeof CurrentSample>;
+
+export const AlertsQuery = Type.Object({
+  since: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'answer alerts with a larger id only' })),
+  connection_id: Type.Optional(Type.String({ maxLength: 64 })),
+});
+export type AlertsQuery = Static<typeof AlertsQuery>;

@@ -1,0 +1,77 @@
+// Reading a connection's samples: the latest one, a downsampled range, and that range as CSV.
+import type { FastifyInstance } from 'fastify';
+import { CurrentSample, History, HistoryQuery } from '../contract/app.ts';
+import type { Monitor } from '../monitor/monitor.ts';
+import { ApiError, badRequest } from '../http/errors.ts';
+import { IdParams, ExportQuery } from './schemas.ts';
+import { connectionOr404 } from './connections.ts';
+import { historyCsv } from './csv.ts';
+
+const tags = ['app API'];
+/** Retention is days; a year bounds the bucket arithmetic of a silly range. */
+const MAX_RANGE_MS = 366 * 24 * 3_600_000;
+
+function rangeOf(q: HistoryQuery) {
+  if (q.to < q.from) throw badRequest('to is before from; both are epoch milliseconds');
+  if (q.to - q.from > MAX_RANGE_MS) throw badRequest('the range is longer than a year; ask for a shorter one');
+  const queues = q.queues
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (queues && queues.length > 500) throw badRequest('queues: at most 500 names');
+  return { from: q.from, to: q.to, points: q.points ?? 1000, top: q.top ?? 8, queues };
+}
+
+export async function historyRoutes(app: FastifyInstance, { monitor }: { monitor: Monitor }) {
+  app.get(
+    '/connections/:id/current',
+    { schema: { tags, summary: 'The latest good sample of a connection (compound_metrics and its time)', params: IdParams, response: { 200: CurrentSample } } },
+    async (request) => {
+      const c = connectionOr404(monitor, (request.params as { id: string }).id);
+      const latest = monitor.current(c.id);
+      if (!latest) {
+        throw new ApiError(404, c.lastError ? `404 No sample yet - the last attempt failed: ${c.lastError}` : `404 No sample yet - the first one arrives within ${c.intervalS} s`);
+      }
+      return { at: new Date(latest.at).toISOString(), ...latest.metrics };
+    },
+  );
+
+  app.get(
+    '/connections/:id/history',
+    {
+      schema: {
+        tags,
+        summary: 'A time range of sampled history, downsampled to at most `points` buckets per series; top queues by peak backlog unless `queues` is given',
+        params: IdParams,
+        querystring: HistoryQuery,
+        response: { 200: History },
+      },
+    },
+    async (request) => {
+      const c = connectionOr404(monitor, (request.params as { id: string }).id);
+      return monitor.history(c, rangeOf(request.query as HistoryQuery));
+    },
+  );
+
+  app.get(
+    '/connections/:id/export.csv',
+    {
+      schema: {
+        tags,
+        summary: 'The downsampled range as CSV: one row per bucket, totals, rates, then backlog and latency per queue',
+        params: IdParams,
+        querystring: ExportQuery,
+        produces: ['text/csv'],
+      },
+    },
+    async (request, reply) => {
+      const c = connectionOr404(monitor, (request.params as { id: string }).id);
+      const h = monitor.history(c, rangeOf(request.query as HistoryQuery));
+      const name = `jobscope-${c.id}-${new Date(h.from).toISOString().slice(0, 16).replace(/[:T]/g, '')}.csv`;
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="${name}"`)
+        .send(historyCsv(h));
+    },
+  );
+}

@@ -1,0 +1,94 @@
+// Threshold checks on each sample, edge-triggered: a rule records one Alert when a value goes over
+// it, and may fire again only after the value has come back under. The "over" state lives in memory,
+// so a violation still going on after a restart is reported once more (a reminder, not a flood).
+import type { Db } from '../store/db.ts';
+import type { Alert, Thresholds } from '../contract/app.ts';
+import type { CompoundMetrics } from '../contract/metrics.ts';
+
+type Kind = Alert['kind'];
+
+interface Check {
+  kind: Kind;
+  queue: string | null;
+  value: number;
+  threshold: number;
+}
+
+export function checksOf(t: Thresholds, m: CompoundMetrics, failedRate: number | null): Check[] {
+  const out: Check[] = [];
+  for (const [queue, q] of Object.entries(m.queues)) {
+    const rule = t.queues[queue] ?? t.default;
+    if (!rule) continue;
+    if (rule.latency !== undefined) out.push({ kind: 'latency', queue, value: q.latency, threshold: rule.latency });
+    if (rule.backlog !== undefined) out.push({ kind: 'backlog', queue, value: q.backlog, threshold: rule.backlog });
+  }
+  if (t.failure_rate !== undefined && failedRate !== null) {
+    out.push({ kind: 'failure_rate', queue: null, value: failedRate, threshold: t.failure_rate });
+  }
+  return out;
+}
+
+interface AlertRow {
+  id: number;
+  connection_id: string;
+  kind: string;
+  queue: string | null;
+  value: number;
+  threshold: number;
+  at: number;
+}
+
+const toAlert = (r: AlertRow): Alert => ({
+  id: r.id,
+  connection_id: r.connection_id,
+  kind: r.kind as Kind,
+  queue: r.queue,
+  value: r.value,
+  threshold: r.threshold,
+  at: new Date(r.at).toISOString(),
+});
+
+export class Alerts {
+  /** connection id → keys of the rules currently over their threshold. */
+  private readonly over = new Map<string, Set<string>>();
+
+  constructor(private readonly db: Db) {}
+
+  /** Evaluates one sample; returns the alerts it raised. */
+  evaluate(connectionId: string, at: number, t: Thresholds, m: CompoundMetrics, failedRate: number | null): Alert[] {
+    let state = this.over.get(connectionId);
+    if (!state) this.over.set(connectionId, (state = new Set()));
+    const now = new Set<string>();
+    const raised: Alert[] = [];
+    for (const c of checksOf(t, m, failedRate)) {
+      if (!(c.value > c.threshold)) continue;
+      const key = `${c.kind}\u0000${c.queue ?? ''}\u0000${c.threshold}`;
+      now.add(key);
+      if (state.has(key)) continue;
+      const { lastInsertRowid } = this.db.run(
+        'INSERT INTO monitor_alerts (connection_id, kind, queue, value, threshold, at) VALUES (?, ?, ?, ?, ?, ?)',
+        [connectionId, c.kind, c.queue, c.value, c.threshold, at],
+      );
+      raised.push({ id: lastInsertRowid, connection_id: connectionId, kind: c.kind, queue: c.queue, value: c.value, threshold: c.threshold, at: new Date(at).toISOString() });
+    }
+    // A failure-rate rule is only checked when a rate exists; keep its state across rate-less samples.
+    for (const key of state) if (key.startsWith('failure_rate\u0000') && failedRate === null) now.add(key);
+    this.over.set(connectionId, now);
+    return raised;
+  }
+
+  since(sinceId: number, limit = 500, connectionId?: string): Alert[] {
+    const rows = connectionId
+      ? this.db.all<AlertRow>('SELECT * FROM monitor_alerts WHERE id > ? AND connection_id = ? ORDER BY id LIMIT ?', [sinceId, connectionId, limit])
+      : this.db.all<AlertRow>('SELECT * FROM monitor_alerts WHERE id > ? ORDER BY id LIMIT ?', [sinceId, limit]);
+    return rows.map(toAlert);
+  }
+
+  forget(connectionId: string): void {
+    this.over.delete(connectionId);
+  }
+
+  prune(before: number): void {
+    this.db.run('DELETE FROM monitor_alerts WHERE at < ?', [before]);
+  }
+}

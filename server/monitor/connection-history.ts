@@ -1,0 +1,192 @@
+// The sampled history of one connection: every sample for the raw window (24 h by default) and
+// 1-minute rollups for the whole retention (7 days by default), both in memory as columns and in
+// the database as compact rows. Writes are one row per sample plus one per minute.
+import type { Db } from '../store/db.ts';
+import type { CompoundMetrics } from '../contract/metrics.ts';
+import { NT, T, encodeSample, decodeSample, type QueueTriples } from './sample-codec.ts';
+import { Tier } from './tier.ts';
+import { MinuteRollup, MINUTE } from './rollup.ts';
+
+export const RAW = 0;
+export const ROLLUP = 1;
+
+/** A counter diff longer than this spans downtime, not a rate worth drawing. */
+const MAX_RATE_SPAN_MS = 10 * MINUTE;
+/** Pruning shifts the in-memory columns; hourly keeps that cost negligible. */
+const PRUNE_EVERY_MS = 60 * MINUTE;
+
+export interface Retention {
+  rawMs: number;
+  totalMs: number;
+}
+
+export interface SampleRates {
+  processedRate: number | null;
+  failedRate: number | null;
+}
+
+export class ConnectionHistory {
+  readonly raw = new Tier(1024);
+  readonly rollup = new Tier(1024);
+  /** Queue name → index in the rows; names in index order. */
+  private readonly index = new Map<string, number>();
+  readonly names: string[] = [];
+  private readonly building = new MinuteRollup();
+  private prev: { t: number; processed: number; failed: number } | undefined;
+  private lastPrune = -Infinity;
+
+  constructor(
+    private readonly db: Db,
+    readonly connectionId: string,
+    private readonly retention: Retention,
+  ) {}
+
+  /** Rebuilds memory from the database (start-up). */
+  load(now: number): void {
+    for (const r of this.db.iterate<{ idx: number; name: string }>(
+      'SELECT idx, name FROM monitor_queue_names WHERE connection_id = ? ORDER BY idx',
+      [this.connectionId],
+    )) {
+      this.index.set(r.name, r.idx);
+      this.names[r.idx] = r.name;
+    }
+    const rows = this.db.iterate<{ tier: number; t: number; error: string | null; data: Uint8Array | null }>(
+      'SELECT tier, t, error, data FROM monitor_samples WHERE connection_id = ? ORDER BY tier, t',
+      [this.connectionId],
+    );
+    for (const r of rows) {
+      const tier = r.tier === RAW ? this.raw : this.rollup;
+      if (r.data) {
+        const { tot, queues } = decodeSample(r.data);
+        tier.push(r.t, tot[T.count]!, tot, queues, r.error ?? undefined);
+        if (r.tier === RAW) this.prev = { t: r.t, processed: tot[T.processed]!, failed: tot[T.failed]! };
+      } else tier.push(r.t, 0, undefined, [], r.error ?? 'sample failed');
+    }
+    // Raw samples of the minute that was still open when the server stopped go back into the builder.
+    const from = this.rollup.len ? this.rollup.lastT + MINUTE : -Infinity;
+    for (let i = this.raw.lowerBound(from); i < this.raw.len; i++) this.feedRollup(i);
+    this.prune(now, true);
+  }
+
+  get lastT(): number {
+    return this.raw.lastT;
+  }
+
+  /** Where rolled-up minutes end and only raw rows exist (the minute being built). */
+  get rollupEnd(): number {
+    return this.building.empty ? this.rollup.lastT + MINUTE : this.building.minute;
+  }
+
+  recordGood(t: number, m: CompoundMetrics): SampleRates {
+    t = this.monotonic(t);
+    const tot = new Float64Array(NT);
+    tot[T.processed] = m.jobs.processed;
+    tot[T.failed] = m.jobs.failed;
+    tot[T.enqueued] = m.jobs.enqueued;
+    let busy = 0;
+    let concurrency = 0;
+    for (const p of m.processes) {
+      busy += p.busy;
+      concurrency += p.concurrency;
+    }
+    tot[T.busy] = busy;
+    tot[T.concurrency] = concurrency;
+    tot[T.processes] = m.processes.length;
+    tot[T.count] = 1;
+    let rates: SampleRates = { processedRate: null, failedRate: null };
+    if (this.prev && t - this.prev.t <= MAX_RATE_SPAN_MS) {
+      tot[T.processedInc] = increase(this.prev.processed, m.jobs.processed);
+      tot[T.failedInc] = increase(this.prev.failed, m.jobs.failed);
+      tot[T.dt] = (t - this.prev.t) / 1000;
+      rates = { processedRate: tot[T.processedInc]! / tot[T.dt]!, failedRate: tot[T.failedInc]! / tot[T.dt]! };
+    }
+    this.prev = { t, processed: m.jobs.processed, failed: m.jobs.failed };
+    const queues: QueueTriples = [];
+    const newNames: [number, string][] = [];
+    for (const [name, q] of Object.entries(m.queues)) {
+      let idx = this.index.get(name);
+      if (idx === undefined) {
+        idx = this.names.length;
+        this.index.set(name, idx);
+        this.names.push(name);
+        newNames.push([idx, name]);
+      }
+      queues.push(idx, q.backlog, q.latency);
+    }
+    this.db.tx(() => {
+      for (const [idx, name] of newNames) {
+        this.db.run('INSERT OR REPLACE INTO monitor_queue_names (connection_id, idx, name) VALUES (?, ?, ?)', [this.connectionId, idx, name]);
+      }
+      this.closeMinuteIfDone(t);
+      this.db.run('INSERT OR REPLACE INTO monitor_samples (connection_id, tier, t, error, data) VALUES (?, 0, ?, NULL, ?)', [
+        this.connectionId,
+        t,
+        encodeSample(tot, queues),
+      ]);
+      this.raw.push(t, 1, tot, queues);
+      this.feedRollup(this.raw.len - 1);
+    });
+    return rates;
+  }
+
+  recordGap(t: number, error: string): void {
+    t = this.monotonic(t);
+    this.db.tx(() => {
+      this.closeMinuteIfDone(t);
+      this.db.run('INSERT OR REPLACE INTO monitor_samples (connection_id, tier, t, error, data) VALUES (?, 0, ?, ?, NULL)', [this.connectionId, t, error]);
+      this.raw.push(t, 0, undefined, [], error);
+      this.feedRollup(this.raw.len - 1);
+    });
+  }
+
+  /** Drops what is past retention, in memory and on disk; at most hourly (retention is a floor, not exact). */
+  prune(now: number, force = false): void {
+    if (!force && now - this.lastPrune < PRUNE_EVERY_MS) return;
+    this.lastPrune = now;
+    const rawCut = Math.floor((now - this.retention.rawMs) / MINUTE) * MINUTE;
+    const allCut = now - this.retention.totalMs;
+    this.raw.dropBefore(rawCut);
+    this.rollup.dropBefore(allCut);
+    this.db.run('DELETE FROM monitor_samples WHERE connection_id = ? AND tier = 0 AND t < ?', [this.connectionId, rawCut]);
+    this.db.run('DELETE FROM monitor_samples WHERE connection_id = ? AND tier = 1 AND t < ?', [this.connectionId, allCut]);
+  }
+
+  private monotonic(t: number): number {
+    // Rows are keyed by time; a clock stepping back must not overwrite or reorder history.
+    return t <= this.raw.lastT ? this.raw.lastT + 1 : t;
+  }
+
+  private feedRollup(i: number): void {
+    const t = this.raw.t[i]!;
+    const minute = Math.floor(t / MINUTE) * MINUTE;
+    if (this.building.empty) this.building.start(minute);
+    if (this.raw.n[i]! > 0) {
+      const queues: QueueTriples = [];
+      for (let idx = 0; idx < this.raw.q.length; idx++) {
+        const col = this.raw.q[idx];
+        if (col && !Number.isNaN(col[i * 2]!)) queues.push(idx, col[i * 2]!, col[i * 2 + 1]!);
+      }
+      this.building.addGood(this.raw.tot.subarray(i * NT, i * NT + NT), queues);
+    } else this.building.addGap(this.raw.errors.get(t) ?? 'sample failed');
+  }
+
+  private closeMinuteIfDone(t: number): void {
+    const minute = Math.floor(t / MINUTE) * MINUTE;
+    if (this.building.empty || this.building.minute === minute) return;
+    const row = this.building.finish();
+    this.db.run('INSERT OR REPLACE INTO monitor_samples (connection_id, tier, t, error, data) VALUES (?, 1, ?, ?, ?)', [
+      this.connectionId,
+      row.t,
+      row.error ?? null,
+      row.tot ? encodeSample(row.tot, row.queues) : null,
+    ]);
+    this.rollup.push(row.t, row.n, row.tot, row.queues, row.error);
+    this.building.start(minute);
+    this.prune(t);
+  }
+}
+
+/** Counter increase between two readings; a drop means the counter restarted from zero. */
+export function increase(before: number, after: number): number {
+  return after >= before ? after - before : after;
+}

@@ -1,0 +1,182 @@
+// The monitor service: connections, their sampler, their history and alerts, started with the server
+// and closed before the store. Routes (server/app-api/) go through this object only.
+import type { AppContext } from '../context.ts';
+import type { Alert, History } from '../contract/app.ts';
+import type { CompoundMetrics } from '../contract/metrics.ts';
+import { Connections, EMBEDDED_ID, targetOf, type Connection } from './connections.ts';
+import { ConnectionHistory, type SampleRates } from './connection-history.ts';
+import { Alerts } from './alerts.ts';
+import { Sampler } from './sampler.ts';
+import { embeddedSource, type MetricsSource } from './embedded-source.ts';
+import { fetchCompound, type FetchOutcome } from './remote-client.ts';
+import { queryHistory, type HistoryParams } from './downsample.ts';
+
+const HOUR = 3_600_000;
+
+export interface Latest {
+  at: number;
+  metrics: CompoundMetrics;
+}
+
+export class Monitor {
+  readonly connections: Connections;
+  readonly alerts: Alerts;
+  private readonly histories = new Map<string, ConnectionHistory>();
+  private readonly latest = new Map<string, Latest>();
+  private readonly sampler: Sampler;
+  private readonly housekeeping: NodeJS.Timeout;
+
+  private constructor(
+    private readonly ctx: AppContext,
+    private readonly embedded: MetricsSource,
+    warn: (msg: string) => void,
+  ) {
+    const db = ctx.store.db;
+    this.connections = new Connections(db);
+    this.alerts = new Alerts(db);
+    this.sampler = new Sampler({
+      get: (id) => this.connections.get(id),
+      sample: (c, signal) => this.sampleOnce(c, signal),
+      intervalMs: (c) => this.intervalMs(c),
+      onError: (err, c) => warn(`sampling connection ${c.id} failed: ${(err as Error).message}`),
+    });
+    this.housekeeping = setInterval(() => this.prune(Date.now()), HOUR);
+    this.housekeeping.unref();
+  }
+
+  static async start(ctx: AppContext, warn: (msg: string) => void): Promise<Monitor> {
+    const m = new Monitor(ctx, embeddedSource(ctx), warn);
+    const now = Date.now();
+    for (const c of m.connections.list()) {
+      m.historyOf(c.id).load(now);
+      const last = m.connections.lastSample(c.id);
+      if (last) {
+        try {
+          m.latest.set(c.id, { at: last.at, metrics: JSON.parse(last.json) as CompoundMetrics });
+        } catch {
+          /* an unreadable cached sample is replaced by the next one */
+        }
+      }
+      if (c.enabled) m.sampler.schedule(c.id);
+    }
+    m.alerts.prune(now - ctx.config.historyDays * 24 * HOUR);
+    return m;
+  }
+
+  intervalMs(c: Connection): number {
+    return this.ctx.config.monitorIntervalMs > 0 ? this.ctx.config.monitorIntervalMs : c.intervalS * 1000;
+  }
+
+  historyOf(id: string): ConnectionHistory {
+    let h = this.histories.get(id);
+    if (!h) {
+      h = new ConnectionHistory(this.ctx.store.db, id, {
+        rawMs: this.ctx.config.historyRawHours * HOUR,
+        totalMs: this.ctx.config.historyDays * 24 * HOUR,
+      });
+      this.histories.set(id, h);
+    }
+    return h;
+  }
+
+  history(c: Connection, p: Omit<HistoryParams, 'intervalMs'>): History {
+    return queryHistory(this.historyOf(c.id), { ...p, intervalMs: this.intervalMs(c) });
+  }
+
+  current(id: string): Latest | undefined {
+    return this.latest.get(id);
+  }
+
+  /** A connection was created or changed: restart its timer (or stop it when disabled). */
+  changed(c: Connection): void {
+    if (c.enabled) this.sampler.schedule(c.id);
+    else this.sampler.stop(c.id);
+  }
+
+  removed(id: string): void {
+    this.sampler.stop(id);
+    this.histories.delete(id);
+    this.latest.delete(id);
+    this.alerts.forget(id);
+  }
+
+  sampleNow(id: string): Promise<void> {
+    return this.sampler.sampleNow(id);
+  }
+
+  /** Reads a connection once without storing anything (the "Test" button). */
+  async probe(c: Pick<Connection, 'kind' | 'baseUrl' | 'token' | 'apiVersion' | 'segment'>): Promise<FetchOutcome> {
+    if (c.kind === 'embedded') {
+      const started = performance.now();
+      const metrics = await this.embedded();
+      return { ok: true, status: 200, message: 'OK: this server', latencyMs: performance.now() - started, metrics };
+    }
+    return fetchCompound(targetOf(c as Connection), { timeoutMs: this.ctx.config.remoteTimeoutMs });
+  }
+
+  private async sampleOnce(c: Connection, signal: AbortSignal): Promise<void> {
+    const t = Date.now();
+    let metrics: CompoundMetrics | null;
+    let error = '';
+    if (c.kind === 'embedded') {
+      try {
+        metrics = await this.embedded();
+      } catch (err) {
+        metrics = null;
+        error = `reading this server's job system failed: ${(err as Error).message}`;
+      }
+    } else {
+      const outcome = await fetchCompound(targetOf(c), { timeoutMs: this.ctx.config.remoteTimeoutMs, signal });
+      metrics = outcome.metrics;
+      error = outcome.message;
+    }
+    if (signal.aborted || !this.connections.get(c.id)) return; // closing, or deleted while we waited
+    this.record(c, t, metrics, error);
+  }
+
+  /** Stores one sample (good or a gap) and runs the threshold checks; also the bench's seeding path. */
+  record(c: Connection, t: number, metrics: CompoundMetrics | null, error: string): Alert[] {
+    const h = this.historyOf(c.id);
+    if (!metrics) {
+      h.recordGap(t, error);
+      this.connections.setHealth(c.id, t, error);
+      return [];
+    }
+    let rates: SampleRates = { processedRate: null, failedRate: null };
+    let raised: Alert[] = [];
+    this.ctx.store.db.tx(() => {
+      rates = h.recordGood(t, metrics);
+      this.connections.setHealth(c.id, t, null, JSON.stringify(metrics));
+      raised = this.alerts.evaluate(c.id, t, c.thresholds, metrics, rates.failedRate);
+    });
+    this.latest.set(c.id, { at: t, metrics });
+    return raised;
+  }
+
+  private prune(now: number): void {
+    for (const h of this.histories.values()) h.prune(now);
+    this.alerts.prune(now - this.ctx.config.historyDays * 24 * HOUR);
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.housekeeping);
+    await this.sampler.close();
+  }
+}
+
+export { EMBEDDED_ID };
+
+// The monitor of each running server, found by its context (tests and hosts reach it this way,
+// so AppContext needs no field for it).
+const running = new WeakMap<AppContext, Monitor>();
+
+export async function startMonitor(ctx: AppContext, warn: (msg: string) => void): Promise<Monitor> {
+  const m = await Monitor.start(ctx, warn);
+  running.set(ctx, m);
+  ctx.onClose(() => m.close());
+  return m;
+}
+
+export function monitorOf(ctx: AppContext): Monitor | undefined {
+  return running.get(ctx);
+}

@@ -1,0 +1,62 @@
+// Folds the samples of one minute into one row: gauges averaged over the good samples, counters
+// as their last value, increments summed, so rates from rollups equal rates from raw samples.
+import { NT, T, type QueueTriples } from './sample-codec.ts';
+
+export const MINUTE = 60_000;
+
+export class MinuteRollup {
+  minute = NaN;
+  private n = 0;
+  private firstError: string | undefined;
+  private sums = new Float64Array(NT);
+  private last = new Float64Array(NT);
+  private queues = new Map<number, [number, number, number]>();
+
+  get empty(): boolean {
+    return Number.isNaN(this.minute);
+  }
+
+  start(minute: number): void {
+    this.minute = minute;
+    this.n = 0;
+    this.firstError = undefined;
+    this.sums.fill(0);
+    this.queues.clear();
+  }
+
+  addGood(tot: ArrayLike<number>, queues: QueueTriples): void {
+    this.n++;
+    for (let k = 0; k < NT; k++) this.sums[k]! += tot[k]!;
+    for (let k = 0; k < NT; k++) this.last[k] = tot[k]!;
+    for (let k = 0; k < queues.length; k += 3) {
+      const acc = this.queues.get(queues[k]!);
+      if (acc) {
+        acc[0] += queues[k + 1]!;
+        acc[1] += queues[k + 2]!;
+        acc[2]++;
+      } else this.queues.set(queues[k]!, [queues[k + 1]!, queues[k + 2]!, 1]);
+    }
+  }
+
+  addGap(error: string): void {
+    this.firstError ??= error;
+  }
+
+  /** The finished row: [n, totals or undefined for an all-gap minute, queue triples, error]. */
+  finish(): { t: number; n: number; tot: Float64Array | undefined; queues: QueueTriples; error: string | undefined } {
+    const t = this.minute;
+    if (this.n === 0) return { t, n: 0, tot: undefined, queues: [], error: this.firstError ?? 'no good sample' };
+    const tot = new Float64Array(NT);
+    for (let k = 0; k < NT; k++) tot[k] = this.sums[k]! / this.n;
+    tot[T.processed] = this.last[T.processed]!;
+    tot[T.failed] = this.last[T.failed]!;
+    tot[T.processedInc] = this.sums[T.processedInc]!;
+    tot[T.failedInc] = this.sums[T.failedInc]!;
+    tot[T.dt] = this.sums[T.dt]!;
+    tot[T.count] = this.n;
+    const queues: QueueTriples = [];
+    for (const [idx, [b, l, c]] of this.queues) queues.push(idx, b / c, l / c);
+    // A minute with some failed samples keeps the first error, so coarse views still show the trouble.
+    return { t, n: this.n, tot, queues, error: this.firstError };
+  }
+}

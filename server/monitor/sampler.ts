@@ -1,0 +1,73 @@
+// One timer per enabled connection, running whether or not a window is open. Each tick reads
+// compound_metrics, stores the sample (or a gap with its error), updates the connection's health
+// and checks thresholds. Ticks of one connection never overlap; closing waits for the ones in flight.
+import type { Connection } from './connections.ts';
+
+export interface SamplerHooks {
+  /** Loads the connection fresh (it may have changed or gone since the last tick). */
+  get(id: string): Connection | undefined;
+  sample(c: Connection, signal: AbortSignal): Promise<void>;
+  intervalMs(c: Connection): number;
+  onError(err: unknown, c: Connection): void;
+}
+
+export class Sampler {
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly inflight = new Map<string, Promise<void>>();
+  private readonly abort = new AbortController();
+  private closed = false;
+
+  constructor(private readonly hooks: SamplerHooks) {}
+
+  /** (Re)starts a connection's timer; the first sample is taken at once. */
+  schedule(id: string, delayMs = 0): void {
+    if (this.closed) return;
+    this.stop(id);
+    const timer = setTimeout(() => void this.tick(id), delayMs);
+    timer.unref();
+    this.timers.set(id, timer);
+  }
+
+  stop(id: string): void {
+    const timer = this.timers.get(id);
+    if (timer) clearTimeout(timer);
+    this.timers.delete(id);
+  }
+
+  /** Takes one sample now (or waits for the one in flight). */
+  async sampleNow(id: string): Promise<void> {
+    const running = this.inflight.get(id);
+    if (running) return running;
+    const c = this.hooks.get(id);
+    if (!c) return;
+    await this.run(c);
+  }
+
+  private async tick(id: string): Promise<void> {
+    this.timers.delete(id);
+    const c = this.hooks.get(id);
+    if (!c || !c.enabled || this.closed) return;
+    const started = Date.now();
+    await (this.inflight.get(id) ?? this.run(c));
+    const c2 = this.hooks.get(id);
+    if (!c2 || !c2.enabled || this.closed || this.timers.has(id)) return;
+    const wait = Math.max(0, this.hooks.intervalMs(c2) - (Date.now() - started));
+    this.schedule(id, wait);
+  }
+
+  private run(c: Connection): Promise<void> {
+    const p = this.hooks
+      .sample(c, this.abort.signal)
+      .catch((err: unknown) => this.hooks.onError(err, c))
+      .finally(() => this.inflight.delete(c.id));
+    this.inflight.set(c.id, p);
+    return p;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const id of [...this.timers.keys()]) this.stop(id);
+    this.abort.abort();
+    await Promise.all([...this.inflight.values()]);
+  }
+}
