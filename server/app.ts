@@ -19,6 +19,7 @@ import { uiServing } from './ui/plugin.ts';
 import { JobSystem } from './jobs/job-system.ts';
 import { startJobs } from './jobs/service.ts';
 import { metricsApi } from './metrics-api/plugin.ts';
+import { simulatorApi } from './simulator/routes/plugin.ts';
 
 export interface JobscopeServer {
   app: FastifyInstance;
@@ -86,6 +87,7 @@ async function assemble(config: Config, store: Store): Promise<JobscopeServer> {
   await app.register(appApi, { prefix: '/api/app', ctx });
   await app.register(uiServing, { ctx });
   await app.register(metricsApi, { ctx });
+  await app.register(simulatorApi, { prefix: '/api/app/sim', ctx });
   startJobs(ctx, app.log);
 
   let closed = false;

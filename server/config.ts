@@ -50,6 +50,10 @@ export interface Config {
   runnerContactEveryMs: number;
   /** A runner silent this long is shown offline, ms. */
   runnerOfflineAfterMs: number;
+  /** Exchanges kept in the simulator's journal (a ring buffer). */
+  simJournalEntries: number;
+  /** Bytes of each request/response body the simulator's journal keeps. */
+  simJournalBodyBytes: number;
 }
 
 type Kind = 'string' | 'int' | 'bool' | 'mb';
@@ -88,6 +92,8 @@ export const SETTINGS: SettingSpec[] = [
   { key: 'artifactExpiryEveryMs', flag: '--artifact-expiry-every-ms <ms>', env: 'JOBSCOPE_ARTIFACT_EXPIRY_EVERY_MS', kind: 'int', default: 60000, help: 'how often artifacts past expire_in are removed, in ms; 0 = never' },
   { key: 'runnerContactEveryMs', flag: '--runner-contact-every-ms <ms>', env: 'JOBSCOPE_RUNNER_CONTACT_EVERY_MS', kind: 'int', default: 60000, help: 'how often silent runners are marked offline, in ms; 0 = never' },
   { key: 'runnerOfflineAfterMs', flag: '--runner-offline-after-ms <ms>', env: 'JOBSCOPE_RUNNER_OFFLINE_AFTER_MS', kind: 'int', default: 3600000, help: 'a runner silent this long is offline, in ms (GitLab: 1 hour)' },
+  { key: 'simJournalEntries', flag: '--sim-journal-entries <n>', env: 'JOBSCOPE_SIM_JOURNAL_ENTRIES', kind: 'int', default: 5000, help: 'HTTP exchanges the runner simulator\'s journal keeps (oldest dropped first)' },
+  { key: 'simJournalBodyBytes', flag: '--sim-journal-body-bytes <n>', env: 'JOBSCOPE_SIM_JOURNAL_BODY_BYTES', kind: 'int', default: 8192, help: 'bytes of each request and response body the simulator\'s journal keeps' },
 ];
 
 export class ConfigError extends Error {}

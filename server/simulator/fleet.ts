@@ -131,6 +131,7 @@ export class Fleet {
       await this.createBuilds(this.opts.builds);
     }
     this.message = 'running';
+    this.launched = true;
     this.done = Promise.all(this.runners.map((r) => r.run().catch((err: unknown) => this.crashed(r, err)))).then(() => this.finish());
   }
 
@@ -142,7 +143,13 @@ export class Fleet {
     if (this.state === 'running') this.state = 'stopping';
     this.controller.abort();
     await this.done;
+    if (!this.launched) {
+      this.client.close();
+      this.state = 'finished';
+    }
   }
+
+  private launched = false;
 
   private crashed(r: VirtualRunner, err: unknown): void {
     this.stats.error('runner_crash', r.counters);

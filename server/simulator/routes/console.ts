@@ -1,0 +1,137 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { MultipartFile } from '@fastify/multipart';
+import {
+  ConsoleBuildRef, ConsoleExchange, ConsoleRegister, ConsoleTrace, ConsoleUpdate, ConsoleUpload,
+} from '../../contract/simulator.ts';
+import { badRequest, missing } from '../../http/errors.ts';
+import { checkTarget } from '../service.ts';
+import type { SimRouteOpts } from './plugin.ts';
+
+const tags = ['simulator: runner console'];
+const State = ConsoleExchange.properties.state;
+const reply200 = { 200: ConsoleExchange };
+
+export async function consoleRoutes(app: FastifyInstance, { ctx, sim }: SimRouteOpts) {
+  const c = () => sim.console;
+
+  app.get('/console', { schema: { tags, summary: 'The console runner’s state: target, runner token, build, trace length', response: { 200: State } } }, async () =>
+    c().state(),
+  );
+
+  app.post<{ Body: ConsoleRegister }>(
+    '/console/register',
+    { schema: { tags, summary: 'POST runners/register.json (with a registration token; default: this server’s)', body: ConsoleRegister, response: reply200 } },
+    async (request) => {
+      const b = request.body;
+      const target = b.target_url ? checkTarget(b.target_url) : undefined;
+      return c().register({
+        target,
+        registrationToken: b.registration_token ?? (target ? '' : ctx.store.registrationToken),
+        description: b.description,
+        tagList: b.tag_list,
+        runUntagged: b.run_untagged,
+      });
+    },
+  );
+
+  app.post<{ Body: { runner_token: string; target_url?: string } }>(
+    '/console/use-token',
+    {
+      schema: {
+        tags,
+        summary: 'Act as an existing runner (no request is made)',
+        body: Type.Object({ runner_token: Type.String({ minLength: 1, maxLength: 512 }), target_url: Type.Optional(Type.String({ maxLength: 2048 })) }),
+        response: { 200: State },
+      },
+    },
+    async (request) => c().useToken(request.body.target_url ? checkTarget(request.body.target_url) : undefined, request.body.runner_token),
+  );
+
+  app.post('/console/request-build', { schema: { tags, summary: 'POST builds/register.json: ask for a build', response: reply200 } }, async () => c().requestBuild());
+
+  app.post<{ Body: ConsoleTrace }>(
+    '/console/trace',
+    {
+      schema: {
+        tags,
+        summary: 'PATCH builds/:id/trace.txt with an editable Content-Range (default: continue at the server’s length)',
+        body: ConsoleTrace,
+        response: reply200,
+      },
+    },
+    async (request) => {
+      const b = request.body;
+      return c().sendTrace({ contentRange: b.content_range, body: b.body, buildId: b.build_id, buildToken: b.build_token });
+    },
+  );
+
+  app.post<{ Body: ConsoleUpdate }>(
+    '/console/update',
+    { schema: { tags, summary: 'PUT builds/:id.json with a state and optionally the full trace', body: ConsoleUpdate, response: reply200 } },
+    async (request) => c().update({ state: request.body.state, trace: request.body.trace, buildId: request.body.build_id }),
+  );
+
+  app.post<{ Body: ConsoleUpload }>(
+    '/console/upload',
+    { schema: { tags, summary: 'POST builds/:id/artifacts: upload bytes given as base64 (streamed chunked, field "file")', body: ConsoleUpload, response: reply200 } },
+    async (request) => {
+      const b = request.body;
+      if (!/^[A-Za-z0-9+/]*={0,2}$/.test(b.content_base64.replace(/\s+/g, ''))) throw badRequest('content_base64 is not base64');
+      return c().upload({
+        filename: b.filename ?? 'artifacts.zip',
+        content: Buffer.from(b.content_base64, 'base64'),
+        expireIn: b.expire_in,
+        buildId: b.build_id,
+        buildToken: b.build_token,
+      });
+    },
+  );
+
+  app.post(
+    '/console/upload-file',
+    {
+      schema: {
+        tags,
+        summary: 'The same upload with the file sent as multipart (field "file"; optional fields expire_in, build_id, build_token)',
+        consumes: ['multipart/form-data'],
+        response: reply200,
+      },
+    },
+    async (request) => {
+      if (!request.isMultipart()) throw badRequest('send multipart/form-data with a "file" field');
+      const fields: Record<string, string> = {};
+      let file: { name: string; content: Buffer } | undefined;
+      for await (const part of request.parts()) {
+        if (part.type === 'file') {
+          const f = part as MultipartFile;
+          if (f.fieldname !== 'file' || file) {
+            f.file.resume();
+            continue;
+          }
+          file = { name: f.filename || 'artifacts.zip', content: await f.toBuffer() };
+        } else if (typeof part.value === 'string') fields[part.fieldname] = part.value;
+      }
+      if (!file) throw missing('file');
+      const id = fields.build_id !== undefined ? Number(fields.build_id) : undefined;
+      if (id !== undefined && !(Number.isInteger(id) && id > 0)) throw badRequest('build_id must be a positive integer');
+      return c().upload({ filename: file.name, content: file.content, expireIn: fields.expire_in, buildId: id, buildToken: fields.build_token });
+    },
+  );
+
+  app.post<{ Body: ConsoleBuildRef }>(
+    '/console/download',
+    { schema: { tags, summary: 'GET builds/:id/artifacts (body shown as base64 up to 1 MiB)', body: ConsoleBuildRef, response: reply200 } },
+    async (request) => c().download({ buildId: request.body?.build_id, buildToken: request.body?.build_token }),
+  );
+
+  app.post<{ Body: ConsoleBuildRef }>(
+    '/console/delete-artifacts',
+    { schema: { tags, summary: 'DELETE builds/:id/artifacts (no 1.x runner sends it; here to test the endpoint)', body: ConsoleBuildRef, response: reply200 } },
+    async (request) => c().deleteArtifacts({ buildId: request.body?.build_id, buildToken: request.body?.build_token }),
+  );
+
+  app.post('/console/unregister', { schema: { tags, summary: 'DELETE runners/delete (JSON body with the runner token)', response: reply200 } }, async () =>
+    c().unregister(),
+  );
+}

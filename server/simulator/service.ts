@@ -1,0 +1,118 @@
+// The simulator as the app API sees it: one journal, at most one fleet running at a time (the last
+// one kept for its status and scenario), and the runner console. Targets this server by default.
+import type { FleetStatus, Scenario, StartFleet } from '../contract/simulator.ts';
+import { ApiError, badRequest, conflict } from '../http/errors.ts';
+import { Fleet, FleetSetupError } from './fleet.ts';
+import { HttpClient } from './http-client.ts';
+import { Journal } from './journal.ts';
+import { RunnerConsole } from './console.ts';
+import { exportScenario, groupsOf, parseScenario, ScenarioError, scenarioOfForm } from './scenario.ts';
+
+export interface SimulatorServiceOptions {
+  journalEntries: number;
+  journalBodyBytes: number;
+  /** This server's own base URL (known once it listens). */
+  selfUrl(): string;
+  registrationToken: string;
+  adminToken: string;
+}
+
+export function checkTarget(url: string): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw badRequest(`target_url "${url}" is not a URL; give e.g. http://127.0.0.1:8090`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw badRequest('target_url must be http:// or https://');
+  return url.replace(/\/+$/, '');
+}
+
+export class SimulatorService {
+  readonly journal: Journal;
+  fleet: Fleet | null = null;
+  scenario: Scenario | null = null;
+  private consoleSession: RunnerConsole | null = null;
+  private readonly consoleClient: HttpClient;
+
+  constructor(private readonly opts: SimulatorServiceOptions) {
+    this.journal = new Journal({ capacity: opts.journalEntries, bodyBytes: opts.journalBodyBytes });
+    this.consoleClient = new HttpClient(this.journal, { timeoutMs: 30_000, maxSockets: 8 });
+  }
+
+  get console(): RunnerConsole {
+    this.consoleSession ??= new RunnerConsole(this.consoleClient, this.opts.selfUrl());
+    return this.consoleSession;
+  }
+
+  get registrationToken(): string {
+    return this.opts.registrationToken;
+  }
+
+  async start(form: StartFleet): Promise<FleetStatus> {
+    if (this.fleet && (this.fleet.state === 'running' || this.fleet.state === 'stopping')) {
+      throw conflict('a fleet is running; stop it first (POST /api/app/sim/fleet/stop)');
+    }
+    let scenario: Scenario;
+    try {
+      scenario = form.scenario ? parseScenario(form.scenario) : scenarioOfForm(form);
+    } catch (err) {
+      if (err instanceof ScenarioError) throw badRequest(err.message);
+      throw err;
+    }
+    const self = !form.target_url;
+    const target = self ? this.opts.selfUrl() : checkTarget(form.target_url!);
+    const adminToken = form.admin_token ?? (self ? this.opts.adminToken : undefined);
+    const builds = form.builds ?? scenario.builds ?? null;
+    const fleet = new Fleet({
+      target,
+      registrationToken: form.registration_token ?? (self ? this.opts.registrationToken : undefined),
+      adminToken,
+      verify: scenario.verify ?? adminToken !== undefined,
+      seed: form.seed ?? scenario.seed ?? 1,
+      builds,
+      createBuilds: (scenario.create_builds ?? true) && adminToken !== undefined && (builds ?? 0) > 0,
+      buildTemplate: scenario.build_template,
+      groups: groupsOf(scenario),
+      journal: this.journal,
+    });
+    if (!fleet.runners.some((r) => r.spec.token) && !fleet.opts.registrationToken) {
+      throw badRequest('the runners need a registration_token (or runner tokens in the scenario) for a target other than this server');
+    }
+    try {
+      await fleet.start();
+    } catch (err) {
+      await fleet.stop().catch(() => undefined);
+      if (err instanceof FleetSetupError) throw new ApiError(400, `400 (Bad request) ${err.message}`);
+      throw err;
+    }
+    this.fleet = fleet;
+    this.scenario = scenario;
+    return fleet.status();
+  }
+
+  async stop(): Promise<FleetStatus | null> {
+    if (!this.fleet) return null;
+    await this.fleet.stop();
+    return this.fleet.status();
+  }
+
+  status(): FleetStatus {
+    if (this.fleet) return this.fleet.status();
+    return {
+      state: 'idle', id: null, target: null, seed: null, builds_target: null, started_at: null, finished_at: null, duration_s: 0,
+      protocol_broken: false,
+      totals: { builds_done: 0, success: 0, failed: 0, canceled: 0, abandoned: 0, trace_bytes: 0, artifact_bytes: 0, requests: 0, status_416: 0, traces_verified: 0, artifacts_verified: 0, faults_injected: 0 },
+      errors_by_kind: {}, faults_by_kind: {}, fault_answers: {}, violations: [], runners: [], message: 'no fleet started yet',
+    };
+  }
+
+  exportScenario(): Scenario {
+    return exportScenario(this.scenario ?? scenarioOfForm({ runners: 4, builds: 20 }));
+  }
+
+  async close(): Promise<void> {
+    await this.fleet?.stop().catch(() => undefined);
+    this.consoleClient.close();
+  }
+}
