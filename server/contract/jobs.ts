@@ -11,7 +11,13 @@ export const NewJobs = Type.Object(
     class: Type.Optional(Type.String({ pattern: '^[A-Za-z][A-Za-z0-9_:]{0,99}$', description: 'class name shown for the jobs (default SyntheticJob)' })),
     duration_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 3_600_000, description: 'how long each job works' })),
     fail: Type.Optional(Type.Boolean({ description: 'every run of these jobs fails (they retry, then go to the dead set)' })),
-    retry: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 25 }), Type.Literal(false)], { description: 'retries before the dead set (default 25, as Sidekiq); false = drop on failure' })),
+    // Written without a `type` on the `false` branch: the validator coerces types, and would turn 0 into false.
+    retry: Type.Optional(
+      Type.Unsafe<number | false>({
+        anyOf: [{ const: false }, { type: 'integer', minimum: 0, maximum: 25 }],
+        description: 'retries before the dead set (default 25, as Sidekiq); false = drop on failure',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -1,0 +1,72 @@
+// Helpers shared by the job system and metrics tests: polling with a deadline, metrics reads,
+// and a `jobscope serve` child process for the kill -9 test.
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { http } from '../helpers/http.ts';
+
+export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `probe` until it returns a value other than undefined/false; fails with `what` after `timeoutMs`. */
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 8000, stepMs = 25): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined && v !== false) return v as T;
+    last = v;
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} (last: ${JSON.stringify(last)})`);
+    await sleep(stepMs);
+  }
+}
+
+export async function metrics(url: string, token: string, endpoint: string, prefix = '/api/v4/sidekiq') {
+  const r = await http(`${url}${prefix}/${endpoint}`, { token });
+  if (r.status !== 200) throw new Error(`${endpoint}: ${r.status} ${r.raw.toString()}`);
+  return r.body;
+}
+
+export async function postJobs(url: string, token: string, body: Record<string, unknown>) {
+  const r = await http(`${url}/api/v3/sim/jobs`, { json: body, token });
+  if (r.status !== 202) throw new Error(`POST jobs: ${r.status} ${r.raw.toString()}`);
+  return r.body as { queue: string; enqueued: number; backlog: number };
+}
+
+export interface Child {
+  proc: ChildProcess;
+  url: string;
+  exited: Promise<number | null>;
+}
+
+/** `jobscope serve` in a child process; resolves once it prints its listening line. */
+export function spawnServe(dataDir: string, adminToken: string, extra: string[] = []): Promise<Child> {
+  const proc = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'server/cli.ts', 'serve', '--port', '0', '--data-dir', dataDir, '--admin-token', adminToken, '--log-level', 'silent', ...extra],
+    { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
+  return new Promise((resolve, reject) => {
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`server did not start in 20 s:\n${err}`));
+    }, 20_000);
+    proc.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /Jobscope listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ proc, url: m[1]!, exited });
+      }
+    });
+    proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+    proc.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code} before listening:\n${err}`));
+    });
+  });
+}

@@ -1,0 +1,137 @@
+// The job-queue metrics API: the four endpoints on all three prefixes, GitLab's shapes and types,
+// its auth answers, compound = the three merged, enqueued = Σ backlog, and the in-process function.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Value } from '@sinclair/typebox/value';
+import { startServer, type TestServer } from '../helpers/server.ts';
+import { http } from '../helpers/http.ts';
+import { registerRunner } from '../helpers/fixtures.ts';
+import { CompoundMetrics, JobStats, ProcessMetrics, QueueMetrics } from '../../server/contract/metrics.ts';
+import { compoundMetrics } from '../../server/metrics-api/compound.ts';
+import { postJobs, waitFor } from '../jobs/lib.ts';
+
+const PREFIXES = ['/api/v3/sidekiq', '/api/v3/jobqueue', '/api/v4/sidekiq'];
+const SCHEMAS = { queue_metrics: QueueMetrics, process_metrics: ProcessMetrics, job_stats: JobStats, compound_metrics: CompoundMetrics } as const;
+const ENDPOINTS = Object.keys(SCHEMAS) as (keyof typeof SCHEMAS)[];
+const STARTED_AT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}(Z|[+-]\d\d:\d\d)$/;
+
+let s: TestServer;
+let userToken: string;
+let adminUserToken: string;
+let runnerToken: string;
+
+beforeAll(async () => {
+  s = await startServer({ jobConcurrency: 1 });
+  const mk = async (username: string, admin: boolean) =>
+    (await http(`${s.url}/api/v3/sim/users`, { json: { username, admin }, token: s.adminToken })).body.private_token as string;
+  userToken = await mk('plain', false);
+  adminUserToken = await mk('boss', true);
+  runnerToken = (await registerRunner(s)).token;
+  // One job holds the only worker slot; three more wait behind it, so every number is non-trivial.
+  await postJobs(s.url, s.adminToken, { queue: 'hold', duration_ms: 20_000 });
+  await postJobs(s.url, s.adminToken, { queue: 'waiting', count: 3 });
+  await postJobs(s.url, s.adminToken, { queue: 'other', count: 2 });
+});
+afterAll(async () => {
+  await s.close();
+});
+
+/** Latency is whole seconds of a running clock; two reads a moment apart may straddle a second. */
+function withoutLatency(body: { queues?: Record<string, { backlog: number; latency: number }> }) {
+  if (!body.queues) return body;
+  return { ...body, queues: Object.fromEntries(Object.entries(body.queues).map(([k, v]) => [k, { backlog: v.backlog }])) };
+}
+
+describe('metrics API auth', () => {
+  it.each(PREFIXES.flatMap((p) => ENDPOINTS.map((e) => `${p}/${e}`)))('%s: admin 200, non-admin 403, none/unknown/runner token 401', async (path) => {
+    const url = `${s.url}${path}`;
+    for (const ok of [
+      await http(url, { token: s.adminToken }),
+      await http(url, { token: adminUserToken }),
+      await http(`${url}?private_token=${s.adminToken}`),
+    ]) {
+      expect(ok.status).toBe(200);
+      expect(ok.headers.get('content-type')).toBe('application/json');
+    }
+    const forbidden = await http(url, { token: userToken });
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.body).toEqual({ message: '403 Forbidden' });
+    for (const r of [await http(url), await http(url, { token: 'nope' }), await http(url, { token: runnerToken }), await http(`${url}?private_token=nope`)]) {
+      expect(r.status).toBe(401);
+      expect(r.body).toEqual({ message: '401 Unauthorized' });
+    }
+  });
+});
+
+describe('metrics API answers', () => {
+  it('have GitLab’s shapes and types on every prefix', async () => {
+    for (const p of PREFIXES) {
+      for (const e of ENDPOINTS) {
+        const r = await http(`${s.url}${p}/${e}`, { token: s.adminToken });
+        expect(Value.Check(SCHEMAS[e], r.body), `${p}/${e}: ${JSON.stringify([...Value.Errors(SCHEMAS[e], r.body)].slice(0, 3))}`).toBe(true);
+        expect(Object.keys(r.body).sort()).toEqual(
+          { queue_metrics: ['queues'], process_metrics: ['processes'], job_stats: ['jobs'], compound_metrics: ['jobs', 'processes', 'queues'] }[e],
+        );
+      }
+    }
+    const c = (await http(`${s.url}/api/v3/jobqueue/compound_metrics`, { token: s.adminToken })).body as CompoundMetrics;
+    for (const q of Object.values(c.queues)) {
+      expect(Object.keys(q).sort()).toEqual(['backlog', 'latency']);
+      expect(Number.isInteger(q.backlog) && Number.isInteger(q.latency)).toBe(true);
+    }
+    expect(Object.keys(c.jobs).sort()).toEqual(['enqueued', 'failed', 'processed']);
+    const own = c.processes.find((p) => p.tag === 'jobscope')!;
+    expect(Object.keys(own).sort()).toEqual(['busy', 'concurrency', 'hostname', 'labels', 'pid', 'queues', 'started_at', 'tag']);
+    expect(own.pid).toBe(process.pid); // the in-process server: the pid is this one
+    expect(own.hostname).toBe((await import('node:os')).hostname());
+    expect(own.started_at).toMatch(STARTED_AT);
+    expect(Date.parse(own.started_at)).toBeLessThanOrEqual(Date.now());
+    expect(own.concurrency).toBe(1);
+    expect(own.busy).toBe(1);
+    expect(own.labels).toEqual([]);
+    expect(own.queues).toEqual(expect.arrayContaining(['hold', 'waiting', 'other', 'stuck_builds', 'artifact_expiry', 'runner_contact', 'archive_listing']));
+  });
+
+  it('are identical on the three prefixes, also with a .json suffix', async () => {
+    for (const e of ENDPOINTS) {
+      const bodies = await Promise.all([...PREFIXES.map((p) => `${s.url}${p}/${e}`), `${s.url}/api/v4/sidekiq/${e}.json`].map((u) => http(u, { token: s.adminToken })));
+      for (const b of bodies) expect(withoutLatency(b.body)).toEqual(withoutLatency(bodies[0]!.body));
+    }
+  });
+
+  it('compound_metrics is the other three merged, and enqueued is the sum of backlogs', async () => {
+    const [c, q, p, j] = await Promise.all(
+      ['compound_metrics', 'queue_metrics', 'process_metrics', 'job_stats'].map(async (e) => (await http(`${s.url}/api/v3/sidekiq/${e}`, { token: s.adminToken })).body),
+    );
+    expect(withoutLatency(c)).toEqual(withoutLatency({ ...q, ...p, ...j }));
+    for (const [name, e] of Object.entries(c.queues as Record<string, { latency: number }>)) expect(Math.abs(e.latency - q.queues[name].latency)).toBeLessThanOrEqual(1);
+    const sum = (m: CompoundMetrics) => Object.values(m.queues).reduce((a, x) => a + x.backlog, 0);
+    expect(c.queues.waiting.backlog).toBe(3);
+    expect(c.queues.other.backlog).toBe(2);
+    expect(c.queues.hold.backlog).toBe(0);
+    expect(c.jobs.enqueued).toBe(sum(c));
+    expect(j.jobs.enqueued).toBe(sum(q));
+    expect(c.jobs.enqueued).toBe(5);
+  });
+
+  it('compoundMetrics(ctx) in-process gives what the HTTP API gives', async () => {
+    const viaHttp = (await http(`${s.url}/api/v4/sidekiq/compound_metrics`, { token: s.adminToken })).body;
+    const direct = compoundMetrics(s.server.ctx);
+    expect(withoutLatency(JSON.parse(JSON.stringify(direct)))).toEqual(withoutLatency(viaHttp));
+  });
+
+  it('latency counts whole seconds since the oldest waiting job was enqueued, 0 when empty', async () => {
+    const latency = async () => (await http(`${s.url}/api/v4/sidekiq/queue_metrics`, { token: s.adminToken })).body.queues.aging?.latency as number;
+    const q0 = (await http(`${s.url}/api/v4/sidekiq/queue_metrics`, { token: s.adminToken })).body.queues;
+    expect(q0.hold).toEqual({ backlog: 0, latency: 0 }); // empty: its one job is running
+    const t0 = Date.now();
+    await postJobs(s.url, s.adminToken, { queue: 'aging' }); // waits: the only slot is held
+    expect(await latency()).toBe(0);
+    expect(await waitFor('latency 1', async () => { const l = await latency(); return l >= 1 ? l : undefined; })).toBe(1);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(1000);
+    // A newer job does not reset it: latency is the oldest job's age.
+    await postJobs(s.url, s.adminToken, { queue: 'aging' });
+    expect(await latency()).toBeGreaterThanOrEqual(1);
+    expect(await waitFor('latency 2', async () => { const l = await latency(); return l >= 2 ? l : undefined; })).toBe(2);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(2000);
+  });
+});
