@@ -51,9 +51,13 @@ export const TimeSeriesChart = memo(function TimeSeriesChart({ testId, t, series
   }, [t, series]);
   const span = to - from;
   const drawn = series.filter((s) => s.values.some((v) => v !== null)).length;
+  const firstT = useMemo(() => {
+    for (let i = 0; i < t.length; i++) if (series.some((s) => s.values[i] !== null && s.values[i] !== undefined)) return t[i];
+    return undefined;
+  }, [t, series]);
 
   return (
-    <div className="chart" data-testid={testId} data-series={series.length} data-series-drawn={drawn} data-points={t.length}>
+    <div className="chart" data-testid={testId} data-series={series.length} data-series-drawn={drawn} data-points={t.length} data-first-t={firstT}>
       <ResponsiveContainer width="100%" height={height} initialDimension={{ width: 600, height }}>
         <ComposedChart data={rows} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
           <CartesianGrid stroke="var(--grid)" strokeDasharray="3 3" />

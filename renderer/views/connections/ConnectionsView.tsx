@@ -59,17 +59,17 @@ export default function ConnectionsView() {
                   <td>{c.interval_s} s</td>
                   <td>{ago(c.last_sample_at)}</td>
                   <td>
-                    {!c.enabled ? <span className="badge">disabled</span> : c.last_error ? <span className="error small" title={c.last_error}>{c.last_error}</span> : <span className="ok-text">ok</span>}
+                    {!c.enabled ? <span className="badge">disabled</span> : c.last_error ? <span className="error small" title={c.last_error}>{c.last_error}</span> : c.last_sample_at ? <span className="ok-text">ok</span> : <span className="muted">waiting for the first sample</span>}
                     {t && (typeof t === 'string' ? <p className="small">{t}</p> : <TestOutcome r={t} />)}
                   </td>
-                  <td className="actions">
+                  <td><div className="actions">
                     <button className="ghost" onClick={() => void test(c)} data-testid="connection-test">Test</button>
                     <button className="ghost" onClick={() => patch.mutate({ id: c.id, enabled: !c.enabled })} data-testid="connection-toggle">{c.enabled ? 'Disable' : 'Enable'}</button>
                     <button className="ghost" onClick={() => { selected.set(c.id); navigate('/dashboard'); }} data-testid="connection-show">Dashboard</button>
                     {c.kind !== 'embedded' && (
                       <button className="ghost danger" onClick={() => { if (confirm(`Remove ${c.name} and its history?`)) remove.mutate(c.id); }} data-testid="connection-remove">Remove</button>
                     )}
-                  </td>
+                  </div></td>
                 </tr>
               );
             })}

@@ -75,8 +75,17 @@ export default function DashboardView() {
   const alerts = useQuery({ queryKey: ['alerts-all'], queryFn: () => client.alerts(), refetchInterval: live ? 5000 : false });
 
   const h = history.data;
-  const from = h?.from ?? Date.now() - range.ms;
   const to = h?.to ?? Date.now();
+  // Charts start where the history starts: a fresh install's first minutes would otherwise be a
+  // sliver at the right edge of an empty range. Gaps inside the history still show as gaps.
+  const from = useMemo(() => {
+    const start = h?.from ?? Date.now() - range.ms;
+    if (!h) return start;
+    const i = h.t.findIndex((_, k) => h.totals.processed[k] !== null || h.totals.busy[k] !== null);
+    const firstGap = h.gaps.reduce((m, g) => Math.min(m, g.t), Infinity);
+    const first = Math.min(i >= 0 ? h.t[i]! : Infinity, firstGap);
+    return Number.isFinite(first) ? Math.max(start, first) : start;
+  }, [h, range.ms]);
   const names = useMemo(() => (h ? (queues ?? Object.keys(h.queues)).filter((q) => h.queues[q]) : []), [h, queues]);
 
   const backlog = useMemo(() => queueSeries(h, 'backlog', names), [h, names]);
@@ -100,7 +109,7 @@ export default function DashboardView() {
   const failLine = thresholds.data?.failure_rate !== undefined ? [{ y: thresholds.data.failure_rate, label: 'failure-rate limit' }] : [];
 
   async function exportCsv() {
-    const w = { from, to };
+    const w = { from: h?.from ?? from, to };
     const blob = await client.exportCsv(id, w.from, w.to);
     await saveBlob(blob, `jobscope-${id}-${new Date(w.from).toISOString().replace(/[:.]/g, '-')}.csv`);
   }

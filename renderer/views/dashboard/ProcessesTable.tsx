@@ -43,7 +43,7 @@ export function ProcessesTable({ connectionId, current }: { connectionId: string
                   <td>{p.pid}</td>
                   <td>{p.tag}</td>
                   <td>{gone ? '—' : humanDuration((now - Date.parse(p.started_at)) / 1000)}</td>
-                  <td className="wrap">{p.queues.join(', ')}</td>
+                  <td className="wrap" title={p.queues.join(', ')}>{p.queues.slice(0, 3).join(', ')}{p.queues.length > 3 && <span className="muted"> +{p.queues.length - 3} more</span>}</td>
                   <td>{p.labels.map((l) => <span key={l} className="badge">{l}</span>)}</td>
                   <td>
                     <div className="bar" role="meter" aria-valuemin={0} aria-valuemax={p.concurrency} aria-valuenow={p.busy} aria-label={`${p.busy} of ${p.concurrency} busy`}>

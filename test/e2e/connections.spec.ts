@@ -1,0 +1,57 @@
+// A second real Jobscope server plays a remote GitLab: added, tested and charted through the UI.
+import { test, expect } from '@playwright/test';
+import { startServer, type TestServer } from '../helpers/server.ts';
+import { compound, curves, enqueue, legendItem, openSignedIn, screenshot, startUiServer } from './support.ts';
+
+let home: TestServer;
+let remote: TestServer;
+test.beforeAll(async () => {
+  home = await startUiServer();
+  remote = await startServer();
+});
+test.afterAll(async () => {
+  await home?.close();
+  await remote?.close();
+});
+
+test('a second Jobscope added as a remote GitLab connection is tested and charted', async ({ page }, testInfo) => {
+  // Long jobs on the remote: 10 run, the rest wait, so its queue has a backlog while we look.
+  await enqueue(remote, 'remote_only_queue', 25, 30_000);
+
+  await openSignedIn(page, home, '/connections');
+  await expect(page.getByTestId('view-connections')).toBeVisible();
+  await expect(page.getByTestId('connection-row')).toHaveCount(1); // the embedded server
+
+  const form = page.getByTestId('add-connection');
+  await form.getByTestId('conn-name').fill('Remote B');
+  await form.getByTestId('conn-url').fill(remote.url);
+  await form.getByTestId('conn-token').fill('wrong-token');
+  await form.getByTestId('conn-interval').fill('2');
+  await form.getByTestId('conn-test').click();
+  await expect(form.getByTestId('test-result')).toContainText('✗');
+  await expect(form.getByTestId('test-result')).toContainText('401');
+
+  await form.getByTestId('conn-token').fill(remote.adminToken);
+  await form.getByTestId('conn-test').click();
+  await expect(form.getByTestId('test-result')).toContainText('✓');
+  await form.getByTestId('conn-add').click();
+
+  const row = page.locator('[data-testid="connection-row"][data-connection="Remote B"]');
+  await expect(row).toBeVisible();
+  await expect(page.getByTestId('connections-table')).not.toContainText(remote.adminToken);
+  await row.getByTestId('connection-test').click();
+  await expect(row.getByTestId('test-result')).toContainText('✓');
+  await screenshot(page, testInfo, 'connections');
+
+  await row.getByTestId('connection-show').click();
+  await expect(page.getByTestId('view-dashboard')).toBeVisible();
+  await expect(page.getByTestId('connection-picker')).toHaveValue(/.+/);
+  await expect(legendItem(page, 'chart-backlog', 'remote_only_queue')).toBeVisible();
+  await expect.poll(() => curves(page, 'chart-backlog').count()).toBeGreaterThanOrEqual(1);
+  await expect(page.locator('[data-testid="queue-row"][data-queue="remote_only_queue"]')).toBeVisible();
+  // The KPI cards now show the remote's numbers, not the home server's.
+  const r = await compound(remote);
+  await expect(page.getByTestId('kpi-enqueued-value')).toHaveText(r.jobs.enqueued.toLocaleString('en-US'));
+  await expect(page.getByTestId('kpi-processes-value')).toHaveText(String(r.processes.length));
+  expect((await compound(home)).queues.remote_only_queue).toBeUndefined();
+});

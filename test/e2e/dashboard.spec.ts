@@ -1,0 +1,98 @@
+// The dashboard against a real embedded server: it loads, its numbers are the API's numbers, its
+// charts draw the sampled series, jobs enqueued through the control API appear, a threshold fires.
+import { test, expect } from '@playwright/test';
+import type { TestServer } from '../helpers/server.ts';
+import { compound, curves, enqueue, legendItem, openSignedIn, screenshot, startUiServer } from './support.ts';
+
+let s: TestServer;
+test.beforeAll(async () => {
+  s = await startUiServer();
+});
+test.afterAll(async () => {
+  await s?.close();
+});
+
+const kpi = (page: import('@playwright/test').Page, name: string) => page.getByTestId(`kpi-${name}-value`);
+const int = (text: string) => Number(text.replace(/[^0-9]/g, ''));
+
+test('loads, and the KPI cards show what compound_metrics answers', async ({ page }) => {
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await openSignedIn(page, s);
+  await expect(page.getByTestId('view-dashboard')).toBeVisible();
+  await expect(page.getByTestId('last-sample')).not.toHaveText('none yet');
+
+  // The system is idle here, so the sampled numbers settle on the API's.
+  await expect
+    .poll(async () => {
+      const api = await compound(s);
+      const busy = api.processes.reduce((a, p) => a + p.busy, 0);
+      const conc = api.processes.reduce((a, p) => a + p.concurrency, 0);
+      const ui = {
+        processed: int(await kpi(page, 'processed').innerText()),
+        failed: int(await kpi(page, 'failed').innerText()),
+        enqueued: int(await kpi(page, 'enqueued').innerText()),
+        busy: await kpi(page, 'busy').innerText(),
+        processes: int(await kpi(page, 'processes').innerText()),
+      };
+      return JSON.stringify(ui) === JSON.stringify({ ...api.jobs, busy: `${busy} / ${conc}`, processes: api.processes.length });
+    })
+    .toBe(true);
+  expect(errors).toEqual([]);
+});
+
+test('enqueued jobs show up in the charts and both tables', async ({ page }, testInfo) => {
+  await openSignedIn(page, s);
+  await expect(page.getByTestId('last-sample')).not.toHaveText('none yet');
+  // 30 jobs of 4 s against the server's 10 workers: a backlog that drains over ~12 s, workers busy.
+  await enqueue(s, 'e2e_reports', 30, 4000);
+  const api = await compound(s);
+  expect(api.queues.e2e_reports!.backlog).toBeGreaterThan(0);
+
+  await expect(legendItem(page, 'chart-backlog', 'e2e_reports')).toBeVisible();
+  await expect(legendItem(page, 'chart-latency', 'e2e_reports')).toBeVisible();
+  // One drawn curve per queue series that has data; e2e_reports is among them.
+  const drawn = Number(await page.getByTestId('chart-backlog').getAttribute('data-series-drawn'));
+  expect(drawn).toBeGreaterThanOrEqual(1);
+  await expect(curves(page, 'chart-backlog')).toHaveCount(drawn);
+  // Busy workers vs concurrency: two series, both drawn (busy is an area, concurrency a line).
+  await expect(page.locator('[data-testid="chart-workers"] .recharts-area-curve')).toHaveCount(1);
+  await expect(curves(page, 'chart-workers')).toHaveCount(1);
+  await expect.poll(async () => int((await kpi(page, 'busy').innerText()).split('/')[0]!)).toBeGreaterThan(0);
+
+  const row = page.locator('[data-testid="queue-row"][data-queue="e2e_reports"]');
+  await expect(row).toBeVisible();
+  expect(int(await row.getByTestId('queue-backlog').innerText())).toBeGreaterThan(0);
+  await expect(page.getByTestId('process-row').first()).toBeVisible();
+  expect(await page.getByTestId('process-row').count()).toBe((await compound(s)).processes.length);
+
+  // Filtering and pinning the queues table.
+  await page.getByTestId('queues-filter').fill('e2e_rep');
+  await expect(page.getByTestId('queue-row')).toHaveCount(1);
+  await page.getByTestId('queues-filter').fill('');
+  // Legend toggle hides a series and shows it again.
+  const before = await curves(page, 'chart-backlog').count();
+  await legendItem(page, 'chart-backlog', 'e2e_reports').click();
+  await expect(curves(page, 'chart-backlog')).toHaveCount(before - 1);
+  await legendItem(page, 'chart-backlog', 'e2e_reports').click();
+  await expect(curves(page, 'chart-backlog')).toHaveCount(before);
+
+  await screenshot(page, testInfo, 'dashboard');
+});
+
+test('a backlog threshold set in the editor fires: banner and a line on the chart', async ({ page }) => {
+  await openSignedIn(page, s);
+  const editor = page.getByTestId('thresholds-editor');
+  await editor.getByTestId('thr-add').click();
+  await editor.getByTestId('thr-queue').last().fill('e2e_alerting');
+  await editor.getByTestId('thr-backlog').last().fill('5');
+  await editor.getByTestId('thr-save').click();
+  await expect(editor.getByTestId('thr-message')).toContainText('Saved');
+
+  // Jobs long enough that 10 workers leave a backlog of 30 for a while.
+  await enqueue(s, 'e2e_alerting', 40, 20_000);
+  const banner = page.getByTestId('alert-banner');
+  await expect(banner).toBeVisible();
+  await expect(banner).toContainText('Backlog of queue e2e_alerting');
+  await expect(page.locator('[data-testid="chart-backlog"] .threshold-line')).toHaveCount(1);
+});

@@ -1,0 +1,66 @@
+// What every e2e spec needs: a real Jobscope server serving the built UI, signed-in pages, the
+// control and runner APIs for arranging state, and screenshots kept both as test artifacts and in
+// docs/screenshots/ (the README shows them).
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Page, TestInfo } from '@playwright/test';
+import { startServer, type TestServer } from '../helpers/server.ts';
+import { http } from '../helpers/http.ts';
+
+export const UI_DIR = 'dist/renderer';
+
+export function requireBuiltUi(): void {
+  if (!fs.existsSync(path.join(UI_DIR, 'index.html'))) throw new Error(`${UI_DIR}/index.html is missing: run \`npx vite build\` before the e2e tests`);
+}
+
+/** A server with the UI, sampling every 500 ms; the embedded connection's interval (which also
+ *  paces the dashboard's refresh) at its minimum, 2 s. */
+export async function startUiServer(overrides: Record<string, unknown> = {}): Promise<TestServer> {
+  requireBuiltUi();
+  const s = await startServer({ uiDir: UI_DIR, monitorIntervalMs: 500, ...overrides });
+  const r = await http(`${s.url}/api/app/connections/embedded`, { method: 'PATCH', json: { interval_s: 2 }, token: s.adminToken });
+  if (r.status !== 200) throw new Error(`PATCH embedded connection: ${r.status} ${JSON.stringify(r.body)}`);
+  return s;
+}
+
+/** Opens the UI through the sign-in link, as a user following the server's printed link would. */
+export async function openSignedIn(page: Page, s: TestServer, route = '/dashboard'): Promise<void> {
+  await page.goto(`${s.url}/#token=${s.adminToken}`);
+  await page.waitForFunction(() => !location.hash.includes('token='));
+  if (route !== '/dashboard') await page.evaluate((r) => (location.hash = r), route);
+}
+
+export async function enqueue(s: TestServer, queue: string, count: number, duration_ms = 0) {
+  const r = await http(`${s.url}/api/v3/sim/jobs`, { json: { queue, count, duration_ms }, token: s.adminToken });
+  if (r.status !== 202 && r.status !== 201) throw new Error(`enqueue: ${r.status} ${JSON.stringify(r.body)}`);
+  return r.body;
+}
+
+export type Compound = {
+  queues: Record<string, { backlog: number; latency: number }>;
+  processes: { busy: number; concurrency: number }[];
+  jobs: { processed: number; failed: number; enqueued: number };
+};
+
+export async function compound(s: TestServer): Promise<Compound> {
+  const r = await http(`${s.url}/api/v4/sidekiq/compound_metrics`, { token: s.adminToken });
+  if (r.status !== 200) throw new Error(`compound_metrics: ${r.status}`);
+  return r.body as Compound;
+}
+
+export async function screenshot(page: Page, testInfo: TestInfo, name: string): Promise<void> {
+  fs.mkdirSync('docs/screenshots', { recursive: true });
+  const file = path.join('docs/screenshots', `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  await testInfo.attach(name, { path: file, contentType: 'image/png' });
+}
+
+/** Recharts draws one path.recharts-line-curve per visible line that has data. */
+export function curves(page: Page, chartTestId: string) {
+  return page.locator(`[data-testid="${chartTestId}"] path.recharts-line-curve`);
+}
+
+/** The legend entry (series name) of a chart. */
+export function legendItem(page: Page, chartTestId: string, name: string) {
+  return page.locator(`[data-testid="${chartTestId}"] .recharts-legend-item`, { hasText: name });
+}
