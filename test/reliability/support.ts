@@ -112,7 +112,10 @@ export function request(
   opts: { method?: string; headers?: Record<string, string | number>; body?: Buffer | string; timeoutMs?: number; agent?: http.Agent } = {},
 ): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: opts.method ?? 'GET', headers: opts.headers, agent: opts.agent }, (res) => {
+    const headers = { ...opts.headers };
+    // Framed explicitly: node:http sends a HEAD or GET body unframed otherwise.
+    if (opts.body !== undefined && headers['content-length'] === undefined && headers['transfer-encoding'] === undefined) headers['content-length'] = Buffer.byteLength(opts.body);
+    const req = http.request(url, { method: opts.method ?? 'GET', headers, agent: opts.agent }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
