@@ -2,6 +2,7 @@
 import { buildServer } from './app.ts';
 import type { Config } from './config.ts';
 import { DataDirInUseError } from './store/data-dir.ts';
+import { signInLink } from './hosts/sign-in.ts';
 
 export async function serve(config: Config): Promise<void> {
   let server;
@@ -36,6 +37,7 @@ export async function serve(config: Config): Promise<void> {
     ].join('\n'),
   );
   process.stdout.write(`Jobscope listening on ${url}\n`);
+  process.stdout.write(`Open the UI signed in: ${signInLink(url, store.adminToken)}\n`);
 
   let stopping = false;
   const stop = async (signal: string) => {

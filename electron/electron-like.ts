@@ -1,0 +1,60 @@
+// The part of Electron's main-process API the shell uses. main.ts hands the real module in; the unit
+// tests hand in a fake, so everything but main.ts runs (and is tested) without the Electron binary.
+import type { BrowserWindowConstructorOptions, Rectangle } from 'electron';
+
+export interface WebContentsLike {
+  setWindowOpenHandler(handler: (details: { url: string }) => { action: 'deny' | 'allow' }): void;
+  on(event: 'will-navigate', listener: (event: { preventDefault(): void }, url: string) => void): void;
+}
+
+export interface BrowserWindowLike {
+  webContents: WebContentsLike;
+  loadURL(url: string): Promise<void>;
+  once(event: 'ready-to-show', listener: () => void): void;
+  on(event: 'close' | 'closed', listener: () => void): void;
+  show(): void;
+  focus(): void;
+  restore(): void;
+  maximize(): void;
+  isMinimized(): boolean;
+  isMaximized(): boolean;
+  isDestroyed(): boolean;
+  getNormalBounds(): Rectangle;
+}
+
+export interface IpcEventLike {
+  senderFrame: { url: string } | null;
+}
+
+export interface ElectronLike {
+  app: {
+    requestSingleInstanceLock(): boolean;
+    on(event: 'second-instance' | 'window-all-closed', listener: () => void): void;
+    on(event: 'before-quit', listener: (event: { preventDefault(): void }) => void): void;
+    whenReady(): Promise<void>;
+    getPath(name: 'userData'): string;
+    quit(): void;
+    exit(code?: number): void;
+  };
+  BrowserWindow: new (options: BrowserWindowConstructorOptions) => BrowserWindowLike;
+  ipcMain: {
+    handle(channel: string, listener: (event: IpcEventLike, ...args: unknown[]) => unknown): void;
+  };
+  shell: { openExternal(url: string): Promise<void> };
+  dialog: {
+    showErrorBox(title: string, content: string): void;
+    showSaveDialog(window: BrowserWindowLike, options: { defaultPath?: string; filters?: { name: string; extensions: string[] }[] }): Promise<{ canceled: boolean; filePath?: string }>;
+    showOpenDialog(window: BrowserWindowLike, options: { properties: string[]; filters?: { name: string; extensions: string[] }[] }): Promise<{ canceled: boolean; filePaths: string[] }>;
+  };
+  Notification: { isSupported(): boolean } & (new (options: { title: string; body: string }) => { show(): void });
+  session: {
+    defaultSession: {
+      webRequest: {
+        onHeadersReceived(
+          listener: (details: { url: string; responseHeaders?: Record<string, string[]> }, callback: (response: { responseHeaders?: Record<string, string[]> }) => void) => void,
+        ): void;
+      };
+    };
+  };
+  screen?: { getDisplayMatching(rect: Rectangle): { workArea: Rectangle } };
+}
