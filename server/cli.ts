@@ -2,6 +2,7 @@
 import { Command, Option } from 'commander';
 import { SETTINGS, resolveConfig, ConfigError, type Config } from './config.ts';
 import { serve } from './serve.ts';
+import { simulateCommand } from './simulator/cli-simulate.ts';
 
 function addSettingFlags(cmd: Command): Command {
   for (const s of SETTINGS) {
@@ -27,6 +28,8 @@ addSettingFlags(program.command('serve').description('run the headless server (r
     await serve(configFromFlags(opts));
   },
 );
+
+simulateCommand(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof ConfigError) {

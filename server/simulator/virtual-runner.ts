@@ -527,7 +527,8 @@ class BuildRun {
         this.r.counters.artifact_bytes += size;
         return { sha256: hash.digest('hex'), size };
       }
-      this.r.noteFailed('upload', a);
+      // A drop we caused ourselves is the fault working, not an error of the run.
+      if (!drop || a.status !== 0) this.r.noteFailed('upload', a);
       if (a.status === 403 || a.status === 413) return undefined;
       if (attempt < 3) await this.r.wait(Math.min(1000, Math.max(50, this.b.updateMs)));
     }
