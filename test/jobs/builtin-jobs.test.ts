@@ -45,7 +45,7 @@ function zip(entries: Record<string, Buffer>): Promise<Buffer> {
 
 async function upload(buildId: number, token: string, bytes: Buffer, query = '') {
   const form = new FormData();
-  form.append('file', new Blob([bytes]), 'artifacts.zip');
+  form.append('file', new Blob([new Uint8Array(bytes)]), 'artifacts.zip');
   const res = await fetch(`${s.url}/ci/api/v1/builds/${buildId}/artifacts${query}`, { method: 'POST', body: form, headers: { 'BUILD-TOKEN': token, 'user-agent': RUNNER_UA } });
   expect(res.status).toBe(201);
 }
