@@ -49,7 +49,9 @@ export class ArtifactStore {
         else done(null, chunk);
       },
     });
-    const out = fs.createWriteStream(tmpPath, { flags: 'wx' });
+    // Opened here, not lazily by the stream: a source that fails before a lazy open completes would
+    // have the file created after the cleanup below ran, leaving a stray temp file per refused upload.
+    const out = fs.createWriteStream(tmpPath, { fd: fs.openSync(tmpPath, 'wx') });
     try {
       await pipeline(source, counter, out);
       if (this.opts.fsync) {
