@@ -1,0 +1,151 @@
+// `jobscope simulate` as a pipeline uses it: a child process, its exit code and its summary.
+// Against a correct server it exits 0; against servers that break the protocol on purpose
+// (a proxy that corrupts trace bytes, one that answers 202 but drops a part) it exits 1.
+import { spawn } from 'node:child_process';
+import http from 'node:http';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type TestServer } from '../helpers/server.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+function simulate(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli.ts', 'simulate', ...args], {
+      cwd: ROOT,
+      env: { ...process.env, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const kill = setTimeout(() => child.kill('SIGKILL'), 50_000);
+    child.on('close', (code) => {
+      clearTimeout(kill);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+type Tamper = (req: http.IncomingMessage, body: Buffer) => { body: Buffer } | { answer: { status: number; headers: Record<string, string> } } | null;
+
+/** A reverse proxy in front of a real Jobscope that can change trace PATCHes on their way in. */
+function proxy(upstream: string, tamper: Tamper): Promise<{ url: string; close(): Promise<void>; tampered: () => number }> {
+  let count = 0;
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      let body = Buffer.concat(chunks);
+      const isPatch = req.method === 'PATCH' && req.url!.endsWith('/trace.txt');
+      const t = isPatch ? tamper(req, body) : null;
+      if (t && 'answer' in t) {
+        count++;
+        res.writeHead(t.answer.status, t.answer.headers).end();
+        return;
+      }
+      if (t) {
+        count++;
+        body = t.body;
+      }
+      const headers = { ...req.headers };
+      delete headers['transfer-encoding'];
+      headers['content-length'] = String(body.length);
+      const up = http.request(upstream + req.url, { method: req.method, headers }, (ur) => {
+        res.writeHead(ur.statusCode!, ur.headers);
+        ur.pipe(res);
+      });
+      up.on('error', () => res.destroy());
+      up.end(body);
+    });
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      resolve({
+        url: `http://127.0.0.1:${port}`,
+        tampered: () => count,
+        close: () => new Promise<void>((r) => server.close(() => r())),
+      });
+    }),
+  );
+}
+
+const FLAGS = ['--runners', '4', '--builds', '16', '--trace-kb', '3', '--part-kb', '1', '--artifact-kb', '4', '--update-ms', '0', '--poll-ms', '30'];
+
+describe('jobscope simulate', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startServer();
+  });
+  afterAll(async () => s.close());
+  const target = () => ['--target', s.url, '--registration-token', s.registrationToken, '--admin-token', s.adminToken];
+
+  it('exits 0 against a correct server, with a summary', async () => {
+    const r = await simulate([...target(), ...FLAGS, '--faults', 'wrong_range,duplicate_part', '--seed', '3']);
+    expect(r.stderr).not.toMatch(/the simulator itself failed/);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/builds done +16\/16: 16 success/);
+    expect(r.stdout).toMatch(/32 traces and 16 artifacts byte-exact/);
+    expect(r.stdout).toMatch(/416s met +[1-9]/);
+    expect(r.stdout).toMatch(/wrong_range \d+ \(416×\d+\)/);
+    expect(r.stdout).toMatch(/throughput +\d+ builds\/min, [\d.]+ trace MB\/s/);
+    expect(r.stdout).toMatch(/protocol +OK/);
+    // Not a terminal: plain progress lines, no cursor movement.
+    expect(r.stderr).not.toContain('\x1b[');
+  });
+
+  it('exits 1 against a server that corrupts trace bytes on their way in', async () => {
+    const p = await proxy(s.url, (_req, body) => {
+      if (body.length < 10) return null;
+      const bad = Buffer.from(body);
+      bad[5] = bad[5] === 0x41 ? 0x42 : 0x41; // one byte, length unchanged: only a byte compare sees it
+      return { body: bad };
+    });
+    try {
+      const r = await simulate(['--target', p.url, '--registration-token', s.registrationToken, '--admin-token', s.adminToken, ...FLAGS]);
+      expect(p.tampered()).toBeGreaterThan(0);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toMatch(/protocol +BROKEN/);
+      expect(r.stdout).toMatch(/trace_mismatch \(build \d+\)/);
+    } finally {
+      await p.close();
+    }
+  });
+
+  it('exits 1 against a server that answers 202 but drops a part', async () => {
+    let n = 0;
+    const p = await proxy(s.url, (req) => {
+      if (++n % 5 !== 3) return null;
+      const end = String(req.headers['content-range']).split('-')[1]!;
+      return { answer: { status: 202, headers: { 'Build-Status': 'running', Range: `0-${end}` } } };
+    });
+    try {
+      const r = await simulate(['--target', p.url, '--registration-token', s.registrationToken, '--admin-token', s.adminToken, ...FLAGS]);
+      expect(p.tampered()).toBeGreaterThan(0);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toMatch(/trace_lost \(build \d+\): the server had acknowledged 0-\d+ and now says 0-\d+/);
+    } finally {
+      await p.close();
+    }
+  });
+
+  it('exits 2 for usage errors, saying what is wrong', async () => {
+    const bad = await simulate(['--faults', 'bogus', '--target', s.url, '--registration-token', 'x']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/unknown fault "bogus"; known faults: wrong_range/);
+    const flag = await simulate(['--no-such-flag']);
+    expect(flag.code).toBe(2);
+    const down = await simulate(['--target', 'http://127.0.0.1:9', '--registration-token', 'x']);
+    expect(down.code).toBe(2);
+    expect(down.stderr).toMatch(/does not answer/);
+  });
+
+  it('runs against an embedded server when no --target is given', async () => {
+    const r = await simulate(['--runners', '3', '--builds', '6', '--trace-kb', '2', '--update-ms', '0', '--poll-ms', '30', '--artifact-kb', '2']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/\(embedded server\)/);
+    expect(r.stdout).toMatch(/builds done +6\/6: 6 success/);
+  });
+});
