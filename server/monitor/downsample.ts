@@ -15,7 +15,7 @@ export interface HistoryParams {
   /** Explicit queue names; otherwise the `top` queues by peak backlog. */
   queues?: string[];
   top: number;
-  /** The connection's sampling interval: no bucket is made finer than this. */
+  /** The connection's sampling interval: a stretch without rows longer than 2.5 of these is a gap. */
   intervalMs: number;
 }
 
@@ -50,7 +50,8 @@ export function queryHistory(h: ConnectionHistory, p: HistoryParams): History {
   const points = Math.max(2, p.points);
   const want = Math.ceil(Math.max(1, to - from) / (points - 1));
   const coarse = want >= MINUTE;
-  const step = Math.max(want, coarse ? MINUTE : Math.max(1000, p.intervalMs));
+  // Buckets finer than the sampling interval are fine: only buckets holding rows are emitted.
+  const step = Math.max(want, coarse ? MINUTE : 1000);
   const segs = segmentsOf(h, from, to, coarse);
 
   // Pass 1: peak backlog of every queue seen in the range.
