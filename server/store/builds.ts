@@ -134,10 +134,14 @@ export class Builds {
    */
   take(runner: Runner): Build | undefined {
     return this.db.tx(() => {
+      // Shared runners schedule fairly, as GitLab's RegisterBuildService did: projects with the fewest
+      // builds running on shared runners first, then oldest first.
       const candidates = runner.is_shared
         ? this.db.iterate<BuildRow>(
             `SELECT b.* FROM builds b JOIN projects p ON p.id = b.project_id
-             WHERE b.status = 'pending' AND p.shared_runners_enabled = 1 ORDER BY b.id`,
+             LEFT JOIN (SELECT rb.project_id, count(*) AS n FROM builds rb JOIN runners r ON r.id = rb.runner_id
+                        WHERE rb.status = 'running' AND r.is_shared = 1 GROUP BY rb.project_id) pr ON pr.project_id = b.project_id
+             WHERE b.status = 'pending' AND p.shared_runners_enabled = 1 ORDER BY COALESCE(pr.n, 0), b.id`,
           )
         : this.db.iterate<BuildRow>(`SELECT * FROM builds WHERE status = 'pending' AND project_id = ? ORDER BY id`, [runner.project_id ?? -1]);
       let chosen: BuildRow | undefined;
