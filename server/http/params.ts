@@ -7,10 +7,34 @@ export type Params = Record<string, unknown>;
 
 const UNSAFE = new Set(['__proto__', 'constructor', 'prototype']);
 
-function mergeInto(target: Params, source: unknown): void {
+/**
+ * Rack's nested names in query strings and forms, one level deep: `info[name]=x` is `info: {name: x}`
+ * (what `curl -F "info[version]=1.0"` sends) and `tag_list[]=a` is `tag_list: ['a']`.
+ */
+function setField(target: Params, key: string, value: unknown): void {
+  const m = /^([^[\]]+)\[([^[\]]*)\]$/.exec(key);
+  if (!m) {
+    if (!UNSAFE.has(key)) target[key] = value;
+    return;
+  }
+  const [, base, sub] = m as unknown as [string, string, string];
+  if (UNSAFE.has(base) || UNSAFE.has(sub)) return;
+  const values = Array.isArray(value) ? value : [value];
+  if (sub === '') {
+    const prev = target[base];
+    target[base] = [...(Array.isArray(prev) ? prev : []), ...values];
+    return;
+  }
+  let obj = target[base];
+  if (!obj || typeof obj !== 'object' || Array.isArray(obj)) obj = target[base] = Object.create(null) as Params;
+  (obj as Params)[sub] = values[values.length - 1];
+}
+
+function mergeInto(target: Params, source: unknown, nested: boolean): void {
   if (!source || typeof source !== 'object' || Array.isArray(source) || Buffer.isBuffer(source)) return;
   for (const [k, v] of Object.entries(source as Record<string, unknown>)) {
-    if (!UNSAFE.has(k)) target[k] = v;
+    if (nested) setField(target, k, v);
+    else if (!UNSAFE.has(k)) target[k] = v;
   }
 }
 
@@ -19,7 +43,7 @@ const MAX_FIELDS = 100;
 /** Params from query and body. Multipart bodies are read here (fields only; files are refused). */
 export async function readParams(request: FastifyRequest): Promise<Params> {
   const out: Params = Object.create(null) as Params;
-  mergeInto(out, request.query);
+  mergeInto(out, request.query, true);
   if (request.isMultipart()) {
     let n = 0;
     try {
@@ -29,13 +53,15 @@ export async function readParams(request: FastifyRequest): Promise<Params> {
           part.file.resume();
           continue;
         }
-        if (!UNSAFE.has(part.fieldname)) out[part.fieldname] = part.value;
+        setField(out, part.fieldname, part.value);
       }
     } catch (err) {
       throw asMultipartError(err);
     }
   } else {
-    mergeInto(out, request.body);
+    // A JSON body names its nesting itself; only form bodies use Rack's bracket names.
+    const isJson = /^application\/json\b/i.test(String(request.headers['content-type'] ?? ''));
+    mergeInto(out, request.body, !isJson);
   }
   return out;
 }
