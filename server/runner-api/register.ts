@@ -17,6 +17,9 @@ function buildNotFound(request: FastifyRequest, reply: FastifyReply, lastUpdate:
 }
 
 export async function registerRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
+  // Whoever makes a build pending (control API, a retry, a simulator) emits this event; ticking here
+  // means no producer can forget it and leave a new build hidden behind a stale `last_update`.
+  ctx.events.on('build:pending', () => ctx.runnerQueue.tick());
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const params = await readParams(request);
     const runner = authenticateRunner(ctx, params);
