@@ -131,9 +131,28 @@ describe('POST /builds/register: which build a runner gets', () => {
     }
     expect(taken).toContain(bBuild.id);
     expect(taken).not.toContain(closedBuild.id);
-    expect(taken).toEqual([...taken].sort((x, y) => x - y));
     const own = await poll(closedRunner.token);
     expect([own.status, own.json.id]).toEqual([201, closedBuild.id]);
+  });
+
+  it('a shared runner schedules fairly: the project with the fewest builds running on shared runners first, then oldest', async () => {
+    const own = await startServer(); // its own instance: no other test's pending builds
+    try {
+      const busy = await createProject(own, 'busy');
+      const quiet = await createProject(own, 'quiet');
+      const b = ((await createBuild(own, busy.id, { count: 3 })) as { id: number }[]).map((x) => x.id);
+      const q = ((await createBuild(own, quiet.id, { count: 2 })) as { id: number }[]).map((x) => x.id);
+      const shared = await registerRunner(own);
+      const order: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const r = await runnerJson(`${own.url}/ci/api/v1/builds/register.json`, 'POST', { token: shared.token });
+        order.push(r.json.id);
+      }
+      // busy#1 (both 0 running, older) → quiet#1 (0 vs 1) → busy#2 (1 vs 1, older) → quiet#2 → busy#3
+      expect(order).toEqual([b[0], q[0], b[1], q[1], b[2]]);
+    } finally {
+      await own.close();
+    }
   });
 
   it('tags: a build is taken only by a runner holding all its tags; untagged builds need run_untagged', async () => {

@@ -87,6 +87,27 @@ describe('POST /runners/register', () => {
     expect([a.version, a.platform, a.architecture]).toEqual(['1.11.5', 'linux', 'amd64']);
   });
 
+  it('folds Rack-style nested form names: info[version]=… and tag_list[]=…', async () => {
+    const r = await raw(url('/runners/register'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `token=${s.registrationToken}&info%5Bversion%5D=1.5.3&info%5Bplatform%5D=darwin&tag_list%5B%5D=ruby&tag_list%5B%5D=mysql`,
+    });
+    expect(r.status).toBe(201);
+    const row = await runnerRow(r.json.id);
+    expect([row.version, row.platform]).toEqual(['1.5.3', 'darwin']);
+    expect(row.tag_list).toEqual(['ruby', 'mysql']);
+    const mp = multipart([
+      { name: 'token', value: s.registrationToken },
+      { name: 'info[architecture]', value: 'arm64' },
+      { name: '__proto__[polluted]', value: 'yes' },
+    ]);
+    const m = await raw(url('/runners/register'), { method: 'POST', headers: { 'content-type': mp.contentType }, body: mp.body });
+    expect(m.status).toBe(201);
+    expect((await runnerRow(m.json.id)).architecture).toBe('arm64');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
   it('keeps description, tag_list ("tag1, tag2") and run_untagged', async () => {
     const r = await runnerJson(url('/runners/register.json'), 'POST', {
       token: s.registrationToken,
