@@ -53,6 +53,10 @@ export function sendError(reply: FastifyReply, err: unknown, request?: FastifyRe
   const d = describeError(err);
   if (d.bug) (request?.log ?? reply.log).error({ err }, 'unhandled error');
   else if (d.status >= 500) (request?.log ?? reply.log).warn({ err }, d.message);
+  // An error answered before the body was all read (413 mid-upload, 403 before the file part) leaves
+  // the rest of the body paused in the socket; a keep-alive client's next request would wait behind it
+  // for ever. Closing the connection after the answer is what lets that client go on.
+  if (request && !request.raw.complete) reply.header('Connection', 'close');
   return reply.code(d.status).headers(d.headers).type('application/json').send({ message: d.message });
 }
 
