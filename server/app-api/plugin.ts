@@ -10,7 +10,7 @@ import { historyRoutes } from './history.ts';
 import { alertRoutes } from './alerts.ts';
 
 export async function appApi(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
-  const monitor = await startMonitor(ctx, (msg) => app.log.warn(msg));
+  const monitor = await startMonitor(ctx, { info: (msg) => app.log.info(msg), warn: (msg) => app.log.warn(msg) });
   const opts = { ctx, monitor }; // not the caller's options: they carry the prefix
   app.addHook('onRequest', async (request) => requireAdmin(ctx.store, request));
   await app.register(statusRoutes, opts);

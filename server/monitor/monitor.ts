@@ -13,6 +13,11 @@ import { queryHistory, type HistoryParams } from './downsample.ts';
 
 const HOUR = 3_600_000;
 
+export interface MonitorLog {
+  info(msg: string): void;
+  warn(msg: string): void;
+}
+
 export interface Latest {
   at: number;
   metrics: CompoundMetrics;
@@ -29,7 +34,7 @@ export class Monitor {
   private constructor(
     private readonly ctx: AppContext,
     private readonly embedded: MetricsSource,
-    warn: (msg: string) => void,
+    private readonly log: MonitorLog,
   ) {
     const db = ctx.store.db;
     this.connections = new Connections(db);
@@ -38,14 +43,14 @@ export class Monitor {
       get: (id) => this.connections.get(id),
       sample: (c, signal) => this.sampleOnce(c, signal),
       intervalMs: (c) => this.intervalMs(c),
-      onError: (err, c) => warn(`sampling connection ${c.id} failed: ${(err as Error).message}`),
+      onError: (err, c) => log.warn(`sampling connection ${c.id} failed: ${(err as Error).message}`),
     });
     this.housekeeping = setInterval(() => this.prune(Date.now()), HOUR);
     this.housekeeping.unref();
   }
 
-  static async start(ctx: AppContext, warn: (msg: string) => void): Promise<Monitor> {
-    const m = new Monitor(ctx, embeddedSource(ctx), warn);
+  static async start(ctx: AppContext, log: MonitorLog): Promise<Monitor> {
+    const m = new Monitor(ctx, embeddedSource(ctx), log);
     const now = Date.now();
     for (const c of m.connections.list()) {
       m.historyOf(c.id).load(now);
@@ -137,6 +142,10 @@ export class Monitor {
   /** Stores one sample (good or a gap) and runs the threshold checks; also the bench's seeding path. */
   record(c: Connection, t: number, metrics: CompoundMetrics | null, error: string): Alert[] {
     const h = this.historyOf(c.id);
+    // Health changes are logged once, not every sample; messages name the URL, never the token.
+    const wasFailing = this.connections.get(c.id)?.lastError != null;
+    if (!metrics && !wasFailing) this.log.warn(`connection ${c.id} (${c.name}): sampling fails: ${error}`);
+    if (metrics && wasFailing) this.log.info(`connection ${c.id} (${c.name}): sampling works again`);
     if (!metrics) {
       h.recordGap(t, error);
       this.connections.setHealth(c.id, t, error);
@@ -170,8 +179,8 @@ export { EMBEDDED_ID };
 // so AppContext needs no field for it).
 const running = new WeakMap<AppContext, Monitor>();
 
-export async function startMonitor(ctx: AppContext, warn: (msg: string) => void): Promise<Monitor> {
-  const m = await Monitor.start(ctx, warn);
+export async function startMonitor(ctx: AppContext, log: MonitorLog): Promise<Monitor> {
+  const m = await Monitor.start(ctx, log);
   running.set(ctx, m);
   ctx.onClose(() => m.close());
   return m;
