@@ -15,6 +15,8 @@ export interface PoolIdentity {
 export class WorkerPool {
   busy = 0;
   readonly startedAt = Date.now();
+  /** Bumped when the served queues change: lets readers cache what they derive from them. */
+  version = 0;
   private readonly queues: JobQueue[] = [];
   private cursor = 0;
   private stopped = false;
@@ -30,12 +32,18 @@ export class WorkerPool {
   }
 
   serve(queue: JobQueue): void {
-    if (!this.queues.includes(queue)) this.queues.push(queue);
+    if (!this.queues.includes(queue)) {
+      this.queues.push(queue);
+      this.version++;
+    }
   }
 
   unserve(queue: JobQueue): void {
     const i = this.queues.indexOf(queue);
-    if (i >= 0) this.queues.splice(i, 1);
+    if (i >= 0) {
+      this.queues.splice(i, 1);
+      this.version++;
+    }
   }
 
   queueNames(): string[] {

@@ -1,19 +1,19 @@
 // GET queue_metrics | process_metrics | job_stats | compound_metrics under /api/v3/sidekiq (GitLab
 // 8.9+), /api/v3/jobqueue (the seed's name for it) and /api/v4/sidekiq (current GitLab), identical
 // answers. Admin only: 401 without a known user token, 403 for a non-admin user.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { CompoundMetrics, JobStats, ProcessMetrics, QueueMetrics } from '../contract/metrics.ts';
 import { requireAdmin } from '../auth/admin.ts';
-import { compoundMetrics, jobStats, processMetrics, queueMetrics } from './compound.ts';
+import { compoundJson, jobStatsJson, processMetricsJson, queueMetricsJson } from './json-writer.ts';
 
 export const METRICS_PREFIXES = ['/api/v3/sidekiq', '/api/v3/jobqueue', '/api/v4/sidekiq'];
 
 const ENDPOINTS = [
-  { path: 'queue_metrics', schema: QueueMetrics, summary: 'Queues with backlog and latency (whole seconds since the oldest waiting job was enqueued)', answer: queueMetrics },
-  { path: 'process_metrics', schema: ProcessMetrics, summary: 'Worker processes: hostname, pid, tag, started_at, queues, labels, concurrency, busy', answer: processMetrics },
-  { path: 'job_stats', schema: JobStats, summary: 'Job counters: processed, failed (cumulative) and enqueued (sum of backlogs)', answer: jobStats },
-  { path: 'compound_metrics', schema: CompoundMetrics, summary: 'queue_metrics, process_metrics and job_stats in one answer', answer: compoundMetrics },
+  { path: 'queue_metrics', schema: QueueMetrics, summary: 'Queues with backlog and latency (whole seconds since the oldest waiting job was enqueued)', answer: queueMetricsJson },
+  { path: 'process_metrics', schema: ProcessMetrics, summary: 'Worker processes: hostname, pid, tag, started_at, queues, labels, concurrency, busy', answer: processMetricsJson },
+  { path: 'job_stats', schema: JobStats, summary: 'Job counters: processed, failed (cumulative) and enqueued (sum of backlogs)', answer: jobStatsJson },
+  { path: 'compound_metrics', schema: CompoundMetrics, summary: 'queue_metrics, process_metrics and job_stats in one answer', answer: compoundJson },
 ] as const;
 
 async function metricsRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
@@ -25,9 +25,11 @@ async function metricsRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext })
       security: [{ privateToken: [] }],
       response: { 200: e.schema },
     };
-    app.get(`/${e.path}`, { schema }, async () => e.answer(ctx));
+    // The schema documents the answer; the text is written by json-writer.ts (a string is sent as is).
+    const handler = async (_request: FastifyRequest, reply: FastifyReply) => reply.type('application/json').send(e.answer(ctx.jobs));
+    app.get(`/${e.path}`, { schema }, handler);
     // Grape routes took an optional format suffix; GitLab answered `.json` the same.
-    app.get(`/${e.path}.json`, { schema: { ...schema, hide: true } }, async () => e.answer(ctx));
+    app.get(`/${e.path}.json`, { schema: { ...schema, hide: true } }, handler);
   }
 }
 

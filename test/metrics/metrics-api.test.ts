@@ -7,6 +7,7 @@ import { http } from '../helpers/http.ts';
 import { registerRunner } from '../helpers/fixtures.ts';
 import { CompoundMetrics, JobStats, ProcessMetrics, QueueMetrics } from '../../server/contract/metrics.ts';
 import { compoundMetrics } from '../../server/metrics-api/compound.ts';
+import { compoundJson } from '../../server/metrics-api/json-writer.ts';
 import { postJobs, waitFor } from '../jobs/lib.ts';
 
 const PREFIXES = ['/api/v3/sidekiq', '/api/v3/jobqueue', '/api/v4/sidekiq'];
@@ -117,6 +118,13 @@ describe('metrics API answers', () => {
     const viaHttp = (await http(`${s.url}/api/v4/sidekiq/compound_metrics`, { token: s.adminToken })).body;
     const direct = compoundMetrics(s.server.ctx);
     expect(withoutLatency(JSON.parse(JSON.stringify(direct)))).toEqual(withoutLatency(viaHttp));
+  });
+
+  it('the HTTP answer text is exactly the in-process object serialised (same moment)', () => {
+    const now = Date.now() + 1500; // a later clock makes latencies non-zero
+    const text = compoundJson(s.server.ctx.jobs, now);
+    expect(text).toBe(JSON.stringify(compoundMetrics(s.server.ctx, now)));
+    expect(Object.values(JSON.parse(text).queues as Record<string, { latency: number }>).some((q) => q.latency > 0)).toBe(true);
   });
 
   it('latency counts whole seconds since the oldest waiting job was enqueued, 0 when empty', async () => {
