@@ -37,7 +37,7 @@ function proxy(upstream: string, tamper: Tamper): Promise<{ url: string; close()
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      let body = Buffer.concat(chunks);
+      let body: Buffer = Buffer.concat(chunks);
       const isPatch = req.method === 'PATCH' && req.url!.endsWith('/trace.txt');
       const t = isPatch ? tamper(req, body) : null;
       if (t && 'answer' in t) {
