@@ -1,6 +1,6 @@
 // buildServer(config) → a fastify instance on its own store, with every API registered.
 // The same function runs inside `jobscope serve`, the Electron main process and the tests.
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import type { Config } from './config.ts';
@@ -57,7 +57,7 @@ async function assemble(config: Config, store: Store): Promise<JobscopeServer> {
   const app = Fastify({
     logger: loggerOptions(config, store.layout.logsDir),
     // One line per request would drown the log under a runner fleet; errors and domain events are logged instead.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     // A full trace may arrive as one JSON body in the final PUT.
     bodyLimit: config.maxTraceBytes + 1024 * 1024,
     forceCloseConnections: 'idle',
