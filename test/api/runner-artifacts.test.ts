@@ -88,6 +88,8 @@ describe('POST /builds/:id/artifacts', () => {
     const r = await uploadArtifacts(s, build.id, build.token, zip);
     expect(r.status).toBe(403);
     expect(r.json).toEqual({ message: '403 Forbidden  - Build is not running!' });
+    // the token is checked first: a wrong token on a finished build is the plain 403
+    expect((await uploadArtifacts(s, build.id, 'nope', zip)).json).toEqual({ message: '403 Forbidden' });
     const pendingProject = await runningBuild(s, {}, 'art-pending');
     const pending = await createBuild(s, pendingProject.project.id, { tag_list: ['never'] });
     expect((await uploadArtifacts(s, pending.id, pending.token, zip)).json.message).toBe('403 Forbidden  - Build is not running!');
