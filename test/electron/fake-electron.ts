@@ -1,0 +1,139 @@
+// A stand-in for Electron's main-process module (the binary cannot run here). It records what the
+// shell asks of Electron so tests can check it; the backend the shell starts is the real one.
+import { EventEmitter } from 'node:events';
+import type { BrowserWindowConstructorOptions, Rectangle } from 'electron';
+import type { ElectronLike, IpcEventLike } from '../../electron/electron-like.ts';
+
+export class FakeWindow {
+  static all: FakeWindow[] = [];
+  private readonly events = new EventEmitter();
+  loaded: string[] = [];
+  shown = false;
+  focused = 0;
+  minimized = false;
+  maximized = false;
+  destroyed = false;
+  bounds: Rectangle;
+  openHandler?: (d: { url: string }) => { action: 'deny' | 'allow' };
+  private navigate?: (event: { preventDefault(): void }, url: string) => void;
+  webContents = {
+    setWindowOpenHandler: (h: (d: { url: string }) => { action: 'deny' | 'allow' }) => void (this.openHandler = h),
+    on: (_e: 'will-navigate', l: (event: { preventDefault(): void }, url: string) => void) => void (this.navigate = l),
+  };
+
+  constructor(readonly options: BrowserWindowConstructorOptions) {
+    this.bounds = { x: options.x ?? 100, y: options.y ?? 100, width: options.width ?? 800, height: options.height ?? 600 };
+    FakeWindow.all.push(this);
+  }
+  async loadURL(url: string) {
+    this.loaded.push(url);
+    this.events.emit('ready-to-show');
+  }
+  once(e: string, l: () => void) {
+    this.events.once(e, l);
+  }
+  on(e: string, l: () => void) {
+    this.events.on(e, l);
+  }
+  show() {
+    this.shown = true;
+  }
+  focus() {
+    this.focused++;
+  }
+  restore() {
+    this.minimized = false;
+  }
+  maximize() {
+    this.maximized = true;
+  }
+  isMinimized() {
+    return this.minimized;
+  }
+  isMaximized() {
+    return this.maximized;
+  }
+  isDestroyed() {
+    return this.destroyed;
+  }
+  getNormalBounds() {
+    return this.bounds;
+  }
+  /** What a user closing the window does. */
+  close() {
+    this.events.emit('close');
+    this.destroyed = true;
+    this.events.emit('closed');
+  }
+  /** What a click on a link inside the page does; true when the navigation went ahead. */
+  tryNavigate(url: string): boolean {
+    let prevented = false;
+    this.navigate?.({ preventDefault: () => void (prevented = true) }, url);
+    return !prevented;
+  }
+}
+
+export function fakeElectron(opts: { userData: string; lock?: boolean }) {
+  const appEvents = new EventEmitter();
+  const handlers = new Map<string, (event: IpcEventLike, ...args: unknown[]) => unknown>();
+  const rec = {
+    quits: 0,
+    quitDone: false,
+    exitCode: undefined as number | undefined,
+    errorBoxes: [] as { title: string; content: string }[],
+    external: [] as string[],
+    notifications: [] as { title: string; body: string }[],
+    saveDialogs: [] as { defaultPath?: string }[],
+    saveTo: undefined as string | undefined,
+    headerListener: undefined as
+      | ((d: { url: string; responseHeaders?: Record<string, string[]> }, cb: (r: { responseHeaders?: Record<string, string[]> }) => void) => void)
+      | undefined,
+  };
+  const e = {
+    app: {
+      requestSingleInstanceLock: () => opts.lock ?? true,
+      on: (ev: string, l: (...a: unknown[]) => void) => void appEvents.on(ev, l),
+      whenReady: async () => {},
+      getPath: () => opts.userData,
+      quit: () => {
+        rec.quits++;
+        let prevented = false;
+        appEvents.emit('before-quit', { preventDefault: () => void (prevented = true) });
+        if (!prevented) rec.quitDone = true;
+      },
+      exit: (code?: number) => void (rec.exitCode = code ?? 0),
+    },
+    BrowserWindow: FakeWindow,
+    ipcMain: { handle: (ch: string, l: (event: IpcEventLike, ...args: unknown[]) => unknown) => void handlers.set(ch, l) },
+    shell: { openExternal: async (url: string) => void rec.external.push(url) },
+    dialog: {
+      showErrorBox: (title: string, content: string) => void rec.errorBoxes.push({ title, content }),
+      showSaveDialog: async (_w: unknown, o: { defaultPath?: string }) => {
+        rec.saveDialogs.push(o);
+        return rec.saveTo ? { canceled: false, filePath: rec.saveTo } : { canceled: true };
+      },
+      showOpenDialog: async () => ({ canceled: true, filePaths: [] }),
+    },
+    Notification: Object.assign(
+      class {
+        constructor(private readonly o: { title: string; body: string }) {}
+        show() {
+          rec.notifications.push(this.o);
+        }
+      },
+      { isSupported: () => true },
+    ),
+    session: { defaultSession: { webRequest: { onHeadersReceived: (l: typeof rec.headerListener) => void (rec.headerListener = l) } } },
+  };
+  return {
+    electron: e as unknown as ElectronLike,
+    rec,
+    appEvents,
+    /** Calls an IPC handler as the page at `pageUrl` would. */
+    invoke: async (channel: string, pageUrl: string, ...args: unknown[]) => {
+      const h = handlers.get(channel);
+      if (!h) throw new Error(`no handler for ${channel}`);
+      return h({ senderFrame: { url: pageUrl } }, ...args);
+    },
+  };
+}
