@@ -58,9 +58,22 @@ export class WorkerPool {
       this.busy++;
       void this.runJob(job).finally(() => {
         this.busy--;
-        this.wake();
+        this.wakeSoon();
       });
     }
+  }
+
+  private refillQueued = false;
+
+  // Refill from a macrotask, not from the finishing job's microtask: a queue of instant jobs would
+  // otherwise drain in one unbroken microtask chain and keep the HTTP server from answering.
+  private wakeSoon(): void {
+    if (this.refillQueued) return;
+    this.refillQueued = true;
+    setImmediate(() => {
+      this.refillQueued = false;
+      this.wake();
+    });
   }
 
   stop(): void {
