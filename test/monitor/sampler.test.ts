@@ -80,7 +80,7 @@ describe('sampler', () => {
     const view = await connection(a, id);
     expect(view.last_error).toMatch(/401/);
     expect(view.last_sample_at).toBeNull();
-    const cur = await get(a, `/connections/${id}/current`);
+    const cur = await get<{ message: string }>(a, `/connections/${id}/current`);
     expect(cur.status).toBe(404);
     expect(cur.body.message).toMatch(/check the token/);
     await http(`${a.url}/api/app/connections/${id}`, { method: 'DELETE', token: a.adminToken });
