@@ -73,7 +73,8 @@ async function assemble(config: Config, store: Store): Promise<JobscopeServer> {
   installErrorHandling(app);
   logDomainEvents(ctx, app.log);
   installBodyParsers(app);
-  await app.register(formbody, { bodyLimit: 1024 * 1024 });
+  // A form PUT may carry the full trace as JSON does (Grape took any encoding): same limit.
+  await app.register(formbody, { bodyLimit: config.maxTraceBytes + 1024 * 1024 });
   await app.register(multipart, {
     limits: { fileSize: config.maxArtifactBytes, files: 1, fields: 50, fieldSize: 1024 * 1024, parts: 60, headerPairs: 100 },
   });

@@ -1,7 +1,7 @@
 // Grape merged the query string, urlencoded, multipart and JSON bodies into one `params` hash.
 // `readParams` gives the same view, into a null-prototype object with prototype-polluting keys dropped.
 import type { FastifyRequest } from 'fastify';
-import { badRequest } from './errors.ts';
+import { badRequest, tooLarge } from './errors.ts';
 
 export type Params = Record<string, unknown>;
 
@@ -53,6 +53,9 @@ export async function readParams(request: FastifyRequest): Promise<Params> {
           part.file.resume();
           continue;
         }
+        // Busboy cuts a field at `fieldSize` and says so only in this flag: storing the cut value
+        // (say, a full trace) and answering 200 would lose data silently.
+        if (part.valueTruncated || part.fieldnameTruncated) throw tooLarge();
         setField(out, part.fieldname, part.value);
       }
     } catch (err) {
