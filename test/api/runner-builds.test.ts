@@ -324,6 +324,39 @@ describe('PUT /builds/:id', () => {
     expect((await control(s, `/builds/${b.build.id}/trace`)).raw.toString()).toBe('multipart trace');
   });
 
+  it('a full trace over --max-trace-mb is 413 in every encoding and never stored cut short', async () => {
+    const small = await startServer({ maxTraceBytes: 1 / 1024 }); // 1 KiB
+    try {
+      const { runner, build } = await runningBuild(small, {}, 'put-limit');
+      const putUrl = `${small.url}/ci/api/v1/builds/${build.id}.json`;
+      const fits = 'f'.repeat(1000);
+      const fit = multipart([{ name: 'token', value: runner.token }, { name: 'trace', value: fits }]);
+      expect((await raw(putUrl, { method: 'PUT', headers: { 'content-type': fit.contentType }, body: fit.body })).status).toBe(200);
+      const big = 'b'.repeat(2000);
+      const mp = multipart([{ name: 'token', value: runner.token }, { name: 'trace', value: big }]);
+      for (const r of [
+        await raw(putUrl, { method: 'PUT', headers: { 'content-type': mp.contentType }, body: mp.body }),
+        await raw(putUrl, { method: 'PUT', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `token=${runner.token}&trace=${big}` }),
+        await runnerJson(putUrl, 'PUT', { token: runner.token, trace: big }),
+      ]) {
+        expect(r.status).toBe(413);
+        expect(r.json).toEqual({ message: '413 Request Entity Too Large' });
+      }
+      const trace = await fetch(`${small.url}/api/v3/sim/builds/${build.id}/trace`, { headers: { 'private-token': small.adminToken } });
+      expect(await trace.text()).toBe(fits);
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('a multipart field over the 1 MiB field limit is 413, never a trace stored cut short with 200', async () => {
+    const { runner, build } = await runningBuild(s, {}, 'put-field-limit');
+    const mp = multipart([{ name: 'token', value: runner.token }, { name: 'trace', value: 't'.repeat(1024 * 1024 + 1) }]);
+    const r = await raw(url(`/builds/${build.id}.json`), { method: 'PUT', headers: { 'content-type': mp.contentType }, body: mp.body });
+    expect(r.status).toBe(413);
+    expect((await control(s, `/builds/${build.id}`)).body.trace_length).toBe(0);
+  });
+
   it('a canceled build answers 404, which tells the runner to stop', async () => {
     const { runner, build } = await runningBuild(s, {}, 'put-cancel');
     expect((await control(s, `/builds/${build.id}/cancel`, { method: 'POST' })).status).toBe(200);
