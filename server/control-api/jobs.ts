@@ -99,7 +99,7 @@ export async function jobsRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
   );
 
   app.delete('/jobs/dead', { schema: { tags, summary: 'Empty the dead set', response: { 200: Count } } }, async () => ({
-    count: ctx.store.db.tx(() => jobs.rows.clearDead()),
+    count: jobs.clearDead(),
   }));
 
   app.get('/load', { schema: { tags, summary: 'The demo load generator: running or not, its settings', response: { 200: LoadStatus } } }, async () =>

@@ -80,13 +80,16 @@ export class JobRows {
     ]);
   }
 
-  toDead(id: number, retryCount: number, failedAt: number, error: string, keep: number): void {
+  toDead(id: number, retryCount: number, failedAt: number, error: string): void {
     this.db.run(`UPDATE jobs SET state = 'dead', retry_count = ?, run_at = NULL, failed_at = ?, error = ? WHERE id = ?`, [retryCount, failedAt, error, id]);
-    // Sidekiq's dead set is bounded too (dead_max_jobs): the oldest deaths go first.
-    this.db.run(
-      `DELETE FROM jobs WHERE state = 'dead' AND id IN (SELECT id FROM jobs WHERE state = 'dead' ORDER BY failed_at DESC, id DESC LIMIT -1 OFFSET ?)`,
+  }
+
+  /** Drops the oldest deaths beyond `keep` (Sidekiq's dead set is bounded too: dead_max_jobs); returns how many. */
+  trimDead(keep: number): number {
+    return this.db.run(
+      `DELETE FROM jobs WHERE id IN (SELECT id FROM jobs WHERE state = 'dead' ORDER BY failed_at DESC, id DESC LIMIT -1 OFFSET ?)`,
       [keep],
-    );
+    ).changes;
   }
 
   /** Back into its queue (from the retry or dead set) as of `now`. */

@@ -34,6 +34,7 @@ export class JobSystem {
   private unsavedProcessed = 0;
   private unsavedFailed = 0;
   private nextMemoryId = -1;
+  private deadCount = 0;
   private readonly inFlight = new Set<Promise<void>>();
   private readonly abort = new AbortController();
   private readonly timers: NodeJS.Timeout[] = [];
@@ -71,6 +72,7 @@ export class JobSystem {
     this.failed = counters.failed;
     for (const job of this.rows.waiting()) this.pushWaiting(this.durableQueue(job.queue, true), job);
     this.retrySet = this.rows.retries();
+    this.deadCount = this.rows.countByState().dead ?? 0;
     this.every(Math.max(10, this.config.jobPollMs), () => this.moveDueRetries());
     // Demo jobs only bump counters in memory; save those now and then (durable jobs save their own).
     this.every(1000, () => this.saveCounters());
@@ -268,7 +270,11 @@ export class JobSystem {
           const runAt = now + retryDelay(job.retry_count, this.config.jobBackoffUnitMs);
           this.rows.toRetry(job.id, job.retry_count + 1, runAt, now, message);
           this.insertRetry({ ...job, retry_count: job.retry_count + 1, run_at: runAt, failed_at: now, error: message });
-        } else this.rows.toDead(job.id, job.retry_count, now, message, this.config.jobDeadMax);
+        } else {
+          this.rows.toDead(job.id, job.retry_count, now, message);
+          // Trimming sorts the dead set: only done once it is over its bound, not on every death.
+          if (++this.deadCount > this.config.jobDeadMax) this.deadCount -= this.rows.trimDead(this.config.jobDeadMax);
+        }
       }
       this.saveCounters();
     });
@@ -301,9 +307,17 @@ export class JobSystem {
     for (const q of touched) this.wake(q);
   }
 
+  /** Empties the dead set; returns how many jobs it held. */
+  clearDead(): number {
+    const n = this.store.db.tx(() => this.rows.clearDead());
+    this.deadCount = 0;
+    return n;
+  }
+
   /** Moves dead jobs (all, or the given ids) back into their queues; returns how many. */
   retryDead(ids?: number[]): number {
     const dead = this.rows.deadByIds(ids);
+    this.deadCount -= dead.length;
     const now = Date.now();
     this.store.db.tx(() => {
       for (const job of dead) this.rows.requeue(job.id, now);

@@ -104,6 +104,18 @@ describe('queues and workers', () => {
     expect((await http(`${s.url}/api/v3/sim/jobs/dead`, { token: s.adminToken })).body).toEqual([]);
   });
 
+  it('the dead set is bounded by jobDeadMax: the oldest deaths go first', async () => {
+    const s = await start({ jobDeadMax: 2, jobConcurrency: 1 });
+    for (const cls of ['First', 'Second', 'Third', 'Fourth']) {
+      await postJobs(s.url, s.adminToken, { queue: 'doomed', class: cls, fail: true, retry: 0 });
+      await waitFor(`${cls} dead`, async () =>
+        ((await http(`${s.url}/api/v3/sim/jobs/dead`, { token: s.adminToken })).body as { class: string }[]).some((d) => d.class === cls),
+      );
+    }
+    const dead = (await http(`${s.url}/api/v3/sim/jobs/dead`, { token: s.adminToken })).body as { class: string }[];
+    expect(dead.map((d) => d.class)).toEqual(['Fourth', 'Third']);
+  });
+
   it('retry: false drops a failing job without a dead entry', async () => {
     const s = await start();
     await postJobs(s.url, s.adminToken, { queue: 'dropme', fail: true, retry: false });
