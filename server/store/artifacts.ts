@@ -8,6 +8,7 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { storageError } from '../http/errors.ts';
 
 export class TooLargeError extends Error {
   constructor(readonly limit: number) {
@@ -51,7 +52,13 @@ export class ArtifactStore {
     });
     // Opened here, not lazily by the stream: a source that fails before a lazy open completes would
     // have the file created after the cleanup below ran, leaving a stray temp file per refused upload.
-    const out = fs.createWriteStream(tmpPath, { fd: fs.openSync(tmpPath, 'wx') });
+    let fd: number;
+    try {
+      fd = fs.openSync(tmpPath, 'wx');
+    } catch (err) {
+      throw storageError(err) ?? err;
+    }
+    const out = fs.createWriteStream(tmpPath, { fd });
     try {
       await pipeline(source, counter, out);
       if (this.opts.fsync) {
@@ -64,7 +71,7 @@ export class ArtifactStore {
       }
     } catch (err) {
       fs.rmSync(tmpPath, { force: true });
-      throw err;
+      throw storageError(err) ?? err;
     }
     return { tmpPath, size };
   }

@@ -53,20 +53,50 @@ export class Db {
     return s;
   }
 
+  /**
+   * Runs a cached statement. One that failed (disk full) keeps its error: SQLite's reset returns it
+   * again and the next bind fails with "Could not reset statement", a 500 on a store that has
+   * recovered. So a statement that threw is finalized and dropped, and the next use prepares it anew.
+   */
+  private use<R>(sql: string, fn: (s: Statement) => R): R {
+    const s = this.stmt(sql);
+    try {
+      return fn(s);
+    } catch (err) {
+      this.drop(sql, s);
+      throw err;
+    }
+  }
+
+  private drop(sql: string, s: Statement): void {
+    this.statements.delete(sql);
+    try {
+      s.finalize();
+    } catch {
+      /* finalize reports the same stored error; the statement is gone either way */
+    }
+  }
+
   get<T = Row>(sql: string, params?: Params): T | undefined {
-    return (this.stmt(sql).get(params as never) ?? undefined) as T | undefined;
+    return this.use(sql, (s) => (s.get(params as never) ?? undefined) as T | undefined);
   }
 
   all<T = Row>(sql: string, params?: Params): T[] {
-    return this.stmt(sql).all(params as never) as T[];
+    return this.use(sql, (s) => s.all(params as never) as T[]);
   }
 
   *iterate<T = Row>(sql: string, params?: Params): Generator<T> {
-    yield* this.stmt(sql).iterate(params as never) as Iterable<T>;
+    const s = this.stmt(sql);
+    try {
+      yield* s.iterate(params as never) as Iterable<T>;
+    } catch (err) {
+      this.drop(sql, s);
+      throw err;
+    }
   }
 
   run(sql: string, params?: Params): { changes: number; lastInsertRowid: number } {
-    const r = this.stmt(sql).run(params as never);
+    const r = this.use(sql, (s) => s.run(params as never));
     return { changes: r.changes, lastInsertRowid: Number(r.lastInsertRowid) };
   }
 
@@ -81,13 +111,15 @@ export class Db {
     this.depth++;
     try {
       const out = fn();
-      this.depth--;
       this.db.exec('COMMIT');
       return out;
     } catch (err) {
-      this.depth--;
+      // A COMMIT that fails (disk full) leaves the transaction open: roll it back, or every later
+      // statement would fail too and the store would not recover once space is back.
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
       throw err;
+    } finally {
+      this.depth--;
     }
   }
 
