@@ -66,18 +66,19 @@ export type RetryDead = Static<typeof RetryDead>;
 
 export const Count = Type.Object({ count: Type.Integer() });
 
+// Bounded so that one request cannot make the demo eat the machine (the bench uses 500 × 5 over 1,000 queues).
 export const LoadSettings = Type.Object(
   {
     processes: Type.Integer({ minimum: 1, maximum: 1000, description: 'simulated worker processes' }),
-    concurrency: Type.Integer({ minimum: 1, maximum: 200, description: 'worker slots per simulated process' }),
-    queues: Type.Integer({ minimum: 1, maximum: 5000, description: 'synthetic queues (a few hot ones, a long tail)' }),
-    rate: Type.Number({ minimum: 0, maximum: 100000, description: 'mean arrivals per second over all demo queues' }),
+    concurrency: Type.Integer({ minimum: 1, maximum: 50, description: 'worker slots per simulated process' }),
+    queues: Type.Integer({ minimum: 1, maximum: 2000, description: 'synthetic queues (a few hot ones, a long tail)' }),
+    rate: Type.Number({ minimum: 0, maximum: 5000, description: 'mean arrivals per second over all demo queues' }),
     wave: Type.Number({ minimum: 0, maximum: 1, description: 'amplitude of the slow swell of the rate (0 = flat)' }),
     period_s: Type.Integer({ minimum: 1, maximum: 86400, description: 'period of the swell, seconds' }),
     duration_ms: Type.Integer({ minimum: 0, maximum: 600000, description: 'mean job duration' }),
     failure_rate: Type.Number({ minimum: 0, maximum: 1, description: 'share of jobs that fail' }),
     burst_every_s: Type.Integer({ minimum: 0, maximum: 86400, description: 'a burst lands in one queue this often; 0 = none' }),
-    burst_size: Type.Integer({ minimum: 0, maximum: 100000 }),
+    burst_size: Type.Integer({ minimum: 0, maximum: 10000 }),
     seed: Type.Integer({ minimum: 0, maximum: 2 ** 31 - 1 }),
   },
   { additionalProperties: false },
