@@ -47,9 +47,12 @@ export async function historyRoutes(app: FastifyInstance, { monitor }: { monitor
         response: { 200: History },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const c = connectionOr404(monitor, (request.params as { id: string }).id);
-      return monitor.history(c, rangeOf(request.query as HistoryQuery));
+      const h = monitor.history(c, rangeOf(request.query as HistoryQuery));
+      // Serialized here: the schema's number-or-null arrays make the generic serializer test every
+      // element against both types, several times slower than JSON.stringify on ~100k values.
+      return reply.type('application/json').send(JSON.stringify(h));
     },
   );
 

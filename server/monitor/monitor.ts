@@ -28,6 +28,8 @@ export class Monitor {
   readonly alerts: Alerts;
   private readonly histories = new Map<string, ConnectionHistory>();
   private readonly latest = new Map<string, Latest>();
+  /** Whether the last sample of a connection failed (to log health changes once). */
+  private readonly failing = new Map<string, boolean>();
   private readonly sampler: Sampler;
   private readonly housekeeping: NodeJS.Timeout;
 
@@ -102,6 +104,7 @@ export class Monitor {
     this.sampler.stop(id);
     this.histories.delete(id);
     this.latest.delete(id);
+    this.failing.delete(id);
     this.alerts.forget(id);
   }
 
@@ -143,7 +146,8 @@ export class Monitor {
   record(c: Connection, t: number, metrics: CompoundMetrics | null, error: string): Alert[] {
     const h = this.historyOf(c.id);
     // Health changes are logged once, not every sample; messages name the URL, never the token.
-    const wasFailing = this.connections.get(c.id)?.lastError != null;
+    const wasFailing = this.failing.get(c.id) ?? c.lastError !== null;
+    this.failing.set(c.id, !metrics);
     if (!metrics && !wasFailing) this.log.warn(`connection ${c.id} (${c.name}): sampling fails: ${error}`);
     if (metrics && wasFailing) this.log.info(`connection ${c.id} (${c.name}): sampling works again`);
     if (!metrics) {
