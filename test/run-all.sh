@@ -16,6 +16,8 @@ step() { # name command... : a check that counts as one test
 
 step typecheck npx tsc -p . --noEmit
 step lint npx eslint .
+# The UI is built first: the packaging check and the browser tests use dist/renderer.
+step build-ui npx vite build
 
 npx vitest run --reporter=default --reporter=json --outputFile.json="$out/vitest.json" || status=1
 if [ -f "$out/vitest.json" ]; then
@@ -24,9 +26,6 @@ if [ -f "$out/vitest.json" ]; then
 else count vitest 0 1; status=1; fi
 
 if ls test/e2e/*.spec.ts >/dev/null 2>&1; then
-  if [ ! -f dist/renderer/index.html ] || [ -n "$(find renderer -newer dist/renderer/index.html -type f 2>/dev/null | head -1)" ]; then
-    npx vite build > "$out/vite-build.log" 2>&1 || { cat "$out/vite-build.log"; status=1; }
-  fi
   PLAYWRIGHT_JSON_OUTPUT_NAME="$out/playwright.json" npx playwright test --reporter=list,json || status=1
   if [ -f "$out/playwright.json" ]; then
     read -r p f < <(node -e 'const s=require(process.argv[1]).stats;console.log(s.expected + s.flaky, s.unexpected)' "$PWD/$out/playwright.json")
