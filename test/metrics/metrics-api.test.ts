@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Value } from '@sinclair/typebox/value';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
-import { registerRunner } from '../helpers/fixtures.ts';
+import { createProject, registerRunner } from '../helpers/fixtures.ts';
 import { CompoundMetrics, JobStats, ProcessMetrics, QueueMetrics } from '../../server/contract/metrics.ts';
 import { compoundMetrics } from '../../server/metrics-api/compound.ts';
 import { compoundJson } from '../../server/metrics-api/json-writer.ts';
@@ -19,6 +19,7 @@ let s: TestServer;
 let userToken: string;
 let adminUserToken: string;
 let runnerToken: string;
+let projectTokens: string[];
 
 beforeAll(async () => {
   s = await startServer({ jobConcurrency: 1 });
@@ -27,6 +28,8 @@ beforeAll(async () => {
   userToken = await mk('plain', false);
   adminUserToken = await mk('boss', true);
   runnerToken = (await registerRunner(s)).token;
+  const project = await createProject(s, 'p');
+  projectTokens = [project.runners_token, project.ci_token];
   // One job holds the only worker slot; three more wait behind it, so every number is non-trivial.
   await postJobs(s.url, s.adminToken, { queue: 'hold', duration_ms: 20_000 });
   await postJobs(s.url, s.adminToken, { queue: 'waiting', count: 3 });
@@ -43,7 +46,7 @@ function withoutLatency(body: { queues?: Record<string, { backlog: number; laten
 }
 
 describe('metrics API auth', () => {
-  it.each(PREFIXES.flatMap((p) => ENDPOINTS.map((e) => `${p}/${e}`)))('%s: admin 200, non-admin 403, none/unknown/runner token 401', async (path) => {
+  it.each(PREFIXES.flatMap((p) => ENDPOINTS.map((e) => `${p}/${e}`)))('%s: admin 200, non-admin 403, none/unknown/runner token 401 (runner and CI tokens are not user tokens)', async (path) => {
     const url = `${s.url}${path}`;
     for (const ok of [
       await http(url, { token: s.adminToken }),
@@ -56,7 +59,9 @@ describe('metrics API auth', () => {
     const forbidden = await http(url, { token: userToken });
     expect(forbidden.status).toBe(403);
     expect(forbidden.body).toEqual({ message: '403 Forbidden' });
-    for (const r of [await http(url), await http(url, { token: 'nope' }), await http(url, { token: runnerToken }), await http(`${url}?private_token=nope`)]) {
+    const denied = [await http(url), await http(url, { token: 'nope' }), await http(url, { token: runnerToken }), await http(`${url}?private_token=nope`)];
+    for (const t of projectTokens) denied.push(await http(url, { token: t }));
+    for (const r of denied) {
       expect(r.status).toBe(401);
       expect(r.body).toEqual({ message: '401 Unauthorized' });
     }
