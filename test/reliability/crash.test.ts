@@ -68,6 +68,13 @@ test(`${CYCLES} kill -9 cycles lose no acknowledged trace byte or artifact and n
     const b = await take();
     streams.push({ ...b, content: rng.text(rng.int(1, 3) * 1024 * 1024), acked: 0, offset: 0, rng: prng(SEED + 1 + i) });
   }
+  // The job system (when this build has one): jobs enqueued with a 202 must all be processed in the end,
+  // those cut off by a kill running again after the restart.
+  const jobStats = async () => (await json(`${base}/api/v3/sidekiq/job_stats`, 'GET', undefined, admin)).body?.jobs as { processed: number } | undefined;
+  const probe = await json(`${base}/api/v3/sim/jobs`, 'POST', { queue: 'crash', count: 1, duration_ms: 1 }, admin);
+  const haveJobs = probe.status === 202;
+  let jobsAcked = haveJobs ? 1 : 0;
+  const processedBefore = haveJobs ? ((await jobStats())?.processed ?? 0) - 1 : 0;
   const uploads: Upload[] = [];
   let resumedFrom416 = 0;
   let acknowledgedParts = 0;
@@ -165,6 +172,18 @@ test(`${CYCLES} kill -9 cycles lose no acknowledged trace byte or artifact and n
         })(),
       );
     }
+    if (haveJobs) {
+      cycleUploads.push(
+        (async () => {
+          while (!killed) {
+            const n = rng.int(5, 40);
+            const r = await json(`${base}/api/v3/sim/jobs`, 'POST', { queue: 'crash', count: n, duration_ms: rng.int(5, 60) }, admin).catch(() => undefined);
+            if (r?.status === 202) jobsAcked += n;
+            await new Promise((res) => setTimeout(res, 20));
+          }
+        })(),
+      );
+    }
     await new Promise((res) => setTimeout(res, rng.int(50, 500)));
     killed = true;
     await server.kill9();
@@ -184,10 +203,28 @@ test(`${CYCLES} kill -9 cycles lose no acknowledged trace byte or artifact and n
     const r = await request(`${base}/api/v3/sim/builds/${s.id}/trace`, { headers: admin });
     expect(r.body.equals(s.content), `build ${s.id}: finished trace differs`).toBe(true);
   }
+  let jobsNote = 'no job system in this build';
+  if (haveJobs) {
+    // Every acknowledged job is processed at least once (a run cut off by a kill runs again).
+    let queue: { backlog: number } | undefined;
+    for (let i = 0; i < 200; i++) {
+      const qs = (await json(`${base}/api/v3/sim/jobs/queues`, 'GET', undefined, admin)).body as { name: string; backlog: number }[];
+      queue = qs.find((q) => q.name === 'crash');
+      const busy = ((await json(`${base}/api/v3/sidekiq/process_metrics`, 'GET', undefined, admin)).body.processes as { busy: number }[]).reduce((a, p) => a + p.busy, 0);
+      if (queue?.backlog === 0 && busy === 0) break;
+      await new Promise((res) => setTimeout(res, 100));
+    }
+    expect(queue?.backlog, 'crash queue never drained').toBe(0);
+    const processed = ((await jobStats())?.processed ?? 0) - processedBefore;
+    expect(processed, `${jobsAcked} jobs acknowledged, only ${processed} processed`).toBeGreaterThanOrEqual(jobsAcked);
+    const dead = (await json(`${base}/api/v3/sim/jobs/dead`, 'GET', undefined, admin)).body as { queue: string }[];
+    expect(dead.filter((j) => j.queue === 'crash')).toEqual([]);
+    jobsNote = `jobs: ${jobsAcked} acknowledged, ${processed} runs (${processed - jobsAcked} re-runs after kills or builtin jobs)`;
+  }
   const states = uploads.map((u) => u.state);
   console.log(
     `[crash] ${CYCLES} cycles: ${acknowledgedParts} trace parts acknowledged, ${resumedFrom416} resumed from a 416, ` +
-      `uploads: ${states.filter((s) => s === 'acked').length} acked, ${states.filter((s) => s === 'unsent').length} cut mid-body, ${states.filter((s) => s === 'unknown').length} unanswered`,
+      `uploads: ${states.filter((s) => s === 'acked').length} acked, ${states.filter((s) => s === 'unsent').length} cut mid-body, ${states.filter((s) => s === 'unknown').length} unanswered; ${jobsNote}`,
   );
   expect(states.filter((s) => s === 'acked').length, 'no upload was ever acknowledged: the cycle is too short to test anything').toBeGreaterThan(0);
   expect(states.filter((s) => s === 'unsent').length, 'stalled uploads').toBeGreaterThanOrEqual(CYCLES);
