@@ -49,7 +49,9 @@ export const Behaviour = Type.Object(
     poll_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 600000, description: 'pause after an empty poll (the real runner: 3000)' })),
     artifact_kb: Type.Optional(Type.Number({ minimum: 0, maximum: 1048576, description: 'size of the artifacts zip, KiB; 0 = no upload' })),
     fail_rate: Type.Optional(Rate),
-    expire_in: Type.Optional(Type.String({ maxLength: 100, description: 'expire_in query of the upload, e.g. "1 week"' })),
+    expire_in: Type.Optional(
+      Type.String({ maxLength: 100, description: 'expire_in of the upload when the build’s options.artifacts has none, e.g. "1 week"; empty = none (as the runner)' }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -23,7 +23,7 @@ export const DEFAULT_BEHAVIOUR: Required<Behaviour> = {
   poll_ms: 1000,
   artifact_kb: 64,
   fail_rate: 0,
-  expire_in: '1 week',
+  expire_in: '',
 };
 
 export function resolveBehaviour(...layers: (Behaviour | undefined)[]): ResolvedBehaviour {

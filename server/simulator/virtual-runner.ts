@@ -515,7 +515,7 @@ class BuildRun {
       }
       const expected = this.b.artifactBytes;
       this.r.note('uploading', `uploading artifacts of build ${this.id}${attempt > 1 ? ` (attempt ${attempt})` : ''}`, 0);
-      const a = await this.api.upload(this.id, this.token, filename, tapped, this.b.expireIn || undefined, {
+      const a = await this.api.upload(this.id, this.token, filename, tapped, this.build.options?.artifacts?.expire_in || this.b.expireIn || undefined, {
         fault,
         dropAfterBytes: drop ? Math.max(1, Math.floor(expected / 2)) : undefined,
         onProgress: (n) => this.r.note('uploading', `uploading artifacts of build ${this.id}`, Math.min(1, n / Math.max(1, expected))),

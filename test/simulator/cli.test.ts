@@ -2,10 +2,10 @@
 // Against a correct server it exits 0; against servers that break the protocol on purpose
 // (a proxy that corrupts trace bytes, one that answers 202 but drops a part) it exits 1.
 import { spawn } from 'node:child_process';
-import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
+import { proxy } from './support.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -26,50 +26,6 @@ function simulate(args: string[]): Promise<{ code: number | null; stdout: string
       resolve({ code, stdout, stderr });
     });
   });
-}
-
-type Tamper = (req: http.IncomingMessage, body: Buffer) => { body: Buffer } | { answer: { status: number; headers: Record<string, string> } } | null;
-
-/** A reverse proxy in front of a real Jobscope that can change trace PATCHes on their way in. */
-function proxy(upstream: string, tamper: Tamper): Promise<{ url: string; close(): Promise<void>; tampered: () => number }> {
-  let count = 0;
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      let body: Buffer = Buffer.concat(chunks);
-      const isPatch = req.method === 'PATCH' && req.url!.endsWith('/trace.txt');
-      const t = isPatch ? tamper(req, body) : null;
-      if (t && 'answer' in t) {
-        count++;
-        res.writeHead(t.answer.status, t.answer.headers).end();
-        return;
-      }
-      if (t) {
-        count++;
-        body = t.body;
-      }
-      const headers = { ...req.headers };
-      delete headers['transfer-encoding'];
-      headers['content-length'] = String(body.length);
-      const up = http.request(upstream + req.url, { method: req.method, headers }, (ur) => {
-        res.writeHead(ur.statusCode!, ur.headers);
-        ur.pipe(res);
-      });
-      up.on('error', () => res.destroy());
-      up.end(body);
-    });
-  });
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      resolve({
-        url: `http://127.0.0.1:${port}`,
-        tampered: () => count,
-        close: () => new Promise<void>((r) => server.close(() => r())),
-      });
-    }),
-  );
 }
 
 const FLAGS = ['--runners', '4', '--builds', '16', '--trace-kb', '3', '--part-kb', '1', '--artifact-kb', '4', '--update-ms', '0', '--poll-ms', '30'];

@@ -64,7 +64,7 @@ describe('scenario validation', () => {
     const exported = exportScenario(parseScenario({ ...SAMPLE, runners: [...SAMPLE.runners, { name: 'own', tokens: ['secret1', 'secret2'] }] }));
     expect(JSON.stringify(exported)).not.toContain('secret');
     expect(exported.runners[2]).toEqual({ name: 'own', count: 2 });
-    expect(exported.defaults).toMatchObject({ trace_kb: 2, rate_kbps: 0, expire_in: '1 week' });
+    expect(exported.defaults).toMatchObject({ trace_kb: 2, rate_kbps: 0, expire_in: '' });
     const again = exportScenario(parseScenario(JSON.stringify(exported)));
     expect(again).toEqual(exported);
   });

@@ -1,4 +1,5 @@
 // Shared set-up for the simulator tests: a fleet against a real in-process Jobscope server.
+import http from 'node:http';
 import yauzl from 'yauzl';
 import { Fleet, type RunnerGroupSpec } from '../../server/simulator/fleet.ts';
 import { Journal } from '../../server/simulator/journal.ts';
@@ -9,7 +10,10 @@ import type { TestServer } from '../helpers/server.ts';
 /** Small traces, no pauses: a build takes milliseconds, so 200 of them take seconds. */
 export const FAST: Behaviour = { trace_kb: 3, part_kb: 0.75, update_ms: 0, poll_ms: 25, artifact_kb: 6 };
 
-export function fleetOn(s: TestServer, o: { runners: number; builds: number; faults?: Faults; seed?: number; behaviour?: Behaviour; journal?: Journal }) {
+export function fleetOn(
+  s: TestServer,
+  o: { runners: number; builds: number; faults?: Faults; seed?: number; behaviour?: Behaviour; journal?: Journal; target?: string; createBuilds?: boolean },
+) {
   const group: RunnerGroupSpec = {
     name: 'sim',
     count: o.runners,
@@ -19,13 +23,13 @@ export function fleetOn(s: TestServer, o: { runners: number; builds: number; fau
     faults: o.faults ?? {},
   };
   return new Fleet({
-    target: s.url,
+    target: o.target ?? s.url,
     registrationToken: s.registrationToken,
     adminToken: s.adminToken,
     verify: true,
     seed: o.seed ?? 42,
     builds: o.builds,
-    createBuilds: true,
+    createBuilds: o.createBuilds ?? true,
     groups: [group],
     journal: o.journal ?? new Journal({ capacity: 20000, bodyBytes: 2048 }),
   });
@@ -58,3 +62,48 @@ export function unzip(buf: Buffer): Promise<Map<string, Buffer>> {
     });
   });
 }
+
+export type Tamper = (req: http.IncomingMessage, body: Buffer) => { body: Buffer } | { answer: { status: number; headers: Record<string, string> } } | null;
+
+/** A reverse proxy in front of a real Jobscope that can change trace PATCHes on their way in. */
+export function proxy(upstream: string, tamper: Tamper): Promise<{ url: string; close(): Promise<void>; tampered: () => number }> {
+  let count = 0;
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      let body: Buffer = Buffer.concat(chunks);
+      const isPatch = req.method === 'PATCH' && req.url!.endsWith('/trace.txt');
+      const t = isPatch ? tamper(req, body) : null;
+      if (t && 'answer' in t) {
+        count++;
+        res.writeHead(t.answer.status, t.answer.headers).end();
+        return;
+      }
+      if (t) {
+        count++;
+        body = t.body;
+      }
+      const headers = { ...req.headers };
+      delete headers['transfer-encoding'];
+      headers['content-length'] = String(body.length);
+      const up = http.request(upstream + req.url, { method: req.method, headers }, (ur) => {
+        res.writeHead(ur.statusCode!, ur.headers);
+        ur.pipe(res);
+      });
+      up.on('error', () => res.destroy());
+      up.end(body);
+    });
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      resolve({
+        url: `http://127.0.0.1:${port}`,
+        tampered: () => count,
+        close: () => new Promise<void>((r) => server.close(() => r())),
+      });
+    }),
+  );
+}
+

@@ -1,0 +1,166 @@
+// Benchmark: the throughput the runner simulator reaches against an embedded Jobscope (builds/min,
+// trace MB/s, with how many runners), next to its bare reference — the same requests (register,
+// poll, PUT running, trace PATCHes, artifacts upload, final PUT with the full trace) in plain
+// node:http loops with the same concurrency, without the simulator's journal, faults, state
+// tracking or log generation. The ratio is what the simulator's machinery costs.
+// Run alone: node --import tsx bench/simulator.ts [--quick]
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { buildServer, type JobscopeServer } from '../server/app.ts';
+import { resolveConfig } from '../server/config.ts';
+import { resolveBehaviour } from '../server/simulator/behaviour.ts';
+import { archiveStream } from '../server/simulator/artifact.ts';
+import { Fleet } from '../server/simulator/fleet.ts';
+import { Journal } from '../server/simulator/journal.ts';
+
+interface Shape {
+  runners: number;
+  builds: number;
+  traceKb: number;
+  partKb: number;
+  artifactKb: number;
+}
+
+async function embedded(): Promise<{ server: JobscopeServer; url: string; dir: string }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-bench-sim-'));
+  const server = await buildServer(resolveConfig({ port: 0, dataDir: dir, logLevel: 'silent', mode: 'test' }, {}));
+  return { server, url: await server.listen(), dir };
+}
+
+async function done(e: Awaited<ReturnType<typeof embedded>>) {
+  await e.server.close();
+  fs.rmSync(e.dir, { recursive: true, force: true });
+}
+
+async function simulatorRun(shape: Shape): Promise<{ seconds: number; traceBytes: number; builds: number; broken: boolean }> {
+  const e = await embedded();
+  try {
+    const fleet = new Fleet({
+      target: e.url,
+      registrationToken: e.server.ctx.store.registrationToken,
+      adminToken: e.server.ctx.store.adminToken,
+      verify: false,
+      seed: 1,
+      builds: shape.builds,
+      createBuilds: true,
+      journal: new Journal({ capacity: 5000, bodyBytes: 1024 }),
+      groups: [
+        {
+          name: 'bench',
+          count: shape.runners,
+          tags: [],
+          runUntagged: true,
+          faults: {},
+          behaviour: resolveBehaviour({ trace_kb: shape.traceKb, part_kb: shape.partKb, artifact_kb: shape.artifactKb, update_ms: 0, poll_ms: 20 }),
+        },
+      ],
+    });
+    await fleet.start();
+    const t0 = performance.now();
+    await fleet.finished;
+    const seconds = (performance.now() - t0) / 1000;
+    const st = fleet.status();
+    return { seconds, traceBytes: st.totals.trace_bytes, builds: st.totals.builds_done, broken: st.protocol_broken };
+  } finally {
+    await done(e);
+  }
+}
+
+function request(agent: http.Agent, url: string, method: string, headers: Record<string, string>, body?: Buffer): Promise<{ status: number; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method, headers: body ? { ...headers, 'Content-Length': String(body.length) } : headers, agent }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function referenceRun(shape: Shape): Promise<{ seconds: number; traceBytes: number; builds: number }> {
+  const e = await embedded();
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  try {
+    const base = `${e.url}/ci/api/v1`;
+    const json = { 'Content-Type': 'application/json', 'User-Agent': 'gitlab-ci-multi-runner 1.11.5 (bench)' };
+    const admin = { 'PRIVATE-TOKEN': e.server.ctx.store.adminToken, 'Content-Type': 'application/json' };
+    const project = JSON.parse((await request(agent, `${e.url}/api/v3/sim/projects`, 'POST', admin, Buffer.from('{"name":"bench"}'))).body.toString());
+    await request(agent, `${e.url}/api/v3/sim/projects/${project.id}/builds`, 'POST', admin, Buffer.from(JSON.stringify({ count: shape.builds })));
+    const trace = Buffer.alloc(shape.traceKb * 1024, 'trace line of the reference loop\n');
+    const chunks: Buffer[] = [];
+    for await (const c of archiveStream({ buildId: 1, seed: 1, bytes: shape.artifactKb * 1024, text: 'bench\n' })) chunks.push(c as Buffer);
+    const zip = Buffer.concat(chunks);
+    const boundary = 'benchboundary0123456789';
+    const multipart = Buffer.concat([
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.zip"\r\nContent-Type: application/octet-stream\r\n\r\n`),
+      zip,
+      Buffer.from(`\r\n--${boundary}--\r\n`),
+    ]);
+    const part = shape.partKb * 1024;
+    let taken = 0;
+    let traceBytes = 0;
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: shape.runners }, async () => {
+        const reg = await request(agent, `${base}/runners/register.json`, 'POST', json, Buffer.from(JSON.stringify({ token: e.server.ctx.store.registrationToken })));
+        const token = JSON.parse(reg.body.toString()).token as string;
+        while (taken < shape.builds) {
+          const poll = await request(agent, `${base}/builds/register.json`, 'POST', json, Buffer.from(JSON.stringify({ token })));
+          if (poll.status !== 201) continue;
+          taken++;
+          const build = JSON.parse(poll.body.toString()) as { id: number; token: string };
+          await request(agent, `${base}/builds/${build.id}.json`, 'PUT', json, Buffer.from(JSON.stringify({ token, state: 'running' })));
+          for (let off = 0; off < trace.length; off += part) {
+            const end = Math.min(trace.length, off + part);
+            const r = await request(agent, `${base}/builds/${build.id}/trace.txt`, 'PATCH', { 'Build-Token': build.token, 'Content-Range': `${off}-${end}`, 'Content-Type': 'text/plain' }, trace.subarray(off, end));
+            if (r.status === 202) traceBytes += end - off;
+          }
+          await request(agent, `${base}/builds/${build.id}/artifacts`, 'POST', { 'Build-Token': build.token, 'Content-Type': `multipart/form-data; boundary=${boundary}` }, multipart);
+          await request(agent, `${base}/builds/${build.id}.json`, 'PUT', json, Buffer.from(JSON.stringify({ token, state: 'success', trace: trace.toString() })));
+        }
+      }),
+    );
+    return { seconds: (performance.now() - t0) / 1000, traceBytes, builds: taken };
+  } finally {
+    agent.destroy();
+    await done(e);
+  }
+}
+
+export async function run({ quick = false }: { quick?: boolean } = {}) {
+  const shape: Shape = quick
+    ? { runners: 10, builds: 100, traceKb: 16, partKb: 4, artifactKb: 16 }
+    : { runners: 20, builds: 400, traceKb: 16, partKb: 4, artifactKb: 64 };
+  const sim = await simulatorRun(shape);
+  const ref = await referenceRun(shape);
+  const value = (sim.builds * 60) / sim.seconds;
+  const reference = (ref.builds * 60) / ref.seconds;
+  const ratio = value / reference;
+  // The simulator records, tracks and generates on top of the same requests; within 2x of the bare loop is the goal.
+  const goal = 0.5;
+  return {
+    name: `simulator throughput vs embedded server (${shape.runners} runners, ${shape.traceKb} KiB traces in ${shape.partKb} KiB parts, ${shape.artifactKb} KiB artifacts)`,
+    value: Math.round(value),
+    unit: 'builds/min',
+    reference: Math.round(reference),
+    ratio: Math.round(ratio * 100) / 100,
+    goal,
+    pass: ratio >= goal && !sim.broken && sim.builds >= shape.builds,
+    details: {
+      runners: shape.runners,
+      builds: sim.builds,
+      seconds: Math.round(sim.seconds * 100) / 100,
+      trace_mb_per_s: Math.round((sim.traceBytes / 1e6 / sim.seconds) * 100) / 100,
+      reference_trace_mb_per_s: Math.round((ref.traceBytes / 1e6 / ref.seconds) * 100) / 100,
+      protocol_broken: sim.broken,
+    },
+  };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const result = await run({ quick: process.argv.includes('--quick') });
+  process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+}
