@@ -33,7 +33,9 @@ export function progressLine(s: FleetStatus): string {
   );
 }
 
-export function formatProgress(s: FleetStatus, columns: number): string[] {
+export function formatProgress(s: FleetStatus, cols: number): string[] {
+  // A line wider than the terminal wraps and breaks the redraw (it moves the cursor up by lines).
+  const columns = cols > 20 ? cols : 100;
   const width = Math.max(10, Math.min(50, columns - 40));
   const frac = s.builds_target ? Math.min(1, s.totals.builds_done / s.builds_target) : 0;
   const bar = s.builds_target ? `[${'#'.repeat(Math.round(frac * width)).padEnd(width, '.')}] ${(frac * 100).toFixed(0)}%` : '';
@@ -48,9 +50,9 @@ export function formatProgress(s: FleetStatus, columns: number): string[] {
     `runners: ${byState(s)}`,
   ];
   const shown = s.runners.filter((x) => x.build_id !== null).slice(0, 8);
-  for (const x of shown) lines.push(`  ${x.name.padEnd(12)} ${x.detail}`.slice(0, columns - 1));
+  for (const x of shown) lines.push(`  ${x.name.padEnd(12)} ${x.detail}`);
   if (s.runners.filter((x) => x.build_id !== null).length > shown.length) lines.push('  …');
-  return lines;
+  return lines.map((l) => (l.length >= columns ? l.slice(0, columns - 2) + '…' : l));
 }
 
 function tally(record: Record<string, number>): string {
