@@ -117,6 +117,8 @@ export async function startDesktop(e: ElectronLike, opts: DesktopOptions): Promi
   await win.loadURL(`${url}/`);
 
   app.on('window-all-closed', () => app.quit());
+  // A terminal's Ctrl-C or a session logout: the same clean path as closing the window.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => app.quit());
   let quitting: 'no' | 'closing' | 'closed' = 'no';
   app.on('before-quit', (event) => {
     if (quitting === 'closed') return;
