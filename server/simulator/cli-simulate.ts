@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Command, Option } from 'commander';
+import type { Command } from 'commander';
 import type { FleetStatus, Scenario } from '../contract/simulator.ts';
 import { buildServer, type JobscopeServer } from '../app.ts';
 import { resolveConfig } from '../config.ts';
@@ -210,7 +210,7 @@ export function simulateCommand(program: Command): Command {
     .option('--admin-token <token>', 'PRIVATE-TOKEN of a Jobscope target: create --builds and verify traces and artifacts')
     .option('--runners <n>', 'virtual runners (default 4)')
     .option('--builds <m>', 'builds to finish (created through the control API when an admin token is known; default 20 embedded)')
-    .option('--scenario <file.json>', 'a fleet described as JSON (see docs); flags below override its defaults')
+    .option('--scenario <file.json>', 'a fleet described as JSON (docs/simulator.md); flags below override its defaults')
     .option('--seed <n>', 'seed of every random choice (same seed, same run)')
     .option('--trace-kb <kb>', 'size of each build log (default 16)')
     .option('--part-kb <kb>', 'largest trace PATCH (default 4)')
@@ -225,7 +225,6 @@ export function simulateCommand(program: Command): Command {
     .option('--no-verify', 'do not compare traces and artifacts after each build')
     .option('--json', 'print the final status as JSON instead of the summary')
     .option('--export-scenario <file>', 'write the effective scenario as JSON before starting')
-    .addOption(new Option('--verbose').hideHelp())
     .action(async (flags: Flags) => {
       try {
         process.exitCode = await simulate(flags);

@@ -69,6 +69,13 @@ describe('scenario validation', () => {
     expect(again).toEqual(exported);
   });
 
+  it('accepts the example in docs/simulator.md', () => {
+    const doc = fs.readFileSync(path.resolve(import.meta.dirname, '../../docs/simulator.md'), 'utf8');
+    const example = /## Scenario format\n\n```json\n([\s\S]*?)```/.exec(doc)![1]!;
+    const s = parseScenario(example);
+    expect(groupsOf(s).map((g) => g.count)).toEqual([8, 2, 1]);
+  });
+
   it('parses fault lists as the CLI takes them', () => {
     expect(parseFaultList('wrong_range, drop-trace=0.3')).toEqual({ wrong_range: 0.1, drop_trace: 0.3 });
     expect(Object.keys(parseFaultList('all=0.2'))).toHaveLength(9);
