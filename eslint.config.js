@@ -34,7 +34,8 @@ export default tseslint.config(
         {
           paths: [{ name: 'electron', message: 'the renderer reaches native features through the preload bridge only.' }],
           patterns: [
-            { group: ['**/server/**', '!**/server/contract/**'], message: 'the renderer reaches the backend over HTTP; import only types from server/contract/.' },
+            // A regex, not a glob: gitignore-style globs cannot re-include server/contract/ under an excluded server/.
+            { regex: '(^|/)server/(?!contract/)', message: 'the renderer reaches the backend over HTTP; import only types from server/contract/.' },
             { group: ['**/electron/**'], message: 'the renderer must not import electron/ code.' },
           ],
         },
