@@ -4,7 +4,8 @@ import type { MultipartFile } from '@fastify/multipart';
 import {
   ConsoleBuildRef, ConsoleExchange, ConsoleRegister, ConsoleTrace, ConsoleUpdate, ConsoleUpload,
 } from '../../contract/simulator.ts';
-import { badRequest, missing } from '../../http/errors.ts';
+import { badRequest, missing, tooLarge } from '../../http/errors.ts';
+import { asMultipartError } from '../../http/params.ts';
 import { checkTarget } from '../service.ts';
 import type { SimRouteOpts } from './plugin.ts';
 
@@ -100,17 +101,22 @@ export async function consoleRoutes(app: FastifyInstance, { ctx, sim }: SimRoute
     },
     async (request) => {
       if (!request.isMultipart()) throw badRequest('send multipart/form-data with a "file" field');
-      const fields: Record<string, string> = {};
+      const fields: Record<string, string> = Object.create(null) as Record<string, string>;
       let file: { name: string; content: Buffer } | undefined;
-      for await (const part of request.parts()) {
-        if (part.type === 'file') {
-          const f = part as MultipartFile;
-          if (f.fieldname !== 'file' || file) {
-            f.file.resume();
-            continue;
-          }
-          file = { name: f.filename || 'artifacts.zip', content: await f.toBuffer() };
-        } else if (typeof part.value === 'string') fields[part.fieldname] = part.value;
+      try {
+        for await (const part of request.parts()) {
+          if (part.type === 'file') {
+            const f = part as MultipartFile;
+            if (f.fieldname !== 'file' || file) {
+              f.file.resume();
+              continue;
+            }
+            file = { name: f.filename || 'artifacts.zip', content: await f.toBuffer() };
+          } else if (typeof part.value === 'string' && part.fieldname !== '__proto__') fields[part.fieldname] = part.value;
+        }
+      } catch (err) {
+        if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge();
+        throw asMultipartError(err);
       }
       if (!file) throw missing('file');
       const id = fields.build_id !== undefined ? Number(fields.build_id) : undefined;
