@@ -75,7 +75,8 @@ export function formatSummary(s: FleetStatus, o: { embedded: boolean; verify: bo
     'Jobscope simulate — summary',
     `  target          ${s.target}${o.embedded ? ' (embedded server)' : ''}`,
     `  runners         ${s.runners.length} (seed ${s.seed})`,
-    `  builds done     ${buildsText(s)}: ${t.success} success, ${t.failed} failed, ${t.canceled} canceled, ${t.abandoned} abandoned`,
+    `  builds done     ${buildsText(s)}: ${t.success} success, ${t.failed} failed, ${t.canceled} canceled, ${t.abandoned} abandoned` +
+      (s.message === 'stopped' ? ' (stopped before the end; builds in progress were reported failed)' : ''),
     `  bytes streamed  trace ${mb(t.trace_bytes)}, artifacts ${mb(t.artifact_bytes)}, in ${int(t.requests)} requests`,
     `  416s met        ${t.status_416}`,
     `  faults          ${faults.length ? faults.join('; ') : 'none'}`,
