@@ -90,7 +90,7 @@ describe('virtual runner protocol', () => {
 
   it('stops on Build-Status: canceled: PUT failed with the trace so far, and no upload', async () => {
     const journal = new Journal({ capacity: 1000, bodyBytes: 100_000 });
-    const fleet = fleetOn(s, { runners: 1, builds: 1, journal, behaviour: { trace_kb: 8, part_kb: 0.5, update_ms: 60 } });
+    const fleet = fleetOn(s, { runners: 1, builds: 1, journal, behaviour: { trace_kb: 16, part_kb: 0.5, update_ms: 60 } });
     await fleet.start();
     let st = fleet.status();
     while (!(st.runners[0]!.build_id && journal.query({ method: 'PATCH', limit: 1 }).length)) {
