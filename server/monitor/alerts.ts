@@ -16,7 +16,9 @@ interface Check {
 
 export function checksOf(t: Thresholds, m: CompoundMetrics, failedRate: number | null): Check[] {
   const out: Check[] = [];
-  for (const [queue, q] of Object.entries(m.queues)) {
+  const perQueue = Object.keys(t.queues).length > 0;
+  if (!perQueue && !t.default && t.failure_rate === undefined) return out;
+  for (const [queue, q] of perQueue || t.default ? Object.entries(m.queues) : []) {
     const rule = t.queues[queue] ?? t.default;
     if (!rule) continue;
     if (rule.latency !== undefined) out.push({ kind: 'latency', queue, value: q.latency, threshold: rule.latency });

@@ -144,11 +144,11 @@ export class Connections {
     this.db.run('UPDATE monitor_connections SET thresholds = ? WHERE id = ?', [JSON.stringify(t), id]);
   }
 
-  /** Health after a sample; the full last good sample is kept so `current` survives a restart. */
+  /** Health after a sample. The full sample (kept so `current` survives a restart) is passed only now and then. */
   setHealth(id: string, at: number, error: string | null, sampleJson?: string): void {
-    if (sampleJson !== undefined) {
-      this.db.run('UPDATE monitor_connections SET last_sample_at = ?, last_error = NULL, last_sample = ? WHERE id = ?', [at, sampleJson, id]);
-    } else this.db.run('UPDATE monitor_connections SET last_error = ? WHERE id = ?', [error, id]);
+    if (error !== null) this.db.run('UPDATE monitor_connections SET last_error = ? WHERE id = ?', [error, id]);
+    else if (sampleJson !== undefined) this.db.run('UPDATE monitor_connections SET last_sample_at = ?, last_error = NULL, last_sample = ? WHERE id = ?', [at, sampleJson, id]);
+    else this.db.run('UPDATE monitor_connections SET last_sample_at = ?, last_error = NULL WHERE id = ?', [at, id]);
   }
 
   lastSample(id: string): { at: number; json: string } | undefined {

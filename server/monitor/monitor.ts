@@ -30,6 +30,7 @@ export class Monitor {
   private readonly latest = new Map<string, Latest>();
   /** Whether the last sample of a connection failed (to log health changes once). */
   private readonly failing = new Map<string, boolean>();
+  private readonly persistedAt = new Map<string, number>();
   private readonly sampler: Sampler;
   private readonly housekeeping: NodeJS.Timeout;
 
@@ -105,6 +106,7 @@ export class Monitor {
     this.histories.delete(id);
     this.latest.delete(id);
     this.failing.delete(id);
+    this.persistedAt.delete(id);
     this.alerts.forget(id);
   }
 
@@ -159,7 +161,10 @@ export class Monitor {
     let raised: Alert[] = [];
     this.ctx.store.db.tx(() => {
       rates = h.recordGood(t, metrics);
-      this.connections.setHealth(c.id, t, null, JSON.stringify(metrics));
+      // The full sample is written every 30 s at most: after a restart the sampler reads a fresh one at once.
+      const persist = t - (this.persistedAt.get(c.id) ?? -Infinity) >= 30_000;
+      if (persist) this.persistedAt.set(c.id, t);
+      this.connections.setHealth(c.id, t, null, persist ? JSON.stringify(metrics) : undefined);
       raised = this.alerts.evaluate(c.id, t, c.thresholds, metrics, rates.failedRate);
     });
     this.latest.set(c.id, { at: t, metrics });
