@@ -48,7 +48,8 @@ const pct = (xs: number[], p: number) => {
 const round = (x: number) => Math.round(x * 1000) / 1000;
 
 export async function run({ quick = false }: { quick?: boolean } = {}): Promise<BenchResult> {
-  const repeats = quick ? 40 : 200;
+  const repeats = quick ? 100 : 300;
+  const warmup = 20; // JIT and connection warm-up, not measured
   const log = (m: string) => process.stderr.write(`[history] ${m}\n`);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-bench-history-'));
   const server = await buildServer(resolveConfig({ port: 0, dataDir, logLevel: 'silent', monitorIntervalMs: 3_600_000 }, {}));
@@ -93,14 +94,14 @@ export async function run({ quick = false }: { quick?: boolean } = {}): Promise<
     let answer: History | undefined;
     const ours: number[] = [];
     const inProcess: number[] = [];
-    for (let r = 0; r < repeats + 5; r++) {
+    for (let r = 0; r < repeats + warmup; r++) {
       const t0 = performance.now();
       const res = await fetch(q, { headers });
       answer = (await res.json()) as History;
-      if (r >= 5) ours.push(performance.now() - t0);
+      if (r >= warmup) ours.push(performance.now() - t0);
       const t1 = performance.now();
       monitor.history(c, { from: start, to: end, points: POINTS, top: 8 });
-      if (r >= 5) inProcess.push(performance.now() - t1);
+      if (r >= warmup) inProcess.push(performance.now() - t1);
     }
     if (!answer || answer.t.length > POINTS || answer.t.length < POINTS / 2 || Object.keys(answer.queues).length !== 8) {
       throw new Error(`unexpected answer: ${answer?.t.length} buckets, ${Object.keys(answer?.queues ?? {}).length} queues`);
@@ -109,7 +110,7 @@ export async function run({ quick = false }: { quick?: boolean } = {}): Promise<
     log('reference: a bare loop over the raw Float64Array…');
     const bare: number[] = [];
     let checksum = 0;
-    for (let r = 0; r < repeats + 5; r++) {
+    for (let r = 0; r < repeats + warmup; r++) {
       const t0 = performance.now();
       const span = end - start;
       const step = Math.ceil(span / (POINTS - 1));
@@ -126,7 +127,7 @@ export async function run({ quick = false }: { quick?: boolean } = {}): Promise<
       }
       for (let b = 0; b < nb; b++) for (let k = 0; k < QUEUES * 2; k++) sums[b * QUEUES * 2 + k]! /= counts[b] || 1;
       checksum += sums[0]!;
-      if (r >= 5) bare.push(performance.now() - t0);
+      if (r >= warmup) bare.push(performance.now() - t0);
     }
 
     const p50 = pct(ours, 50);
