@@ -15,7 +15,12 @@ function addSettingFlags(cmd: Command): Command {
 
 export function configFromFlags(opts: Record<string, unknown>): Config {
   const picked: Partial<Record<keyof Config, unknown>> = {};
-  for (const s of SETTINGS) if (opts[s.key] !== undefined) picked[s.key] = opts[s.key];
+  // Commander names a value after its flag (--max-artifact-mb → maxArtifactMb), not after the Config
+  // key (maxArtifactBytes): look each one up by the flag's own name, or such flags are silently ignored.
+  for (const s of SETTINGS) {
+    const name = new Option(s.flag).attributeName();
+    if (opts[name] !== undefined) picked[s.key] = opts[name];
+  }
   return resolveConfig(picked);
 }
 

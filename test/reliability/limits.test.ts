@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
-import { json, patchTrace, request, uploadArtifact } from './support.ts';
+import os from 'node:os';
+import { json, patchTrace, request, spawnServer, uploadArtifact } from './support.ts';
 
 // Fractional MiB: 64 KiB of trace, 256 KiB of artifacts.
 const TRACE_LIMIT = 64 * 1024;
@@ -101,4 +102,24 @@ test('an artifact over the limit gets 413 whether Content-Length says so or not,
   expect(okUp.status, okUp.body.toString()).toBe(201);
   expect((await request(`${s.url}/ci/api/v1/builds/${b.id}/artifacts`, { headers: { 'build-token': b.token } })).body.equals(ok)).toBe(true);
   expect(tmpFiles()).toEqual([]);
+});
+
+test('the limits given as serve flags (--max-trace-mb, --max-artifact-mb) are the ones enforced', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-limits-cli-'));
+  const child = await spawnServer(['--port', '0', '--data-dir', dir, '--admin-token', 'limits-admin-token-0123', '--registration-token', 'limits-reg', '--max-trace-mb', '0.0625', '--max-artifact-mb', '0.25']);
+  try {
+    const admin = { 'private-token': 'limits-admin-token-0123' };
+    const pid = (await json(`${child.url}/api/v3/sim/projects`, 'POST', { name: 'cli' }, admin)).body.id;
+    await json(`${child.url}/api/v3/sim/projects/${pid}/builds`, 'POST', {}, admin);
+    const rt = (await json(`${child.url}/ci/api/v1/runners/register.json`, 'POST', { token: 'limits-reg' })).body.token;
+    const b = (await json(`${child.url}/ci/api/v1/builds/register.json`, 'POST', { token: rt })).body;
+    expect((await patchTrace(child.url, b.id, b.token, 0, crypto.randomBytes(TRACE_LIMIT + 1))).status).toBe(413);
+    expect((await patchTrace(child.url, b.id, b.token, 0, crypto.randomBytes(TRACE_LIMIT))).status).toBe(202);
+    const big = await uploadArtifact(child.url, b.id, b.token, crypto.randomBytes(ARTIFACT_LIMIT + 1)).done.catch((e: Error) => e);
+    if (!(big instanceof Error)) expect(big.status).toBe(413);
+    expect((await uploadArtifact(child.url, b.id, b.token, crypto.randomBytes(ARTIFACT_LIMIT - 1)).done).status).toBe(201);
+  } finally {
+    await child.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
