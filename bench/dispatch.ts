@@ -1,0 +1,91 @@
+// Benchmark: dispatch. 200 runners poll `builds/register` (each waiting for its answer, then asking
+// again, as a runner's poll loop does when builds are waiting) over 10,000 pending builds created with
+// the control API's `count`, until none is left. Builds/s, p99 of the polls, and every build handed out
+// exactly once. The reference is a bare node:http server handing out ids from a list
+// (bench/reference/dispatch-server.ts) under the same 200 pollers.
+// Goal: ≥ 2,000 builds/s, p99 < 25 ms.
+//   node --import tsx bench/dispatch.ts [--quick]
+import http from 'node:http';
+import { pathToFileURL } from 'node:url';
+import { createBuilds, latencyStats, log, project, registerRunner, round, send, startJobscope, startReference, RUNNER_UA, type BenchResult } from './lib/harness.ts';
+
+const RUNNERS = 200;
+
+async function poll(url: string, bodies: string[], total: number) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: RUNNERS });
+  const latencies: number[] = [];
+  const ids: number[] = [];
+  let empty = 0;
+  const t0 = performance.now();
+  const runner = async (i: number) => {
+    // A runner stops once it is told there is nothing (204), like the test's end condition.
+    for (;;) {
+      const s = performance.now();
+      const r = await send(url, { method: 'POST', agent, body: bodies[i]!, headers: { 'content-type': 'application/json', 'user-agent': RUNNER_UA } });
+      latencies.push(performance.now() - s);
+      if (r.status === 201) ids.push(JSON.parse(r.body.toString()).id as number);
+      else if (r.status === 204) {
+        empty++;
+        return;
+      } else throw new Error(`builds/register: ${r.status} ${r.body.toString().slice(0, 200)}`);
+    }
+  };
+  await Promise.all(Array.from({ length: RUNNERS }, (_, i) => runner(i)));
+  const elapsed = (performance.now() - t0) / 1000;
+  agent.destroy();
+  const unique = new Set(ids).size;
+  if (ids.length !== total || unique !== total) throw new Error(`handed out ${ids.length} builds (${unique} distinct) of ${total}`);
+  return { buildsPerSec: total / elapsed, elapsed, ...latencyStats(latencies), empty };
+}
+
+export async function run({ quick = false }: { quick?: boolean } = {}): Promise<BenchResult[]> {
+  const total = quick ? 3000 : 10_000;
+  log(`dispatch: ${RUNNERS} runners polling over ${total} pending builds`);
+  const s = await startJobscope('dispatch');
+  let ours;
+  try {
+    const p = await project(s, 'bench-dispatch');
+    await createBuilds(s, p.id, total);
+    const tokens: string[] = [];
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+    for (let i = 0; i < RUNNERS; i++) tokens.push(await registerRunner(s, `bench-${i}`, agent));
+    agent.destroy();
+    ours = await poll(`${s.url}/ci/api/v1/builds/register.json`, tokens.map((token) => JSON.stringify({ token, info: { name: 'gitlab-ci-multi-runner', version: '1.11.5' } })), total);
+  } finally {
+    await s.stop();
+  }
+  const ref = await startReference('dispatch-server.ts', [String(total)]);
+  let bare;
+  try {
+    bare = await poll(`${ref.url}/builds/register.json`, Array.from({ length: RUNNERS }, () => JSON.stringify({ token: 'x'.repeat(20) })), total);
+  } finally {
+    await ref.stop();
+  }
+  log(`dispatch: jobscope ${round(ours.buildsPerSec, 0)} builds/s p50 ${round(ours.p50)} ms p99 ${round(ours.p99)} ms; reference ${round(bare.buildsPerSec, 0)} builds/s p99 ${round(bare.p99)} ms`);
+  return [
+    {
+      name: `dispatch (${RUNNERS} runners, ${total} builds, each once)`,
+      value: round(ours.buildsPerSec, 0),
+      unit: 'builds/s',
+      reference: round(bare.buildsPerSec, 0),
+      ratio: round(ours.buildsPerSec / bare.buildsPerSec),
+      goal: '≥ 2,000 builds/s',
+      pass: ours.buildsPerSec >= 2000,
+      p50_ms: round(ours.p50),
+      p99_ms: round(ours.p99),
+    },
+    {
+      name: 'dispatch poll latency p99',
+      value: round(ours.p99),
+      unit: 'ms',
+      reference: round(bare.p99),
+      ratio: round(ours.p99 / bare.p99),
+      goal: 'p99 < 25 ms',
+      pass: ours.p99 < 25,
+    },
+  ];
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  console.log(JSON.stringify(await run({ quick: process.argv.includes('--quick') }), null, 2));
+}

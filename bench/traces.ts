@@ -1,0 +1,121 @@
+// Benchmark: trace appends. 32 concurrent streams of 4 KiB parts (PATCH trace.txt, each stream
+// waiting for its 202 before the next part, as a runner does) against a `jobscope serve` child,
+// then the same client against the bare reference (bench/reference/trace-server.ts).
+// Goal: ≥ 0.8× the reference's parts/s, p99 < 10 ms.
+//   node --import tsx bench/traces.ts [--quick]
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { createBuilds, latencyStats, log, project, registerRunner, round, send, sendJson, startJobscope, startReference, RUNNER_UA, type BenchResult } from './lib/harness.ts';
+
+const STREAMS = 32;
+const PART = 4096;
+
+interface Target {
+  url: (id: number) => string;
+  headers: (id: number) => Record<string, string>;
+  ids: number[];
+}
+
+/** Every stream sends parts back to back for `seconds`; returns parts/s and latencies. */
+async function drive(t: Target, seconds: number) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: STREAMS });
+  const part = Buffer.alloc(PART, 'x');
+  const latencies: number[] = [];
+  const offsets = new Map(t.ids.map((id) => [id, 0]));
+  let parts = 0;
+  // A short warm-up (JIT, statement caches, file handles), not counted.
+  const warmUntil = performance.now() + 500;
+  let until = Infinity;
+  const stream = async (id: number) => {
+    while (performance.now() < until) {
+      const start = offsets.get(id)!;
+      const t0 = performance.now();
+      const r = await send(t.url(id), { method: 'PATCH', agent, body: part, headers: { 'content-type': 'text/plain', 'content-range': `${start}-${start + PART}`, ...t.headers(id) } });
+      const dt = performance.now() - t0;
+      if (r.status !== 202) throw new Error(`PATCH ${t.url(id)}: ${r.status} ${r.body.toString()}`);
+      offsets.set(id, start + PART);
+      if (t0 >= warmUntil) {
+        latencies.push(dt);
+        parts++;
+      }
+    }
+  };
+  const began = performance.now();
+  until = began + 500 + seconds * 1000;
+  await Promise.all(t.ids.map(stream));
+  const elapsed = (performance.now() - warmUntil) / 1000;
+  agent.destroy();
+  return { partsPerSec: parts / elapsed, ...latencyStats(latencies) };
+}
+
+export async function run({ quick = false }: { quick?: boolean } = {}): Promise<BenchResult[]> {
+  const seconds = quick ? 3 : 10;
+  log(`traces: ${STREAMS} streams × ${PART} B parts for ${seconds} s, jobscope then the bare reference`);
+
+  const s = await startJobscope('traces');
+  let ours;
+  try {
+    const p = await project(s, 'bench-traces');
+    await createBuilds(s, p.id, STREAMS);
+    const runner = await registerRunner(s, 'bench-traces');
+    const tokens = new Map<number, string>();
+    for (let i = 0; i < STREAMS; i++) {
+      const r = await sendJson(`${s.url}/ci/api/v1/builds/register.json`, 'POST', { token: runner });
+      tokens.set(r.body.id, r.body.token);
+    }
+    ours = await drive(
+      { ids: [...tokens.keys()], url: (id) => `${s.url}/ci/api/v1/builds/${id}/trace.txt`, headers: (id) => ({ 'build-token': tokens.get(id)!, 'user-agent': RUNNER_UA }) },
+      seconds,
+    );
+    // The bytes really are there.
+    const id = [...tokens.keys()][0]!;
+    const r = await send(`${s.url}/api/v3/sim/builds/${id}`, { headers: { 'private-token': s.adminToken } });
+    if (JSON.parse(r.body.toString()).trace_length % PART !== 0) throw new Error('trace length is not a whole number of parts');
+  } finally {
+    await s.stop();
+  }
+
+  const refDir = fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-bench-traces-ref-'));
+  const ref = await startReference('trace-server.ts', [refDir]);
+  let bare;
+  try {
+    bare = await drive({ ids: Array.from({ length: STREAMS }, (_, i) => i + 1), url: (id) => `${ref.url}/builds/${id}/trace.txt`, headers: () => ({}) }, seconds);
+  } finally {
+    await ref.stop();
+    fs.rmSync(refDir, { recursive: true, force: true });
+  }
+
+  const ratio = ours.partsPerSec / bare.partsPerSec;
+  log(`traces: jobscope ${round(ours.partsPerSec, 0)} parts/s p50 ${round(ours.p50)} ms p99 ${round(ours.p99)} ms; reference ${round(bare.partsPerSec, 0)} parts/s p99 ${round(bare.p99)} ms; ratio ${round(ratio)}`);
+  return [
+    {
+      name: 'trace appends (32 streams × 4 KiB)',
+      value: round(ours.partsPerSec, 0),
+      unit: 'parts/s',
+      reference: round(bare.partsPerSec, 0),
+      ratio: round(ratio),
+      goal: '≥ 0.8× reference',
+      pass: ratio >= 0.8,
+      p50_ms: round(ours.p50),
+      p99_ms: round(ours.p99),
+      reference_p99_ms: round(bare.p99),
+    },
+    {
+      name: 'trace append latency p99',
+      value: round(ours.p99),
+      unit: 'ms',
+      reference: round(bare.p99),
+      ratio: round(ours.p99 / bare.p99),
+      goal: 'p99 < 10 ms',
+      pass: ours.p99 < 10,
+      p50_ms: round(ours.p50),
+    },
+  ];
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  console.log(JSON.stringify(await run({ quick: process.argv.includes('--quick') }), null, 2));
+}
