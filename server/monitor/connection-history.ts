@@ -64,7 +64,11 @@ export class ConnectionHistory {
     }
     // Raw samples of the minute that was still open when the server stopped go back into the builder.
     const from = this.rollup.len ? this.rollup.lastT + MINUTE : -Infinity;
-    for (let i = this.raw.lowerBound(from); i < this.raw.len; i++) this.feedRollup(i);
+    // Minutes closed by nothing (should not happen, but a crash may leave one) are rolled up now.
+    for (let i = this.raw.lowerBound(from); i < this.raw.len; i++) {
+      this.closeMinuteIfDone(this.raw.t[i]!);
+      this.feedRollup(i);
+    }
     this.prune(now, true);
   }
 

@@ -49,6 +49,37 @@ describe('retention', () => {
     expect(rows[1]!.oldest).toBeGreaterThanOrEqual(now - 25 * HOUR); // rollups
   });
 
+  it('gives the same raw and rollup answers after a restart, and goes on from the open minute', async () => {
+    const own = await startServer({ monitorIntervalMs: HOUR });
+    const now = Math.floor(Date.now() / MIN) * MIN;
+    const t0 = now - 20 * MIN;
+    const id = await addConnection(own, { base_url: 'http://127.0.0.1:9', private_token: 'x', enabled: false });
+    const feed = (srv: TestServer, from: number, to: number) => {
+      const m = monitor(srv);
+      const c = m.connections.get(id)!;
+      for (let i = from; i < to; i++) m.record(c, t0 + i * 5000, metrics({ q: [i % 13, i % 5] }, { processed: 4 * i, failed: 0 }), '');
+    };
+    const ask = async (srv: TestServer, points: number) =>
+      (await request<History>(`${srv.url}/api/app/connections/${id}/history?from=${now - 2 * HOUR}&to=${now}&points=${points}`, { token: srv.adminToken })).body;
+    feed(own, 0, 151); // 12.5 minutes: the last one still open
+    const coarse = await ask(own, 100);
+    const fine = await ask(own, 5000);
+    expect(coarse.step_ms).toBeGreaterThanOrEqual(MIN);
+    expect(fine.step_ms).toBeLessThan(MIN);
+    await own.close({ keepData: true });
+    const again = await startServer({ monitorIntervalMs: HOUR, dataDir: own.dataDir });
+    try {
+      expect(await ask(again, 100)).toEqual(coarse);
+      expect(await ask(again, 5000)).toEqual(fine);
+      feed(again, 151, 200);
+      const later = await ask(again, 100);
+      expect(later.t.length).toBeGreaterThan(coarse.t.length);
+      expect(later.totals.processed_rate.filter((v) => v !== null).every((v) => v === 0.8)).toBe(true); // 4 per 5 s, across the restart
+    } finally {
+      await again.close();
+    }
+  });
+
   it('gives up on a remote that never answers, saying what to do', async () => {
     const hang = http.createServer(() => {
       /* never answers */
