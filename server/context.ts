@@ -44,4 +44,6 @@ export interface AppContext {
   startedAt: number;
   /** Services register their shutdown here; run in reverse order before the store closes. */
   onClose(fn: () => Promise<void> | void): void;
+  /** Set by a host that can restart the server (server/hosts/server-host.ts): empties the data and restarts. */
+  requestReset?: () => Promise<void>;
 }

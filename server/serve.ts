@@ -1,25 +1,19 @@
 // The headless host: start the server, print where it listens, stop cleanly on SIGTERM/SIGINT.
-import { buildServer } from './app.ts';
 import type { Config } from './config.ts';
+import { ServerHost } from './hosts/server-host.ts';
 import { DataDirInUseError } from './store/data-dir.ts';
 import { signInLink } from './hosts/sign-in.ts';
 
 export async function serve(config: Config): Promise<void> {
-  let server;
+  const host = new ServerHost({ ...config, logToStderr: true }, (again) => process.stderr.write(`jobscope: data reset; listening again on ${again}\n`));
+  let url: string;
   try {
-    server = await buildServer({ ...config, logToStderr: true });
+    url = await host.start();
   } catch (err) {
     if (err instanceof DataDirInUseError) {
       process.stderr.write(`jobscope: ${err.message}\n`);
       process.exit(2);
     }
-    throw err;
-  }
-  let url: string;
-  try {
-    url = await server.listen();
-  } catch (err) {
-    await server.close();
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') {
       process.stderr.write(`jobscope: port ${config.port} on ${config.host} is taken; pass --port 0 for any free port, or another --port\n`);
@@ -27,7 +21,7 @@ export async function serve(config: Config): Promise<void> {
     }
     throw err;
   }
-  const { store } = server.ctx;
+  const { store } = host.server.ctx;
   process.stderr.write(
     [
       `Data dir: ${config.dataDir}`,
@@ -49,7 +43,7 @@ export async function serve(config: Config): Promise<void> {
       process.exit(1);
     }, 10_000);
     force.unref();
-    await server.close();
+    await host.close();
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));

@@ -39,3 +39,7 @@ export const LogLine = Type.Object({ time: Type.String(), level: Type.String(), 
 export type LogLine = Static<typeof LogLine>;
 export const LogView = Type.Object({ file: Type.String(), lines: Type.Array(LogLine) });
 export type LogView = Static<typeof LogView>;
+
+export const ResetRequest = Type.Object({ confirm: Type.String({ description: 'must be "reset"' }) });
+export type ResetRequest = Static<typeof ResetRequest>;
+export const ResetAnswer = Type.Object({ message: Type.String() });

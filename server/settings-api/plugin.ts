@@ -5,7 +5,7 @@ import { requireAdmin } from '../auth/admin.ts';
 import { ConfigError } from '../config.ts';
 import { ApiError } from '../http/errors.ts';
 import { tailLog } from '../http/log-file.ts';
-import { LogQuery, LogView, SettingsUpdate, SettingsView } from '../contract/settings.ts';
+import { LogQuery, LogView, ResetRequest, ResetAnswer, SettingsUpdate, SettingsView } from '../contract/settings.ts';
 import { saveSettings, settingsView } from './settings-file.ts';
 
 const tags = ['app API'];
@@ -30,6 +30,26 @@ export async function settingsApi(app: FastifyInstance, { ctx }: { ctx: AppConte
         throw err;
       }
       return settingsView(ctx.config);
+    },
+  );
+
+  app.post<{ Body: ResetRequest }>(
+    '/reset',
+    {
+      schema: {
+        tags,
+        summary: 'Reset data: restart on an emptied data dir (keeps tokens, saved settings and connections). Body {"confirm":"reset"}',
+        body: ResetRequest,
+        response: { 202: ResetAnswer },
+      },
+    },
+    async (request, reply) => {
+      if (request.body.confirm !== 'reset') throw new ApiError(400, '400 (Bad request) confirm with {"confirm":"reset"}: this deletes every build, trace, artifact, runner, project, job and sample');
+      const reset = ctx.requestReset;
+      if (!reset) throw new ApiError(409, '409 Conflict - this host cannot restart the server; stop it and delete the data dir instead');
+      // The restart waits for in-flight requests, this one included: start it once the answer is out.
+      reply.raw.once('finish', () => void reset().catch((err: unknown) => app.log.error({ err }, 'reset failed')));
+      return reply.code(202).send({ message: 'Resetting: the server restarts with empty data on the same address; reload in a moment.' });
     },
   );
 

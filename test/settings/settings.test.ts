@@ -67,3 +67,40 @@ describe('log', () => {
     await s.close();
   });
 });
+
+describe('reset data', () => {
+  it('restarts on an emptied data dir, keeping tokens and the address', async () => {
+    const { ServerHost } = await import('../../server/hosts/server-host.ts');
+    const dataDir = tempDir();
+    dirs.push(dataDir);
+    const host = new ServerHost(resolveConfig({ dataDir, port: 0, logLevel: 'silent', mode: 'test' }, {}));
+    const url = await host.start();
+    const token = host.server.ctx.store.adminToken;
+    const reg = host.server.ctx.store.registrationToken;
+    const project = await http(`${url}/api/v3/sim/projects`, { json: { name: 'p' }, token });
+    await http(`${url}/api/v3/sim/projects/${project.body.id}/builds`, { json: { count: 3 }, token });
+    expect((await http(`${url}/api/v3/sim/builds`, { token })).body).toHaveLength(3);
+
+    expect((await http(`${url}/api/app/reset`, { json: { confirm: 'yes' }, token })).status).toBe(400);
+    const answer = await http(`${url}/api/app/reset`, { json: { confirm: 'reset' }, token });
+    expect(answer.status).toBe(202);
+    let builds: unknown[] | undefined;
+    for (let i = 0; i < 100 && builds === undefined; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      const res = await http(`${url}/api/v3/sim/builds`, { token }).catch(() => undefined);
+      if (res?.status === 200 && Array.isArray(res.body) && res.body.length === 0) builds = res.body;
+    }
+    expect(builds).toEqual([]);
+    expect((await http(`${url}/api/v3/sim/projects`, { token })).body).toEqual([]);
+    expect(host.server.ctx.store.registrationToken).toBe(reg);
+    await host.close();
+  });
+
+  it('is refused by a host that cannot restart', async () => {
+    const s = await startServer();
+    const res = await http(`${s.url}/api/app/reset`, { json: { confirm: 'reset' }, token: s.adminToken });
+    expect(res.status).toBe(409);
+    expect(res.body.message).toMatch(/delete the data dir/);
+    await s.close();
+  });
+});
