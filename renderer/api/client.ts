@@ -1,19 +1,11 @@
 // The one typed client for every backend call the renderer makes. Types come from the server's
 // contract (types only: nothing from server/ ends up in the bundle). Every call sends PRIVATE-TOKEN;
 // remote GitLab instances are reached through the backend, so their tokens never come here.
-// The lint rule allows server/contract/ but its negation pattern cannot re-include files under an
-// excluded folder (gitignore semantics), so these three type-only imports are exempted by hand.
-// eslint-disable-next-line no-restricted-imports -- types from server/contract/ only
-import type { Alert, AppStatus, ConnectionPatch, ConnectionView, History, HistoryQuery, NewConnection, TestResult, Thresholds } from '../../server/contract/app.ts';
-// eslint-disable-next-line no-restricted-imports -- types from server/contract/ only
+import type { Alert, AppStatus, ConnectionPatch, ConnectionView, CurrentSample, History, HistoryQuery, NewConnection, TestResult, Thresholds } from '../../server/contract/app.ts';
 import type { CompoundMetrics } from '../../server/contract/metrics.ts';
-// eslint-disable-next-line no-restricted-imports -- types from server/contract/ only
 import type { BuildQuery, BuildView, InstanceView, ProjectView, RunnerView } from '../../server/contract/control.ts';
 
-export type { Alert, AppStatus, ConnectionView, History, NewConnection, TestResult, Thresholds, CompoundMetrics, BuildView, ProjectView, RunnerView, InstanceView };
-
-/** The latest stored sample of a connection: the metrics plus when they were taken. */
-export type CurrentSample = CompoundMetrics & { at: string | number };
+export type { Alert, AppStatus, ConnectionView, CurrentSample, History, NewConnection, TestResult, Thresholds, CompoundMetrics, BuildView, ProjectView, RunnerView, InstanceView };
 
 export class ApiError extends Error {
   constructor(
@@ -90,7 +82,12 @@ export class Client {
   deleteConnection = (id: string) => this.json<unknown>('DELETE', `/api/app/connections/${encodeURIComponent(id)}`);
   testConnection = (id: string) => this.json<TestResult>('POST', `/api/app/connections/${encodeURIComponent(id)}/test`);
   testNewConnection = (c: NewConnection) => this.json<TestResult>('POST', '/api/app/connections/test', c);
-  current = (id: string) => this.json<CurrentSample | null>('GET', `/api/app/connections/${encodeURIComponent(id)}/current`);
+  /** The latest good sample; null before the first one (the server answers 404 then). */
+  current = (id: string) =>
+    this.json<CurrentSample>('GET', `/api/app/connections/${encodeURIComponent(id)}/current`).catch((e: unknown) => {
+      if (e instanceof ApiError && e.status === 404 && /no sample yet/i.test(e.message)) return null;
+      throw e;
+    });
   history = (id: string, q: HistoryQuery) => this.json<History>('GET', `/api/app/connections/${encodeURIComponent(id)}/history${qs(q)}`);
   thresholds = (id: string) => this.json<Thresholds>('GET', `/api/app/connections/${encodeURIComponent(id)}/thresholds`);
   putThresholds = (id: string, t: Thresholds) => this.json<Thresholds>('PUT', `/api/app/connections/${encodeURIComponent(id)}/thresholds`, t);

@@ -2,7 +2,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { Client } from '../api/client.ts';
-import { forgetToken, initialSession, type Session } from '../api/session.ts';
+import { forgetToken, initialSession, rememberToken, takeTokenFromFragment, type Session } from '../api/session.ts';
 import { ClientContext } from './client-context.tsx';
 import { SignIn } from './SignIn.tsx';
 import { Shell } from './Shell.tsx';
@@ -14,6 +14,16 @@ export function Root() {
 
   useEffect(() => {
     initialSession().then((s) => setSession(s ?? null), () => setSession(null));
+    // A sign-in link opened in a tab that already runs the app changes only the fragment.
+    const onHash = () => {
+      const token = takeTokenFromFragment();
+      if (!token) return;
+      rememberToken(token);
+      setNotice(null);
+      setSession((cur) => (cur?.source === 'bridge' ? cur : { baseUrl: '', token, source: 'link' }));
+    };
+    window.addEventListener('hashchange', onHash);
+    return () => window.removeEventListener('hashchange', onHash);
   }, []);
 
   const client = useMemo(() => {

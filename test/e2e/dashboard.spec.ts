@@ -56,7 +56,7 @@ test('enqueued jobs show up in the charts and both tables', async ({ page }, tes
   expect(drawn).toBeGreaterThanOrEqual(1);
   await expect(curves(page, 'chart-backlog')).toHaveCount(drawn);
   // Busy workers vs concurrency: two series, both drawn (busy is an area, concurrency a line).
-  await expect(page.locator('[data-testid="chart-workers"] .recharts-area-curve')).toHaveCount(1);
+  await expect(curves(page, 'chart-workers', 'area')).toHaveCount(1);
   await expect(curves(page, 'chart-workers')).toHaveCount(1);
   await expect.poll(async () => int((await kpi(page, 'busy').innerText()).split('/')[0]!)).toBeGreaterThan(0);
 
@@ -77,7 +77,7 @@ test('enqueued jobs show up in the charts and both tables', async ({ page }, tes
   await legendItem(page, 'chart-backlog', 'e2e_reports').click();
   await expect(curves(page, 'chart-backlog')).toHaveCount(before);
 
-  await screenshot(page, testInfo, 'dashboard');
+  await screenshot(page, testInfo, 'dashboard-jobs');
 });
 
 test('a backlog threshold set in the editor fires: banner and a line on the chart', async ({ page }) => {

@@ -55,12 +55,12 @@ export async function screenshot(page: Page, testInfo: TestInfo, name: string): 
   await testInfo.attach(name, { path: file, contentType: 'image/png' });
 }
 
-/** Recharts draws one path.recharts-line-curve per visible line that has data. */
-export function curves(page: Page, chartTestId: string) {
-  return page.locator(`[data-testid="${chartTestId}"] path.recharts-line-curve`);
+/** The chart draws one path.series-line per shown line series that has data (areas: path.series-area). */
+export function curves(page: Page, chartTestId: string, kind: 'line' | 'area' = 'line') {
+  return page.locator(`[data-testid="${chartTestId}"] path.series-${kind}[d]`);
 }
 
-/** The legend entry (series name) of a chart. */
+/** The legend entry (a toggle button) of a series. */
 export function legendItem(page: Page, chartTestId: string, name: string) {
-  return page.locator(`[data-testid="${chartTestId}"] .recharts-legend-item`, { hasText: name });
+  return page.locator(`[data-testid="${chartTestId}"] .legend-item[data-series="${name}"]`);
 }

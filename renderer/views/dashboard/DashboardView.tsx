@@ -64,12 +64,6 @@ export default function DashboardView() {
     refetchInterval,
     placeholderData: (prev) => prev,
   });
-  const spark = useQuery({
-    queryKey: ['spark', id, rangeKey, pausedAt],
-    queryFn: () => client.history(id, { ...timeWindow(), points: SPARK_POINTS, top: 500 }),
-    refetchInterval,
-    placeholderData: (prev) => prev,
-  });
   const current = useQuery({ queryKey: ['current', id], queryFn: () => client.current(id), refetchInterval: live ? everyMs : false });
   const thresholds = useQuery({ queryKey: ['thresholds', id], queryFn: () => client.thresholds(id) });
   const alerts = useQuery({ queryKey: ['alerts-all'], queryFn: () => client.alerts(), refetchInterval: live ? 5000 : false });
@@ -86,6 +80,16 @@ export default function DashboardView() {
     const first = Math.min(i >= 0 ? h.t[i]! : Infinity, firstGap);
     return Number.isFinite(first) ? Math.max(start, first) : start;
   }, [h, range.ms]);
+  // Sparklines cover the part of the range that has history (see `from` below), so a young
+  // history still gets a trend rather than one bucket; a second, coarse query for every queue.
+  const sparkFrom = Math.floor(from / 30_000) * 30_000; // coarse, so the key does not change on every refresh
+  const spark = useQuery({
+    queryKey: ['spark', id, rangeKey, pausedAt, sparkFrom],
+    queryFn: () => client.history(id, { from: sparkFrom, to: pausedAt ?? Date.now(), points: SPARK_POINTS, top: 500 }),
+    enabled: history.isSuccess,
+    refetchInterval,
+    placeholderData: (prev) => prev,
+  });
   const names = useMemo(() => (h ? (queues ?? Object.keys(h.queues)).filter((q) => h.queues[q]) : []), [h, queues]);
 
   const backlog = useMemo(() => queueSeries(h, 'backlog', names), [h, names]);

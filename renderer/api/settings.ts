@@ -1,0 +1,23 @@
+// Settings, server log, data reset and the live demo load: the Settings view's backend calls.
+import type { LogQuery, LogView, SettingsView, SettingView } from '../../server/contract/settings.ts';
+import type { LoadPatch, LoadStatus } from '../../server/contract/jobs.ts';
+import type { Client } from './client.ts';
+import { requestJson } from './request.ts';
+
+export type { LogView, LogQuery, SettingsView, SettingView, LoadStatus };
+export type SettingValue = SettingView['default'];
+
+export const settings = {
+  get: (c: Client) => requestJson<SettingsView>(c, 'GET', '/api/app/settings'),
+  /** null removes the saved value (the default, or the flag/env, applies again at the next start). */
+  save: (c: Client, values: Record<string, SettingValue>) => requestJson<SettingsView>(c, 'PUT', '/api/app/settings', { json: { values } }),
+  logs: (c: Client, q: Omit<LogQuery, 'private_token'> = {}) => requestJson<LogView>(c, 'GET', '/api/app/logs', { query: q }),
+  /** Deletes every build, project, runner, job and sample; the server keeps running. */
+  reset: (c: Client) => requestJson<unknown>(c, 'POST', '/api/app/reset', { json: { confirm: 'reset' } }),
+};
+
+export const demoLoad = {
+  status: (c: Client) => requestJson<LoadStatus>(c, 'GET', '/api/v3/sim/load'),
+  start: (c: Client, patch: LoadPatch = {}) => requestJson<LoadStatus>(c, 'PUT', '/api/v3/sim/load', { json: patch }),
+  stop: (c: Client) => requestJson<LoadStatus>(c, 'DELETE', '/api/v3/sim/load'),
+};
