@@ -84,10 +84,13 @@ export function jobLog(input: JobLogInput, prng: Prng): Buffer {
     lines.push(...head);
     size += Buffer.byteLength(head.join('\n')) + 1;
     const goal = size + per;
-    while (size < goal && size < input.targetBytes) {
+    // Stop short of the target rather than past it: trace_kb 16 in part_kb 4 is then four parts.
+    for (;;) {
       const line = filler(prng, t++);
+      const next = size + Buffer.byteLength(line) + 1;
+      if (next > goal || next > input.targetBytes) break;
       lines.push(line);
-      size += Buffer.byteLength(line) + 1;
+      size = next;
     }
   });
   if (input.fails && commands.length) lines.push(`${RED}make: *** [${commands.at(-1)!.split(' ')[0]}] Error 1${RESET}`);
