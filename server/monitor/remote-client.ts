@@ -142,6 +142,7 @@ export function describeNetworkError(err: unknown, url: string, timeoutMs: numbe
     case 'UND_ERR_BODY_TIMEOUT':
       return `no answer from ${host} within ${timeoutMs / 1000} s: check the URL and the network, or raise --remote-timeout-ms`;
   }
+  if (e.cause?.message === 'bad port') return `port ${new URL(url).port} is on the list of ports fetch refuses to use for safety; reach GitLab through another port`;
   if (code && /CERT|SSL|TLS/i.test(code)) return `TLS problem with ${host} (${code}): check the certificate, or the system's trusted CAs`;
   const detail = e.cause?.message ?? e.message ?? String(err);
   return `could not reach ${host} (${code ?? detail}): check the base URL and the network`;

@@ -99,7 +99,10 @@ describe('sampler', () => {
     expect((await probe({})).message).toMatch(/403.*not an admin/);
     fake.answer = { status: 200, body: '<html>Sign in</html>' };
     expect((await probe({})).message).toMatch(/not JSON.*base URL/);
-    expect((await probe({ base_url: 'http://127.0.0.1:9' })).message).toMatch(/refused|reach/);
+    const closed = await startFakeGitLab();
+    await closed.close(); // a port nobody listens on
+    expect((await probe({ base_url: closed.url })).message).toMatch(/^connection refused by 127\.0\.0\.1:\d+: is GitLab running there/);
+    expect((await probe({ base_url: 'http://127.0.0.1:6000' })).message).toMatch(/port 6000 .* refuses/);
     // DNS failures are not reproducible offline in bounded time; the mapping of undici's error is checked directly.
     const dns = describeNetworkError(Object.assign(new TypeError('fetch failed'), { cause: { code: 'ENOTFOUND' } }), 'https://gitlab.example.invalid/api', 10_000);
     expect(dns).toMatch(/gitlab\.example\.invalid not found \(DNS\).*check/);
