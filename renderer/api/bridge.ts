@@ -1,13 +1,14 @@
 // The Electron preload bridge as the renderer sees it: optional, since the same renderer runs in a
-// plain browser (browser mode, `serve`). Declared here structurally rather than imported from
-// electron/, because the renderer may not import electron/ code (lint-enforced); every member is
-// optional so an older or newer preload degrades to browser behaviour instead of throwing.
+// plain browser (browser mode, `serve`). It mirrors electron/bridge-types.ts (JobscopeBridge)
+// structurally, because the renderer may not import electron/ code (lint-enforced). Every member
+// is optional so an older or newer preload degrades to browser behaviour instead of throwing.
 export interface RendererBridge {
   backendUrl?: string | (() => string | Promise<string>);
   token?: string | (() => string | Promise<string>);
   getBackend?: () => Promise<{ url: string; token: string }> | { url: string; token: string };
   notify?: (title: string, body: string) => unknown;
-  saveFile?: (opts: { defaultPath: string; data: ArrayBuffer | Uint8Array }) => Promise<unknown> | unknown;
+  saveFile?: (opts: { defaultPath: string; data: ArrayBuffer | Uint8Array; filters?: { name: string; extensions: string[] }[] }) => Promise<{ saved: boolean; path?: string }> | unknown;
+  openFile?: (opts?: { filters?: { name: string; extensions: string[] }[] }) => Promise<{ name: string; data: Uint8Array } | null>;
 }
 
 declare global {
@@ -39,7 +40,7 @@ export function nativeNotify(title: string, body: string): boolean {
   const b = bridge();
   if (!b?.notify) return false;
   try {
-    b.notify(title, body);
+    void Promise.resolve(b.notify(title, body)).catch(() => undefined); // a failed notification must not break polling
     return true;
   } catch {
     return false;

@@ -21,8 +21,9 @@ export const VIEWS: ViewEntry[] = [
   { id: 'dashboard', label: 'Dashboard', component: lazy(() => import('./dashboard/DashboardView.tsx')) },
   { id: 'connections', label: 'Connections', component: lazy(() => import('./connections/ConnectionsView.tsx')) },
   { id: 'builds', label: 'Builds', component: lazy(() => import('./builds/BuildsView.tsx')) },
-  { id: 'simulator', label: 'Simulator', component: lazy(() => import('./simulator/SimulatorSlot.tsx')) },
-  { id: 'runner-console', label: 'Runner console', component: lazy(() => import('./runner-console/RunnerConsoleSlot.tsx')) },
+  { id: 'simulator', label: 'Simulator', component: lazy(() => import('./simulator/SimulatorView.tsx')) },
+  { id: 'runner-console', label: 'Runner console', component: lazy(() => import('./runner-console/RunnerConsoleView.tsx')) },
+  { id: 'settings', label: 'Settings', component: lazy(() => import('./settings/SettingsView.tsx')) },
   { id: 'bench', label: 'Chart bench', component: lazy(() => import('./bench/ChartBenchView.tsx')), hidden: true },
 ];
 

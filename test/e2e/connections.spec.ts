@@ -1,6 +1,7 @@
 // A second real Jobscope server plays a remote GitLab: added, tested and charted through the UI.
 import { test, expect } from '@playwright/test';
 import { startServer, type TestServer } from '../helpers/server.ts';
+import { http } from '../helpers/http.ts';
 import { compound, curves, enqueue, legendItem, openSignedIn, screenshot, startUiServer } from './support.ts';
 
 let home: TestServer;
@@ -54,4 +55,27 @@ test('a second Jobscope added as a remote GitLab connection is tested and charte
   await expect(page.getByTestId('kpi-enqueued-value')).toHaveText(r.jobs.enqueued.toLocaleString('en-US'));
   await expect(page.getByTestId('kpi-processes-value')).toHaveText(String(r.processes.length));
   expect((await compound(home)).queues.remote_only_queue).toBeUndefined();
+});
+
+test('a remote that stops answering: its failed samples are gaps in the lines, with the error shown', async ({ page }) => {
+  const gone = await startServer();
+  const port = new URL(gone.url).port;
+  const r = await http(`${home.url}/api/app/connections`, { json: { name: 'Flaky', base_url: gone.url, private_token: gone.adminToken, interval_s: 2 }, token: home.adminToken });
+  expect(r.status).toBe(201);
+  await openSignedIn(page, home);
+  await page.getByTestId('connection-picker').selectOption(r.body.id);
+  const concurrency = page.locator('[data-testid="chart-workers"] path.series-line[data-series="concurrency"]');
+  await expect(concurrency).toHaveAttribute('d', /^M/);
+
+  await gone.close({ keepData: true }); // the remote goes away: samples fail
+  await expect(page.getByTestId('last-error')).toBeVisible();
+  await expect(page.getByTestId('gap-count')).toBeVisible();
+  const back = await startServer({ dataDir: gone.dataDir, port: Number(port) }); // and comes back
+  try {
+    await expect(page.getByTestId('last-error')).toHaveCount(0);
+    // One line, broken where the samples failed: it starts again after the gap (two subpaths).
+    await expect.poll(async () => ((await concurrency.getAttribute('d')) ?? '').split('M').length - 1).toBeGreaterThanOrEqual(2);
+  } finally {
+    await back.close();
+  }
 });

@@ -18,6 +18,9 @@ const int = (text: string) => Number(text.replace(/[^0-9]/g, ''));
 test('loads, and the KPI cards show what compound_metrics answers', async ({ page }) => {
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => {
+    if (/Content Security Policy|Refused to/i.test(m.text())) errors.push(m.text());
+  });
   await openSignedIn(page, s);
   await expect(page.getByTestId('view-dashboard')).toBeVisible();
   await expect(page.getByTestId('last-sample')).not.toHaveText('none yet');

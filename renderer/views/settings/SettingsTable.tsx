@@ -1,0 +1,82 @@
+// Every savable setting: what it does, its default, the value in force, the value saved for the
+// next start (editable), and a marker when the saved one is not yet in force.
+import { useState } from 'react';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useClient } from '../../app/client-context.tsx';
+import { settings, type SettingsView, type SettingView } from '../../api/settings.ts';
+import { parsed, shown } from './setting-values.ts';
+
+function Editor({ s, value, onChange }: { s: SettingView; value: string; onChange: (v: string) => void }) {
+  const common = { 'aria-label': `Saved value of ${s.name}`, 'data-testid': 'setting-input' };
+  if (s.kind === 'bool') {
+    return (
+      <select value={value} onChange={(e) => onChange(e.target.value)} {...common}>
+        <option value="">— not saved</option>
+        <option value="true">true</option>
+        <option value="false">false</option>
+      </select>
+    );
+  }
+  return <input value={value} onChange={(e) => onChange(e.target.value)} placeholder="not saved" inputMode={s.kind === 'string' ? 'text' : 'decimal'} size={12} {...common} />;
+}
+
+export function SettingsTable({ view }: { view: SettingsView }) {
+  const client = useClient();
+  const qc = useQueryClient();
+  const [edits, setEdits] = useState<Record<string, string>>({});
+  const [done, setDone] = useState<string | null>(null);
+  const changed = view.settings.filter((s) => edits[s.name] !== undefined && edits[s.name] !== shown(s.saved));
+  const save = useMutation({
+    mutationFn: () => settings.save(client, Object.fromEntries(changed.map((s) => [s.name, parsed(s.kind, edits[s.name]!)]))),
+    onSuccess: (v) => {
+      qc.setQueryData(['settings'], v);
+      setDone(`Saved ${changed.map((s) => s.name).join(', ')} to ${v.settings_file}.`);
+      setEdits({});
+    },
+    onMutate: () => setDone(null),
+  });
+
+  return (
+    <div className="card" data-testid="settings-table-card">
+      <div className="card-head">
+        <h3>Server settings</h3>
+        <span className="muted small">Saved in <code>{view.settings_file}</code>; they apply at the next start. Flags and <code>JOBSCOPE_*</code> variables still win.</span>
+      </div>
+      <div className="table-wrap">
+        <table data-testid="settings-table">
+          <thead>
+            <tr><th>Setting</th><th>What it does</th><th>Default</th><th>In force</th><th>Saved for next start</th><th /></tr>
+          </thead>
+          <tbody>
+            {view.settings.map((s) => {
+              const value = edits[s.name] ?? shown(s.saved);
+              const dirty = value !== shown(s.saved);
+              return (
+                <tr key={s.name} data-testid="setting-row" data-setting={s.name}>
+                  <td><strong>{s.name}</strong><div className="muted small"><code>{s.flag}</code> · <code>{s.env}</code></div></td>
+                  <td className="wrap small">{s.help}{s.kind === 'mb' && ' (MiB)'}</td>
+                  <td data-testid="setting-default">{shown(s.default) || '—'}</td>
+                  <td data-testid="setting-effective">{shown(s.effective) || '—'}</td>
+                  <td>
+                    <Editor s={s} value={value} onChange={(v) => setEdits((e) => ({ ...e, [s.name]: v }))} />
+                    {dirty && <span className="muted small"> edited</span>}
+                  </td>
+                  <td>{s.restart_required && <span className="badge status-pending" data-testid="restart-marker" title="The saved value differs from the one in force">applies at next start</span>}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+      {save.error && <p className="error" role="alert" data-testid="settings-error">{(save.error as Error).message}</p>}
+      {done && <p className="ok-text" role="status" data-testid="settings-saved">{done}</p>}
+      <div className="row gap">
+        <button onClick={() => save.mutate()} disabled={!changed.length || save.isPending} data-testid="settings-save">
+          Save{changed.length ? ` ${changed.length} change${changed.length > 1 ? 's' : ''}` : ''}
+        </button>
+        <button className="ghost" onClick={() => { setEdits({}); save.reset(); }} disabled={!changed.length}>Discard edits</button>
+        <span className="muted small">Empty a field to remove the saved value.</span>
+      </div>
+    </div>
+  );
+}
