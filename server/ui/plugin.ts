@@ -39,7 +39,7 @@ export async function uiServing(app: FastifyInstance, { ctx }: { ctx: AppContext
   const root = uiDirOf(ctx);
   if (!root) {
     app.get('/', { schema: { hide: true } }, async (_request, reply) =>
-      reply.code(404).type('application/json').send({
+      secure(reply).code(404).type('application/json').send({
         message: '404 The UI is not built: run `npm run build:ui` (or start with `npm start`), or pass --ui-dir',
       }),
     );
