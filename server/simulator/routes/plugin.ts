@@ -33,6 +33,8 @@ export async function simulatorApi(app: FastifyInstance, { ctx }: { ctx: AppCont
     registrationToken: ctx.store.registrationToken,
     adminToken: ctx.store.adminToken,
   });
+  // Stop a fleet while the server still answers, so its runners report their builds failed cleanly.
+  app.addHook('preClose', async () => sim.close());
   ctx.onClose(() => sim.close());
   app.addHook('onRequest', async (request) => requireAdmin(ctx.store, request));
   app.setValidatorCompiler(({ schema, httpPart }) => (data: unknown) => {
