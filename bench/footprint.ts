@@ -1,0 +1,87 @@
+// Benchmark: footprint. The RSS of an idle `jobscope serve` child (settled, a few seconds after it
+// prints its listening line), then its peak RSS while 200 runners stream: each registered, holding a
+// running build, sending 4 KiB trace parts in a loop (with a pause, as runners do), and polling
+// builds/register now and then. Goal: < 100 MiB idle, < 250 MiB loaded. The reference column is
+// the RSS of a bare node:http process (bench/reference/trace-server.ts): what Node itself costs here.
+//   node --import tsx bench/footprint.ts [--quick]
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { createBuilds, log, MiB, project, registerRunner, round, rssOf, rssSampler, send, sendJson, startJobscope, startReference, RUNNER_UA, type BenchResult } from './lib/harness.ts';
+
+const RUNNERS = 200;
+const PART = 4096;
+
+export async function run({ quick = false }: { quick?: boolean } = {}): Promise<BenchResult[]> {
+  const seconds = quick ? 4 : 15;
+  const settle = quick ? 2000 : 5000;
+  log(`footprint: idle RSS after ${settle / 1000} s, then ${RUNNERS} runners streaming for ${seconds} s`);
+
+  const refDir = fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-bench-fp-ref-'));
+  const ref = await startReference('trace-server.ts', [refDir]);
+  await new Promise((r) => setTimeout(r, settle));
+  const bareRss = rssOf(ref.pid);
+  await ref.stop();
+  fs.rmSync(refDir, { recursive: true, force: true });
+
+  const s = await startJobscope('footprint');
+  let idle: number, loaded: number, parts = 0;
+  try {
+    await new Promise((r) => setTimeout(r, settle));
+    idle = rssOf(s.pid);
+    const p = await project(s, 'bench-footprint');
+    await createBuilds(s, p.id, RUNNERS + 50);
+    const agent = new http.Agent({ keepAlive: true, maxSockets: RUNNERS + 10 });
+    const runners: { token: string; build: { id: number; token: string }; offset: number }[] = [];
+    for (let i = 0; i < RUNNERS; i++) {
+      const token = await registerRunner(s, `fp-${i}`, agent);
+      const b = (await sendJson(`${s.url}/ci/api/v1/builds/register.json`, 'POST', { token }, {}, agent)).body as { id: number; token: string };
+      runners.push({ token, build: b, offset: 0 });
+    }
+    const sampler = rssSampler(s.pid, 50);
+    const until = performance.now() + seconds * 1000;
+    const part = Buffer.alloc(PART, 'l');
+    await Promise.all(
+      runners.map(async (r, i) => {
+        let n = 0;
+        while (performance.now() < until) {
+          const a = await send(`${s.url}/ci/api/v1/builds/${r.build.id}/trace.txt`, {
+            method: 'PATCH',
+            agent,
+            body: part,
+            headers: { 'content-type': 'text/plain', 'content-range': `${r.offset}-${r.offset + PART}`, 'build-token': r.build.token, 'user-agent': RUNNER_UA },
+          });
+          if (a.status !== 202) throw new Error(`PATCH: ${a.status} ${a.body.toString()}`);
+          r.offset += PART;
+          parts++;
+          if (++n % 10 === i % 10) await sendJson(`${s.url}/ci/api/v1/builds/register.json`, 'POST', { token: r.token, last_update: 'stale' }, {}, agent);
+          await new Promise((res) => setTimeout(res, 20));
+        }
+      }),
+    );
+    loaded = sampler.stop();
+    agent.destroy();
+  } finally {
+    await s.stop();
+  }
+  log(`footprint: idle ${round(idle / MiB, 1)} MiB, loaded peak ${round(loaded / MiB, 1)} MiB (${round(parts / seconds, 0)} parts/s); bare node:http ${round(bareRss / MiB, 1)} MiB`);
+  return [
+    { name: 'footprint idle RSS', value: round(idle / MiB, 1), unit: 'MiB', reference: round(bareRss / MiB, 1), ratio: round(idle / bareRss), goal: '< 100 MiB', pass: idle < 100 * MiB },
+    {
+      name: `footprint RSS, ${RUNNERS} runners streaming`,
+      value: round(loaded / MiB, 1),
+      unit: 'MiB',
+      reference: round(bareRss / MiB, 1),
+      ratio: round(loaded / bareRss),
+      goal: '< 250 MiB',
+      pass: loaded < 250 * MiB,
+      parts_per_s: round(parts / seconds, 0),
+    },
+  ];
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  console.log(JSON.stringify(await run({ quick: process.argv.includes('--quick') }), null, 2));
+}

@@ -1,0 +1,142 @@
+// `npm run bench [-- --quick] [-- --only traces,dispatch] [-- --cpu-prof]`: runs every benchmark of
+// bench/ one after the other (each starts its own server child and its bare reference, so they never
+// compete with each other), prints each figure beside its reference and goal, and writes
+// bench/results.json and docs/benchmarks.md with the machine described.
+//
+// Two cores: the server under test (or the reference) runs in a child process, the load generator in
+// this one, so each gets a core; nothing else of the bench runs meanwhile.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { REPO, round, type BenchResult } from './lib/harness.ts';
+
+interface Entry {
+  file: string;
+  /** What the file measures, for the table when it fails before returning anything. */
+  title: string;
+}
+
+// Ours first, then those other parts of the product bring (each is run only when its file exists).
+const BENCHES: Entry[] = [
+  { file: 'traces.ts', title: 'trace appends' },
+  { file: 'dispatch.ts', title: 'dispatch' },
+  { file: 'artifacts.ts', title: 'artifacts' },
+  { file: 'metrics.ts', title: 'metrics (compound_metrics)' },
+  { file: 'history.ts', title: 'history (7-day range)' },
+  { file: 'footprint.ts', title: 'footprint' },
+  { file: 'ui.ts', title: 'UI' },
+  { file: 'simulator.ts', title: 'runner simulator' },
+];
+
+function arg(name: string): string | undefined {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? (process.argv[i + 1] ?? '') : undefined;
+}
+
+function sh(cmd: string, args: string[]): string {
+  try {
+    return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return '';
+  }
+}
+
+/** The machine in a few words: CPU, cores, RAM, the disk under os.tmpdir() (where data dirs go), Node. */
+function machine() {
+  const tmp = os.tmpdir();
+  const df = sh('df', ['-hT', tmp]).split('\n')[1]?.split(/\s+/) ?? [];
+  const device = df[0] ?? '?';
+  const rotational = sh('lsblk', ['-ndo', 'ROTA', device]).trim();
+  const load = os.loadavg().map((x) => round(x, 1));
+  return {
+    cpu: os.cpus()[0]?.model ?? 'unknown',
+    cores: os.cpus().length,
+    ram_gib: round(os.totalmem() / 2 ** 30, 1),
+    disk: `${device} (${df[1] ?? '?'}, ${df[2] ?? '?'}${rotational === '0' ? ', SSD/virtual' : rotational === '1' ? ', rotational' : ''}) at ${tmp}`,
+    os: `${os.type()} ${os.release()}`,
+    node: process.version,
+    load_average_at_start: load,
+  };
+}
+
+function markdown(results: BenchResult[], meta: { command: string; date: string; quick: boolean; machine: ReturnType<typeof machine>; seconds: number; failures: string[] }): string {
+  const m = meta.machine;
+  const rows = results.map((r) => {
+    const extra = Object.entries(r)
+      .filter(([k]) => !['name', 'value', 'unit', 'reference', 'ratio', 'goal', 'pass'].includes(k))
+      .map(([k, v]) => `${k} ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
+      .join(', ');
+    return `| ${r.name} | ${r.value} ${r.unit} | ${r.reference} | ${r.ratio}× | ${r.goal} | ${r.pass ? 'pass' : '**miss**'} | ${extra} |`;
+  });
+  return [
+    '# Benchmarks',
+    '',
+    `Latest run: ${meta.date}, made with \`${meta.command}\`${meta.quick ? ' (quick mode: smaller sizes, shorter runs)' : ''}, ${round(meta.seconds, 0)} s in all.`,
+    '',
+    `Machine: ${m.cpu}, ${m.cores} cores, ${m.ram_gib} GiB RAM; disk ${m.disk}; ${m.os}; Node ${m.node}. ` +
+      `Load average when the run began: ${m.load_average_at_start.join(' / ')} (other work on the machine makes every figure noisier).`,
+    '',
+    'How it runs: the server under test is `jobscope serve` in a child process (or, for the reference, a bare node:http server in a child process);',
+    'the load generator runs in the bench process, so on two cores each side gets one. The benchmarks run one after another.',
+    'The reference column is the bare baseline measured in the same run (a bare node:http server, a raw file copy, a plain JS loop…);',
+    'ratio is figure ÷ reference (for latencies and sizes, lower is better).',
+    '',
+    '| Benchmark | Figure | Reference | Ratio | Goal | Result | Details |',
+    '|---|---|---|---|---|---|---|',
+    ...rows,
+    '',
+    ...(meta.failures.length ? ['Benchmarks that failed to run:', '', ...meta.failures.map((f) => `- ${f}`), ''] : []),
+    'Raw figures: `bench/results.json`. Profiles: `npm run bench -- --cpu-prof` writes the server children’s V8 CPU profiles to `.tmp/bench-profiles/`.',
+    '',
+  ].join('\n');
+}
+
+async function main() {
+  const quick = process.argv.includes('--quick');
+  const only = arg('--only')?.split(',').filter(Boolean);
+  if (process.argv.includes('--cpu-prof')) process.env.JOBSCOPE_BENCH_CPU_PROF = path.join(REPO, '.tmp/bench-profiles');
+  const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
+  const info = machine();
+  const began = performance.now();
+  const results: BenchResult[] = [];
+  const failures: string[] = [];
+
+  for (const b of BENCHES) {
+    const name = b.file.replace(/\.ts$/, '');
+    if (only && !only.includes(name)) continue;
+    const file = path.join(REPO, 'bench', b.file);
+    if (!fs.existsSync(file)) {
+      console.log(`- ${b.title}: bench/${b.file} is not there yet, skipped`);
+      continue;
+    }
+    const t0 = performance.now();
+    console.log(`▶ ${b.title} (bench/${b.file})${quick ? ' --quick' : ''}`);
+    try {
+      const mod = (await import(pathToFileURL(file).href)) as { run(opts: { quick: boolean }): Promise<BenchResult | BenchResult[]> };
+      const out = await mod.run({ quick });
+      for (const r of Array.isArray(out) ? out : [out]) {
+        results.push(r);
+        console.log(`  ${r.pass ? '✓' : '✗'} ${r.name}: ${r.value} ${r.unit} (reference ${r.reference}, ratio ${r.ratio}×; goal ${r.goal})`);
+      }
+    } catch (err) {
+      const msg = `${b.title}: ${(err as Error).message.split('\n')[0]}`;
+      failures.push(msg);
+      console.log(`  ✗ failed: ${msg}`);
+    }
+    console.log(`  (${round((performance.now() - t0) / 1000, 1)} s)`);
+  }
+
+  const seconds = (performance.now() - began) / 1000;
+  const date = new Date().toISOString();
+  fs.writeFileSync(path.join(REPO, 'bench/results.json'), JSON.stringify({ date, command, quick, seconds: round(seconds, 1), machine: info, results, failures }, null, 2) + '\n');
+  fs.mkdirSync(path.join(REPO, 'docs'), { recursive: true });
+  fs.writeFileSync(path.join(REPO, 'docs/benchmarks.md'), markdown(results, { command, date, quick, machine: info, seconds, failures }));
+  const missed = results.filter((r) => !r.pass);
+  console.log(`\n${results.length - missed.length} of ${results.length} figures meet their goal${failures.length ? `, ${failures.length} benchmarks failed to run` : ''}; ${round(seconds, 0)} s. Wrote bench/results.json and docs/benchmarks.md.`);
+  // Other files' benchmarks may leave handles open (browsers, timers): the run is over.
+  process.exit(0);
+}
+
+await main();
