@@ -128,7 +128,7 @@ export default function RunnerConsoleView() {
 
         <Step title="3. Trace part">
           <div className="form-grid">
-            <label>Content-Range (empty = continue: <code>{autoRange}</code>)
+            <label><span>Content-Range (empty = continue at <code>{autoRange}</code>)</span>
               <input value={range} onChange={(e) => setRange(e.target.value)} placeholder={autoRange} data-testid="c-range" />
             </label>
           </div>

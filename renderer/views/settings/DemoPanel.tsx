@@ -40,7 +40,7 @@ export function DemoPanel({ view }: { view: SettingsView | undefined }) {
       </div>
       <label className="check">
         <input type="checkbox" checked={savedOn} disabled={!demo || atStart.isPending} onChange={(e) => atStart.mutate(e.target.checked)} data-testid="demo-at-start" />
-        Start the demo load with the server (the <code>demo</code> setting, applies at the next start{demo?.effective === true ? '; on now' : ''})
+        <span>Start the demo load with the server (the <code>demo</code> setting, applies at the next start{demo?.effective === true ? '; on now' : ''})</span>
       </label>
       {error && <p className="error" role="alert">{(error as Error).message}</p>}
     </div>

@@ -54,11 +54,11 @@ export function SettingsTable({ view }: { view: SettingsView }) {
               return (
                 <tr key={s.name} data-testid="setting-row" data-setting={s.name}>
                   <td><strong>{s.name}</strong><div className="muted small"><code>{s.flag}</code> · <code>{s.env}</code></div></td>
-                  <td className="wrap small">{s.help}{s.kind === 'mb' && ' (MiB)'}</td>
+                  <td className="wrap small">{s.help}</td>
                   <td data-testid="setting-default">{shown(s.default) || '—'}</td>
                   <td data-testid="setting-effective">{shown(s.effective) || '—'}</td>
                   <td>
-                    <Editor s={s} value={value} onChange={(v) => setEdits((e) => ({ ...e, [s.name]: v }))} />
+                    <Editor s={s} value={value} onChange={(v) => { save.reset(); setEdits((e) => ({ ...e, [s.name]: v })); }} />
                     {dirty && <span className="muted small"> edited</span>}
                   </td>
                   <td>{s.restart_required && <span className="badge status-pending" data-testid="restart-marker" title="The saved value differs from the one in force">applies at next start</span>}</td>

@@ -33,7 +33,7 @@ export function FleetSummary({ s }: { s: FleetStatus }) {
         <Kpi label="416s met" testId="sim-416" value={num(t.status_416)} />
         <Kpi label="Faults injected" testId="sim-faults" value={num(t.faults_injected)} />
         <Kpi label="Verified traces / artifacts" testId="sim-verified" value={`${num(t.traces_verified)} / ${num(t.artifacts_verified)}`} />
-        <Kpi label="Running for" testId="sim-duration" value={humanDuration(s.duration_s)} />
+        <Kpi label={s.state === 'running' || s.state === 'stopping' ? 'Running for' : 'Ran for'} testId="sim-duration" value={humanDuration(s.duration_s)} />
       </div>
       {(faults.length > 0 || errors.length > 0) && (
         <div className="card small" data-testid="fault-answers">

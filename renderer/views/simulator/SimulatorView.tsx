@@ -1,5 +1,6 @@
 // The Simulator view (issue 5 §6): start a fleet of virtual runners from a form or a scenario,
 // watch each runner's state, the fleet's throughput and every exchange in the journal.
+import { useEffect } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useClient } from '../../app/client-context.tsx';
 import { sim, type FleetStatus, type StartFleet } from '../../api/simulator.ts';
@@ -42,6 +43,12 @@ export default function SimulatorView() {
   const stop = useMutation({ mutationFn: () => sim.stop(client), onSuccess: refresh });
 
   const s = fleet.data;
+  // The charts and the journal poll slowly once the fleet is done: fetch its last numbers at once.
+  const fleetState = s?.state;
+  useEffect(() => {
+    void qc.invalidateQueries({ queryKey: ['sim', 'throughput'] });
+    void qc.invalidateQueries({ queryKey: ['sim', 'journal'] });
+  }, [fleetState, qc]);
   const running = s?.state === 'running' || s?.state === 'stopping';
   const error = start.error ?? stop.error ?? fleet.error;
 

@@ -9,10 +9,21 @@ export function bytes(n: number | null | undefined): string {
   return `${(n / 1024 ** 3).toFixed(2)} GiB`;
 }
 
+/** JSON bodies indented for reading; anything else as it came. */
+function pretty(text: string): string {
+  const t = text.trimStart();
+  if (!t.startsWith('{') && !t.startsWith('[')) return text;
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}
+
 /** A body preview as text: the UTF-8 text itself, or a note for binary bodies. */
 export function bodyText(b: BodyPreview | undefined): string {
   if (!b || b.size === 0) return '';
-  if (b.text !== undefined) return b.text + (b.truncated ? `\n… (cut; ${b.size} bytes in all)` : '');
+  if (b.text !== undefined) return b.truncated ? `${b.text}\n… (cut; ${b.size} bytes in all)` : pretty(b.text);
   if (b.base64 !== undefined) return `[binary, ${b.size} bytes${b.truncated ? ', only the first kept' : ''}]`;
   return b.size > 0 ? `[${b.size} bytes, not kept]` : '';
 }
