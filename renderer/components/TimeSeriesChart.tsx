@@ -37,6 +37,8 @@ export interface ChartProps {
   yFormat?: (v: number) => string;
   refLines?: RefLine[];
   markers?: Marker[];
+  /** Whole-number series (counts): the y axis spans at least 0–5, so it never ticks at 0.2 jobs. */
+  integers?: boolean;
 }
 
 /** 1, 2, 2.5 or 5 × 10^k at or above v, so the y axis ends on a round number. */
@@ -45,6 +47,16 @@ function niceCeil(v: number): number {
   const p = 10 ** Math.floor(Math.log10(v));
   for (const m of [1, 2, 2.5, 5, 10]) if (m * p >= v) return m * p;
   return 10 * p;
+}
+
+/** 4 or 5 equal steps from 0 to a niceCeil() maximum, each step itself round (1, 2 or 5 × 10^k). */
+function yTicks(max: number): number[] {
+  const isNice = (x: number) => {
+    const m = x / 10 ** Math.floor(Math.log10(x) + 1e-9);
+    return [1, 2, 5].some((n) => Math.abs(m - n) < 1e-6);
+  };
+  const n = isNice(max / 5) ? 5 : 4;
+  return Array.from({ length: n + 1 }, (_, i) => Math.round(((max * i) / n) * 1e6) / 1e6);
 }
 
 const r1 = (x: number) => Math.round(x * 10) / 10;
@@ -142,7 +154,7 @@ function Readout({ active, label, t, series, hidden, yFormat }: { active: boolea
   );
 }
 
-export const TimeSeriesChart = memo(function TimeSeriesChart({ testId, t, series, from, to, height = 220, yFormat, refLines = [], markers = [] }: ChartProps) {
+export const TimeSeriesChart = memo(function TimeSeriesChart({ testId, t, series, from, to, height = 220, yFormat, refLines = [], markers = [], integers = false }: ChartProps) {
   const [hidden, setHidden] = useState<Set<number>>(() => new Set());
   // recharts only needs the x positions (for the hover cursor); the values stay in `series`.
   const rows = useMemo(() => t.map((x) => ({ t: x })), [t]);
@@ -153,8 +165,8 @@ export const TimeSeriesChart = memo(function TimeSeriesChart({ testId, t, series
       for (const v of s.values) if (v !== null && v > m) m = v;
     });
     for (const r of refLines) if (r.y > m) m = r.y;
-    return niceCeil(m * 1.05);
-  }, [series, hidden, refLines]);
+    return niceCeil(Math.max(m * 1.05, integers ? 5 : 0));
+  }, [series, hidden, refLines, integers]);
   const span = to - from;
   // Explicit ticks: left to itself recharts measured a label for every data point (1,000 here).
   const xTicks = useMemo(() => timeTicks(from, to), [from, to]);
@@ -177,7 +189,7 @@ export const TimeSeriesChart = memo(function TimeSeriesChart({ testId, t, series
         <ComposedChart data={rows} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
           <CartesianGrid stroke="var(--grid)" strokeDasharray="3 3" />
           <XAxis dataKey="t" type="number" domain={[from, to]} ticks={xTicks} interval={0} tickFormatter={(v: number) => clock(v, span)} stroke="var(--muted)" fontSize={11} allowDataOverflow />
-          <YAxis type="number" domain={[0, yMax]} allowDataOverflow stroke="var(--muted)" fontSize={11} width={56} tickFormatter={yFormat} />
+          <YAxis type="number" domain={[0, yMax]} ticks={yTicks(yMax)} interval={0} allowDataOverflow stroke="var(--muted)" fontSize={11} width={56} tickFormatter={yFormat} />
           <Tooltip
             isAnimationActive={false}
             cursor={{ stroke: 'var(--muted)', strokeDasharray: '3 3' }}

@@ -45,17 +45,31 @@ test('the queues table virtualizes hundreds of rows, filters, sorts and pins', a
   expect(filtered.every((n) => n.includes('synthetic_2'))).toBe(true);
   await page.getByTestId('queues-filter').fill('');
 
-  // Pin the last queue by name order: it moves to the top, and stays pinned after a reload.
+  // Pin the last queue by name order (only in the DOM once scrolled to): it moves to the top, and
+  // stays pinned after a reload.
+  const lastName = Object.keys((await compound(s)).queues).sort((a, b) => a.localeCompare(b)).pop()!;
   const vbody = page.locator('.vbody');
+  await expect(page.locator(`[data-testid="queue-row"][data-queue="${lastName}"]`)).toHaveCount(0);
   await vbody.evaluate((e) => (e.scrollTop = e.scrollHeight));
-  const last = page.getByTestId('queue-row').last();
-  const lastName = (await last.getAttribute('data-queue'))!;
+  const last = page.locator(`[data-testid="queue-row"][data-queue="${lastName}"]`);
   await last.getByTestId('queue-pin').click();
   await vbody.evaluate((e) => (e.scrollTop = 0));
   await expect(page.getByTestId('queue-row').first()).toHaveAttribute('data-queue', lastName);
   await page.reload();
   await expect(page.getByTestId('queue-row').first()).toHaveAttribute('data-queue', lastName);
   await expect(page.getByTestId('queue-row').first().getByTestId('queue-pin')).toHaveAttribute('aria-pressed', 'true');
+});
+
+test('the queue picker replaces the top 8 with chosen queues', async ({ page }) => {
+  await openSignedIn(page, s);
+  await expect.poll(() => page.locator('[data-testid="chart-backlog"] .legend-item').count()).toBe(8);
+  await page.getByTestId('queue-picker').locator('summary').click();
+  const req = page.waitForRequest((r) => r.url().includes('/history?') && r.url().includes('queues=synthetic_5'));
+  await page.getByTestId('queue-picker').getByLabel('synthetic_5', { exact: true }).check();
+  await req;
+  await expect(page.locator('[data-testid="chart-backlog"] .legend-item')).toHaveCount(1);
+  await expect(page.locator('[data-testid="chart-backlog"] .legend-item')).toHaveAttribute('data-series', 'synthetic_5');
+  await expect(page.getByTestId('queue-picker').locator('summary')).toHaveText('1 queue chosen');
 });
 
 test('processes that disappear are flagged', async ({ page }) => {

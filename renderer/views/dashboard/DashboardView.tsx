@@ -150,7 +150,7 @@ export default function DashboardView() {
       <div className="charts">
         <div className="card">
           <h3><Glossary term="backlog">Backlog per queue</Glossary></h3>
-          <TimeSeriesChart testId="chart-backlog" t={h?.t ?? []} series={backlog} from={from} to={to} yFormat={num} refLines={thresholdLines(thresholds.data, 'backlog', names)} markers={markers.backlog} />
+          <TimeSeriesChart testId="chart-backlog" integers t={h?.t ?? []} series={backlog} from={from} to={to} yFormat={num} refLines={thresholdLines(thresholds.data, 'backlog', names)} markers={markers.backlog} />
         </div>
         <div className="card">
           <h3><Glossary term="latency">Latency per queue</Glossary></h3>
@@ -158,7 +158,7 @@ export default function DashboardView() {
         </div>
         <div className="card">
           <h3><Glossary term="busy">Busy workers</Glossary> vs <Glossary term="concurrency">concurrency</Glossary></h3>
-          <TimeSeriesChart testId="chart-workers" t={h?.t ?? []} series={workers} from={from} to={to} yFormat={num} />
+          <TimeSeriesChart testId="chart-workers" integers t={h?.t ?? []} series={workers} from={from} to={to} yFormat={num} />
         </div>
         <div className="card">
           <h3><Glossary term="processed">Processed</Glossary> and <Glossary term="failed">failed</Glossary> per second</h3>
