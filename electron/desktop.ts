@@ -3,7 +3,8 @@
 // quit that closes the server (finishing its writes) before the process ends.
 import fs from 'node:fs';
 import path from 'node:path';
-import { buildServer, type JobscopeServer } from '../server/app.ts';
+import type { JobscopeServer } from '../server/app.ts';
+import { ServerHost } from '../server/hosts/server-host.ts';
 import { resolveConfig } from '../server/config.ts';
 import { CSP } from '../server/ui/plugin.ts';
 import type { BrowserWindowLike, ElectronLike, IpcEventLike } from './electron-like.ts';
@@ -13,7 +14,8 @@ import { createMainWindow } from './window.ts';
 const MAX_OPEN_BYTES = 50 * 1024 * 1024;
 
 export interface Desktop {
-  server: JobscopeServer;
+  /** The running server (a new one after "reset data" restarts it in place). */
+  readonly server: JobscopeServer;
   url: string;
   window: BrowserWindowLike;
 }
@@ -42,19 +44,20 @@ export async function startDesktop(e: ElectronLike, opts: DesktopOptions): Promi
 
   await app.whenReady();
   const dataDir = app.getPath('userData');
-  let server: JobscopeServer;
+  let host: ServerHost;
   let url: string;
   try {
     const config = resolveConfig({ ...opts.overrides, dataDir, host: '127.0.0.1', port: 0, mode: 'electron' }, opts.env ?? process.env);
-    server = await buildServer(config);
-    url = await server.listen();
+    // After "reset data" the server comes back on the same address with the same token: reload the page.
+    host = new ServerHost(config, () => win?.webContents.reload());
+    url = await host.start();
   } catch (err) {
     e.dialog.showErrorBox('Jobscope could not start', `${(err as Error).message}\n\nData dir: ${dataDir}`);
     app.exit(1);
     return undefined;
   }
   const origin = new URL(url).origin;
-  const token = server.ctx.store.adminToken;
+  const token = host.server.ctx.store.adminToken;
 
   // Every answer of the backend carries the CSP; the header is added here too for anything that lacks it.
   e.session.defaultSession.webRequest.onHeadersReceived((details, callback) => {
@@ -125,7 +128,7 @@ export async function startDesktop(e: ElectronLike, opts: DesktopOptions): Promi
     event.preventDefault();
     if (quitting === 'closing') return;
     quitting = 'closing';
-    void server
+    void host
       .close()
       .catch(() => undefined)
       .then(() => {
@@ -133,5 +136,12 @@ export async function startDesktop(e: ElectronLike, opts: DesktopOptions): Promi
         app.quit();
       });
   });
-  return { server, url, window: win };
+  const window = win;
+  return {
+    get server() {
+      return host.server;
+    },
+    url,
+    window,
+  };
 }

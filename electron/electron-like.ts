@@ -5,6 +5,7 @@ import type { BrowserWindowConstructorOptions, Rectangle } from 'electron';
 export interface WebContentsLike {
   setWindowOpenHandler(handler: (details: { url: string }) => { action: 'deny' | 'allow' }): void;
   on(event: 'will-navigate', listener: (event: { preventDefault(): void }, url: string) => void): void;
+  reload(): void;
 }
 
 export interface BrowserWindowLike {

@@ -111,6 +111,19 @@ describe('Electron shell (faked Electron, real backend)', () => {
     expect(second.d.url).not.toBe('');
   });
 
+  it('resets data in place: same address and token, emptied store, window reloaded', async () => {
+    const { d } = await launch();
+    const token = d.server.ctx.store.adminToken;
+    const before = d.server;
+    expect((await http(`${d.url}/api/v3/sim/projects`, { json: { name: 'p' }, token })).status).toBe(201);
+    expect((await http(`${d.url}/api/app/reset`, { json: { confirm: 'reset' }, token })).status).toBe(202);
+    const win = FakeWindow.all[0]!;
+    for (let i = 0; i < 100 && win.reloads === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(win.reloads).toBe(1);
+    expect(d.server).not.toBe(before);
+    expect((await http(`${d.url}/api/v3/sim/projects`, { token })).body).toEqual([]);
+  });
+
   it('shows an error box and exits when the backend cannot start', async () => {
     const file = path.join(tempDir(), 'not-a-dir');
     fs.writeFileSync(file, 'x');

@@ -19,7 +19,9 @@ export class FakeWindow {
   webContents = {
     setWindowOpenHandler: (h: (d: { url: string }) => { action: 'deny' | 'allow' }) => void (this.openHandler = h),
     on: (_e: 'will-navigate', l: (event: { preventDefault(): void }, url: string) => void) => void (this.navigate = l),
+    reload: () => void this.reloads++,
   };
+  reloads = 0;
 
   constructor(readonly options: BrowserWindowConstructorOptions) {
     this.bounds = { x: options.x ?? 100, y: options.y ?? 100, width: options.width ?? 800, height: options.height ?? 600 };
