@@ -34,6 +34,7 @@ interface Flags {
   failRate?: string;
   faults?: string;
   tags?: string;
+  runnerTokens?: string;
   duration?: string;
   verify: boolean;
   json?: boolean;
@@ -69,8 +70,13 @@ function scenarioOf(f: Flags): Scenario {
     if (f.runners !== undefined) throw new UsageError('--runners and --scenario both say how many runners: give the count in the scenario, or drop --scenario');
   } else {
     s = scenarioOfForm({ runners: num('runners', f.runners, { int: true, min: 1, max: 1000 }) ?? 4, seed: 1 });
+    if (f.runnerTokens && f.runners !== undefined) throw new UsageError('--runners and --runner-tokens both say how many runners: give one of them');
     s.defaults = {};
     if (f.tags) s.runners[0]!.tags = f.tags.split(',').map((t) => t.trim()).filter(Boolean);
+    if (f.runnerTokens) {
+      const tokens = f.runnerTokens.split(',').map((t) => t.trim()).filter(Boolean);
+      s.runners[0] = { ...s.runners[0]!, count: tokens.length, tokens };
+    }
   }
   const behaviour = {
     trace_kb: num('trace-kb', f.traceKb, { min: 0, max: 65536 }),
@@ -221,6 +227,7 @@ export function simulateCommand(program: Command): Command {
     .option('--fail-rate <0..1>', 'share of builds whose script fails (default 0)')
     .option('--faults <list>', 'faults to inject, e.g. "wrong_range,drop_trace=0.3" or "all" (rate default 0.1)')
     .option('--tags <list>', 'tags of the runners (comma-separated)')
+    .option('--runner-tokens <list>', 'act as these already registered runners (comma-separated tokens) instead of registering')
     .option('--duration <s>', 'stop after this many seconds')
     .option('--no-verify', 'do not compare traces and artifacts after each build')
     .option('--json', 'print the final status as JSON instead of the summary')

@@ -8,6 +8,7 @@ import { parseFaultList } from '../../server/simulator/faults.ts';
 import type { Scenario } from '../../server/contract/simulator.ts';
 import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
+import { registerRunner } from '../helpers/fixtures.ts';
 
 const SAMPLE: Scenario = {
   name: 'mixed fleet',
@@ -124,6 +125,22 @@ describe('scenarios over the app API', () => {
     const file = path.join(tempDir(), 'scenario.json');
     fs.writeFileSync(file, JSON.stringify(exported.body));
     expect(parseScenario(fs.readFileSync(file, 'utf8'))).toEqual(exported.body);
+  });
+
+  it('acts as already registered runners given by token, and leaves them registered', async () => {
+    const tokens = [(await registerRunner(s)).token, (await registerRunner(s)).token];
+    const r = await api('/fleet', {
+      json: { scenario: { builds: 4, defaults: { trace_kb: 1, update_ms: 0, poll_ms: 20, artifact_kb: 1 }, runners: [{ name: 'own', tokens }] } },
+    });
+    expect(r.status).toBe(201);
+    for (let i = 0; i < 100 && (await api('/fleet')).body.state !== 'finished'; i++) await new Promise((x) => setTimeout(x, 100));
+    const st = (await api('/fleet')).body;
+    expect(st.totals.builds_done).toBe(4);
+    expect(st.runners.map((x: { name: string }) => x.name)).toEqual(['own-1', 'own-2']);
+    const runners = await http(`${s.url}/api/v3/sim/runners`, { token: s.adminToken });
+    expect(runners.body.map((x: { id: number }) => x.id).length).toBeGreaterThanOrEqual(2);
+    const register = await api('/journal?path=runners/register&limit=100');
+    expect(register.body.entries.filter((e: { runner: string }) => e.runner.startsWith('own'))).toEqual([]);
   });
 
   it('refuses a bad scenario at start with the field named', async () => {
