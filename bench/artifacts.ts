@@ -106,7 +106,10 @@ export async function run({ quick = false }: { quick?: boolean } = {}): Promise<
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-bench-raw-'));
   let raw;
   try {
-    raw = await rawCopy(dir, size, block);
+    // Twice, keeping the faster: a shared disk's speed swings, and the goal is against the best it does.
+    const a = await rawCopy(dir, size, block);
+    const b = await rawCopy(dir, size, block);
+    raw = a.copy <= b.copy ? a : b;
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
