@@ -2,8 +2,9 @@
 // Takes the same flags as `serve` (e.g. --data-dir, --port).
 import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { Command, Option } from 'commander';
-import { SETTINGS, resolveConfig, ConfigError, type Config } from '../server/config.ts';
+import { Command } from 'commander';
+import { ConfigError } from '../server/config.ts';
+import { addSettingFlags, configFromFlags } from '../server/cli-config.ts';
 import { packageRoot } from '../server/ui/package-root.ts';
 import { ensureUiBuilt } from '../server/hosts/ui-build.ts';
 import { electronBinary, NO_ELECTRON_REASON } from '../server/hosts/electron-binary.ts';
@@ -11,7 +12,7 @@ import { serve } from '../server/serve.ts';
 
 const root = packageRoot();
 const program = new Command('jobscope-start').allowExcessArguments(false);
-for (const s of SETTINGS) program.addOption(new Option(s.flag, `${s.help} [env ${s.env}]`));
+addSettingFlags(program);
 program.parse(process.argv);
 const opts = program.opts<Record<string, unknown>>();
 
@@ -28,10 +29,8 @@ if (bin) {
   child.on('exit', (code) => process.exit(code ?? 0));
 } else {
   process.stderr.write(`jobscope: ${NO_ELECTRON_REASON}\n`);
-  const picked: Partial<Record<keyof Config, unknown>> = { mode: 'browser' };
-  for (const s of SETTINGS) if (opts[s.key] !== undefined) picked[s.key] = opts[s.key];
   try {
-    await serve(resolveConfig(picked));
+    await serve(configFromFlags(opts, { mode: 'browser' }));
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`jobscope: ${err.message}\n`);

@@ -1,0 +1,23 @@
+// Flags → Config, shared by every command line that starts a server (`jobscope serve`, `npm start`).
+import { Option, type Command } from 'commander';
+import { SETTINGS, resolveConfig, type Config } from './config.ts';
+
+export function addSettingFlags(cmd: Command): Command {
+  for (const s of SETTINGS) {
+    const opt = new Option(s.flag, `${s.help} [env ${s.env}]`);
+    if (s.default !== undefined && s.kind !== 'bool') opt.default(undefined, String(s.default));
+    cmd.addOption(opt);
+  }
+  return cmd;
+}
+
+export function configFromFlags(opts: Record<string, unknown>, fixed: Partial<Record<keyof Config, unknown>> = {}): Config {
+  const picked: Partial<Record<keyof Config, unknown>> = { ...fixed };
+  // Commander names a value after its flag (--max-artifact-mb → maxArtifactMb), not after the Config
+  // key (maxArtifactBytes): look each one up by the flag's own name, or such flags are silently ignored.
+  for (const s of SETTINGS) {
+    const name = new Option(s.flag).attributeName();
+    if (opts[name] !== undefined) picked[s.key] = opts[name];
+  }
+  return resolveConfig(picked);
+}
