@@ -2,6 +2,7 @@
 // charts draw the sampled series, jobs enqueued through the control API appear, a threshold fires.
 import { test, expect } from '@playwright/test';
 import type { TestServer } from '../helpers/server.ts';
+import { http } from '../helpers/http.ts';
 import { compound, curves, enqueue, legendItem, openSignedIn, screenshot, startUiServer } from './support.ts';
 
 let s: TestServer;
@@ -98,4 +99,30 @@ test('a backlog threshold set in the editor fires: banner and a line on the char
   await expect(banner).toBeVisible();
   await expect(banner).toContainText('Backlog of queue e2e_alerting');
   await expect(page.locator('[data-testid="chart-backlog"] .threshold-line')).toHaveCount(1);
+});
+
+test('with the Electron preload bridge: signed in from the bridge, alerts become native notifications', async ({ page }) => {
+  // Electron cannot run here; the page gets the bridge's shape (electron/bridge-types.ts) instead.
+  await page.addInitScript(
+    ([url, token]) => {
+      const w = window as unknown as { jobscope: unknown; __notes: string[][] };
+      w.__notes = [];
+      w.jobscope = {
+        getBackend: async () => ({ url, token }),
+        notify: async (title: string, body: string) => void w.__notes.push([title, body]),
+      };
+    },
+    [s.url, s.adminToken],
+  );
+  await page.goto(`${s.url}/`);
+  await expect(page.getByTestId('view-dashboard')).toBeVisible();
+  await expect(page.getByTestId('signin')).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Sign out' })).toHaveCount(0); // the desktop app owns the token
+
+  const r = await http(`${s.url}/api/app/connections/embedded/thresholds`, { method: 'PUT', json: { queues: { e2e_native: { backlog: 3 } } }, token: s.adminToken });
+  expect(r.status).toBe(200);
+  await enqueue(s, 'e2e_native', 30, 20_000);
+  await expect
+    .poll(() => page.evaluate(() => (window as unknown as { __notes: string[][] }).__notes.map((n) => n.join(': ')).join('\n')))
+    .toContain('Jobscope alert: Backlog of queue e2e_native');
 });
