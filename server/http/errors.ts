@@ -25,6 +25,8 @@ export const tooLarge = () => new ApiError(413, '413 Request Entity Too Large');
 
 const STORAGE_ERRORS: Record<string, [number, string]> = {
   ENOSPC: [507, '507 Insufficient Storage - the data dir is full; free some space and retry'],
+  // A file outgrew the process's file-size limit (ulimit -f / RLIMIT_FSIZE; Node ignores SIGXFSZ).
+  EFBIG: [507, '507 Insufficient Storage - a file in the data dir reached the file-size limit of this process (ulimit -f); raise it and retry'],
   EDQUOT: [507, '507 Insufficient Storage - the disk quota of the data dir is used up; free some space and retry'],
   EROFS: [503, '503 Service Unavailable - the data dir is read-only; make it writable and retry'],
   EACCES: [503, '503 Service Unavailable - the data dir is not writable by this process; fix its permissions and retry'],

@@ -1,7 +1,9 @@
 // Disk trouble made real: the data dir lives on its own small tmpfs, filled up mid-upload (ENOSPC
 // from the kernel, not a fault hook), and parts of it bind-mounted read-only (EROFS). The server
 // must answer 507/503 with a message, keep its store whole, and recover once space is back.
-// Mounting needs root and a sandbox that allows it; where it is refused the file is skipped and says so.
+// Mounting needs root and a sandbox that allows it; where it is refused those tests are skipped and say so.
+// A second real limit needs no privilege and always runs: the server as a child under `prlimit --fsize`
+// (RLIMIT_FSIZE, what `ulimit -f` sets), where the kernel refuses writes past the size with EFBIG.
 import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -9,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
-import { json, patchTrace, request, uploadArtifact, type Reply } from './support.ts';
+import { json, patchTrace, request, spawnServer, uploadArtifact, type Reply } from './support.ts';
 
 const MOUNT_MB = 8;
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-disk-'));
@@ -67,7 +69,7 @@ function writable(dir: string) {
 function expectStorageError(r: Reply, codes: number[]) {
   expect(codes, `status ${r.status}: ${r.body.toString()}`).toContain(r.status);
   const body = JSON.parse(r.body.toString()) as { message: string };
-  expect(body.message).toMatch(/free some space|read-only|writable/);
+  expect(body.message).toMatch(/free some space|read-only|writable|raise it/);
 }
 
 async function takeBuild() {
@@ -198,4 +200,48 @@ describe.skipIf(!canMount)('disk trouble on a real small file system', () => {
 
 test.skipIf(canMount)('disk trouble needs a mountable tmpfs (skipped here: see the log line above)', () => {
   fs.rmSync(root, { recursive: true, force: true });
+});
+
+let hasPrlimit = false;
+try {
+  execFileSync('prlimit', ['--version'], { stdio: 'pipe' });
+  hasPrlimit = true;
+} catch {
+  console.log('[disk] no prlimit here: the file-size limit test is skipped');
+}
+
+test.skipIf(!hasPrlimit)('a file-size limit on the server process (prlimit --fsize): 507, nothing half-stored, the rest works', async () => {
+  const FSIZE = 2 * 1024 * 1024;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-fsize-'));
+  const adminToken = 'fsize-admin-token-0123456';
+  const child = await spawnServer(['--port', '0', '--data-dir', dir, '--admin-token', adminToken, '--registration-token', 'fsize-reg', '--max-artifact-mb', '64'], {
+    wrap: ['prlimit', `--fsize=${FSIZE}`],
+  });
+  try {
+    const admin = { 'private-token': adminToken };
+    const pid = (await json(`${child.url}/api/v3/sim/projects`, 'POST', { name: 'fsize' }, admin)).body.id;
+    await json(`${child.url}/api/v3/sim/projects/${pid}/builds`, 'POST', { count: 2 }, admin);
+    const rt = (await json(`${child.url}/ci/api/v1/runners/register.json`, 'POST', { token: 'fsize-reg' })).body.token;
+    const b = (await json(`${child.url}/ci/api/v1/builds/register.json`, 'POST', { token: rt })).body as { id: number; token: string };
+    // An archive larger than any file may grow: refused while it streams.
+    const big = await uploadArtifact(child.url, b.id, b.token, crypto.randomBytes(FSIZE + 512 * 1024)).done;
+    expectStorageError(big, [507]);
+    expect(JSON.parse(big.body.toString()).message).toMatch(/ulimit -f/);
+    expect(fs.readdirSync(path.join(dir, 'tmp'))).toEqual([]);
+    expect((await request(`${child.url}/ci/api/v1/builds/${b.id}/artifacts`, { headers: { 'build-token': b.token } })).status).toBe(404);
+    // A trace part that would take the file past the limit: 507, and the trace stays what it was.
+    const first = crypto.randomBytes(FSIZE - 1000);
+    expect((await patchTrace(child.url, b.id, b.token, 0, first)).status).toBe(202);
+    const over = await patchTrace(child.url, b.id, b.token, first.length, crypto.randomBytes(4096));
+    expectStorageError(over, [507]);
+    const trace = await request(`${child.url}/api/v3/sim/builds/${b.id}/trace`, { headers: admin });
+    expect(trace.body.equals(first)).toBe(true);
+    // Smaller things still work.
+    const small = crypto.randomBytes(100_000);
+    expect((await uploadArtifact(child.url, b.id, b.token, small).done).status).toBe(201);
+    expect((await request(`${child.url}/ci/api/v1/builds/${b.id}/artifacts`, { headers: { 'build-token': b.token } })).body.equals(small)).toBe(true);
+  } finally {
+    await child.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
