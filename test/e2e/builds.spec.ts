@@ -70,9 +70,17 @@ test('tails a running build live, colours styled, markup inert; artifacts listed
 
 test('cancel a running build from its page', async ({ page }) => {
   const { build, runner } = await runningBuild(s, { name: 'deploy' }, 'infra');
+  const other = (await runningBuild(s, { name: 'lint' }, 'infra-2')).build;
   await openSignedIn(page, s, `/builds/${build.id}`);
   await page.getByTestId('build-cancel').click();
   await expect(page.locator('[data-testid="view-build"] [data-testid="build-status"]')).toHaveText('canceled');
+  // The list's status filter finds it among the canceled builds, not among the running ones.
+  await page.goto(`${s.url}/#/builds`);
+  await page.getByTestId('filter-status').selectOption('canceled');
+  await expect(page.locator(`[data-testid="build-row"][data-build="${build.id}"]`)).toBeVisible();
+  await page.getByTestId('filter-status').selectOption('running');
+  await expect(page.locator(`[data-testid="build-row"][data-build="${other.id}"]`)).toBeVisible();
+  await expect(page.locator(`[data-testid="build-row"][data-build="${build.id}"]`)).toHaveCount(0);
   // The runner learns it from Build-Status on its next trace part.
   const r = await patchTrace(s, build.id, { token: build.token, range: '0-3', body: 'abc' });
   expect(r.headers['build-status']).toBe('canceled');

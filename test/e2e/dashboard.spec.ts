@@ -99,6 +99,8 @@ test('a backlog threshold set in the editor fires: banner and a line on the char
   await expect(banner).toBeVisible();
   await expect(banner).toContainText('Backlog of queue e2e_alerting');
   await expect(page.locator('[data-testid="chart-backlog"] .threshold-line')).toHaveCount(1);
+  // The crossing itself is marked on the chart at the alert's time.
+  await expect(page.locator('[data-testid="chart-backlog"] .alert-marker').first()).toBeAttached();
 });
 
 test('with the Electron preload bridge: signed in from the bridge, alerts become native notifications', async ({ page }) => {
