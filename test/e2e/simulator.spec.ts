@@ -82,6 +82,25 @@ test('a fleet started from the form finishes its builds; journal filtered, expor
   await page.getByTestId('nav-builds').click();
   await expect(page.getByTestId('build-row')).toHaveCount(6);
   await expect(page.locator('[data-testid="build-row"] [data-testid="build-status"]', { hasText: 'success' })).toHaveCount(6);
+
+  // The same fleet as a scenario: exported, edited, imported (a broken file is refused with the
+  // contract's reasons) and started again.
+  await page.getByTestId('nav-simulator').click();
+  await page.getByTestId('mode-scenario').click();
+  const [exported] = await Promise.all([page.waitForEvent('download'), page.getByTestId('scenario-export').click()]);
+  const scenario = JSON.parse(fs.readFileSync((await exported.path())!, 'utf8'));
+  expect(scenario).toMatchObject({ version: 1, seed: 42, builds: 6, runners: [{ count: 3 }] });
+  expect(scenario.defaults).toMatchObject({ trace_kb: 6, part_kb: 2, artifact_kb: 8, fail_rate: 0 });
+  const file = (name: string, value: unknown) => ({ name, mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(value)) });
+  await page.getByTestId('scenario-file').setInputFiles(file('bad.json', { runners: [], seed: -1 }));
+  await expect(page.getByTestId('fleet-note')).toContainText('bad.json is not a valid scenario');
+  await page.getByTestId('scenario-file').setInputFiles(file('small.json', { ...scenario, builds: 2, runners: [{ ...scenario.runners[0], count: 1 }] }));
+  await expect(page.getByTestId('scenario-json')).toContainText('"builds": 2');
+  await page.getByTestId('fleet-start').click();
+  await expect(page.getByTestId('sim-runner')).toHaveCount(1);
+  await expect(page.getByTestId('fleet-state')).toHaveText('finished', { timeout: 30_000 });
+  await expect(page.getByTestId('sim-builds-done')).toHaveText('2 / 2');
+  expect(await builds()).toHaveLength(8);
 });
 
 test('a running build opened from the fleet tails its trace live while the virtual runner streams it', async ({ page }) => {

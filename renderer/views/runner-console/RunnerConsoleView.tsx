@@ -8,6 +8,7 @@ import { saveBlob } from '../../app/save-file.ts';
 import { runnerConsole, type ConsoleExchange, type ConsoleState } from '../../api/simulator.ts';
 import { filenameOf } from '../../api/request.ts';
 import { base64Bytes, bytes, header } from '../simulator/bytes.ts';
+import { nativeOpen, nativeOpenAvailable } from '../simulator/open-file.ts';
 import { ExchangeLog, type LogItem } from './ExchangeLog.tsx';
 import '../simulator/simulator.css';
 
@@ -156,6 +157,9 @@ export default function RunnerConsoleView() {
         <Step title="5. Artifacts">
           <div className="row gap">
             <input type="file" onChange={(e) => setFile(e.target.files?.[0] ?? null)} data-testid="c-file" />
+            {nativeOpenAvailable() && (
+              <button className="ghost" onClick={() => void nativeOpen().then((f) => f && setFile(new File([f.data as Uint8Array<ArrayBuffer>], f.name)))}>Open…</button>
+            )}
             <input value={expireIn} onChange={(e) => setExpireIn(e.target.value)} placeholder="expire_in, e.g. 1 week" size={14} data-testid="c-expire-in" />
           </div>
           <div className="row gap">

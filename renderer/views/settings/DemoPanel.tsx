@@ -19,7 +19,8 @@ export function DemoPanel({ view }: { view: SettingsView | undefined }) {
     onSuccess: (v) => qc.setQueryData(['settings'], v),
   });
   const l = load.data;
-  const savedOn = demo?.saved === true;
+  // While the save is on its way the box shows what was clicked, not the old saved value.
+  const savedOn = atStart.isPending ? atStart.variables === true : demo?.saved === true;
   const error = toggle.error ?? atStart.error ?? load.error;
 
   return (
@@ -39,7 +40,7 @@ export function DemoPanel({ view }: { view: SettingsView | undefined }) {
         )}
       </div>
       <label className="check">
-        <input type="checkbox" checked={savedOn} disabled={!demo || atStart.isPending} onChange={(e) => atStart.mutate(e.target.checked)} data-testid="demo-at-start" />
+        <input type="checkbox" checked={savedOn} disabled={!demo} onChange={(e) => atStart.mutate(e.target.checked)} data-testid="demo-at-start" />
         <span>Start the demo load with the server (the <code>demo</code> setting, applies at the next start{demo?.effective === true ? '; on now' : ''})</span>
       </label>
       {error && <p className="error" role="alert">{(error as Error).message}</p>}

@@ -2,13 +2,13 @@
 // the server (runner, status or class, method, path substring, fault); HAR export of the same
 // filter; each entry's headers and bodies, and the entry as a curl command.
 import { Fragment, useState } from 'react';
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useClient } from '../../app/client-context.tsx';
 import { saveBlob } from '../../app/save-file.ts';
 import { sim, type JournalEntry, type JournalQuery } from '../../api/simulator.ts';
 import { bodyText, bytes } from './bytes.ts';
 import { copyText } from './clipboard.ts';
 import { FAULT_KINDS } from './fleet-form.ts';
+import { useJournalTail } from './useJournalTail.ts';
 
 const LIMIT = 200;
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -85,14 +85,9 @@ export function JournalPanel({ runnerNames, live }: { runnerNames: string[]; liv
   const [open, setOpen] = useState<number | null>(null);
   const [msg, setMsg] = useState<string | null>(null);
   const query: JournalQuery = Object.fromEntries(Object.entries(filter).filter(([, v]) => v !== '')) as JournalQuery;
-  const j = useQuery({
-    queryKey: ['sim', 'journal', query],
-    queryFn: () => sim.journal(client, { ...query, limit: LIMIT }),
-    refetchInterval: live ? 1500 : 5000,
-    placeholderData: keepPreviousData,
-  });
+  const j = useJournalTail(client, query, LIMIT, live ? 1000 : 3000);
   const set = (k: keyof typeof filter) => (e: { target: { value: string } }) => setFilter((f) => ({ ...f, [k]: e.target.value }));
-  const entries = [...(j.data?.entries ?? [])].reverse();
+  const entries = [...j.entries].reverse();
 
   async function exportHar() {
     try {
@@ -107,7 +102,7 @@ export function JournalPanel({ runnerNames, live }: { runnerNames: string[]; liv
     try {
       await sim.clearJournal(client);
       setOpen(null);
-      await j.refetch();
+      j.reload();
     } catch (e) {
       setMsg((e as Error).message);
     }
@@ -118,7 +113,7 @@ export function JournalPanel({ runnerNames, live }: { runnerNames: string[]; liv
       <div className="card-head">
         <h3>Journal</h3>
         <span className="muted small" data-testid="journal-count">
-          {j.data ? `${entries.length} shown of ${j.data.total} held${j.data.dropped ? `, ${j.data.dropped} older ones dropped` : ''}` : ''}
+          {j.loaded ? `${entries.length} shown of ${j.total} held${j.dropped ? `, ${j.dropped} older ones dropped` : ''}` : ''}
         </span>
       </div>
       <div className="toolbar small">
@@ -152,7 +147,7 @@ export function JournalPanel({ runnerNames, live }: { runnerNames: string[]; liv
         <button className="ghost" onClick={() => void clear()} data-testid="journal-clear">Clear</button>
       </div>
       {msg && <p className="muted small">{msg}</p>}
-      {j.error && <p className="error">{(j.error as Error).message}</p>}
+      {j.error && <p className="error">{j.error}</p>}
       <div className="table-wrap journal-table">
         <table data-testid="journal-table">
           <thead>
@@ -178,7 +173,7 @@ export function JournalPanel({ runnerNames, live }: { runnerNames: string[]; liv
                 )}
               </Fragment>
             ))}
-            {j.data && !entries.length && <tr><td colSpan={10} className="muted">No exchanges match.</td></tr>}
+            {j.loaded && !entries.length && <tr><td colSpan={10} className="muted">No exchanges match.</td></tr>}
           </tbody>
         </table>
       </div>

@@ -43,11 +43,10 @@ export default function SimulatorView() {
   const stop = useMutation({ mutationFn: () => sim.stop(client), onSuccess: refresh });
 
   const s = fleet.data;
-  // The charts and the journal poll slowly once the fleet is done: fetch its last numbers at once.
+  // The charts poll slowly once the fleet is done: fetch its last numbers at once.
   const fleetState = s?.state;
   useEffect(() => {
     void qc.invalidateQueries({ queryKey: ['sim', 'throughput'] });
-    void qc.invalidateQueries({ queryKey: ['sim', 'journal'] });
   }, [fleetState, qc]);
   const running = s?.state === 'running' || s?.state === 'stopping';
   const error = start.error ?? stop.error ?? fleet.error;

@@ -25,7 +25,7 @@ export function ThroughputCharts({ live }: { live: boolean }) {
       <div className="card">
         <h3>Trace bytes per second</h3>
         <TimeSeriesChart testId="chart-trace-rate" t={t} from={from} to={to} height={180}
-          series={[{ name: 'trace bytes/s', values: d?.trace_bytes_per_s ?? [], color: PALETTE[0]!, kind: 'area' }]} yFormat={(v) => `${bytes(v)}/s`} />
+          series={[{ name: 'trace bytes/s', values: d?.trace_bytes_per_s ?? [], color: PALETTE[0]!, kind: 'area' }]} yFormat={(v) => bytes(Math.round(v))} />
       </div>
       {q.error && <p className="error">{(q.error as Error).message}</p>}
     </div>
