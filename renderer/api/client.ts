@@ -91,7 +91,21 @@ export class Client {
   history = (id: string, q: HistoryQuery) => this.json<History>('GET', `/api/app/connections/${encodeURIComponent(id)}/history${qs(q)}`);
   thresholds = (id: string) => this.json<Thresholds>('GET', `/api/app/connections/${encodeURIComponent(id)}/thresholds`);
   putThresholds = (id: string, t: Thresholds) => this.json<Thresholds>('PUT', `/api/app/connections/${encodeURIComponent(id)}/thresholds`, t);
-  alerts = (since?: number) => this.json<Alert[]>('GET', `/api/app/alerts${qs({ since })}`);
+  /** One page (the server's cap: 500) of alerts with an id above `since`, oldest first. */
+  alerts = (since?: number, connectionId?: string) => this.json<Alert[]>('GET', `/api/app/alerts${qs({ since, connection_id: connectionId })}`);
+
+  /** Every alert with an id above `since`, paging through the server's 500-per-answer cap. */
+  async alertsAfter(since?: number, connectionId?: string): Promise<Alert[]> {
+    const out: Alert[] = [];
+    let cursor = since;
+    for (let page = 0; page < 40; page++) {
+      const got = await this.alerts(cursor, connectionId);
+      out.push(...got);
+      if (got.length < 500) break;
+      cursor = got[got.length - 1]!.id;
+    }
+    return out;
+  }
 
   async exportCsv(id: string, from: number, to: number): Promise<Blob> {
     const res = await this.raw('GET', `/api/app/connections/${encodeURIComponent(id)}/export.csv${qs({ from, to })}`);

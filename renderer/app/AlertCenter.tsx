@@ -27,7 +27,7 @@ export function AlertCenter() {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const tick = async () => {
       try {
-        const list = await client.alerts(lastId.current);
+        const list = await client.alertsAfter(lastId.current);
         const fresh = list.filter((a) => lastId.current === undefined || a.id > lastId.current).sort((a, b) => a.id - b.id);
         if (fresh.length) lastId.current = fresh[fresh.length - 1]!.id;
         const news = first.current ? fresh.filter((a) => Date.now() - Date.parse(a.at) < RECENT_MS) : fresh;

@@ -1,6 +1,6 @@
 // The job-health dashboard of the selected connection: KPI cards, charts over a time range (live
 // or paused), queues and processes tables, thresholds, connection health, CSV export.
-import { useMemo, useState } from 'react';
+import { useMemo, useRef, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import type { Alert, History, Thresholds } from '../../api/client.ts';
 import { useClient } from '../../app/client-context.tsx';
@@ -66,7 +66,23 @@ export default function DashboardView() {
   });
   const current = useQuery({ queryKey: ['current', id], queryFn: () => client.current(id), refetchInterval: live ? everyMs : false });
   const thresholds = useQuery({ queryKey: ['thresholds', id], queryFn: () => client.thresholds(id) });
-  const alerts = useQuery({ queryKey: ['alerts-all'], queryFn: () => client.alerts(), refetchInterval: live ? 5000 : false });
+  // Alerts of this connection, fetched incrementally (only ids above the last one seen) and kept
+  // to the most recent 2,000: enough to mark a week of crossings without refetching them all.
+  const alertLog = useRef<{ id: string; last?: number; items: Alert[] }>({ id, items: [] });
+  const alerts = useQuery({
+    queryKey: ['alerts', id],
+    queryFn: async () => {
+      if (alertLog.current.id !== id) alertLog.current = { id, items: [] };
+      const log = alertLog.current;
+      const fresh = await client.alertsAfter(log.last, id);
+      if (fresh.length) {
+        log.last = fresh[fresh.length - 1]!.id;
+        log.items = [...log.items, ...fresh].slice(-2000);
+      }
+      return log.items;
+    },
+    refetchInterval: live ? 5000 : false,
+  });
 
   const h = history.data;
   const to = h?.to ?? Date.now();
@@ -104,7 +120,7 @@ export default function DashboardView() {
   );
   const markers = useMemo<Record<string, Marker[]>>(() => {
     const by: Record<string, Marker[]> = { latency: [], backlog: [], failure_rate: [] };
-    for (const a of (alerts.data ?? []) as Alert[]) {
+    for (const a of alerts.data ?? []) {
       const t = Date.parse(a.at);
       if (a.connection_id === id && t >= from && t <= to) by[a.kind]!.push({ t, label: a.kind });
     }
