@@ -26,7 +26,7 @@ async function builds(): Promise<Build[]> {
   return r.body as Build[];
 }
 
-test('a fleet started from the form finishes its builds; journal filtered, exported as HAR, copied as curl', async ({ page }, testInfo) => {
+test('a fleet started from the form finishes its builds despite a fault; journal filtered, exported as HAR, copied as curl; scenario round trip', async ({ page }, testInfo) => {
   await openSignedIn(page, s, '/simulator');
   await expect(page.getByTestId('fleet-state')).toHaveText('idle');
   await page.getByTestId('f-runners').fill('3');
@@ -35,6 +35,10 @@ test('a fleet started from the form finishes its builds; journal filtered, expor
   await page.getByTestId('f-part-kb').fill('2');
   await page.getByTestId('f-artifact-kb').fill('8');
   await page.getByTestId('f-seed').fill('42');
+  // One fault on: parts sent at a Content-Range past the trace's end, which the server must refuse
+  // with 416 and a Range the runner follows, so every build still ends byte-exact.
+  await page.getByTestId('fault-wrong_range').check();
+  await page.getByTestId('f-fault-rate').fill('0.3');
   await page.getByTestId('fleet-start').click();
 
   await expect(page.getByTestId('sim-runner')).toHaveCount(3);
@@ -44,15 +48,27 @@ test('a fleet started from the form finishes its builds; journal filtered, expor
   // Traces are checked at each phase of a build (so at least once each), artifacts once each.
   await expect(page.getByTestId('sim-verified')).toHaveText(/^([6-9]|\d\d+) \/ 6$/);
   await expect(page.getByTestId('protocol-broken')).toHaveCount(0);
+  const count = async (id: string) => Number((await page.getByTestId(id).textContent())?.replace(/,/g, ''));
+  expect(await count('sim-faults')).toBeGreaterThan(0);
+  expect(await count('sim-416')).toBeGreaterThan(0);
+  await expect(page.getByTestId('fault-answers')).toContainText(/wrong_range\s*416 ×\d+/);
   const stored = await builds();
   expect(stored).toHaveLength(6);
   expect(stored.every((b) => b.status === 'success')).toBe(true);
   await expect.poll(() => curves(page, 'chart-builds-per-min', 'area').count()).toBe(1);
 
-  // The journal, filtered to trace parts: only PATCHes of trace.txt, every one accepted.
+  // The journal: the injected faults, each refused with 416.
+  const rows = page.getByTestId('journal-row');
+  await page.getByTestId('jf-fault').selectOption('wrong_range');
+  await expect(rows.first()).toBeVisible();
+  await expect(page.locator('[data-testid="journal-row"]:not([data-status="416"])')).toHaveCount(0);
+  await expect(rows.first()).toContainText('wrong_range');
+  await page.getByTestId('jf-fault').selectOption('');
+
+  // Filtered to accepted trace parts: only PATCHes of trace.txt answered 202.
   await page.getByTestId('jf-method').selectOption('PATCH');
   await page.getByTestId('jf-path').fill('trace.txt');
-  const rows = page.getByTestId('journal-row');
+  await page.getByTestId('jf-status').fill('202');
   await expect(rows.first()).toBeVisible();
   await expect(page.locator('[data-testid="journal-row"]:not([data-method="PATCH"])')).toHaveCount(0);
   await expect(page.locator('[data-testid="journal-row"]:not([data-status="202"])')).toHaveCount(0);
@@ -89,12 +105,12 @@ test('a fleet started from the form finishes its builds; journal filtered, expor
   await page.getByTestId('mode-scenario').click();
   const [exported] = await Promise.all([page.waitForEvent('download'), page.getByTestId('scenario-export').click()]);
   const scenario = JSON.parse(fs.readFileSync((await exported.path())!, 'utf8'));
-  expect(scenario).toMatchObject({ version: 1, seed: 42, builds: 6, runners: [{ count: 3 }] });
+  expect(scenario).toMatchObject({ version: 1, seed: 42, builds: 6, runners: [{ count: 3 }], faults: { wrong_range: 0.3 } });
   expect(scenario.defaults).toMatchObject({ trace_kb: 6, part_kb: 2, artifact_kb: 8, fail_rate: 0 });
   const file = (name: string, value: unknown) => ({ name, mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(value)) });
   await page.getByTestId('scenario-file').setInputFiles(file('bad.json', { runners: [], seed: -1 }));
   await expect(page.getByTestId('fleet-note')).toContainText('bad.json is not a valid scenario');
-  await page.getByTestId('scenario-file').setInputFiles(file('small.json', { ...scenario, builds: 2, runners: [{ ...scenario.runners[0], count: 1 }] }));
+  await page.getByTestId('scenario-file').setInputFiles(file('small.json', { ...scenario, builds: 2, faults: undefined, runners: [{ ...scenario.runners[0], count: 1 }] }));
   await expect(page.getByTestId('scenario-json')).toContainText('"builds": 2');
   await page.getByTestId('fleet-start').click();
   await expect(page.getByTestId('sim-runner')).toHaveCount(1);
