@@ -144,4 +144,9 @@ export const MIGRATIONS: string[] = [
   CREATE INDEX jobs_state ON jobs (state, enqueued_at, id);
   CREATE TABLE job_counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
   `,
+  // 4: dispatch looks up each project's oldest pending build and counts its running builds by index.
+  `
+  CREATE INDEX builds_project_status ON builds (project_id, status, id);
+  DROP INDEX builds_project;
+  `,
 ];

@@ -81,6 +81,9 @@ export function pickInfo(info: unknown): RunnerInfo | undefined {
   return out;
 }
 
+/** How stale a stored contact time may get while a runner keeps polling. */
+export const CONTACT_WRITE_MS = 3000;
+
 export class Runners {
   constructor(private readonly db: Db) {}
 
@@ -108,11 +111,17 @@ export class Runners {
     return r && toRunner(r);
   }
 
-  /** Records contact (and the runner's self-description, when sent): what `last_contact_at` shows. */
+  /**
+   * Records contact (and the runner's self-description, when sent): what `last_contact_at` shows.
+   * Like GitLab's `update_runner?`, an unchanged runner is written at most every CONTACT_WRITE_MS:
+   * a fleet polling in a loop would otherwise turn every poll into a database write.
+   */
   touch(runner: Runner, info?: RunnerInfo): void {
     const now = Date.now();
-    if (info && Object.keys(info).length > 0) {
-      const merged = { ...runner.info, ...info };
+    const merged = info && Object.keys(info).length > 0 ? { ...runner.info, ...info } : runner.info;
+    const infoChanged = merged !== runner.info && JSON.stringify(merged) !== JSON.stringify(runner.info);
+    if (!infoChanged && runner.online && runner.contacted_at !== null && now - runner.contacted_at < CONTACT_WRITE_MS) return;
+    if (infoChanged) {
       this.db.run('UPDATE runners SET contacted_at = ?, online = 1, info = ? WHERE id = ?', [now, JSON.stringify(merged), runner.id]);
       runner.info = merged;
     } else {
