@@ -119,10 +119,10 @@ test('a fleet started from the form finishes its builds despite a fault; journal
   expect(await builds()).toHaveLength(8);
 });
 
-test('a running build opened from the fleet tails its trace live while the virtual runner streams it', async ({ page }) => {
+test('a running build opened from the fleet tails its trace live while the virtual runner streams it; Stop ends the fleet', async ({ page }) => {
   await openSignedIn(page, s, '/simulator');
   await page.getByTestId('f-runners').fill('1');
-  await page.getByTestId('f-builds').fill('1');
+  await page.getByTestId('f-builds').fill('2');
   await page.getByTestId('f-trace-kb').fill('24');
   await page.getByTestId('f-part-kb').fill('1');
   await page.getByTestId('f-rate').fill('3'); // KiB/s: about 8 s of streaming
@@ -143,6 +143,18 @@ test('a running build opened from the fleet tails its trace live while the virtu
   const stored = Buffer.from(await r.arrayBuffer());
   expect(stored.length).toBeGreaterThan(first);
   await expect(page.getByTestId('trace-bytes')).toHaveText(`${stored.length.toLocaleString('en-US')} bytes`);
+
+  // The runner takes the second build; Stop ends the fleet with it unfinished.
+  await page.getByTestId('nav-simulator').click();
+  await expect(page.getByTestId('fleet-state')).toHaveText('running');
+  await expect(page.getByTestId('fleet-start')).toBeDisabled();
+  await expect(page.getByTestId('sim-runner-state')).toHaveText('running');
+  await page.getByTestId('fleet-stop').click();
+  await expect(page.getByTestId('fleet-state')).toHaveText('finished');
+  await expect(page.getByTestId('sim-success')).toHaveText('1 / 1'); // the interrupted build is reported failed
+  expect((await builds()).map((b) => b.status).sort()).toEqual(['failed', 'success']);
+  await expect(page.getByTestId('sim-runner-state')).toHaveText('stopped');
+  await expect(page.getByTestId('fleet-start')).toBeEnabled();
 });
 
 test('runner console: register, take a build, a 416 with its Range, upload, download the same bytes, delete', async ({ page }, testInfo) => {
