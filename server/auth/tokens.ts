@@ -17,6 +17,12 @@ export function safeEqual(a: string | undefined, b: string | undefined): boolean
   return crypto.timingSafeEqual(Buffer.from(digest(a), 'hex'), Buffer.from(digest(b), 'hex'));
 }
 
+/** Constant-time comparison of two SHA-256 hex digests (a stored one and one of a presented token). */
+export function digestEqual(a: string, b: string | null | undefined): boolean {
+  if (typeof b !== 'string' || a.length !== 64 || b.length !== 64) return false;
+  return crypto.timingSafeEqual(Buffer.from(a, 'hex'), Buffer.from(b, 'hex'));
+}
+
 /** A header or parameter value as a token string, or undefined when it is not one. */
 export function asToken(value: unknown): string | undefined {
   if (Array.isArray(value)) value = value[0];

@@ -3,8 +3,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import type { Runner } from '../store/runners.ts';
-import type { Build } from '../store/builds.ts';
-import { asToken, safeEqual } from '../auth/tokens.ts';
+import type { Build, BuildCredentials } from '../store/builds.ts';
+import { asToken, digest, digestEqual } from '../auth/tokens.ts';
 import { forbidden } from '../http/errors.ts';
 import type { Params } from '../http/params.ts';
 
@@ -20,16 +20,19 @@ export function buildTokenOf(request: FastifyRequest, params: Params): string | 
   return asToken(params.token) ?? asToken(request.headers['build-token']);
 }
 
-export function buildTokenValid(ctx: AppContext, build: Build, token: string | undefined): boolean {
+/** The build's own token, its project's runners_token or its ci_token (GitLab's `build_token_valid?`). */
+export function buildTokenValid(ctx: AppContext, build: Pick<Build, 'id'> | BuildCredentials, token: string | undefined): boolean {
   if (!token) return false;
-  const project = ctx.store.projects.byId(build.project_id);
+  const cred = 'runners_token_sha' in build ? build : ctx.store.builds.credentials(build.id);
+  if (!cred) return false;
+  const presented = digest(token);
   // Evaluate all three so the time taken does not say which one matched.
-  const own = safeEqual(token, build.token);
-  const runners = safeEqual(token, project?.runners_token);
-  const ci = safeEqual(token, project?.ci_token);
+  const own = digestEqual(presented, cred.token_sha);
+  const runners = digestEqual(presented, cred.runners_token_sha);
+  const ci = digestEqual(presented, cred.ci_token_sha);
   return own || runners || ci;
 }
 
-export function authenticateBuild(ctx: AppContext, request: FastifyRequest, params: Params, build: Build): void {
+export function authenticateBuild(ctx: AppContext, request: FastifyRequest, params: Params, build: Pick<Build, 'id'> | BuildCredentials): void {
   if (!buildTokenValid(ctx, build, buildTokenOf(request, params))) throw forbidden();
 }

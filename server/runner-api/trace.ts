@@ -16,7 +16,7 @@ export async function traceRoutes(app: FastifyInstance, { ctx }: { ctx: AppConte
     { schema: { tags: ['runner API v1'], summary: 'Append a trace part at Content-Range start (202), or 416 with the current Range' } },
     async (request, reply) => {
       const id = pathId(request.params.id);
-      const build = id === undefined ? undefined : store.builds.byId(id);
+      const build = id === undefined ? undefined : store.builds.credentials(id);
       if (!build) throw notFound();
       authenticateBuild(ctx, request, request.query ?? {}, build);
       const contentRange = request.headers['content-range'];
@@ -27,8 +27,7 @@ export async function traceRoutes(app: FastifyInstance, { ctx }: { ctx: AppConte
       const result = store.traces.append(build.id, start, body);
       if (!result.ok && result.reason === 'too-large') throw tooLarge();
       if (!result.ok) throw new ApiError(416, '416 Range Not Satisfiable', { Range: `0-${result.length}` });
-      const status = store.builds.byId(build.id)?.status ?? build.status;
-      return reply.code(202).headers({ 'Build-Status': status, Range: `0-${result.length}` }).send();
+      return reply.code(202).headers({ 'Build-Status': build.status, Range: `0-${result.length}` }).send();
     },
   );
 }

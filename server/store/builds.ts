@@ -81,6 +81,15 @@ export interface NewBuild {
   depends_on: number[];
 }
 
+export interface BuildCredentials {
+  id: number;
+  project_id: number;
+  status: BuildStatus;
+  token_sha: string;
+  runners_token_sha: string;
+  ci_token_sha: string;
+}
+
 export interface BuildFilter {
   status?: BuildStatus;
   project_id?: number;
@@ -116,6 +125,18 @@ export class Builds {
   byId(id: number): Build | undefined {
     const r = this.db.get<BuildRow>('SELECT * FROM builds WHERE id = ?', [id]);
     return r && toBuild(r);
+  }
+
+  /**
+   * What the build-token endpoints need, in one indexed read: the status and the digests of the
+   * three tokens that count as this build's token. The trace hot path reads nothing else.
+   */
+  credentials(id: number): BuildCredentials | undefined {
+    return this.db.get<BuildCredentials>(
+      `SELECT b.id, b.project_id, b.status, b.token_sha, p.runners_token_sha, p.ci_token_sha
+       FROM builds b JOIN projects p ON p.id = b.project_id WHERE b.id = ?`,
+      [id],
+    );
   }
 
   byToken(token: string): Build | undefined {
