@@ -60,12 +60,16 @@ export async function requestFile(client: Client, path: string, query?: RequestO
   return { blob: await res.blob(), filename: filenameOf(res.headers.get('Content-Disposition')) ?? fallbackName };
 }
 
+/** The suggested file name, reduced to a plain name: the header may come from another server. */
 export function filenameOf(contentDisposition: string | null | undefined): string | undefined {
   const m = /filename\*?=(?:UTF-8'')?"?([^";]+)"?/i.exec(contentDisposition ?? '');
   if (!m) return undefined;
+  let name = m[1]!;
   try {
-    return decodeURIComponent(m[1]!);
+    name = decodeURIComponent(name);
   } catch {
-    return m[1];
+    /* keep it as sent */
   }
+  name = (name.split(/[\\/]/).pop() ?? '').replace(/[\u0000-\u001f\u007f]/g, '').replace(/^\.+/, '').trim();
+  return name || undefined;
 }

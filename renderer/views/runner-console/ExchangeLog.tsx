@@ -10,6 +10,8 @@ export interface LogItem {
   exchange?: ConsoleExchange;
   /** The console itself refused (e.g. 409: no runner yet) or the backend did not answer. */
   error?: string;
+  /** A step that made no request (using a given runner token). */
+  note?: string;
 }
 
 function statusClass(s: number | undefined): string {
@@ -26,11 +28,18 @@ function Exchange({ item }: { item: LogItem }) {
       <div className="card-head">
         <h3>
           <span className="muted">#{item.n}</span> {item.step}{' '}
-          {res ? <span className={`badge ${statusClass(res.status)}`} data-testid="exchange-status">{res.status} {res.status_text}</span> : <span className="badge status-failed" data-testid="exchange-status">{item.error ? 'refused' : 'no answer'}</span>}
+          {res ? (
+            <span className={`badge ${statusClass(res.status)}`} data-testid="exchange-status">{res.status} {res.status_text}</span>
+          ) : item.note ? (
+            <span className="badge" data-testid="exchange-status">no request</span>
+          ) : (
+            <span className="badge status-failed" data-testid="exchange-status">{item.error ? 'refused' : 'no answer'}</span>
+          )}
         </h3>
         <span className="muted small">{new Date(item.at).toLocaleTimeString()}{x ? ` · ${Math.round(x.duration_ms)} ms · journal #${x.journal_id}` : ''}</span>
       </div>
       {item.error && <p className="error" data-testid="exchange-error">{item.error}</p>}
+      {item.note && <p className="muted">{item.note}</p>}
       {x && (
         <div className="exchange-detail">
           <div data-testid="exchange-request">

@@ -62,7 +62,10 @@ export default function RunnerConsoleView() {
         qc.setQueryData(['sim', 'console'], r.state);
         setLog((l) => [{ n: (l[0]?.n ?? 0) + 1, step, at: Date.now(), exchange: r }, ...l].slice(0, KEEP));
         await after?.(r);
-      } else qc.setQueryData(['sim', 'console'], r);
+      } else {
+        qc.setQueryData(['sim', 'console'], r);
+        setLog((l) => [{ n: (l[0]?.n ?? 0) + 1, step, at: Date.now(), note: `No request is made: the console now acts as the runner with token ${r.runner_token ?? '—'} against ${r.target}.` }, ...l].slice(0, KEEP));
+      }
     } catch (e) {
       setLog((l) => [{ n: (l[0]?.n ?? 0) + 1, step, at: Date.now(), error: (e as Error).message }, ...l].slice(0, KEEP));
     } finally {
