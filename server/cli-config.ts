@@ -4,9 +4,10 @@ import { SETTINGS, resolveConfig, type Config } from './config.ts';
 
 export function addSettingFlags(cmd: Command): Command {
   for (const s of SETTINGS) {
-    const opt = new Option(s.flag, `${s.help} [env ${s.env}]`);
-    if (s.default !== undefined && s.kind !== 'bool') opt.default(undefined, String(s.default));
-    cmd.addOption(opt);
+    // The default is written into the help text: a commander default would hide whether the flag was given,
+    // and the environment and settings.json must still win over a default.
+    const dflt = s.default !== undefined && s.kind !== 'bool' ? ` (default: ${String(s.default)})` : '';
+    cmd.addOption(new Option(s.flag, `${s.help}${dflt} [env ${s.env}]`));
   }
   return cmd;
 }
