@@ -10,6 +10,8 @@ import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { storageError } from '../http/errors.ts';
 
+const STREAM_CHUNK = 1024 * 1024;
+
 export class TooLargeError extends Error {
   constructor(readonly limit: number) {
     super(`413 Request Entity Too Large`);
@@ -58,7 +60,8 @@ export class ArtifactStore {
     } catch (err) {
       throw storageError(err) ?? err;
     }
-    const out = fs.createWriteStream(tmpPath, { fd });
+    // A deeper write buffer lets the stream gather the parser's small chunks into one writev.
+    const out = fs.createWriteStream(tmpPath, { fd, highWaterMark: STREAM_CHUNK });
     try {
       await pipeline(source, counter, out);
       if (this.opts.fsync) {
@@ -100,7 +103,9 @@ export class ArtifactStore {
   }
 
   open(key: string): fs.ReadStream {
-    return fs.createReadStream(this.pathOf(key));
+    // 1 MiB reads instead of the default 64 KiB: a sixteenth of the thread-pool round trips for an
+    // archive of hundreds of MiB, at a bounded 1 MiB per download in flight.
+    return fs.createReadStream(this.pathOf(key), { highWaterMark: STREAM_CHUNK });
   }
 
   /** Deletes archive files no build points at (left by a crash between rename and commit). */
