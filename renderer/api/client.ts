@@ -146,6 +146,14 @@ export class Client {
     }
     const cd = res.headers.get('Content-Disposition') ?? '';
     const m = /filename\*?=(?:UTF-8'')?"?([^";]+)"?/i.exec(cd);
-    return { blob: await res.blob(), filename: m ? decodeURIComponent(m[1]!) : `build-${id}-artifacts.zip` };
+    // A plain file name only: the header is the server's word, and a save dialog must not get a path.
+    let name = '';
+    try {
+      name = m ? decodeURIComponent(m[1]!) : '';
+    } catch {
+      name = '';
+    }
+    name = (name.split(/[\\/]/).pop() ?? '').replace(/[\u0000-\u001f\u007f]/g, '').replace(/^\.+/, '').slice(0, 200);
+    return { blob: await res.blob(), filename: name || `build-${id}-artifacts.zip` };
   }
 }
