@@ -64,6 +64,9 @@ test('settings: save for the next start, bad values refused, theme, demo load li
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
   await page.getByTestId('theme-light').click();
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'light');
+  await page.getByTestId('theme-system').click(); // Playwright's page prefers light
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'light');
+  expect(await page.evaluate(() => localStorage.getItem('jobscope.theme'))).toBe('system');
 
   // Demo mode: live, and saved for the next start.
   await expect(page.getByTestId('demo-state')).toHaveText('stopped');
