@@ -1,6 +1,6 @@
 // What to start: the fleet form, or a scenario (imported from a JSON file, or exported from the
 // last fleet to edit and re-import). Both end up as one StartFleet body.
-import { useRef, useState, type ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
 import { useClient } from '../../app/client-context.tsx';
 import { saveBlob } from '../../app/save-file.ts';
 import { sim, type Scenario, type StartFleet } from '../../api/simulator.ts';
@@ -25,7 +25,6 @@ export function FleetSetup({ busy, running, onStart, onStop }: { busy: boolean; 
   const [scenario, setScenario] = useState<Scenario | null>(null);
   const [scenarioName, setScenarioName] = useState('');
   const [note, setNote] = useState<{ error: boolean; text: string } | null>(null);
-  const fileInput = useRef<HTMLInputElement>(null);
   const set = (k: keyof FleetFormState) => (e: { target: { value: string } }) => setF((s) => ({ ...s, [k]: e.target.value }));
 
   async function importText(name: string, text: string) {
@@ -114,7 +113,7 @@ export function FleetSetup({ busy, running, onStart, onStop }: { busy: boolean; 
       ) : (
         <div className="scenario" data-testid="scenario-panel">
           <div className="row gap">
-            <input ref={fileInput} type="file" accept=".json,application/json" data-testid="scenario-file"
+            <input type="file" accept=".json,application/json" data-testid="scenario-file"
               onChange={async (e) => {
                 const file = e.target.files?.[0];
                 if (file) await importText(file.name, await file.text());
