@@ -89,7 +89,8 @@ export async function run({ quick = false }: { quick?: boolean } = {}): Promise<
     await createBuilds(s, p.id, total);
     const tokens: string[] = [];
     const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
-    for (let i = 0; i < RUNNERS; i++) tokens.push(await registerRunner(s, `bench-${i}`, agent));
+    // Registered 8 at a time: setup, not measured.
+    for (let i = 0; i < RUNNERS; i += 8) tokens.push(...(await Promise.all(Array.from({ length: Math.min(8, RUNNERS - i) }, (_, j) => registerRunner(s, `bench-${i + j}`, agent)))));
     agent.destroy();
     const bodies = tokens.map((token) => JSON.stringify({ token, info: { name: 'gitlab-ci-multi-runner', version: '1.11.5' } }));
     ours = await poll(`${s.url}/ci/api/v1/builds/register.json`, bodies, total, cap);
@@ -99,15 +100,20 @@ export async function run({ quick = false }: { quick?: boolean } = {}): Promise<
   } finally {
     await s.stop();
   }
-  const ref = await startReference('dispatch-server.ts', [String(total + Math.ceil((RUNNERS * pacedSeconds * 1000) / pacedEveryMs))]);
   let bare;
   let barePaced;
+  const bodies = Array.from({ length: RUNNERS }, () => JSON.stringify({ token: 'x'.repeat(20) }));
+  const ref = await startReference('dispatch-server.ts', [String(total)]);
   try {
-    const bodies = Array.from({ length: RUNNERS }, () => JSON.stringify({ token: 'x'.repeat(20) }));
     bare = await poll(`${ref.url}/builds/register.json`, bodies, total, cap);
-    barePaced = await paced(`${ref.url}/builds/register.json`, bodies, pacedEveryMs, pacedSeconds);
   } finally {
     await ref.stop();
+  }
+  const ref2 = await startReference('dispatch-server.ts', [String(Math.ceil((RUNNERS * pacedSeconds * 1000) / pacedEveryMs))]);
+  try {
+    barePaced = await paced(`${ref2.url}/builds/register.json`, bodies, pacedEveryMs, pacedSeconds);
+  } finally {
+    await ref2.stop();
   }
   log(`dispatch: jobscope ${round(ours.buildsPerSec, 0)} builds/s p50 ${round(ours.p50)} ms p99 ${round(ours.p99)} ms; reference ${round(bare.buildsPerSec, 0)} builds/s p99 ${round(bare.p99)} ms`);
   log(`dispatch: paced ${round(oursPaced.pollsPerSec, 0)} polls/s: jobscope p50 ${round(oursPaced.p50)} ms p99 ${round(oursPaced.p99)} ms; reference p99 ${round(barePaced.p99)} ms`);
