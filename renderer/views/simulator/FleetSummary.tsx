@@ -32,7 +32,7 @@ export function FleetSummary({ s }: { s: FleetStatus }) {
         <Kpi label="Requests" testId="sim-requests" value={num(t.requests)} />
         <Kpi label="416s met" testId="sim-416" value={num(t.status_416)} />
         <Kpi label="Faults injected" testId="sim-faults" value={num(t.faults_injected)} />
-        <Kpi label="Verified traces / artifacts" testId="sim-verified" value={`${num(t.traces_verified)} / ${num(t.artifacts_verified)}`} />
+        <Kpi label="Trace checks / artifacts verified" testId="sim-verified" value={`${num(t.traces_verified)} / ${num(t.artifacts_verified)}`} />
         <Kpi label={s.state === 'running' || s.state === 'stopping' ? 'Running for' : 'Ran for'} testId="sim-duration" value={humanDuration(s.duration_s)} />
       </div>
       {(faults.length > 0 || errors.length > 0) && (
