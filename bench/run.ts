@@ -54,7 +54,7 @@ function machine() {
     cpu: os.cpus()[0]?.model ?? 'unknown',
     cores: os.cpus().length,
     ram_gib: round(os.totalmem() / 2 ** 30, 1),
-    disk: `${device} (${df[1] ?? '?'}, ${df[2] ?? '?'}${rotational === '0' ? ', SSD/virtual' : rotational === '1' ? ', rotational' : ''}) at ${tmp}`,
+    disk: `${device} (${df[1] ?? '?'}, ${df[2] ?? '?'}${rotational === '0' ? ', SSD/virtual' : rotational === '1' ? ', rotational per lsblk' : ''}) at ${tmp}`,
     os: `${os.type()} ${os.release()}`,
     node: process.version,
     load_average_at_start: load,

@@ -19,10 +19,13 @@ const mnt = path.join(root, 'fs');
 const mount = (...args: string[]) => execFileSync('mount', args, { stdio: 'pipe' });
 const umount = (dir: string) => execFileSync('umount', [dir], { stdio: 'pipe' });
 
+// Probed at load (to decide what to skip) and undone at once: the real mount happens in beforeAll,
+// so a run that filters these tests out leaves nothing mounted.
 let canMount = false;
 try {
   fs.mkdirSync(mnt);
   mount('-t', 'tmpfs', '-o', `size=${MOUNT_MB}m`, 'tmpfs', mnt);
+  umount(mnt);
   canMount = true;
 } catch (err) {
   console.log(`[disk] cannot mount a tmpfs here (${String((err as { stderr?: Buffer }).stderr ?? err).trim()}): disk-trouble tests skipped`);
@@ -83,6 +86,7 @@ const traceOf = async (id: number) => (await request(`${s.url}/api/v3/sim/builds
 
 describe.skipIf(!canMount)('disk trouble on a real small file system', () => {
   beforeAll(async () => {
+    mount('-t', 'tmpfs', '-o', `size=${MOUNT_MB}m`, 'tmpfs', mnt);
     s = await startServer({ dataDir, maxArtifactBytes: 64, logLevel: process.env.DISK_LOG ?? 'silent' });
     projectId = (await json(`${s.url}/api/v3/sim/projects`, 'POST', { name: 'disk' }, admin())).body.id;
     runnerToken = (await json(`${s.url}/ci/api/v1/runners/register.json`, 'POST', { token: s.registrationToken })).body.token;
