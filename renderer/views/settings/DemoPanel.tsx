@@ -1,5 +1,6 @@
 // The demo load: simulated workers and queues, started and stopped live, and whether it starts
 // with the server (the `demo` setting, for the next start).
+import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useClient } from '../../app/client-context.tsx';
 import { demoLoad, settings, type SettingsView } from '../../api/settings.ts';
@@ -19,8 +20,11 @@ export function DemoPanel({ view }: { view: SettingsView | undefined }) {
     onSuccess: (v) => qc.setQueryData(['settings'], v),
   });
   const l = load.data;
-  // While the save is on its way the box shows what was clicked, not the old saved value.
-  const savedOn = atStart.isPending ? atStart.variables === true : demo?.saved === true;
+  // While the save is on its way the box shows what was clicked, not the old saved value. Local state,
+  // not the mutation's isPending: TanStack publishes that a tick later, and the controlled box would
+  // snap back to the old value in between.
+  const [clicked, setClicked] = useState<boolean | null>(null);
+  const savedOn = clicked ?? demo?.saved === true;
   const error = toggle.error ?? atStart.error ?? load.error;
 
   return (
@@ -40,7 +44,13 @@ export function DemoPanel({ view }: { view: SettingsView | undefined }) {
         )}
       </div>
       <label className="check">
-        <input type="checkbox" checked={savedOn} disabled={!demo} onChange={(e) => atStart.mutate(e.target.checked)} data-testid="demo-at-start" />
+        <input type="checkbox" checked={savedOn} disabled={!demo} onChange={(e) => {
+            const on = e.target.checked;
+            setClicked(on);
+            atStart.mutate(on, { onSettled: () => setClicked(null) });
+          }}
+          data-testid="demo-at-start"
+        />
         <span>Start the demo load with the server (the <code>demo</code> setting, applies at the next start{demo?.effective === true ? '; on now' : ''})</span>
       </label>
       {error && <p className="error" role="alert">{(error as Error).message}</p>}
