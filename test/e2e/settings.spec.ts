@@ -62,6 +62,8 @@ test('settings: save for the next start, bad values refused, theme, demo load li
   // Theme, through D's theme module: one attribute on <html>.
   await page.getByTestId('theme-dark').click();
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+  // One theme store for the page: the header's picker follows the choice made here.
+  await expect(page.getByTestId('theme-picker')).toHaveValue('dark');
   await page.getByTestId('theme-light').click();
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'light');
   await page.getByTestId('theme-system').click(); // Playwright's page prefers light
