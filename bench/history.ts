@@ -13,6 +13,7 @@ import { resolveConfig } from '../server/config.ts';
 import { monitorOf } from '../server/monitor/monitor.ts';
 import type { CompoundMetrics } from '../server/contract/metrics.ts';
 import type { History } from '../server/contract/app.ts';
+import type { BenchResult } from './lib/harness.ts';
 
 const GOAL_P99_MS = 50;
 const DAYS = 7;
@@ -20,16 +21,7 @@ const STEP_MS = 5000;
 const QUEUES = 50;
 const POINTS = 1000;
 
-export interface BenchResult {
-  name: string;
-  value: number;
-  unit: string;
-  reference: number;
-  ratio: number;
-  goal: string;
-  pass: boolean;
-  [extra: string]: unknown;
-}
+export type { BenchResult };
 
 /** Seeded PRNG (mulberry32): the same synthetic history every run. */
 function rng(seed: number) {

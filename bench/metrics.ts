@@ -10,21 +10,13 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { BenchResult } from './lib/harness.ts';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const TOKEN = 'bench-metrics-admin-token';
 const GOAL_P99_MS = 10;
 
-export interface BenchResult {
-  name: string;
-  value: number;
-  unit: string;
-  reference: number;
-  ratio: number;
-  goal: string;
-  pass: boolean;
-  [extra: string]: unknown;
-}
+export type { BenchResult };
 
 function startChild(args: string[], ready: RegExp): Promise<{ proc: ChildProcess; url: string }> {
   const proc = spawn(process.execPath, args, { cwd: REPO, stdio: ['pipe', 'pipe', 'pipe'] });
