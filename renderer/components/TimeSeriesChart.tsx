@@ -1,13 +1,16 @@
-// One time-series chart. recharts draws the frame (axes, grid, threshold lines, alert markers,
-// hover cursor and tooltip); the series themselves are drawn by SeriesLayer below, one SVG path per
-// series built in a single pass. Why by hand: recharts' <Line> costs ~850 ms per update at 50 series
-// × 1,000 points on this machine (bench/ui.ts), far from a 16 ms frame; a path per series costs
-// about what bare DOM code does. Gaps: a null value (failed or missing sample) breaks the line,
-// it is never drawn as zero. No animation anywhere: live data must not lag behind a tween.
-import { memo, useId, useMemo, useState } from 'react';
-import { CartesianGrid, ComposedChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis, usePlotArea } from 'recharts';
+// One time-series chart. recharts draws the frame (axes, grid, threshold lines, alert markers) in
+// SVG; the series are drawn on a canvas over it (SeriesCanvas; the drawing is chart-canvas.ts),
+// the hover cursor and readout in HTML over it (HoverLayer). Why by hand: recharts' <Line> cost
+// ~850 ms per update at 50 series × 1,000 points on this machine, one SVG path per series still
+// ~55 ms (50 path strings built, then parsed back and laid out by the browser); the canvas costs
+// less than bare DOM polylines do (bench/ui.ts). Gaps: a null value (failed or missing sample)
+// breaks the line, it is never drawn as zero. No animation anywhere: live data must not lag.
+import { memo, useCallback, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { createPortal } from 'react-dom';
+import { CartesianGrid, ComposedChart, ReferenceLine, ResponsiveContainer, XAxis, YAxis, usePlotArea } from 'recharts';
 import { clock, timeTicks } from './format.ts';
-import { niceCeil, seriesPath, yTicks } from './chart-geometry.ts';
+import { niceCeil, yTicks } from './chart-geometry.ts';
+import { drawSeries, type DrawnSeries } from './chart-canvas.ts';
 
 export interface Series {
   name: string;
@@ -42,35 +45,104 @@ export interface ChartProps {
   integers?: boolean;
 }
 
-function SeriesLayer({ t, series, hidden, from, to, yMax }: { t: number[]; series: Series[]; hidden: Set<number>; from: number; to: number; yMax: number }) {
+/** The series, on a canvas portalled into the chart's HTML box at the plot area's place, over
+ *  recharts' SVG (grid, threshold lines, alert markers), under the hover cursor and readout.
+ *  Inside the recharts tree only to read the plot area. Drawn in a layout effect: in the same
+ *  commit as the axes, so the lines never lag one frame behind them. */
+function SeriesCanvas({ lines, over, t, series, hidden, from, to, yMax, yFormat }: { lines: HTMLElement | null; over: HTMLElement | null; t: number[]; series: Series[]; hidden: Set<number>; from: number; to: number; yMax: number; yFormat?: (v: number) => string }) {
   const plot = usePlotArea();
-  const clip = useId();
-  const paths = useMemo(() => {
-    if (!plot || plot.width <= 0 || plot.height <= 0) return [];
-    const kx = plot.width / Math.max(1, to - from);
-    const ky = plot.height / yMax;
-    const y0 = plot.y + plot.height;
-    return series.map((s, i) => (hidden.has(i) ? '' : seriesPath(t, s.values, s.kind, plot.x, kx, from, y0, ky)));
-  }, [plot, t, series, hidden, from, to, yMax]);
-  if (!plot) return null;
+  const ref = useRef<HTMLCanvasElement>(null);
+  const w = plot?.width ?? 0;
+  const h = plot?.height ?? 0;
+  useLayoutEffect(() => {
+    const canvas = ref.current;
+    if (!canvas) return;
+    const dpr = window.devicePixelRatio || 1;
+    const cw = Math.max(1, Math.round(w * dpr));
+    const ch = Math.max(1, Math.round((h + 2 * PAD) * dpr));
+    // Setting the size reallocates the bitmap: only when it changed; otherwise a clear is enough.
+    if (canvas.width !== cw || canvas.height !== ch) {
+      canvas.width = cw;
+      canvas.height = ch;
+    }
+    const ctx = canvas.getContext('2d');
+    if (!ctx) return;
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.clearRect(0, 0, cw, ch);
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    const drawn = drawSeries(ctx, t, series, hidden, { width: w, height: h, top: PAD, from, to, yMax, dpr });
+    publish(canvas, drawn);
+  }, [w, h, t, series, hidden, from, to, yMax]);
+  if (!plot || !lines || !over) return null;
   return (
-    <g className="series-layer">
-      <clipPath id={clip}>
-        <rect x={plot.x} y={plot.y - 2} width={plot.width} height={plot.height + 4} />
-      </clipPath>
-      <g clipPath={`url(#${clip})`}>
-        {series.map((s, i) =>
-          paths[i] ? (
-            s.kind === 'area' ? (
-              <path key={i} className="series-area" data-series={s.name} d={paths[i]} fill={s.color} fillOpacity={0.2} stroke={s.color} strokeWidth={1.4} />
-            ) : (
-              <path key={i} className="series-line" data-series={s.name} d={paths[i]} fill="none" stroke={s.color} strokeWidth={1.6} strokeLinejoin="round" />
-            )
-          ) : null,
-        )}
-      </g>
-    </g>
+    <>
+      {createPortal(
+        <canvas
+          ref={ref}
+          className="series-canvas"
+          role="img"
+          style={{ position: 'absolute', left: plot.x, top: plot.y - PAD, width: w, height: h + 2 * PAD, pointerEvents: 'none' }}
+        />,
+        lines,
+      )}
+      {createPortal(<HoverLayer left={plot.x} top={plot.y} width={w} height={h} t={t} series={series} hidden={hidden} from={from} to={to} yFormat={yFormat} />, over)}
+    </>
   );
+}
+
+/** Hover cursor and readout over the plot area, with its own state so moving the mouse re-renders
+ *  only this, never the chart. Ours, not recharts' <Tooltip>: that one shows only the values of
+ *  recharts' own series items, and the series are drawn on the canvas instead. */
+function HoverLayer({ left, top, width, height, t, series, hidden, from, to, yFormat }: { left: number; top: number; width: number; height: number; t: number[]; series: Series[]; hidden: Set<number>; from: number; to: number; yFormat?: (v: number) => string }) {
+  const [at, setAt] = useState<{ x: number; y: number } | null>(null);
+  const i = at && t.length && to > from ? indexAt(t, from + (at.x / width) * (to - from)) : -1;
+  const cx = i >= 0 ? ((t[i]! - from) / (to - from)) * width : 0;
+  return (
+    <div
+      className="chart-hover"
+      style={{ position: 'absolute', left, top, width, height, pointerEvents: 'auto' }}
+      onMouseMove={(e) => {
+        const r = e.currentTarget.getBoundingClientRect();
+        setAt({ x: e.clientX - r.left, y: e.clientY - r.top });
+      }}
+      onMouseLeave={() => setAt(null)}
+    >
+      {at && i >= 0 && (
+        <>
+          <div className="chart-cursor" style={{ position: 'absolute', left: cx, top: 0, height, borderLeft: '1px dashed var(--muted)' }} />
+          {/* Beside the cursor, on the side with room. */}
+          <div style={{ position: 'absolute', top: 4, ...(cx > width / 2 ? { right: width - cx + 10 } : { left: cx + 10 }), pointerEvents: 'none', zIndex: 3 }}>
+            <Readout i={i} t={t} series={series} hidden={hidden} yFormat={yFormat} />
+          </div>
+        </>
+      )}
+    </div>
+  );
+}
+
+const PAD = 2;
+
+/** What the canvas drew, from the drawing loop itself: an aria-label for screen readers, the list
+ *  as JSON in data-drawn, and one fallback element per drawn series inside the canvas (never
+ *  rendered; the e2e tests count and read these). Rewritten only when it changed. */
+function publish(canvas: HTMLCanvasElement, drawn: DrawnSeries[]): void {
+  const json = JSON.stringify(drawn);
+  if (canvas.dataset.drawn === json) return;
+  canvas.dataset.drawn = json;
+  canvas.setAttribute('aria-label', drawn.length ? `Chart lines for ${drawn.length} series: ${drawn.map((d) => d.name).join(', ')}` : 'No data to draw');
+  const items = drawn.map((d) => {
+    const li = document.createElement('li');
+    li.className = `series-${d.kind === 'area' ? 'area' : 'line'}`;
+    li.dataset.series = d.name;
+    li.dataset.color = d.color;
+    li.dataset.points = String(d.points);
+    li.dataset.segments = String(d.segments);
+    li.textContent = `${d.name}: ${d.points} points${d.segments > 1 ? `, ${d.segments - 1} gaps` : ''}`;
+    return li;
+  });
+  const ul = document.createElement('ul');
+  ul.append(...items);
+  canvas.replaceChildren(ul);
 }
 
 function indexAt(t: number[], x: number): number {
@@ -85,9 +157,7 @@ function indexAt(t: number[], x: number): number {
   return lo;
 }
 
-function Readout({ active, label, t, series, hidden, yFormat }: { active: boolean; label: unknown; t: number[]; series: Series[]; hidden: Set<number>; yFormat?: (v: number) => string }) {
-  if (!active || typeof label !== 'number' || !t.length) return null;
-  const i = indexAt(t, label);
+function Readout({ i, t, series, hidden, yFormat }: { i: number; t: number[]; series: Series[]; hidden: Set<number>; yFormat?: (v: number) => string }) {
   const rows = series
     .map((s, k) => ({ s, k, v: s.values[i] ?? null }))
     .filter((r) => !hidden.has(r.k))
@@ -108,10 +178,12 @@ function Readout({ active, label, t, series, hidden, yFormat }: { active: boolea
   );
 }
 
+const MARGIN = { top: 8, right: 16, bottom: 0, left: 0 };
+
 export const TimeSeriesChart = memo(function TimeSeriesChart({ testId, t, series, from, to, height = 220, yFormat, refLines = [], markers = [], integers = false }: ChartProps) {
   const [hidden, setHidden] = useState<Set<number>>(() => new Set());
-  // recharts only needs the x positions (for the hover cursor); the values stay in `series`.
-  const rows = useMemo(() => t.map((x) => ({ t: x })), [t]);
+  const [lines, setLines] = useState<HTMLDivElement | null>(null);
+  const [over, setOver] = useState<HTMLDivElement | null>(null);
   const yMax = useMemo(() => {
     let m = 0;
     series.forEach((s, i) => {
@@ -124,6 +196,12 @@ export const TimeSeriesChart = memo(function TimeSeriesChart({ testId, t, series
   const span = to - from;
   // Explicit ticks: left to itself recharts measured a label for every data point (1,000 here).
   const xTicks = useMemo(() => timeTicks(from, to), [from, to]);
+  // Stable props for recharts: it copies each axis' props into its store from an effect, and a new
+  // array or function there (same content or not) means one more store update and render pass.
+  const xDomain = useMemo(() => [from, to], [from, to]);
+  const xFormat = useCallback((v: number) => clock(v, span), [span]);
+  const yDomain = useMemo(() => [0, yMax], [yMax]);
+  const yTickList = useMemo(() => yTicks(yMax), [yMax]);
   const drawn = series.filter((s, i) => !hidden.has(i) && s.values.some((v) => v !== null)).length;
   const firstT = useMemo(() => {
     for (let i = 0; i < t.length; i++) if (series.some((s) => s.values[i] !== null && s.values[i] !== undefined)) return t[i];
@@ -139,17 +217,14 @@ export const TimeSeriesChart = memo(function TimeSeriesChart({ testId, t, series
 
   return (
     <div className="chart" data-testid={testId} data-series={series.length} data-series-drawn={drawn} data-points={t.length} data-first-t={firstT}>
+      <div className="chart-box" style={{ position: 'relative' }}>
       <ResponsiveContainer width="100%" height={height} initialDimension={{ width: 600, height }}>
-        <ComposedChart data={rows} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
+        {/* No data: recharts draws only the frame, so a data update costs it no per-point work. */}
+        <ComposedChart margin={MARGIN}>
           <CartesianGrid stroke="var(--grid)" strokeDasharray="3 3" />
-          <XAxis dataKey="t" type="number" domain={[from, to]} ticks={xTicks} interval={0} tickFormatter={(v: number) => clock(v, span)} stroke="var(--muted)" fontSize={11} allowDataOverflow />
-          <YAxis type="number" domain={[0, yMax]} ticks={yTicks(yMax)} interval={0} allowDataOverflow stroke="var(--muted)" fontSize={11} width={56} tickFormatter={yFormat} />
-          <Tooltip
-            isAnimationActive={false}
-            cursor={{ stroke: 'var(--muted)', strokeDasharray: '3 3' }}
-            content={(p) => <Readout active={p.active} label={p.label} t={t} series={series} hidden={hidden} yFormat={yFormat} />}
-          />
-          <SeriesLayer t={t} series={series} hidden={hidden} from={from} to={to} yMax={yMax} />
+          <XAxis dataKey="t" type="number" domain={xDomain} ticks={xTicks} interval={0} tickFormatter={xFormat} stroke="var(--muted)" fontSize={11} allowDataOverflow />
+          <YAxis type="number" domain={yDomain} ticks={yTickList} interval={0} allowDataOverflow stroke="var(--muted)" fontSize={11} width={56} tickFormatter={yFormat} />
+          <SeriesCanvas lines={lines} over={over} t={t} series={series} hidden={hidden} from={from} to={to} yMax={yMax} yFormat={yFormat} />
           {refLines.map((r, i) => (
             <ReferenceLine key={`r${i}`} y={r.y} stroke="var(--danger)" strokeDasharray="6 3" label={{ value: r.label, position: 'insideTopRight', fill: 'var(--danger)', fontSize: 11 }} className="threshold-line" />
           ))}
@@ -158,6 +233,11 @@ export const TimeSeriesChart = memo(function TimeSeriesChart({ testId, t, series
           ))}
         </ComposedChart>
       </ResponsiveContainer>
+      {/* Positioned boxes paint in DOM order: over recharts' SVG the lines (not under the grid,
+          whose dashes would cut a line lying on a tick), then the hover layer. */}
+      <div ref={setLines} style={{ position: 'absolute', inset: 0, pointerEvents: 'none' }} />
+      <div ref={setOver} style={{ position: 'absolute', inset: 0, pointerEvents: 'none' }} />
+      </div>
       <div className="legend" role="group" aria-label="Series: click to hide or show">
         {series.map((s, i) => (
           <button key={i} className={`legend-item${hidden.has(i) ? ' off' : ''}`} aria-pressed={!hidden.has(i)} onClick={() => toggle(i)} data-series={s.name}>

@@ -64,8 +64,8 @@ test('a remote that stops answering: its failed samples are gaps in the lines, w
   expect(r.status).toBe(201);
   await openSignedIn(page, home);
   await page.getByTestId('connection-picker').selectOption(r.body.id);
-  const concurrency = page.locator('[data-testid="chart-workers"] path.series-line[data-series="concurrency"]');
-  await expect(concurrency).toHaveAttribute('d', /^M/);
+  const concurrency = curves(page, 'chart-workers').and(page.locator('[data-series="concurrency"]'));
+  await expect(concurrency).toHaveAttribute('data-points', /^[1-9]\d*$/);
 
   await gone.close({ keepData: true }); // the remote goes away: samples fail
   await expect(page.getByTestId('last-error')).toBeVisible();
@@ -73,8 +73,8 @@ test('a remote that stops answering: its failed samples are gaps in the lines, w
   const back = await startServer({ dataDir: gone.dataDir, port: Number(port) }); // and comes back
   try {
     await expect(page.getByTestId('last-error')).toHaveCount(0);
-    // One line, broken where the samples failed: it starts again after the gap (two subpaths).
-    await expect.poll(async () => ((await concurrency.getAttribute('d')) ?? '').split('M').length - 1).toBeGreaterThanOrEqual(2);
+    // One line, broken where the samples failed: it starts again after the gap (two runs drawn).
+    await expect.poll(async () => Number(await concurrency.getAttribute('data-segments'))).toBeGreaterThanOrEqual(2);
   } finally {
     await back.close();
   }

@@ -3,7 +3,7 @@
 import { test, expect } from '@playwright/test';
 import type { TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
-import { compound, curves, enqueue, legendItem, openSignedIn, screenshot, startUiServer } from './support.ts';
+import { canvasHasColor, compound, curves, enqueue, legendItem, openSignedIn, screenshot, startUiServer } from './support.ts';
 
 let s: TestServer;
 test.beforeAll(async () => {
@@ -59,6 +59,13 @@ test('enqueued jobs show up in the charts and both tables', async ({ page }, tes
   const drawn = Number(await page.getByTestId('chart-backlog').getAttribute('data-series-drawn'));
   expect(drawn).toBeGreaterThanOrEqual(1);
   await expect(curves(page, 'chart-backlog')).toHaveCount(drawn);
+  // Drawn for real: the canvas reports e2e_reports with its samples, and its colour is painted.
+  const reports = curves(page, 'chart-backlog').and(page.locator('[data-series="e2e_reports"]'));
+  await expect(reports).toHaveAttribute('data-points', /^[1-9]\d*$/);
+  const color = (await reports.getAttribute('data-color'))!;
+  expect(color).toMatch(/^#[0-9a-f]{6}$/i);
+  await expect.poll(() => canvasHasColor(page, 'chart-backlog', color)).toBe(true);
+  await expect(page.locator('[data-testid="chart-backlog"] canvas.series-canvas')).toHaveAttribute('aria-label', /series: .*e2e_reports/);
   // Busy workers vs concurrency: two series, both drawn (busy is an area, concurrency a line).
   await expect(curves(page, 'chart-workers', 'area')).toHaveCount(1);
   await expect(curves(page, 'chart-workers')).toHaveCount(1);
@@ -74,12 +81,27 @@ test('enqueued jobs show up in the charts and both tables', async ({ page }, tes
   await page.getByTestId('queues-filter').fill('e2e_rep');
   await expect(page.getByTestId('queue-row')).toHaveCount(1);
   await page.getByTestId('queues-filter').fill('');
+  // Hovering the plot shows the tooltip with each series' value at that time (the latest here).
+  const canvas = page.locator('[data-testid="chart-backlog"] canvas.series-canvas');
+  await canvas.scrollIntoViewIfNeeded();
+  const plot = (await canvas.boundingBox())!;
+  await page.mouse.move(plot.x + plot.width - 2, plot.y + plot.height / 2);
+  const tip = page.locator('[data-testid="chart-backlog"] [data-testid="chart-tooltip"]');
+  await expect(tip).toBeVisible();
+  await expect(tip.locator('.tt-row', { hasText: 'e2e_reports' }).locator('.tt-val')).toHaveText(/^[\d,]+$/);
+  await page.mouse.move(0, 0);
+
   // Legend toggle hides a series and shows it again.
   const before = await curves(page, 'chart-backlog').count();
   await legendItem(page, 'chart-backlog', 'e2e_reports').click();
   await expect(curves(page, 'chart-backlog')).toHaveCount(before - 1);
+  await expect(reports).toHaveCount(0);
+  // Its colour leaves the canvas too, where no other drawn series shares it.
+  const others = await curves(page, 'chart-backlog').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.color));
+  if (!others.includes(color)) await expect.poll(() => canvasHasColor(page, 'chart-backlog', color)).toBe(false);
   await legendItem(page, 'chart-backlog', 'e2e_reports').click();
   await expect(curves(page, 'chart-backlog')).toHaveCount(before);
+  await expect.poll(() => canvasHasColor(page, 'chart-backlog', color)).toBe(true);
 
   await screenshot(page, testInfo, 'dashboard-jobs');
 });

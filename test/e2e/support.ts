@@ -55,9 +55,23 @@ export async function screenshot(page: Page, testInfo: TestInfo, name: string): 
   await testInfo.attach(name, { path: file, contentType: 'image/png' });
 }
 
-/** The chart draws one path.series-line per shown line series that has data (areas: path.series-area). */
+/** The series a chart drew on its canvas, one element each (li.series-line, areas li.series-area),
+ *  written by the drawing loop itself with data-series, data-color, data-points, data-segments. */
 export function curves(page: Page, chartTestId: string, kind: 'line' | 'area' = 'line') {
-  return page.locator(`[data-testid="${chartTestId}"] path.series-${kind}[d]`);
+  return page.locator(`[data-testid="${chartTestId}"] canvas.series-canvas li.series-${kind}`);
+}
+
+/** Whether the chart's canvas has pixels of this colour (#rrggbb, as drawn by a line: within a
+ *  small tolerance, mostly opaque: an antialiased edge keeps the colour with less alpha), i.e. the line is really painted, not just listed. */
+export async function canvasHasColor(page: Page, chartTestId: string, color: string): Promise<boolean> {
+  return page.locator(`[data-testid="${chartTestId}"] canvas.series-canvas`).evaluate((c: HTMLCanvasElement, hex: string) => {
+    const want = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+    const px = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+    for (let i = 0; i < px.length; i += 4) {
+      if (px[i + 3]! >= 160 && Math.abs(px[i]! - want[0]!) <= 8 && Math.abs(px[i + 1]! - want[1]!) <= 8 && Math.abs(px[i + 2]! - want[2]!) <= 8) return true;
+    }
+    return false;
+  }, color);
 }
 
 /** The legend entry (a toggle button) of a series. */

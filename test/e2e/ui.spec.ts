@@ -23,6 +23,8 @@ test('under load: charts, KPIs and the README screenshot', async ({ page }, test
   await expect.poll(() => curves(page, 'chart-backlog').count()).toBeGreaterThanOrEqual(3);
   await expect.poll(async () => Number(await page.getByTestId('chart-backlog').getAttribute('data-points'))).toBeGreaterThanOrEqual(8);
   await expect(curves(page, 'chart-rates')).toHaveCount(2);
+  // For screen readers the canvas names what it drew.
+  await expect(page.locator('[data-testid="chart-rates"] canvas.series-canvas')).toHaveAttribute('aria-label', 'Chart lines for 2 series: processed/s, failed/s');
   await expect(page.getByTestId('process-row')).toHaveCount((await compound(s)).processes.length);
   await page.waitForTimeout(3000); // a few more samples, for a picture worth showing (not an assertion)
   await screenshot(page, testInfo, 'dashboard');

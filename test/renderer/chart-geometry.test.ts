@@ -1,6 +1,6 @@
-// The dashboard's pure helpers: axis arithmetic, series paths with gaps, durations and time ticks.
+// The dashboard's pure helpers: axis arithmetic, durations and time ticks (drawing: chart-canvas.test.ts).
 import { describe, expect, it } from 'vitest';
-import { niceCeil, seriesPath, yTicks } from '../../renderer/components/chart-geometry.ts';
+import { niceCeil, yTicks } from '../../renderer/components/chart-geometry.ts';
 import { humanDuration, timeTicks } from '../../renderer/components/format.ts';
 
 describe('axis arithmetic', () => {
@@ -11,24 +11,6 @@ describe('axis arithmetic', () => {
     expect(yTicks(500)).toEqual([0, 100, 200, 300, 400, 500]);
     expect(yTicks(200)).toEqual([0, 50, 100, 150, 200]);
     expect(yTicks(2.5)).toEqual([0, 0.5, 1, 1.5, 2, 2.5]);
-  });
-});
-
-describe('seriesPath', () => {
-  const t = [0, 10, 20, 30, 40];
-  // x = t, y = 100 - v
-  const path = (values: (number | null)[], kind?: 'line' | 'area' | 'step') => seriesPath(t, values, kind, 0, 1, 0, 100, 1);
-
-  it('draws a line through every value', () => {
-    expect(path([1, 2, 3, 4, 5])).toBe('M0,99L10,98L20,97L30,96L40,95');
-  });
-  it('breaks the line at a null (a failed sample), never drawing it as zero', () => {
-    expect(path([1, 2, null, 4, 5])).toBe('M0,99L10,98M30,96L40,95');
-    expect(path([null, null, null, null, null])).toBe('');
-  });
-  it('steps and closed areas', () => {
-    expect(path([1, 3, null, null, null], 'step')).toBe('M0,99H10V97');
-    expect(path([1, 3, null, 4, null], 'area')).toBe('M0,100L0,99L10,97L10,100L0,100ZM30,100L30,96L30,100L30,100Z');
   });
 });
 
