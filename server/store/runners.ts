@@ -84,8 +84,24 @@ export function pickInfo(info: unknown): RunnerInfo | undefined {
 /** How stale a stored contact time may get while a runner keeps polling. */
 export const CONTACT_WRITE_MS = 3000;
 
+/** How many runners' rows stay cached by token digest (a fleet polls with the same tokens over and over). */
+const CACHE_MAX = 10_000;
+
 export class Runners {
+  /**
+   * Runners by token digest. Every poll authenticates its runner; reading and decoding the row each
+   * time cost more than the rest of a poll that finds nothing to do. This class is the only writer of
+   * the runners table, so each write below keeps the cache true (or drops it). Only tokens that
+   * matched a row are cached: unknown tokens cannot fill it.
+   */
+  private readonly cache = new Map<string, Runner>();
+
   constructor(private readonly db: Db) {}
+
+  /** Drops every cached runner (after a rolled-back transaction that may have touched one). */
+  forgetCached(): void {
+    this.cache.clear();
+  }
 
   create(input: NewRunner): Runner {
     const token = newToken();
@@ -106,9 +122,23 @@ export class Runners {
     return r && toRunner(r);
   }
 
+  /** The runner with this token; the object is shared with other requests of the same runner (touch keeps it current). */
   byToken(token: string): Runner | undefined {
-    const r = this.db.get<RunnerRow>('SELECT * FROM runners WHERE token_sha = ?', [digest(token)]);
-    return r && toRunner(r);
+    const sha = digest(token);
+    const cached = this.cache.get(sha);
+    if (cached) return cached;
+    const r = this.db.get<RunnerRow>('SELECT * FROM runners WHERE token_sha = ?', [sha]);
+    if (!r) return undefined;
+    const runner = toRunner(r);
+    if (this.cache.size >= CACHE_MAX) this.cache.clear();
+    this.cache.set(sha, runner);
+    return runner;
+  }
+
+  /** Whether this runner still exists and is active (it may have been paused or deleted since it was read). */
+  stillActive(runner: Runner): boolean {
+    if (this.cache.get(digest(runner.token)) === runner) return runner.active;
+    return this.db.get<{ active: number }>('SELECT active FROM runners WHERE id = ?', [runner.id])?.active === 1;
   }
 
   /**
@@ -132,15 +162,19 @@ export class Runners {
   }
 
   setActive(id: number, active: boolean): boolean {
+    this.forgetCached();
     return this.db.run('UPDATE runners SET active = ? WHERE id = ?', [active ? 1 : 0, id]).changes === 1;
   }
 
   /** Marks runners silent since `before` as offline; returns how many changed. */
   markOffline(before: number): number {
-    return this.db.run('UPDATE runners SET online = 0 WHERE online = 1 AND (contacted_at IS NULL OR contacted_at < ?)', [before]).changes;
+    const changes = this.db.run('UPDATE runners SET online = 0 WHERE online = 1 AND (contacted_at IS NULL OR contacted_at < ?)', [before]).changes;
+    if (changes > 0) this.forgetCached();
+    return changes;
   }
 
   delete(id: number): boolean {
+    this.forgetCached();
     return this.db.run('DELETE FROM runners WHERE id = ?', [id]).changes === 1;
   }
 
