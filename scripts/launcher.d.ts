@@ -1,0 +1,3 @@
+// Types for scripts/launcher.js (plain JS: it runs before any TypeScript can).
+export function runBundled(entry: string, opts?: { root?: string; cacheDir?: string; quiet?: boolean }): Promise<unknown>;
+export function ensureBundle(entry: string, where: { root: string; cacheDir: string }): Promise<string>;

