@@ -6,11 +6,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
-import { Transform, type Readable } from 'node:stream';
+import { Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { storageError } from '../http/errors.ts';
 
 const STREAM_CHUNK = 1024 * 1024;
+/** Bytes gathered from the parser's 64 KiB chunks before one writev(2) of them is issued. */
+const WRITE_BATCH = 1024 * 1024;
 
 export class TooLargeError extends Error {
   constructor(readonly limit: number) {
@@ -42,16 +44,6 @@ export class ArtifactStore {
   /** Streams `source` into a temp file, refusing more than the limit. Nothing is visible yet. */
   async stage(source: Readable): Promise<StagedUpload> {
     const tmpPath = path.join(this.tmpDir, `upload-${crypto.randomBytes(8).toString('hex')}`);
-    let size = 0;
-    const max = this.opts.maxBytes;
-    const counter = new Transform({
-      transform(chunk: Buffer, _enc, done) {
-        size += chunk.length;
-        // GitLab accepted only `artifacts.size < max_artifacts_size`: exactly the limit is too large.
-        if (size >= max) done(new TooLargeError(max));
-        else done(null, chunk);
-      },
-    });
     // Opened here, not lazily by the stream: a source that fails before a lazy open completes would
     // have the file created after the cleanup below ran, leaving a stray temp file per refused upload.
     let fd: number;
@@ -60,23 +52,15 @@ export class ArtifactStore {
     } catch (err) {
       throw storageError(err) ?? err;
     }
-    // A deeper write buffer lets the stream gather the parser's small chunks into one writev.
-    const out = fs.createWriteStream(tmpPath, { fd, highWaterMark: STREAM_CHUNK });
+    const sink = new UploadSink(fd, this.opts.maxBytes, this.opts.fsync);
     try {
-      await pipeline(source, counter, out);
-      if (this.opts.fsync) {
-        const fd = fs.openSync(tmpPath, 'r');
-        try {
-          fs.fsyncSync(fd);
-        } finally {
-          fs.closeSync(fd);
-        }
-      }
+      await pipeline(source, sink);
     } catch (err) {
+      sink.destroy();
       fs.rmSync(tmpPath, { force: true });
       throw storageError(err) ?? err;
     }
-    return { tmpPath, size };
+    return { tmpPath, size: sink.size };
   }
 
   /** Moves a staged upload into place under a fresh key and returns the key. */
@@ -119,4 +103,79 @@ export class ArtifactStore {
     }
     return removed;
   }
+}
+
+/**
+ * The file end of an upload: counts the bytes against the limit and writes them with one writev(2)
+ * per ~1 MiB. Ours rather than a counting Transform piped into fs.WriteStream because, profiled on
+ * a 256 MiB upload, that pair cost a stream hop per 64 KiB socket chunk and issued a thread-pool
+ * write for almost every chunk (each a wake-up of a pool thread that, on a busy 2-core machine,
+ * preempts the event loop); here it is one write per MiB, one in flight, and at most
+ * WRITE_BATCH + highWaterMark bytes held. Every byte is written (write(2) returned) before
+ * 'finish', so an upload acknowledged after the pipeline settles survives kill -9.
+ */
+class UploadSink extends Writable {
+  size = 0;
+  private batch: Buffer[] = [];
+  private batchBytes = 0;
+  private fd: number;
+
+  constructor(
+    fd: number,
+    private readonly max: number,
+    private readonly fsync: boolean,
+  ) {
+    super({ highWaterMark: WRITE_BATCH });
+    this.fd = fd;
+  }
+
+  override _write(chunk: Buffer, _enc: BufferEncoding, done: (err?: Error | null) => void): void {
+    this.size += chunk.length;
+    // GitLab accepted only `artifacts.size < max_artifacts_size`: exactly the limit is too large.
+    if (this.size >= this.max) return done(new TooLargeError(this.max));
+    this.batch.push(chunk);
+    this.batchBytes += chunk.length;
+    if (this.batchBytes < WRITE_BATCH) return done();
+    this.flush(done);
+  }
+
+  override _final(done: (err?: Error | null) => void): void {
+    this.flush((err) => {
+      if (err) return done(err);
+      const close = () => {
+        const fd = this.fd;
+        this.fd = -1;
+        fs.close(fd, (e) => done(e));
+      };
+      if (!this.fsync) return close();
+      fs.fsync(this.fd, (e) => (e ? done(e) : close()));
+    });
+  }
+
+  override _destroy(err: Error | null, done: (err?: Error | null) => void): void {
+    if (this.fd < 0) return done(err);
+    const fd = this.fd;
+    this.fd = -1;
+    fs.close(fd, () => done(err));
+  }
+
+  private flush(done: (err?: Error | null) => void): void {
+    const bufs = this.batch;
+    this.batch = [];
+    this.batchBytes = 0;
+    writevAll(this.fd, bufs, done);
+  }
+}
+
+/** writev(2) until every byte is written: a short write (e.g. the disk filling up) goes on from where it stopped. */
+function writevAll(fd: number, bufs: Buffer[], done: (err?: Error | null) => void): void {
+  if (bufs.length === 0) return done();
+  fs.writev(fd, bufs, (err, written) => {
+    if (err) return done(err);
+    if (written === 0) return done(new Error('the artifact file accepted no bytes (writev wrote 0)'));
+    let i = 0;
+    while (i < bufs.length && written >= bufs[i]!.length) written -= bufs[i++]!.length;
+    if (i === bufs.length) return done();
+    writevAll(fd, [bufs[i]!.subarray(written), ...bufs.slice(i + 1)], done);
+  });
 }
