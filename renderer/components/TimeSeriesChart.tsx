@@ -215,6 +215,23 @@ export const TimeSeriesChart = memo(function TimeSeriesChart({ testId, t, series
       return n;
     });
 
+  // The legend depends on names and colours only: a data update with the same series re-renders none of it.
+  const legendKey = series.map((s) => `${s.name}\u0000${s.color}`).join('\u0001');
+  const legend = useMemo(
+    () => (
+      <div className="legend" role="group" aria-label="Series: click to hide or show">
+        {series.map((s, i) => (
+          <button key={i} className={`legend-item${hidden.has(i) ? ' off' : ''}`} aria-pressed={!hidden.has(i)} onClick={() => toggle(i)} data-series={s.name}>
+            <span className="swatch" style={{ background: s.color }} />
+            {s.name}
+          </button>
+        ))}
+      </div>
+    ),
+    // legendKey stands for the series' names and colours.
+    [legendKey, hidden],
+  );
+
   return (
     <div className="chart" data-testid={testId} data-series={series.length} data-series-drawn={drawn} data-points={t.length} data-first-t={firstT}>
       <div className="chart-box" style={{ position: 'relative' }}>
@@ -238,14 +255,7 @@ export const TimeSeriesChart = memo(function TimeSeriesChart({ testId, t, series
       <div ref={setLines} style={{ position: 'absolute', inset: 0, pointerEvents: 'none' }} />
       <div ref={setOver} style={{ position: 'absolute', inset: 0, pointerEvents: 'none' }} />
       </div>
-      <div className="legend" role="group" aria-label="Series: click to hide or show">
-        {series.map((s, i) => (
-          <button key={i} className={`legend-item${hidden.has(i) ? ' off' : ''}`} aria-pressed={!hidden.has(i)} onClick={() => toggle(i)} data-series={s.name}>
-            <span className="swatch" style={{ background: s.color }} />
-            {s.name}
-          </button>
-        ))}
-      </div>
+      {legend}
     </div>
   );
 });
