@@ -94,7 +94,7 @@ function SeriesCanvas({ lines, over, t, series, hidden, from, to, yMax, yFormat 
  *  only this, never the chart. Ours, not recharts' <Tooltip>: that one shows only the values of
  *  recharts' own series items, and the series are drawn on the canvas instead. */
 function HoverLayer({ left, top, width, height, t, series, hidden, from, to, yFormat }: { left: number; top: number; width: number; height: number; t: number[]; series: Series[]; hidden: Set<number>; from: number; to: number; yFormat?: (v: number) => string }) {
-  const [at, setAt] = useState<{ x: number; y: number } | null>(null);
+  const [at, setAt] = useState<{ x: number } | null>(null);
   const i = at && t.length && to > from ? indexAt(t, from + (at.x / width) * (to - from)) : -1;
   const cx = i >= 0 ? ((t[i]! - from) / (to - from)) * width : 0;
   return (
@@ -103,7 +103,7 @@ function HoverLayer({ left, top, width, height, t, series, hidden, from, to, yFo
       style={{ position: 'absolute', left, top, width, height, pointerEvents: 'auto' }}
       onMouseMove={(e) => {
         const r = e.currentTarget.getBoundingClientRect();
-        setAt({ x: e.clientX - r.left, y: e.clientY - r.top });
+        setAt({ x: e.clientX - r.left });
       }}
       onMouseLeave={() => setAt(null)}
     >
