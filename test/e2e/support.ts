@@ -48,9 +48,13 @@ export async function compound(s: TestServer): Promise<Compound> {
   return r.body as Compound;
 }
 
+/** Screenshots go to test-results/ (test artifacts); `npm run screenshots` also refreshes the README's
+ *  copies in docs/screenshots/, so an ordinary test run leaves the work tree clean. */
+const SCREENSHOT_DIR = process.env.UPDATE_SCREENSHOTS === '1' ? 'docs/screenshots' : 'test-results/screenshots';
+
 export async function screenshot(page: Page, testInfo: TestInfo, name: string): Promise<void> {
-  fs.mkdirSync('docs/screenshots', { recursive: true });
-  const file = path.join('docs/screenshots', `${name}.png`);
+  fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const file = path.join(SCREENSHOT_DIR, `${name}.png`);
   await page.screenshot({ path: file, fullPage: true });
   await testInfo.attach(name, { path: file, contentType: 'image/png' });
 }
