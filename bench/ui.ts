@@ -14,6 +14,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { buildServer } from '../server/app.ts';
 import { resolveConfig } from '../server/config.ts';
+import type { BenchResult } from './lib/harness.ts';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const UI_DIR = path.join(REPO, 'dist/renderer');
@@ -21,16 +22,7 @@ const GOAL_FRAME_MS = 16;
 const SERIES = 50;
 const POINTS = 1000;
 
-export interface BenchResult {
-  name: string;
-  value: number;
-  unit: string;
-  reference: number;
-  ratio: number;
-  goal: string;
-  pass: boolean;
-  [extra: string]: unknown;
-}
+export type { BenchResult };
 
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
