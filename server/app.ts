@@ -11,6 +11,7 @@ import { installBodyParsers } from './http/body-parsers.ts';
 import { loggerOptions } from './http/logging.ts';
 import { logDomainEvents } from './http/event-log.ts';
 import { registerDocs, registerDocsUi } from './http/docs.ts';
+import { lazySerializers } from './http/lazy-serializers.ts';
 import { runnerApi } from './runner-api/plugin.ts';
 import { controlApi } from './control-api/plugin.ts';
 import { settingsApi } from './settings-api/plugin.ts';
@@ -63,6 +64,7 @@ async function assemble(config: Config, store: Store): Promise<JobscopeServer> {
     forceCloseConnections: 'idle',
     return503OnClosing: true,
     routerOptions: { maxParamLength: 256 },
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers() } },
   });
   const routes: JobscopeServer['routes'] = [];
   app.addHook('onRoute', (r) => {
