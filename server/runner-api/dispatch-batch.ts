@@ -54,8 +54,6 @@ export class DispatchBatch {
         }),
       );
     } catch (err) {
-      // Rolled back: cached runners may say they were touched when the database says not.
-      runners.forgetCached();
       for (const p of polls) p.reject(err);
       return;
     }

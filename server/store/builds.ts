@@ -104,8 +104,20 @@ export function runnerMatches(runner: Pick<Runner, 'tag_list' | 'run_untagged'>,
   return build.tag_list.every((t) => runner.tag_list.includes(t));
 }
 
+/** How many builds' credentials stay cached (one per build that is streaming its trace). */
+const CREDENTIALS_CACHE_MAX = 4096;
+
 export class Builds {
-  constructor(private readonly db: Db) {}
+  /**
+   * credentials() by build id. Every trace part authenticates its build; the row read was a fifth of
+   * the part's cost. What it holds never changes except the status, and only this class writes
+   * builds: each status change below drops the build's entry, and a rolled-back transaction drops all.
+   */
+  private readonly credentialsCache = new Map<number, BuildCredentials>();
+
+  constructor(private readonly db: Db) {
+    db.onRollback(() => this.credentialsCache.clear());
+  }
 
   create(input: NewBuild): Build {
     const token = newToken();
@@ -132,11 +144,17 @@ export class Builds {
    * three tokens that count as this build's token. The trace hot path reads nothing else.
    */
   credentials(id: number): BuildCredentials | undefined {
-    return this.db.get<BuildCredentials>(
+    const cached = this.credentialsCache.get(id);
+    if (cached) return cached;
+    const cred = this.db.get<BuildCredentials>(
       `SELECT b.id, b.project_id, b.status, b.token_sha, p.runners_token_sha, p.ci_token_sha
        FROM builds b JOIN projects p ON p.id = b.project_id WHERE b.id = ?`,
       [id],
     );
+    if (!cred) return undefined;
+    if (this.credentialsCache.size >= CREDENTIALS_CACHE_MAX) this.credentialsCache.delete(this.credentialsCache.keys().next().value!);
+    this.credentialsCache.set(id, cred);
+    return cred;
   }
 
   byToken(token: string): Build | undefined {
@@ -163,6 +181,7 @@ export class Builds {
             runner.id, now, row.id,
           ]);
           if (changes !== 1) return undefined;
+          this.credentialsCache.delete(row.id);
           return toBuild({ ...row, status: 'running', runner_id: runner.id, started_at: now });
         }
       }
@@ -201,10 +220,12 @@ export class Builds {
 
   /** running → success|failed; returns false when the build was not running. */
   finish(id: number, status: 'success' | 'failed'): boolean {
+    this.credentialsCache.delete(id);
     return this.db.run(`UPDATE builds SET status = ?, finished_at = ? WHERE id = ? AND status = 'running'`, [status, Date.now(), id]).changes === 1;
   }
 
   cancel(id: number): boolean {
+    this.credentialsCache.delete(id);
     return (
       this.db.run(`UPDATE builds SET status = 'canceled', finished_at = ? WHERE id = ? AND status IN ('pending', 'running')`, [Date.now(), id])
         .changes === 1

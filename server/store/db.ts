@@ -20,6 +20,7 @@ export class Db {
   private readonly db: InstanceType<typeof Database>;
   private readonly statements = new Map<string, Statement>();
   private depth = 0;
+  private readonly rollbackListeners: (() => void)[] = [];
 
   constructor(file: string, opts: { fsync: boolean }) {
     this.db = new Database(file);
@@ -104,6 +105,11 @@ export class Db {
     this.db.exec(sql);
   }
 
+  /** Called after every rolled-back transaction: in-memory caches of rows drop what it may have changed. */
+  onRollback(fn: () => void): void {
+    this.rollbackListeners.push(fn);
+  }
+
   /** Runs fn in one transaction (nested calls join the outer one). */
   tx<T>(fn: () => T): T {
     if (this.depth > 0) return fn();
@@ -117,6 +123,7 @@ export class Db {
       // A COMMIT that fails (disk full) leaves the transaction open: roll it back, or every later
       // statement would fail too and the store would not recover once space is back.
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      for (const fn of this.rollbackListeners) fn();
       throw err;
     } finally {
       this.depth--;

@@ -96,9 +96,12 @@ export class Runners {
    */
   private readonly cache = new Map<string, Runner>();
 
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Db) {
+    // A rolled-back touch leaves a cached runner saying it was written when the database says not.
+    db.onRollback(() => this.forgetCached());
+  }
 
-  /** Drops every cached runner (after a rolled-back transaction that may have touched one). */
+  /** Drops every cached runner. */
   forgetCached(): void {
     this.cache.clear();
   }
