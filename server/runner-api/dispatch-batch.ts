@@ -7,13 +7,20 @@
 // in the kernel, as the durability rule asks.
 import type { Store } from '../store/index.ts';
 import type { Build } from '../store/builds.ts';
+import type { Project } from '../store/projects.ts';
 import type { Runner, RunnerInfo } from '../store/runners.ts';
+
+/** A build handed out, with its project as read in the same transaction. */
+export interface Taken {
+  build: Build;
+  project: Project | undefined;
+}
 
 interface Poll {
   runner: Runner;
   info: RunnerInfo | undefined;
   take: boolean;
-  resolve(build: Build | undefined): void;
+  resolve(taken: Taken | undefined): void;
   reject(err: unknown): void;
 }
 
@@ -27,7 +34,7 @@ export class DispatchBatch {
    * Records the runner's contact and, when `take`, hands it the oldest pending build it may take.
    * Resolves once the batch's transaction has committed (undefined: nothing for this runner).
    */
-  poll(runner: Runner, info: RunnerInfo | undefined, take: boolean): Promise<Build | undefined> {
+  poll(runner: Runner, info: RunnerInfo | undefined, take: boolean): Promise<Taken | undefined> {
     return new Promise((resolve, reject) => {
       this.queue.push({ runner, info, take, resolve, reject });
       if (!this.scheduled) {
@@ -42,17 +49,22 @@ export class DispatchBatch {
     this.scheduled = false;
     const polls = this.queue;
     this.queue = [];
-    const { db, runners, builds } = this.store;
-    let results: (Build | undefined)[];
+    const { db, runners, builds, projects } = this.store;
+    let results: (Taken | undefined)[];
     try {
-      results = db.tx(() =>
-        polls.map((p) => {
+      results = db.tx(() => {
+        // Most builds of a batch share a project: each is read once, inside the same transaction.
+        const projectsById = new Map<number, Project | undefined>();
+        return polls.map((p) => {
           // Paused or deleted by a request that ran after this poll authenticated it.
           if (!runners.stillActive(p.runner)) return undefined;
           runners.touch(p.runner, p.info);
-          return p.take ? builds.take(p.runner) : undefined;
-        }),
-      );
+          const build = p.take ? builds.take(p.runner) : undefined;
+          if (!build) return undefined;
+          if (!projectsById.has(build.project_id)) projectsById.set(build.project_id, projects.byId(build.project_id));
+          return { build, project: projectsById.get(build.project_id) };
+        });
+      });
     } catch (err) {
       for (const p of polls) p.reject(err);
       return;

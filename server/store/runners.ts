@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import type { Db } from './db.ts';
 import { digest, newToken } from '../auth/tokens.ts';
 
@@ -95,6 +96,7 @@ export class Runners {
    * matched a row are cached: unknown tokens cannot fill it.
    */
   private readonly cache = new Map<string, Runner>();
+  private readonly shaOf = new WeakMap<Runner, string>();
 
   constructor(private readonly db: Db) {
     // A rolled-back touch leaves a cached runner saying it was written when the database says not.
@@ -127,7 +129,8 @@ export class Runners {
 
   /** The runner with this token; the object is shared with other requests of the same runner (touch keeps it current). */
   byToken(token: string): Runner | undefined {
-    const sha = digest(token);
+    // digest() of auth/tokens.ts, with the one-shot hash (no Hash object per poll).
+    const sha = crypto.hash('sha256', token, 'hex');
     const cached = this.cache.get(sha);
     if (cached) return cached;
     const r = this.db.get<RunnerRow>('SELECT * FROM runners WHERE token_sha = ?', [sha]);
@@ -135,12 +138,14 @@ export class Runners {
     const runner = toRunner(r);
     if (this.cache.size >= CACHE_MAX) this.cache.clear();
     this.cache.set(sha, runner);
+    this.shaOf.set(runner, sha);
     return runner;
   }
 
   /** Whether this runner still exists and is active (it may have been paused or deleted since it was read). */
   stillActive(runner: Runner): boolean {
-    if (this.cache.get(digest(runner.token)) === runner) return runner.active;
+    const sha = this.shaOf.get(runner);
+    if (sha !== undefined && this.cache.get(sha) === runner) return runner.active;
     return this.db.get<{ active: number }>('SELECT active FROM runners WHERE id = ?', [runner.id])?.active === 1;
   }
 
