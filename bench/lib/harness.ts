@@ -86,7 +86,8 @@ export async function startJobscope(tag: string, extra: string[] = []): Promise<
   const adminToken = `bench-admin-${tag}-0123456789`;
   const registrationToken = `bench-registration-${tag}`;
   const child = await startChild(
-    ['--import', 'tsx', 'server/cli.ts', 'serve', '--port', '0', '--data-dir', dataDir, '--admin-token', adminToken, '--registration-token', registrationToken, '--log-level', 'error', ...extra],
+    // What `npm run serve` runs: the launcher's esbuild bundle on plain node, not tsx's loader.
+    [path.join(REPO, 'bin/jobscope.js'), 'serve', '--port', '0', '--data-dir', dataDir, '--admin-token', adminToken, '--registration-token', registrationToken, '--log-level', 'error', ...extra],
     /Jobscope listening on (http:\/\/\S+)/,
     `jobscope-${tag}`,
   );
