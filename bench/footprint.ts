@@ -13,32 +13,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { execFileSync } from 'node:child_process';
-import { createBuilds, log, MiB, project, REPO, registerRunner, round, rssOf, rssSampler, send, sendJson, startChild, RUNNER_UA, type BenchServer, type BenchResult } from './lib/harness.ts';
+import { createBuilds, log, MiB, project, REPO, registerRunner, round, rssOf, rssSampler, send, sendJson, startChild, startJobscope, RUNNER_UA, type BenchResult } from './lib/harness.ts';
 
 const RUNNERS = 200;
 const PART = 4096;
-
-/** `jobscope serve` as the bin and `npm run serve` run it: through scripts/launcher.js. */
-async function startServe(tag: string): Promise<BenchServer> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `jobscope-bench-${tag}-`));
-  const adminToken = `bench-admin-${tag}-0123456789`;
-  const registrationToken = `bench-registration-${tag}`;
-  const child = await startChild(
-    ['bin/jobscope.js', 'serve', '--port', '0', '--data-dir', dataDir, '--admin-token', adminToken, '--registration-token', registrationToken, '--log-level', 'error'],
-    /Jobscope listening on (http:\/\/\S+)/,
-    `jobscope-${tag}`,
-  );
-  return {
-    ...child,
-    dataDir,
-    adminToken,
-    registrationToken,
-    async stop() {
-      await child.stop();
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
 
 export async function run({ quick = false }: { quick?: boolean } = {}): Promise<BenchResult[]> {
   const seconds = quick ? 4 : 15;
@@ -52,7 +30,8 @@ export async function run({ quick = false }: { quick?: boolean } = {}): Promise<
   await ref.stop();
   fs.rmSync(refDir, { recursive: true, force: true });
 
-  const s = await startServe('footprint');
+  // startJobscope runs `jobscope serve` as the bin and `npm run serve` do: through scripts/launcher.js.
+  const s = await startJobscope('footprint');
   let idle: number, loaded: number, parts = 0;
   try {
     await new Promise((r) => setTimeout(r, settle));
