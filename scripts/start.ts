@@ -1,5 +1,6 @@
 // `npm start`: the desktop app where the Electron binary is installed, else the same UI in browser mode.
 // Takes the same flags as `serve` (e.g. --data-dir, --port).
+import '../server/hosts/v8-tuning.ts'; // first: V8 flags before SQLite's WebAssembly compiles
 import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { Command } from 'commander';

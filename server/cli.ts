@@ -1,4 +1,5 @@
 // `jobscope <command>`: a short entry that only turns flags into a Config and hands over.
+import './hosts/v8-tuning.ts'; // first: V8 flags before SQLite's WebAssembly compiles
 import { Command } from 'commander';
 import { ConfigError } from './config.ts';
 import { addSettingFlags, configFromFlags } from './cli-config.ts';
