@@ -14,6 +14,7 @@ import { monitorOf } from '../server/monitor/monitor.ts';
 import type { CompoundMetrics } from '../server/contract/metrics.ts';
 import type { History } from '../server/contract/app.ts';
 import type { BenchResult } from './lib/harness.ts';
+import { seededRandom } from '../server/simulator/prng.ts';
 
 const GOAL_P99_MS = 50;
 const DAYS = 7;
@@ -22,16 +23,6 @@ const QUEUES = 50;
 const POINTS = 1000;
 
 export type { BenchResult };
-
-/** Seeded PRNG (mulberry32): the same synthetic history every run. */
-function rng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -53,7 +44,7 @@ export async function run({ quick = false }: { quick?: boolean } = {}): Promise<
     const end = Math.floor(Date.now() / STEP_MS) * STEP_MS;
     const start = end - (n - 1) * STEP_MS;
     const names = Array.from({ length: QUEUES }, (_, q) => `queue_${String(q).padStart(2, '0')}`);
-    const random = rng(42);
+    const random = seededRandom(42);
     // The same samples, kept raw for the reference: [backlog, latency] per queue per sample.
     const raw = new Float64Array(n * QUEUES * 2);
     log(`seeding ${n.toLocaleString('en')} samples × ${QUEUES} queues through the monitor…`);

@@ -26,3 +26,9 @@ export class Prng {
     return new Prng((Math.imul(this.state ^ salt, 2654435761) + salt) >>> 0);
   }
 }
+
+/** The same generator as a plain function: a seeded stand-in for Math.random. */
+export function seededRandom(seed: number): () => number {
+  const p = new Prng(seed);
+  return () => p.next();
+}

@@ -5,22 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { createBuild, createProject, registerRunner } from '../helpers/fixtures.ts';
 import { control, INFO, patchTrace, runnerJson, runningBuild } from './lib.ts';
+import { seededRandom } from '../../server/simulator/prng.ts';
 
 let s: TestServer;
 beforeAll(async () => {
   s = await startServer();
 });
 afterAll(() => s.close());
-
-/** mulberry32: a small seeded generator, so every run sends the same parts. */
-function rng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('builds/register under concurrent polls', () => {
   it('50 concurrent polls over 20 pending builds: each build handed out exactly once, 30 polls get none (3 rounds)', async () => {
@@ -54,7 +45,7 @@ describe('builds/register under concurrent polls', () => {
 
 describe('rival trace parts for one offset', () => {
   it('exactly one 202 per offset, the others 416 with the winner’s Range; the trace is the winners’ parts in order (3 builds × 8 rounds)', async () => {
-    const random = rng(20261121);
+    const random = seededRandom(20261121);
     for (let b = 0; b < 3; b++) {
       const { build, project } = await runningBuild(s, {}, `rivals-${b}`);
       const tokens = [build.token, project.runners_token, project.ci_token];
