@@ -13,8 +13,12 @@ import { resolveConfig } from '../server/config.ts';
 import { monitorOf } from '../server/monitor/monitor.ts';
 import type { CompoundMetrics } from '../server/contract/metrics.ts';
 import type { History } from '../server/contract/app.ts';
-import type { BenchResult } from './lib/harness.ts';
+import { percentile, round as roundTo, type BenchResult } from './lib/harness.ts';
 import { seededRandom } from '../server/simulator/prng.ts';
+
+/** The harness's nearest-rank percentile over a copy sorted here. */
+const pct = (xs: number[], p: number) => percentile([...xs].sort((a, b) => a - b), p);
+const round = (x: number) => roundTo(x, 3);
 
 const GOAL_P99_MS = 50;
 const DAYS = 7;
@@ -24,11 +28,6 @@ const POINTS = 1000;
 
 export type { BenchResult };
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-};
-const round = (x: number) => Math.round(x * 1000) / 1000;
 
 export async function run({ quick = false }: { quick?: boolean } = {}): Promise<BenchResult> {
   const repeats = quick ? 100 : 300;

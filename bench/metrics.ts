@@ -10,7 +10,11 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { BenchResult } from './lib/harness.ts';
+import { percentile, round as roundTo, type BenchResult } from './lib/harness.ts';
+
+/** The harness's nearest-rank percentile over a copy sorted here. */
+const pct = (xs: number[], p: number) => percentile([...xs].sort((a, b) => a - b), p);
+const round = (x: number) => roundTo(x, 3);
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const TOKEN = 'bench-metrics-admin-token';
@@ -71,7 +75,6 @@ function put(url: string, json: unknown): Promise<number> {
   });
 }
 
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
 /** Sequential requests on one keep-alive connection; returns sorted latencies in ms. */
 async function measure(url: string, headers: Record<string, string>, n: number, warmup: number): Promise<number[]> {
@@ -152,7 +155,6 @@ export async function run({ quick = false }: { quick?: boolean } = {}): Promise<
     const p99 = pct(ours, 99);
     const r50 = pct(bare, 50);
     const r99 = pct(bare, 99);
-    const round = (x: number) => Math.round(x * 1000) / 1000;
     return {
       name: 'metrics: compound_metrics p99, 1,000 queues × 500 processes',
       value: round(p99),

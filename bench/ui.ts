@@ -14,7 +14,11 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { buildServer } from '../server/app.ts';
 import { resolveConfig } from '../server/config.ts';
-import type { BenchResult } from './lib/harness.ts';
+import { percentile, round as roundTo, type BenchResult } from './lib/harness.ts';
+
+/** The harness's nearest-rank percentile over a copy sorted here. */
+const pct = (xs: number[], p: number) => percentile([...xs].sort((a, b) => a - b), p);
+const round = (x: number) => roundTo(x, 2);
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const UI_DIR = path.join(REPO, 'dist/renderer');
@@ -24,11 +28,6 @@ const POINTS = 1000;
 
 export type { BenchResult };
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-};
-const round = (x: number) => Math.round(x * 100) / 100;
 
 /** Bare reference, run inside the page: 50 polylines redrawn by plain DOM code. Kept as source
  *  text because tsx's transform adds helpers (__name) that do not exist in the page. */
