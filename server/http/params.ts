@@ -1,7 +1,7 @@
 // Grape merged the query string, urlencoded, multipart and JSON bodies into one `params` hash.
 // `readParams` gives the same view, into a null-prototype object with prototype-polluting keys dropped.
 import type { FastifyRequest } from 'fastify';
-import { badRequest, tooLarge } from './errors.ts';
+import { ApiError, badRequest, tooLarge } from './errors.ts';
 
 export type Params = Record<string, unknown>;
 
@@ -72,8 +72,7 @@ export async function readParams(request: FastifyRequest): Promise<Params> {
 /** Busboy's errors carry no status; a broken multipart body is the client's fault. */
 export function asMultipartError(err: unknown): unknown {
   const e = err as { statusCode?: number; message?: string };
-  if (typeof e?.statusCode === 'number' || (err as Error)?.name === 'ApiError') return err;
-  if (err instanceof Error && err.constructor.name === 'ApiError') return err;
+  if (typeof e?.statusCode === 'number' || err instanceof ApiError) return err;
   return badRequest(`broken multipart body: ${e?.message ?? 'unreadable'}`);
 }
 
