@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { ConnectionPatch, ConnectionView, NewConnection, TestResult, Thresholds } from '../contract/app.ts';
 import type { Monitor } from '../monitor/monitor.ts';
-import { DEFAULT_INTERVAL_S, view, type Connection } from '../monitor/connections.ts';
+import { DEFAULT_INTERVAL_S, originOf, view, type Connection } from '../monitor/connections.ts';
 import { normalizeBaseUrl, type FetchOutcome } from '../monitor/remote-client.ts';
 import { ApiError, badRequest } from '../http/errors.ts';
 import { IdParams } from './schemas.ts';
@@ -57,9 +57,17 @@ export async function connectionRoutes(app: FastifyInstance, { monitor }: { moni
       if (c.kind === 'embedded' && (p.base_url !== undefined || p.private_token !== undefined || p.api_version !== undefined || p.segment !== undefined)) {
         throw badRequest('the embedded connection is this server: only name, interval_s and enabled can change');
       }
+      const baseUrl = p.base_url !== undefined ? baseUrlOrThrow(p.base_url) : undefined;
+      // The stored token was given for one host: moving the URL to another origin must not carry it along.
+      if (baseUrl !== undefined && originOf(baseUrl) !== originOf(c.baseUrl) && p.private_token === undefined) {
+        throw badRequest(
+          `base_url: moving this connection from ${c.baseUrl ? new URL(c.baseUrl).host : 'nowhere'} to ${new URL(baseUrl).host} needs its token again: ` +
+            'send private_token with the new base_url (the stored token is only sent to the host it was given for)',
+        );
+      }
       const updated = monitor.connections.update(c.id, {
         name: p.name?.trim() || undefined,
-        baseUrl: p.base_url !== undefined ? baseUrlOrThrow(p.base_url) : undefined,
+        baseUrl,
         token: p.private_token,
         apiVersion: p.api_version,
         segment: p.segment,

@@ -16,6 +16,7 @@ export const ConnectionView = Type.Object({
   interval_s: Type.Integer({ minimum: 2, maximum: 60 }),
   enabled: Type.Boolean(),
   has_token: Type.Boolean({ description: 'the token itself never leaves the backend' }),
+  warnings: Type.Array(Type.String(), { description: 'risks of this connection as configured, e.g. a token sent over plain http to another machine' }),
   last_sample_at: Type.Union([Type.String(), Type.Null()]),
   last_error: Type.Union([Type.String(), Type.Null()]),
   created_at: Type.String(),

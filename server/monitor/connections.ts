@@ -67,7 +67,37 @@ function parseThresholds(text: string): Thresholds {
   }
 }
 
+/** Loopback names and addresses: a token sent there never crosses a network. */
+export function isLoopbackHost(hostname: string): boolean {
+  const h = hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  return h === 'localhost' || h.endsWith('.localhost') || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h) || h === '::1' || h === '::ffff:127.0.0.1' || /^::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}$/.test(h);
+}
+
+/** What a person should know before the stored token is sent to this URL. */
+export function tokenWarnings(baseUrl: string | null, hasToken: boolean): string[] {
+  if (!baseUrl || !hasToken) return [];
+  let u: URL;
+  try {
+    u = new URL(baseUrl);
+  } catch {
+    return [];
+  }
+  if (u.protocol !== 'http:' || isLoopbackHost(u.hostname)) return [];
+  return [`the PRIVATE-TOKEN goes to ${u.host} over plain http: anyone on the network path can read it; use https://`];
+}
+
+/** Scheme, host and port: a stored token is only ever sent to the origin it was given for. */
+export function originOf(baseUrl: string | null): string | null {
+  if (!baseUrl) return null;
+  try {
+    return new URL(baseUrl).origin;
+  } catch {
+    return null;
+  }
+}
+
 export function view(c: Connection): ConnectionView {
+  const hasToken = c.token !== null && c.token !== '';
   return {
     id: c.id,
     name: c.name,
@@ -77,7 +107,8 @@ export function view(c: Connection): ConnectionView {
     segment: c.segment,
     interval_s: c.intervalS,
     enabled: c.enabled,
-    has_token: c.token !== null && c.token !== '',
+    has_token: hasToken,
+    warnings: tokenWarnings(c.baseUrl, hasToken),
     last_sample_at: c.lastSampleAt === null ? null : new Date(c.lastSampleAt).toISOString(),
     last_error: c.lastError,
     created_at: new Date(c.createdAt).toISOString(),

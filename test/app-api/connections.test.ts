@@ -101,6 +101,51 @@ describe('app API', () => {
     expect(lines[25]).toBe(`${new Date(t0 + 120_000).toISOString()},,,,,,,,,,,,,connection refused by x: is GitLab running there?`);
   });
 
+  it('wants the token again when the URL moves to another host, and never sends the old one there', async () => {
+    // A second real server that records every PRIVATE-TOKEN it is sent.
+    const other = await startFakeGitLab('glpat-other-host-token');
+    try {
+      const id = await addConnection(s, { base_url: fake.url, private_token: REMOTE_TOKEN, enabled: false });
+      const moved = await api(`/connections/${id}`, { method: 'PATCH', json: { base_url: other.url } });
+      expect(moved.status).toBe(400);
+      expect(moved.body.message).toMatch(/private_token/);
+      expect(moved.body.message).toContain(new URL(other.url).host);
+      const m = monitor(s);
+      await m.sampleNow(id);
+      await api(`/connections/${id}/test`, { method: 'POST' });
+      expect(other.requests).toEqual([]); // the refused PATCH changed nothing
+      // The same host under another path keeps its token: only the origin decides where it may go.
+      const samePath = await api(`/connections/${id}`, { method: 'PATCH', json: { base_url: `${fake.url}/` } });
+      expect(samePath.status).toBe(200);
+      const ok = await api(`/connections/${id}`, { method: 'PATCH', json: { base_url: other.url, private_token: 'glpat-other-host-token' } });
+      expect(ok.status).toBe(200);
+      expect(ok.body).toMatchObject({ base_url: other.url, has_token: true, warnings: [] });
+      await m.sampleNow(id);
+      expect(other.requests.length).toBeGreaterThan(0);
+      expect(other.requests.map((r) => r.token)).not.toContain(REMOTE_TOKEN);
+      expect(other.requests.every((r) => r.token === 'glpat-other-host-token')).toBe(true);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('warns when a token would travel over plain http to another machine', async () => {
+    const plain = await api('/connections', { json: { name: 'plain', base_url: 'http://gitlab.example.com', private_token: 't', enabled: false } });
+    expect(plain.status).toBe(201);
+    expect(plain.body.warnings).toHaveLength(1);
+    expect(plain.body.warnings[0]).toMatch(/plain http/);
+    const listed = ((await api('/connections')).body as ConnectionView[]).find((c) => c.id === plain.body.id)!;
+    expect(listed.warnings).toEqual(plain.body.warnings);
+    const tls = await api(`/connections/${plain.body.id}`, { method: 'PATCH', json: { base_url: 'https://gitlab.example.com', private_token: 't2' } });
+    expect(tls.body.warnings).toEqual([]);
+    for (const local of ['http://127.0.0.1:9', 'http://localhost:9', 'http://[::1]:9']) {
+      const r = await api('/connections', { json: { name: 'local', base_url: local, private_token: 't', enabled: false } });
+      expect(r.body.warnings, local).toEqual([]);
+    }
+    const embedded = ((await api('/connections')).body as ConnectionView[])[0]!;
+    expect(embedded.warnings).toEqual([]);
+  });
+
   it('never shows a remote token in an answer or in the log file', async () => {
     fake.answer = { metrics: metrics({ default: [1, 0] }, { processed: 1, failed: 0 }) };
     const id = await addConnection(s, { base_url: fake.url, private_token: REMOTE_TOKEN });

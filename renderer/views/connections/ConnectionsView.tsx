@@ -54,7 +54,10 @@ export default function ConnectionsView() {
                 <tr key={c.id} data-testid="connection-row" data-connection={c.name}>
                   <td>{c.name}</td>
                   <td>{c.kind === 'embedded' ? 'this server' : 'GitLab'}</td>
-                  <td className="wrap">{c.base_url ?? '—'}</td>
+                  <td className="wrap">
+                    {c.base_url ?? '—'}
+                    {c.warnings.map((w) => <p key={w} className="error small" role="note" data-testid="connection-warning">⚠ {w}</p>)}
+                  </td>
                   <td>{c.api_version}/{c.segment}</td>
                   <td>{c.interval_s} s</td>
                   <td>{ago(c.last_sample_at)}</td>
@@ -80,6 +83,18 @@ export default function ConnectionsView() {
       <AddConnection onAdded={refresh} />
     </section>
   );
+}
+
+// The backend answers the same warning for a saved connection; this shows it before the token is sent.
+function plainHttpHost(raw: string): string | null {
+  try {
+    const u = new URL(raw.trim());
+    const h = u.hostname.replace(/^\[|\]$/g, '');
+    const loopback = h === 'localhost' || h.endsWith('.localhost') || /^127\./.test(h) || h === '::1';
+    return u.protocol === 'http:' && !loopback ? u.host : null;
+  } catch {
+    return null;
+  }
 }
 
 function AddConnection({ onAdded }: { onAdded: () => void }) {
@@ -134,6 +149,9 @@ function AddConnection({ onAdded }: { onAdded: () => void }) {
       <label>Name<input {...field('name')} placeholder="production GitLab" data-testid="conn-name" /></label>
       <label>Base URL<input {...field('base_url')} placeholder="https://gitlab.example.com" required data-testid="conn-url" /></label>
       <label>PRIVATE-TOKEN<input {...field('private_token')} type="password" autoComplete="off" required data-testid="conn-token" /></label>
+      {plainHttpHost(form.base_url) && (
+        <p className="error small" role="note" data-testid="conn-plain-http">⚠ The token would go to {plainHttpHost(form.base_url)} over plain http, readable on the network path: use https://.</p>
+      )}
       <label>API
         <select {...field('api_version')} data-testid="conn-api">
           <option value="v4">v4</option>
