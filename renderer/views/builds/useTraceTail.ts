@@ -19,6 +19,16 @@ export function makeAnsi(): AnsiUp {
   const a = new AnsiUp();
   a.escape_html = true; // the default, set anyway: the trace is untrusted text
   a.use_classes = true; // colours from the theme's CSS, not inline styles
+  // A trace is untrusted: an OSC 8 hyperlink in it could dress any URL as "Click to download fixed
+  // artifacts". No scheme is allowed, and the link's text is kept as plain (still coloured) text,
+  // where ansi_up would otherwise drop it.
+  a.url_allowlist = {};
+  const internals = a as unknown as {
+    process_hyperlink(pkt: { text: string }): string;
+    transform_to_html(fragment: unknown): string;
+    with_state(pkt: { text: string }): unknown;
+  };
+  internals.process_hyperlink = (pkt) => internals.transform_to_html(internals.with_state(pkt));
   return a;
 }
 
