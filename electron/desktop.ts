@@ -68,6 +68,11 @@ export async function startDesktop(e: ElectronLike, opts: DesktopOptions): Promi
     callback({ responseHeaders: headers });
   });
 
+  // The UI needs no camera, location, notifications (they go through the bridge), clipboard reads
+  // or anything else a permission guards: a page that got in somehow gets nothing either.
+  e.session.defaultSession.setPermissionRequestHandler((_webContents, _permission, callback) => callback(false));
+  e.session.defaultSession.setPermissionCheckHandler(() => false);
+
   // Only our own page may use the bridge.
   const fromUs = (event: IpcEventLike) => {
     try {

@@ -4,7 +4,7 @@ import type { BrowserWindowConstructorOptions, Rectangle } from 'electron';
 
 export interface WebContentsLike {
   setWindowOpenHandler(handler: (details: { url: string }) => { action: 'deny' | 'allow' }): void;
-  on(event: 'will-navigate', listener: (event: { preventDefault(): void }, url: string) => void): void;
+  on(event: 'will-navigate' | 'will-redirect', listener: (event: { preventDefault(): void }, url: string) => void): void;
   reload(): void;
 }
 
@@ -22,6 +22,10 @@ export interface BrowserWindowLike {
   isDestroyed(): boolean;
   getNormalBounds(): Rectangle;
 }
+
+/** Electron's handler shapes, narrowed to what the shell looks at (it answers no to all). */
+export type PermissionRequestHandler = (webContents: unknown, permission: string, callback: (granted: boolean) => void, details: unknown) => void;
+export type PermissionCheckHandler = (webContents: unknown, permission: string, requestingOrigin: string, details: unknown) => boolean;
 
 export interface IpcEventLike {
   senderFrame: { url: string } | null;
@@ -55,6 +59,8 @@ export interface ElectronLike {
           listener: (details: { url: string; responseHeaders?: Record<string, string[]> }, callback: (response: { responseHeaders?: Record<string, string[]> }) => void) => void,
         ): void;
       };
+      setPermissionRequestHandler(handler: PermissionRequestHandler | null): void;
+      setPermissionCheckHandler(handler: PermissionCheckHandler | null): void;
     };
   };
   screen?: { getDisplayMatching(rect: Rectangle): { workArea: Rectangle } };

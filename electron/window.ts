@@ -46,7 +46,9 @@ export function createMainWindow(e: ElectronLike, opts: { backendUrl: string; pr
     if (isExternalHttp(url)) void e.shell.openExternal(url);
     return { action: 'deny' };
   });
-  win.webContents.on('will-navigate', (event, url) => {
+  // A redirect is a navigation the page did not ask for (a proxy, a captive portal, a hostile
+  // answer): it gets the same rule as a click, so the window only ever shows the backend's origin.
+  const stayHome = (event: { preventDefault(): void }, url: string) => {
     let target = '';
     try {
       target = new URL(url).origin;
@@ -56,7 +58,9 @@ export function createMainWindow(e: ElectronLike, opts: { backendUrl: string; pr
     if (target === origin) return;
     event.preventDefault();
     if (isExternalHttp(url)) void e.shell.openExternal(url);
-  });
+  };
+  win.webContents.on('will-navigate', stayHome);
+  win.webContents.on('will-redirect', stayHome);
 
   win.on('close', () => {
     try {

@@ -65,6 +65,28 @@ describe('Electron shell (faked Electron, real backend)', () => {
     expect(rec.external).toEqual(['https://docs.gitlab.com/', 'https://gitlab.example.com/admin']);
   });
 
+  it('follows no redirect away from its own origin (external http(s) goes to the browser instead)', async () => {
+    const { d, rec } = await launch();
+    const win = FakeWindow.all[0]!;
+    expect(win.tryRedirect('https://evil.example/phish')).toBe(false);
+    expect(win.tryRedirect('file:///etc/passwd')).toBe(false);
+    expect(win.tryRedirect('http://127.0.0.1:1/')).toBe(false);
+    expect(win.tryRedirect(`${d.url}/builds`)).toBe(true);
+    expect(rec.external).toEqual(['https://evil.example/phish', 'http://127.0.0.1:1/']);
+  });
+
+  it('denies every permission request and check, also from its own page', async () => {
+    const { d, rec } = await launch();
+    expect(rec.permissionRequest).toBeTypeOf('function');
+    expect(rec.permissionCheck).toBeTypeOf('function');
+    for (const permission of ['media', 'geolocation', 'notifications', 'clipboard-read', 'clipboard-sanitized-write', 'openExternal', 'fullscreen', 'hid', 'serial']) {
+      const answers: boolean[] = [];
+      rec.permissionRequest!({}, permission, (granted) => answers.push(granted), { requestingUrl: `${d.url}/` });
+      expect(answers, permission).toEqual([false]);
+      expect(rec.permissionCheck!({}, permission, d.url, { requestingUrl: `${d.url}/` }), permission).toBe(false);
+    }
+  });
+
   it('adds the CSP to backend answers that lack it', async () => {
     const { d, rec } = await launch();
     let out: Record<string, string[]> | undefined;

@@ -2,7 +2,7 @@
 // shell asks of Electron so tests can check it; the backend the shell starts is the real one.
 import { EventEmitter } from 'node:events';
 import type { BrowserWindowConstructorOptions, Rectangle } from 'electron';
-import type { ElectronLike, IpcEventLike } from '../../electron/electron-like.ts';
+import type { ElectronLike, IpcEventLike, PermissionCheckHandler, PermissionRequestHandler } from '../../electron/electron-like.ts';
 
 export class FakeWindow {
   static all: FakeWindow[] = [];
@@ -15,10 +15,10 @@ export class FakeWindow {
   destroyed = false;
   bounds: Rectangle;
   openHandler?: (d: { url: string }) => { action: 'deny' | 'allow' };
-  private navigate?: (event: { preventDefault(): void }, url: string) => void;
+  private readonly navigation = new Map<string, (event: { preventDefault(): void }, url: string) => void>();
   webContents = {
     setWindowOpenHandler: (h: (d: { url: string }) => { action: 'deny' | 'allow' }) => void (this.openHandler = h),
-    on: (_e: 'will-navigate', l: (event: { preventDefault(): void }, url: string) => void) => void (this.navigate = l),
+    on: (e: 'will-navigate' | 'will-redirect', l: (event: { preventDefault(): void }, url: string) => void) => void this.navigation.set(e, l),
     reload: () => void this.reloads++,
   };
   reloads = 0;
@@ -69,8 +69,15 @@ export class FakeWindow {
   }
   /** What a click on a link inside the page does; true when the navigation went ahead. */
   tryNavigate(url: string): boolean {
+    return this.go('will-navigate', url);
+  }
+  /** What a server answering a page load with a redirect to `url` does; true when it was followed. */
+  tryRedirect(url: string): boolean {
+    return this.go('will-redirect', url);
+  }
+  private go(event: string, url: string): boolean {
     let prevented = false;
-    this.navigate?.({ preventDefault: () => void (prevented = true) }, url);
+    this.navigation.get(event)?.({ preventDefault: () => void (prevented = true) }, url);
     return !prevented;
   }
 }
@@ -90,6 +97,8 @@ export function fakeElectron(opts: { userData: string; lock?: boolean }) {
     headerListener: undefined as
       | ((d: { url: string; responseHeaders?: Record<string, string[]> }, cb: (r: { responseHeaders?: Record<string, string[]> }) => void) => void)
       | undefined,
+    permissionRequest: undefined as PermissionRequestHandler | undefined,
+    permissionCheck: undefined as PermissionCheckHandler | undefined,
   };
   const e = {
     app: {
@@ -125,7 +134,13 @@ export function fakeElectron(opts: { userData: string; lock?: boolean }) {
       },
       { isSupported: () => true },
     ),
-    session: { defaultSession: { webRequest: { onHeadersReceived: (l: typeof rec.headerListener) => void (rec.headerListener = l) } } },
+    session: {
+      defaultSession: {
+        webRequest: { onHeadersReceived: (l: typeof rec.headerListener) => void (rec.headerListener = l) },
+        setPermissionRequestHandler: (h: PermissionRequestHandler | null) => void (rec.permissionRequest = h ?? undefined),
+        setPermissionCheckHandler: (h: PermissionCheckHandler | null) => void (rec.permissionCheck = h ?? undefined),
+      },
+    },
   };
   return {
     electron: e as unknown as ElectronLike,
