@@ -70,11 +70,34 @@ export function sendError(reply: FastifyReply, err: unknown, request?: FastifyRe
   const d = describeError(err);
   if (d.bug) (request?.log ?? reply.log).error({ err }, 'unhandled error');
   else if (d.status >= 500) (request?.log ?? reply.log).warn({ err }, d.message);
-  // An error answered before the body was all read (413 mid-upload, 403 before the file part) leaves
-  // the rest of the body paused in the socket; a keep-alive client's next request would wait behind it
-  // for ever. Closing the connection after the answer is what lets that client go on.
-  if (request && !request.raw.complete) reply.header('Connection', 'close');
+  if (request && !request.raw.complete) settleUnreadBody(request, reply);
   return reply.code(d.status).headers(d.headers).type('application/json').send({ message: d.message });
+}
+
+/**
+ * Draining costs only bandwidth, and at most this many bytes: any body up to it is read and dropped
+ * so the client, still writing, gets the answer instead of EPIPE and keeps its connection.
+ */
+export const DRAIN_MAX_BYTES = 1024 * 1024;
+
+/**
+ * An error answered before the body was all read (413 mid-upload, 403 before the file part) leaves
+ * the rest of the body paused in the socket, where a keep-alive client's next request would wait
+ * behind it for ever. A small declared body is read and discarded; a large or unsized one is cheaper
+ * to cut off: the connection closes after the answer.
+ */
+function settleUnreadBody(request: FastifyRequest, reply: FastifyReply): void {
+  const declared = Number(request.headers['content-length']);
+  if (!(request.headers['content-length'] !== undefined && Number.isFinite(declared) && declared <= DRAIN_MAX_BYTES)) {
+    reply.header('Connection', 'close');
+    return;
+  }
+  const raw = request.raw;
+  // Whoever was reading (a body parser, busboy) has given up: detach it, then read the rest into nothing.
+  raw.unpipe();
+  raw.on('data', () => undefined);
+  raw.resume();
+  reply.removeHeader('connection');
 }
 
 export function installErrorHandling(app: FastifyInstance): void {

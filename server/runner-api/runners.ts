@@ -63,9 +63,9 @@ export async function runnersRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
     return { id: runner.id, description: runner.description, active: runner.active, is_shared: runner.is_shared };
   };
   for (const url of ['/runners/delete', '/runners/delete.json']) {
-    // GitLab's route is DELETE only; POST is accepted too for clients that cannot send a DELETE body.
+    // GitLab routes DELETE only: a POST here is an unknown route (404), as it was there.
     app.route({
-      method: ['DELETE', 'POST'],
+      method: 'DELETE',
       url,
       schema: { tags: ['runner API v1'], summary: 'Unregister a runner (its token in the body)' },
       handler: async (request, reply) => reply.code(200).send(await remove(await readParams(request))),

@@ -180,10 +180,10 @@ describe('DELETE /runners/delete', () => {
     }
   });
 
-  it('accepts POST too (a documented difference from GitLab, for clients without DELETE bodies)', async () => {
+  it('POST is no route, as in GitLab (DELETE only): 404 and the runner stays', async () => {
     const runner = await newRunner();
-    expect((await runnerJson(url('/runners/delete'), 'POST', { token: runner.token })).status).toBe(200);
-    expect(await runnerRow(runner.id)).toBeUndefined();
+    expect((await runnerJson(url('/runners/delete'), 'POST', { token: runner.token })).status).toBe(404);
+    expect(await runnerRow(runner.id)).toBeDefined();
   });
 });
 
