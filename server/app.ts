@@ -8,6 +8,7 @@ import { openStore, type Store } from './store/index.ts';
 import { AppEvents, RunnerQueue, type AppContext } from './context.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { installBodyParsers } from './http/body-parsers.ts';
+import { installHostCheck } from './http/host-check.ts';
 import { loggerOptions } from './http/logging.ts';
 import { logDomainEvents } from './http/event-log.ts';
 import { registerDocs, registerDocsUi } from './http/docs.ts';
@@ -73,6 +74,7 @@ async function assemble(config: Config, store: Store): Promise<JobscopeServer> {
     }
   });
   installErrorHandling(app);
+  installHostCheck(app, config);
   logDomainEvents(ctx, app.log);
   installBodyParsers(app);
   // A form PUT may carry the full trace as JSON does (Grape took any encoding): same limit.

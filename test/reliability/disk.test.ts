@@ -226,14 +226,14 @@ test.skipIf(!hasPrlimit)('a file-size limit on the server process (prlimit --fsi
   const FSIZE = 2 * 1024 * 1024;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-fsize-'));
   const adminToken = 'fsize-admin-token-0123456';
-  const child = await spawnServer(['--port', '0', '--data-dir', dir, '--admin-token', adminToken, '--registration-token', 'fsize-reg', '--max-artifact-mb', '64'], {
+  const child = await spawnServer(['--port', '0', '--data-dir', dir, '--admin-token', adminToken, '--registration-token', 'fsize-registration-token', '--max-artifact-mb', '64'], {
     wrap: ['prlimit', `--fsize=${FSIZE}`],
   });
   try {
     const admin = { 'private-token': adminToken };
     const pid = (await json(`${child.url}/api/v3/sim/projects`, 'POST', { name: 'fsize' }, admin)).body.id;
     await json(`${child.url}/api/v3/sim/projects/${pid}/builds`, 'POST', { count: 2 }, admin);
-    const rt = (await json(`${child.url}/ci/api/v1/runners/register.json`, 'POST', { token: 'fsize-reg' })).body.token;
+    const rt = (await json(`${child.url}/ci/api/v1/runners/register.json`, 'POST', { token: 'fsize-registration-token' })).body.token;
     const b = (await json(`${child.url}/ci/api/v1/builds/register.json`, 'POST', { token: rt })).body as { id: number; token: string };
     // An archive larger than any file may grow: refused while it streams.
     const big = await uploadArtifact(child.url, b.id, b.token, crypto.randomBytes(FSIZE + 512 * 1024)).done;

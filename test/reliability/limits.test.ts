@@ -106,12 +106,12 @@ test('an artifact over the limit gets 413 whether Content-Length says so or not,
 
 test('the limits given as serve flags (--max-trace-mb, --max-artifact-mb) are the ones enforced', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-limits-cli-'));
-  const child = await spawnServer(['--port', '0', '--data-dir', dir, '--admin-token', 'limits-admin-token-0123', '--registration-token', 'limits-reg', '--max-trace-mb', '0.0625', '--max-artifact-mb', '0.25']);
+  const child = await spawnServer(['--port', '0', '--data-dir', dir, '--admin-token', 'limits-admin-token-0123', '--registration-token', 'limits-registration-token', '--max-trace-mb', '0.0625', '--max-artifact-mb', '0.25']);
   try {
     const admin = { 'private-token': 'limits-admin-token-0123' };
     const pid = (await json(`${child.url}/api/v3/sim/projects`, 'POST', { name: 'cli' }, admin)).body.id;
     await json(`${child.url}/api/v3/sim/projects/${pid}/builds`, 'POST', {}, admin);
-    const rt = (await json(`${child.url}/ci/api/v1/runners/register.json`, 'POST', { token: 'limits-reg' })).body.token;
+    const rt = (await json(`${child.url}/ci/api/v1/runners/register.json`, 'POST', { token: 'limits-registration-token' })).body.token;
     const b = (await json(`${child.url}/ci/api/v1/builds/register.json`, 'POST', { token: rt })).body;
     expect((await patchTrace(child.url, b.id, b.token, 0, crypto.randomBytes(TRACE_LIMIT + 1))).status).toBe(413);
     expect((await patchTrace(child.url, b.id, b.token, 0, crypto.randomBytes(TRACE_LIMIT))).status).toBe(202);
