@@ -1,7 +1,9 @@
 // Settings as the UI edits them: every savable flag, what is in force now, what is saved for the next start.
 import { Type, type Static } from '@sinclair/typebox';
 
-const Value = Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]);
+// One `type` list, not anyOf: the validator coerces types and tries anyOf branches in order, so null
+// became "" (and true "true") before the handler saw it; with a list it coerces only what matches none.
+const Value = Type.Unsafe<string | number | boolean | null>({ type: ['string', 'number', 'boolean', 'null'] });
 
 export const SettingView = Type.Object({
   name: Type.String({ description: 'as in settings.json and the flag without dashes, e.g. max-artifact-mb' }),
