@@ -3,6 +3,7 @@
 // so a knob added here is a flag, an environment variable and a documented default at once.
 import fs from 'node:fs';
 import path from 'node:path';
+import { isLoopbackHost, unbindableHostProblem } from './host-address.ts';
 
 export interface Config {
   host: string;
@@ -24,6 +25,8 @@ export interface Config {
   logLevel: string;
   /** Not a flag: the headless host copies warnings and errors to stderr. */
   logToStderr?: boolean;
+  /** Not a flag: saved settings that were ignored at start (and why), or that widen exposure. */
+  settingsWarnings?: string[];
   /** Which host runs this server; shown in /api/app/status. */
   mode: 'electron' | 'browser' | 'serve' | 'test';
   /** Days of sampled history kept (1-minute resolution past the raw window). */
@@ -81,11 +84,26 @@ export interface SettingSpec {
   kind: Kind;
   default: string | number | boolean | undefined;
   help: string;
+  /** The only values a string setting takes. */
+  choices?: readonly string[];
+  /** Bounds of an int or mb setting (mb in MiB); rows without them get BOUNDS_BY_KIND. */
+  min?: number;
+  max?: number;
+}
+
+// Every number has a ceiling, so no row (new ones included) accepts 1e15. Timers in Node overflow
+// past 2^31-1 ms (and then fire after 1 ms); 1 TiB is far past any artifact or trace.
+const BOUNDS_BY_KIND: Partial<Record<Kind, { min: number; max: number }>> = { int: { min: 0, max: 2_147_483_647 }, mb: { min: 0, max: 1_048_576 } };
+
+/** The range a number setting accepts, in the units its flag takes (MiB for mb). */
+export function boundsOf(spec: SettingSpec): { min: number; max: number } | null {
+  const generic = BOUNDS_BY_KIND[spec.kind];
+  return generic ? { min: spec.min ?? generic.min, max: spec.max ?? generic.max } : null;
 }
 
 export const SETTINGS: SettingSpec[] = [
   { key: 'host', flag: '--host <host>', env: 'JOBSCOPE_HOST', kind: 'string', default: '127.0.0.1', help: 'address to bind; keep 127.0.0.1 unless other machines must reach it' },
-  { key: 'port', flag: '--port <port>', env: 'JOBSCOPE_PORT', kind: 'int', default: 8090, help: 'TCP port; 0 picks any free port' },
+  { key: 'port', flag: '--port <port>', env: 'JOBSCOPE_PORT', kind: 'int', default: 8090, help: 'TCP port; 0 picks any free port', max: 65535 },
   { key: 'dataDir', flag: '--data-dir <dir>', env: 'JOBSCOPE_DATA_DIR', kind: 'string', default: './jobscope-data', help: 'folder holding the database, traces, artifacts and tokens' },
   { key: 'adminToken', flag: '--admin-token <token>', env: 'JOBSCOPE_ADMIN_TOKEN', kind: 'string', default: undefined, help: 'admin PRIVATE-TOKEN (default: generated once, kept in the data dir)' },
   { key: 'registrationToken', flag: '--registration-token <token>', env: 'JOBSCOPE_REGISTRATION_TOKEN', kind: 'string', default: undefined, help: 'instance-wide runner registration token (default: generated once)' },
@@ -94,22 +112,22 @@ export const SETTINGS: SettingSpec[] = [
   { key: 'fsync', flag: '--fsync', env: 'JOBSCOPE_FSYNC', kind: 'bool', default: false, help: 'fsync every acknowledged write (power-loss safe; slower). Without it writes survive kill -9' },
   { key: 'demo', flag: '--demo', env: 'JOBSCOPE_DEMO', kind: 'bool', default: false, help: 'start the demo load generator (simulated workers and queues)' },
   { key: 'uiDir', flag: '--ui-dir <dir>', env: 'JOBSCOPE_UI_DIR', kind: 'string', default: undefined, help: 'folder of the built UI to serve at / (default: dist/renderer when built)' },
-  { key: 'logLevel', flag: '--log-level <level>', env: 'JOBSCOPE_LOG_LEVEL', kind: 'string', default: 'info', help: 'log level of <data dir>/logs/jobscope.log: silent, fatal, error, warn, info, debug' },
-  { key: 'mode', flag: '--mode <mode>', env: 'JOBSCOPE_MODE', kind: 'string', default: 'serve', help: 'host reported in /api/app/status: electron, browser, serve or test' },
-  { key: 'historyDays', flag: '--history-days <days>', env: 'JOBSCOPE_HISTORY_DAYS', kind: 'int', default: 7, help: 'days of sampled dashboard history kept (1-minute resolution past the raw window)' },
-  { key: 'historyRawHours', flag: '--history-raw-hours <hours>', env: 'JOBSCOPE_HISTORY_RAW_HOURS', kind: 'int', default: 24, help: 'hours of full-resolution samples kept' },
-  { key: 'remoteTimeoutMs', flag: '--remote-timeout-ms <ms>', env: 'JOBSCOPE_REMOTE_TIMEOUT_MS', kind: 'int', default: 10000, help: 'timeout of one request to a remote GitLab, in ms' },
+  { key: 'logLevel', flag: '--log-level <level>', env: 'JOBSCOPE_LOG_LEVEL', kind: 'string', default: 'info', help: 'log level of <data dir>/logs/jobscope.log: silent, fatal, error, warn, info, debug', choices: ['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'trace'] },
+  { key: 'mode', flag: '--mode <mode>', env: 'JOBSCOPE_MODE', kind: 'string', default: 'serve', help: 'host reported in /api/app/status: electron, browser, serve or test', choices: ['electron', 'browser', 'serve', 'test'] },
+  { key: 'historyDays', flag: '--history-days <days>', env: 'JOBSCOPE_HISTORY_DAYS', kind: 'int', default: 7, help: 'days of sampled dashboard history kept (1-minute resolution past the raw window)', min: 1, max: 3650 },
+  { key: 'historyRawHours', flag: '--history-raw-hours <hours>', env: 'JOBSCOPE_HISTORY_RAW_HOURS', kind: 'int', default: 24, help: 'hours of full-resolution samples kept', min: 1, max: 8760 },
+  { key: 'remoteTimeoutMs', flag: '--remote-timeout-ms <ms>', env: 'JOBSCOPE_REMOTE_TIMEOUT_MS', kind: 'int', default: 10000, help: 'timeout of one request to a remote GitLab, in ms', min: 1, max: 600_000 },
   { key: 'monitorIntervalMs', flag: '--monitor-interval-ms <ms>', env: 'JOBSCOPE_MONITOR_INTERVAL_MS', kind: 'int', default: 0, help: 'sample every connection at this interval instead of its own (tests, demos); 0 = each connection\'s interval' },
-  { key: 'jobConcurrency', flag: '--job-concurrency <n>', env: 'JOBSCOPE_JOB_CONCURRENCY', kind: 'int', default: 10, help: 'worker slots of the server\'s own job pool' },
+  { key: 'jobConcurrency', flag: '--job-concurrency <n>', env: 'JOBSCOPE_JOB_CONCURRENCY', kind: 'int', default: 10, help: 'worker slots of the server\'s own job pool', min: 1, max: 1000 },
   { key: 'jobBackoffUnitMs', flag: '--job-backoff-unit-ms <ms>', env: 'JOBSCOPE_JOB_BACKOFF_UNIT_MS', kind: 'int', default: 1000, help: 'length of one "second" of the retry backoff (n^4 + 15 + rand(30)*(n+1)); shrink for tests' },
-  { key: 'jobPollMs', flag: '--job-poll-ms <ms>', env: 'JOBSCOPE_JOB_POLL_MS', kind: 'int', default: 1000, help: 'how often due retries go back into their queues, in ms' },
-  { key: 'jobDeadMax', flag: '--job-dead-max <n>', env: 'JOBSCOPE_JOB_DEAD_MAX', kind: 'int', default: 10000, help: 'most jobs kept in the dead set (oldest dropped first)' },
+  { key: 'jobPollMs', flag: '--job-poll-ms <ms>', env: 'JOBSCOPE_JOB_POLL_MS', kind: 'int', default: 1000, help: 'how often due retries go back into their queues, in ms', min: 1 },
+  { key: 'jobDeadMax', flag: '--job-dead-max <n>', env: 'JOBSCOPE_JOB_DEAD_MAX', kind: 'int', default: 10000, help: 'most jobs kept in the dead set (oldest dropped first)', max: 10_000_000 },
   { key: 'stuckBuildsEveryMs', flag: '--stuck-builds-every-ms <ms>', env: 'JOBSCOPE_STUCK_BUILDS_EVERY_MS', kind: 'int', default: 60000, help: 'how often running builds past their timeout are failed, in ms; 0 = never' },
   { key: 'artifactExpiryEveryMs', flag: '--artifact-expiry-every-ms <ms>', env: 'JOBSCOPE_ARTIFACT_EXPIRY_EVERY_MS', kind: 'int', default: 60000, help: 'how often artifacts past expire_in are removed, in ms; 0 = never' },
   { key: 'runnerContactEveryMs', flag: '--runner-contact-every-ms <ms>', env: 'JOBSCOPE_RUNNER_CONTACT_EVERY_MS', kind: 'int', default: 60000, help: 'how often silent runners are marked offline, in ms; 0 = never' },
   { key: 'runnerOfflineAfterMs', flag: '--runner-offline-after-ms <ms>', env: 'JOBSCOPE_RUNNER_OFFLINE_AFTER_MS', kind: 'int', default: 3600000, help: 'a runner silent this long is offline, in ms (GitLab: 1 hour)' },
-  { key: 'simJournalEntries', flag: '--sim-journal-entries <n>', env: 'JOBSCOPE_SIM_JOURNAL_ENTRIES', kind: 'int', default: 5000, help: 'HTTP exchanges the runner simulator\'s journal keeps (oldest dropped first)' },
-  { key: 'simJournalBodyBytes', flag: '--sim-journal-body-bytes <n>', env: 'JOBSCOPE_SIM_JOURNAL_BODY_BYTES', kind: 'int', default: 8192, help: 'bytes of each request and response body the simulator\'s journal keeps' },
+  { key: 'simJournalEntries', flag: '--sim-journal-entries <n>', env: 'JOBSCOPE_SIM_JOURNAL_ENTRIES', kind: 'int', default: 5000, help: 'HTTP exchanges the runner simulator\'s journal keeps (oldest dropped first)', min: 1, max: 100_000 },
+  { key: 'simJournalBodyBytes', flag: '--sim-journal-body-bytes <n>', env: 'JOBSCOPE_SIM_JOURNAL_BODY_BYTES', kind: 'int', default: 8192, help: 'bytes of each request and response body the simulator\'s journal keeps', max: 1_048_576 },
   { key: 'allowedHosts', flag: '--allowed-hosts <hosts>', env: 'JOBSCOPE_ALLOWED_HOSTS', kind: 'string', default: undefined, help: 'comma-separated Host names (with :port to allow only that port) served besides localhost, 127.x.x.x, [::1] and the bound address; bound to 0.0.0.0 any Host is served unless this is given' },
   { key: 'headersTimeoutMs', flag: '--headers-timeout-ms <ms>', env: 'JOBSCOPE_HEADERS_TIMEOUT_MS', kind: 'int', default: 20000, help: 'a request\'s line and headers must arrive within this, in ms' },
   { key: 'bodyTimeoutMs', flag: '--body-timeout-ms <ms>', env: 'JOBSCOPE_BODY_TIMEOUT_MS', kind: 'int', default: 30000, help: 'time a request body may take; past it the body must average --body-min-bytes-per-s or the connection is closed (408), in ms' },
@@ -125,7 +143,10 @@ export class ConfigError extends Error {}
 /** Shortest admin or registration token accepted from a flag or the environment. */
 export const MIN_TOKEN_LENGTH = 16;
 
-function parseValue(spec: SettingSpec, raw: unknown): Config[keyof Config] {
+const flagName = (spec: SettingSpec) => spec.flag.split(' ')[0]!;
+
+/** A value from a flag, the environment or settings.json, parsed and checked against its row; ConfigError names the flag and what it takes. */
+export function parseValue(spec: SettingSpec, raw: unknown): Config[keyof Config] {
   if (spec.kind === 'bool') {
     if (typeof raw === 'boolean') return raw;
     const s = String(raw).toLowerCase();
@@ -133,15 +154,35 @@ function parseValue(spec: SettingSpec, raw: unknown): Config[keyof Config] {
     if (['0', 'false', 'no', 'off', ''].includes(s)) return false;
     throw new ConfigError(`${spec.env}: expected true or false, got "${raw}"`);
   }
-  if (spec.kind === 'int' || spec.kind === 'mb') {
-    const n = typeof raw === 'number' ? raw : Number(String(raw).trim());
-    if (!Number.isFinite(n) || n < 0 || (spec.kind === 'int' && !Number.isInteger(n))) {
-      throw new ConfigError(`${spec.flag.split(' ')[0]}: expected a non-negative number, got "${raw}"`);
+  const bounds = boundsOf(spec);
+  if (bounds) {
+    const n = typeof raw === 'number' ? raw : String(raw).trim() === '' ? NaN : Number(String(raw).trim());
+    if (!Number.isFinite(n) || n < bounds.min || n > bounds.max || (spec.kind === 'int' && !Number.isInteger(n))) {
+      const what = spec.kind === 'int' ? 'a whole number' : 'a number of MiB';
+      throw new ConfigError(`${flagName(spec)}: expected ${what} from ${bounds.min.toLocaleString('en-US')} to ${bounds.max.toLocaleString('en-US')}, got "${raw}"`);
     }
-    if (spec.key === 'port' && n > 65535) throw new ConfigError(`--port: ${n} is above 65535`);
     return spec.kind === 'mb' ? Math.floor(n * 1024 * 1024) : n;
   }
+  if (spec.choices && !spec.choices.includes(String(raw))) {
+    throw new ConfigError(`${flagName(spec)}: expected one of ${spec.choices.join(', ')}, got "${raw}"`);
+  }
   return String(raw);
+}
+
+/**
+ * Why a value saved in settings.json must not be used, or null. Beyond what a flag accepts, a saved
+ * host must be bindable here: a flag's typo fails in front of the person who typed it, a saved
+ * one would fail a later start (the desktop app's, say) with nobody to read why.
+ */
+export function savedValueProblem(spec: SettingSpec, raw: unknown): string | null {
+  if (raw !== null && typeof raw === 'object') return `${flagName(spec)}: expected a ${spec.kind === 'string' ? 'string' : spec.kind === 'bool' ? 'boolean' : 'number'}, got ${JSON.stringify(raw)}`;
+  try {
+    const v = parseValue(spec, raw);
+    return spec.key === 'host' ? unbindableHostProblem(String(v)) : null;
+  } catch (err) {
+    if (err instanceof ConfigError) return err.message;
+    throw err;
+  }
 }
 
 /** `--max-artifact-mb <mb>` → `max-artifact-mb`: how a setting is named in settings.json. */
@@ -154,11 +195,24 @@ export const SETTINGS_FILE = 'settings.json';
 
 /** The settings saved from the UI in <data dir>/settings.json, by setting name; {} when none or unreadable. */
 export function readSavedSettings(dataDir: string): Record<string, unknown> {
+  return loadSavedSettings(dataDir).values;
+}
+
+/** settings.json and, when it exists but cannot be used, why (reported at start, never fatal). */
+export function loadSavedSettings(dataDir: string): { values: Record<string, unknown>; problem: string | null } {
+  const file = path.join(dataDir, SETTINGS_FILE);
+  let text: string;
   try {
-    const parsed: unknown = JSON.parse(fs.readFileSync(path.join(dataDir, SETTINGS_FILE), 'utf8'));
-    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
-  } catch {
-    return {};
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    return { values: {}, problem: (err as NodeJS.ErrnoException).code === 'ENOENT' ? null : `${file}: ignored, unreadable (${(err as Error).message})` };
+  }
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return { values: parsed as Record<string, unknown>, problem: null };
+    return { values: {}, problem: `${file}: ignored, not a JSON object` };
+  } catch (err) {
+    return { values: {}, problem: `${file}: ignored, not valid JSON (${(err as Error).message})` };
   }
 }
 
@@ -175,10 +229,20 @@ export function resolveConfig(options: Partial<Record<keyof Config, unknown>> = 
     return env[spec.env] !== undefined && env[spec.env] !== '' ? env[spec.env] : undefined;
   };
   const dataDirSpec = SETTINGS.find((s) => s.key === 'dataDir')!;
-  const saved = readSavedSettings(path.resolve(String(fromFlagsOrEnv(dataDirSpec) ?? dataDirSpec.default)));
+  const { values: saved, problem } = loadSavedSettings(path.resolve(String(fromFlagsOrEnv(dataDirSpec) ?? dataDirSpec.default)));
+  const warnings: string[] = problem ? [problem] : [];
   for (const spec of SETTINGS) {
     let raw = fromFlagsOrEnv(spec);
-    if (raw === undefined && SAVABLE.includes(spec)) raw = saved[settingName(spec)] ?? undefined;
+    const savedValue = SAVABLE.includes(spec) ? saved[settingName(spec)] : undefined;
+    if (raw === undefined && savedValue !== undefined && savedValue !== null) {
+      // A bad saved value falls back to the default: the server must start so the value can be fixed.
+      const bad = savedValueProblem(spec, savedValue);
+      if (bad) warnings.push(`settings.json: ignored ${settingName(spec)} = ${JSON.stringify(savedValue)} (${bad}); using the default ${JSON.stringify(spec.default ?? null)}`);
+      else raw = savedValue;
+      if (!bad && spec.key === 'host' && !isLoopbackHost(String(savedValue))) {
+        warnings.push(`settings.json: host = ${JSON.stringify(savedValue)} makes this server reachable from other machines; remove it from settings.json to listen on 127.0.0.1 only`);
+      }
+    }
     if (raw === undefined) {
       out[spec.key] = spec.default === undefined ? undefined : parseValue(spec, spec.default);
       continue;
@@ -196,8 +260,6 @@ export function resolveConfig(options: Partial<Record<keyof Config, unknown>> = 
       throw new ConfigError(`${spec.flag.split(' ')[0]} (${spec.env}): a token must have at least ${MIN_TOKEN_LENGTH} characters, got ${token.length}; leave it out to have one generated`);
     }
   }
-  if (!['electron', 'browser', 'serve', 'test'].includes(config.mode)) throw new ConfigError(`--mode: expected electron, browser, serve or test, got "${config.mode}"`);
-  if (config.historyDays < 1) throw new ConfigError('--history-days: keep at least 1 day');
-  if (config.historyRawHours < 1) throw new ConfigError('--history-raw-hours: keep at least 1 hour');
+  if (warnings.length) config.settingsWarnings = warnings;
   return config;
 }

@@ -27,6 +27,7 @@ export async function serve(config: Config): Promise<void> {
       `Data dir: ${config.dataDir}`,
       `Admin token (PRIVATE-TOKEN): ${store.adminToken}`,
       `Runner registration token: ${store.registrationToken}`,
+      ...(config.settingsWarnings ?? []).map((w) => `Warning: ${w}`),
       '',
     ].join('\n'),
   );

@@ -10,7 +10,9 @@ export type SettingValue = SettingView['default'];
 export const settings = {
   get: (c: Client) => requestJson<SettingsView>(c, 'GET', '/api/app/settings'),
   /** null removes the saved value (the default, or the flag/env, applies again at the next start). */
-  save: (c: Client, values: Record<string, SettingValue>) => requestJson<SettingsView>(c, 'PUT', '/api/app/settings', { json: { values } }),
+  /** confirmExpose: the person agreed that a non-loopback host makes the next start reachable from other machines. */
+  save: (c: Client, values: Record<string, SettingValue>, opts: { confirmExpose?: boolean } = {}) =>
+    requestJson<SettingsView>(c, 'PUT', '/api/app/settings', { json: opts.confirmExpose ? { values, confirm_expose: true } : { values } }),
   logs: (c: Client, q: Omit<LogQuery, 'private_token'> = {}) => requestJson<LogView>(c, 'GET', '/api/app/logs', { query: q }),
   /** Deletes every build, project, runner, job and sample; the server keeps running. */
   reset: (c: Client) => requestJson<unknown>(c, 'POST', '/api/app/reset', { json: { confirm: 'reset' } }),

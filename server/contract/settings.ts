@@ -15,6 +15,10 @@ export const SettingView = Type.Object({
   effective: Value,
   saved: Value,
   restart_required: Type.Boolean({ description: 'the saved value differs from the one in force; it applies at the next start' }),
+  choices: Type.Union([Type.Array(Type.String()), Type.Null()], { description: 'the only values a string setting takes' }),
+  min: Type.Union([Type.Number(), Type.Null()], { description: 'smallest value of a number setting, in the units of its flag (MiB for mb)' }),
+  max: Type.Union([Type.Number(), Type.Null()]),
+  problem: Type.Union([Type.String(), Type.Null()], { description: 'why the saved value is not used (it is ignored at start), or null' }),
 });
 export type SettingView = Static<typeof SettingView>;
 
@@ -22,11 +26,13 @@ export const SettingsView = Type.Object({
   data_dir: Type.String(),
   settings_file: Type.String(),
   settings: Type.Array(SettingView),
+  warnings: Type.Array(Type.String(), { description: 'saved settings ignored at this start (and why), or that open the server to other machines' }),
 });
 export type SettingsView = Static<typeof SettingsView>;
 
 export const SettingsUpdate = Type.Object({
   values: Type.Record(Type.String(), Value, { description: 'setting name → value; null removes the saved value' }),
+  confirm_expose: Type.Optional(Type.Boolean({ description: 'required to save a host other than loopback: the next start will be reachable from other machines' })),
 });
 export type SettingsUpdate = Static<typeof SettingsUpdate>;
 

@@ -14,6 +14,7 @@ const RANK: Record<string, number> = { debug: 20, info: 30, warn: 40, error: 50 
 
 export async function settingsApi(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   app.addHook('onRequest', async (request) => requireAdmin(ctx.store, request));
+  for (const w of ctx.config.settingsWarnings ?? []) app.log.warn(w);
 
   app.get('/settings', { schema: { tags, summary: 'Every savable setting: default, in force, saved for the next start', response: { 200: SettingsView } } }, async () =>
     settingsView(ctx.config),
@@ -24,7 +25,7 @@ export async function settingsApi(app: FastifyInstance, { ctx }: { ctx: AppConte
     { schema: { tags, summary: 'Save settings to <data dir>/settings.json (applied at the next start; flags and env still win)', body: SettingsUpdate, response: { 200: SettingsView } } },
     async (request) => {
       try {
-        saveSettings(ctx.config.dataDir, request.body.values);
+        saveSettings(ctx.config.dataDir, request.body.values, { confirmExpose: request.body.confirm_expose === true });
       } catch (err) {
         if (err instanceof ConfigError) throw new ApiError(400, `400 (Bad request) ${err.message}`);
         throw err;

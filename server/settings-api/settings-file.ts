@@ -2,7 +2,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
-import { ConfigError, SAVABLE, SETTINGS_FILE, readSavedSettings, resolveConfig, settingName, type Config, type SettingSpec } from '../config.ts';
+import { ConfigError, SAVABLE, SETTINGS_FILE, boundsOf, parseValue, readSavedSettings, savedValueProblem, settingName, type Config, type SettingSpec } from '../config.ts';
+import { isLoopbackHost } from '../host-address.ts';
 import type { SettingsView } from '../contract/settings.ts';
 
 /** The value in the units a person types (MiB for sizes), as flags take it. */
@@ -17,10 +18,13 @@ export function settingsView(config: Config): SettingsView {
   return {
     data_dir: config.dataDir,
     settings_file: path.join(config.dataDir, SETTINGS_FILE),
+    warnings: config.settingsWarnings ?? [],
     settings: SAVABLE.map((spec) => {
       const name = settingName(spec);
       const savedValue = saved[name];
       const effective = display(spec, config[spec.key]);
+      const problem = savedValue === undefined || savedValue === null ? null : savedValueProblem(spec, savedValue);
+      const bounds = boundsOf(spec);
       return {
         name,
         flag: spec.flag,
@@ -29,15 +33,19 @@ export function settingsView(config: Config): SettingsView {
         help: spec.help,
         default: display(spec, spec.default === undefined ? null : spec.kind === 'mb' ? Number(spec.default) * 1024 * 1024 : spec.default),
         effective,
-        saved: savedValue === undefined ? null : (savedValue as string | number | boolean),
-        restart_required: savedValue !== undefined && savedValue !== null && String(savedValue) !== String(effective),
+        saved: savedValue === undefined || (savedValue !== null && typeof savedValue === 'object') ? null : (savedValue as string | number | boolean),
+        restart_required: savedValue !== undefined && savedValue !== null && problem === null && String(savedValue) !== String(effective),
+        choices: spec.choices ? [...spec.choices] : null,
+        min: bounds?.min ?? null,
+        max: bounds?.max ?? null,
+        problem,
       };
     }),
   };
 }
 
 /** Validates every value as its flag would, then replaces settings.json atomically. */
-export function saveSettings(dataDir: string, values: Record<string, unknown>): void {
+export function saveSettings(dataDir: string, values: Record<string, unknown>, opts: { confirmExpose?: boolean } = {}): void {
   const next = readSavedSettings(dataDir);
   for (const [name, value] of Object.entries(values)) {
     const spec = SAVABLE.find((s) => settingName(s) === name);
@@ -46,8 +54,16 @@ export function saveSettings(dataDir: string, values: Record<string, unknown>): 
       delete next[name];
       continue;
     }
-    // Parse through the same code the flags use, so a saved value can never stop the next start.
-    const parsed = resolveConfig({ [spec.key]: value, dataDir }, {})[spec.key];
+    // The same checks as at start, so what is saved here is never ignored there.
+    const problem = savedValueProblem(spec, value);
+    if (problem) throw new ConfigError(problem);
+    const parsed = parseValue(spec, value);
+    if (spec.key === 'host' && !isLoopbackHost(String(parsed)) && !opts.confirmExpose) {
+      throw new ConfigError(
+        `host: ${String(parsed)} makes the next start reachable from other machines (anyone who can reach it can try the tokens); ` +
+          'send "confirm_expose": true with it to save it anyway',
+      );
+    }
     next[name] = display(spec, parsed);
   }
   const file = path.join(dataDir, SETTINGS_FILE);

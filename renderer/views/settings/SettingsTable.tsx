@@ -4,7 +4,7 @@ import { useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useClient } from '../../app/client-context.tsx';
 import { settings, type SettingsView, type SettingView } from '../../api/settings.ts';
-import { parsed, shown } from './setting-values.ts';
+import { allowed, exposesHost, parsed, shown } from './setting-values.ts';
 
 function Editor({ s, value, onChange }: { s: SettingView; value: string; onChange: (v: string) => void }) {
   const common = { 'aria-label': `Saved value of ${s.name}`, 'data-testid': 'setting-input' };
@@ -25,13 +25,16 @@ export function SettingsTable({ view }: { view: SettingsView }) {
   const qc = useQueryClient();
   const [edits, setEdits] = useState<Record<string, string>>({});
   const [done, setDone] = useState<string | null>(null);
+  const [expose, setExpose] = useState(false);
   const changed = view.settings.filter((s) => edits[s.name] !== undefined && edits[s.name] !== shown(s.saved));
+  const widening = changed.some((s) => s.name === 'host' && exposesHost(edits[s.name]!));
   const save = useMutation({
-    mutationFn: () => settings.save(client, Object.fromEntries(changed.map((s) => [s.name, parsed(s.kind, edits[s.name]!)]))),
+    mutationFn: () => settings.save(client, Object.fromEntries(changed.map((s) => [s.name, parsed(s.kind, edits[s.name]!)])), { confirmExpose: widening && expose }),
     onSuccess: (v) => {
       qc.setQueryData(['settings'], v);
       setDone(`Saved ${changed.map((s) => s.name).join(', ')} to ${v.settings_file}.`);
       setEdits({});
+      setExpose(false);
     },
     onMutate: () => setDone(null),
   });
@@ -42,6 +45,11 @@ export function SettingsTable({ view }: { view: SettingsView }) {
         <h3>Server settings</h3>
         <span className="muted small">Saved in <code>{view.settings_file}</code>; they apply at the next start. Flags and <code>JOBSCOPE_*</code> variables still win.</span>
       </div>
+      {view.warnings.length > 0 && (
+        <ul className="error small" role="alert" data-testid="settings-warnings">
+          {view.warnings.map((w) => <li key={w}>{w}</li>)}
+        </ul>
+      )}
       <div className="table-wrap">
         <table data-testid="settings-table">
           <thead>
@@ -54,12 +62,13 @@ export function SettingsTable({ view }: { view: SettingsView }) {
               return (
                 <tr key={s.name} data-testid="setting-row" data-setting={s.name}>
                   <td><strong>{s.name}</strong><div className="muted small"><code>{s.flag}</code> · <code>{s.env}</code></div></td>
-                  <td className="wrap small">{s.help}</td>
+                  <td className="wrap small">{s.help}{allowed(s) && <div className="muted" data-testid="setting-allowed">Allowed: {allowed(s)}</div>}</td>
                   <td data-testid="setting-default">{shown(s.default) || '—'}</td>
                   <td data-testid="setting-effective">{shown(s.effective) || '—'}</td>
                   <td>
                     <Editor s={s} value={value} onChange={(v) => { save.reset(); setEdits((e) => ({ ...e, [s.name]: v })); }} />
                     {dirty && <span className="muted small"> edited</span>}
+                    {s.problem && <p className="error small" data-testid="setting-problem">Ignored at start: {s.problem}</p>}
                   </td>
                   <td>{s.restart_required && <span className="badge status-pending" data-testid="restart-marker" title="The saved value differs from the one in force">applies at next start</span>}</td>
                 </tr>
@@ -68,6 +77,12 @@ export function SettingsTable({ view }: { view: SettingsView }) {
           </tbody>
         </table>
       </div>
+      {widening && (
+        <label className="error small" data-testid="settings-expose">
+          <input type="checkbox" checked={expose} onChange={(e) => { save.reset(); setExpose(e.target.checked); }} data-testid="settings-expose-confirm" />
+          {' '}Listen on {edits.host?.trim()} at the next start: other machines on the network can reach this server and try its tokens.
+        </label>
+      )}
       {save.error && <p className="error" role="alert" data-testid="settings-error">{(save.error as Error).message}</p>}
       {done && <p className="ok-text" role="status" data-testid="settings-saved">{done}</p>}
       <div className="row gap">

@@ -6,6 +6,19 @@ export function shown(v: SettingValue): string {
   return v === null || v === undefined ? '' : String(v);
 }
 
+/** A bind address other machines can reach (the server answers the same; this only decides when to ask). */
+export function exposesHost(text: string): boolean {
+  const h = text.trim().toLowerCase().replace(/^\[|\]$/g, '');
+  return h !== '' && h !== 'localhost' && h !== '::1' && !/^127\./.test(h);
+}
+
+/** What a setting accepts, shown next to its field: the choices, or the range in its flag's units. */
+export function allowed(s: Pick<SettingView, 'choices' | 'min' | 'max' | 'kind'>): string {
+  if (s.choices) return s.choices.join(' · ');
+  if (s.min !== null && s.max !== null) return `${s.min.toLocaleString('en-US')} – ${s.max.toLocaleString('en-US')}${s.kind === 'mb' ? ' MiB' : ''}`;
+  return '';
+}
+
 /** '' = remove the saved value; numbers and booleans as JSON values when they read as such. */
 export function parsed(kind: SettingView['kind'], text: string): SettingValue {
   const t = text.trim();
