@@ -15,6 +15,8 @@ export interface Config {
   registrationToken?: string;
   maxArtifactBytes: number;
   maxTraceBytes: number;
+  /** Longest artifacts expiry kept; a longer expire_in is cut to it, days. */
+  maxArtifactExpireDays: number;
   /** Also fsync trace, artifact and database writes (survive power loss, not just kill -9). */
   fsync: boolean;
   /** Start the demo load generator at boot. */
@@ -109,6 +111,7 @@ export const SETTINGS: SettingSpec[] = [
   { key: 'registrationToken', flag: '--registration-token <token>', env: 'JOBSCOPE_REGISTRATION_TOKEN', kind: 'string', default: undefined, help: 'instance-wide runner registration token (default: generated once)' },
   { key: 'maxArtifactBytes', flag: '--max-artifact-mb <mb>', env: 'JOBSCOPE_MAX_ARTIFACT_MB', kind: 'mb', default: 100, help: 'artifacts uploads of this size or larger are refused with 413 (as GitLab), in MiB' },
   { key: 'maxTraceBytes', flag: '--max-trace-mb <mb>', env: 'JOBSCOPE_MAX_TRACE_MB', kind: 'mb', default: 64, help: 'largest build trace accepted, in MiB' },
+  { key: 'maxArtifactExpireDays', flag: '--max-artifact-expire-days <days>', env: 'JOBSCOPE_MAX_ARTIFACT_EXPIRE_DAYS', kind: 'int', default: 36525, help: 'longest artifacts expiry: a longer expire_in is cut to this many days (at most 36525, 100 years)' },
   { key: 'fsync', flag: '--fsync', env: 'JOBSCOPE_FSYNC', kind: 'bool', default: false, help: 'fsync every acknowledged write (power-loss safe; slower). Without it writes survive kill -9' },
   { key: 'demo', flag: '--demo', env: 'JOBSCOPE_DEMO', kind: 'bool', default: false, help: 'start the demo load generator (simulated workers and queues)' },
   { key: 'uiDir', flag: '--ui-dir <dir>', env: 'JOBSCOPE_UI_DIR', kind: 'string', default: undefined, help: 'folder of the built UI to serve at / (default: dist/renderer when built)' },

@@ -12,9 +12,11 @@ import { QueueKindError } from '../jobs/job-system.ts';
 import { SYNTHETIC } from '../jobs/builtin/synthetic.ts';
 import type { FailedJob } from '../jobs/job-rows.ts';
 import type { LoadStatus as DemoStatus } from '../jobs/demo-load.ts';
+import { isoTime, isoTimeOr0 } from '../store/row-values.ts';
 
 const tags = ['control API: jobs'];
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+// Never new Date(x).toISOString(): it throws on a time past Date's range.
+const iso = isoTime;
 
 function failedView(j: FailedJob): FailedJobViewT {
   return {
@@ -25,8 +27,8 @@ function failedView(j: FailedJob): FailedJobViewT {
     retry: j.retry,
     retry_count: j.retry_count,
     error: j.error,
-    created_at: new Date(j.created_at).toISOString(),
-    enqueued_at: new Date(j.enqueued_at).toISOString(),
+    created_at: isoTimeOr0(j.created_at),
+    enqueued_at: isoTimeOr0(j.enqueued_at),
     failed_at: iso(j.failed_at),
     run_at: iso(j.run_at),
   };

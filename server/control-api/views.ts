@@ -4,11 +4,13 @@ import type { Build } from '../store/builds.ts';
 import type { Project } from '../store/projects.ts';
 import type { Runner } from '../store/runners.ts';
 import type { BuildView, ProjectView, RunnerView } from '../contract/control.ts';
+import { isoTime, isoTimeOr0 } from '../store/row-values.ts';
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+// Never new Date(x).toISOString() here: it throws on a stored time past Date's range.
+const iso = isoTime;
 
 export function projectView(p: Project): ProjectView {
-  return { ...p, created_at: new Date(p.created_at).toISOString() };
+  return { ...p, created_at: isoTimeOr0(p.created_at) };
 }
 
 export function buildView(ctx: AppContext, b: Build): BuildView {
@@ -36,7 +38,7 @@ export function buildView(ctx: AppContext, b: Build): BuildView {
     artifacts: b.artifacts_key
       ? { filename: b.artifacts_filename ?? 'artifacts.zip', size: b.artifacts_size ?? 0, expire_at: iso(b.artifacts_expire_at), files: b.artifacts_listing }
       : null,
-    created_at: new Date(b.created_at).toISOString(),
+    created_at: isoTimeOr0(b.created_at),
     started_at: iso(b.started_at),
     finished_at: iso(b.finished_at),
     duration: b.started_at !== null && end !== null ? (end - b.started_at) / 1000 : null,
@@ -59,6 +61,6 @@ export function runnerView(r: Runner): RunnerView {
     platform: s(r.info.platform),
     architecture: s(r.info.architecture),
     last_contact_at: iso(r.contacted_at),
-    created_at: new Date(r.created_at).toISOString(),
+    created_at: isoTimeOr0(r.created_at),
   };
 }

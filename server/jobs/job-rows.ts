@@ -2,6 +2,7 @@
 // one or a few cached statements, and callers group them in one transaction per job step.
 import type { Db } from '../store/db.ts';
 import type { Job } from './types.ts';
+import { isPlainObject, storedInt, storedJson, storedTime, storedTimeOr0 } from '../store/row-values.ts';
 
 interface JobRow {
   id: number;
@@ -26,19 +27,20 @@ export interface FailedJob extends Job {
   error: string | null;
 }
 
-// `retry` column: -1 stands for `false` (drop after the first failure).
+// `retry` column: -1 stands for `false` (drop after the first failure). Numbers and JSON are read
+// through row-values.ts: a row stored out of range must not break the retry and dead set reads.
 const toJob = (r: JobRow): FailedJob => ({
   id: r.id,
   queue: r.queue,
   class: r.class,
   kind: r.kind,
-  args: JSON.parse(r.args) as Record<string, unknown>,
-  retry: r.retry < 0 ? false : r.retry,
-  retry_count: r.retry_count,
-  created_at: r.created_at,
-  enqueued_at: r.enqueued_at,
-  run_at: r.run_at,
-  failed_at: r.failed_at,
+  args: storedJson(r.args, {}, isPlainObject),
+  retry: r.retry < 0 ? false : (storedInt(r.retry, 0, 1000) ?? 0),
+  retry_count: storedInt(r.retry_count, 0, 1000) ?? 0,
+  created_at: storedTimeOr0(r.created_at),
+  enqueued_at: storedTimeOr0(r.enqueued_at),
+  run_at: storedTime(r.run_at),
+  failed_at: storedTime(r.failed_at),
   error: r.error,
 });
 

@@ -9,7 +9,7 @@ import { TooLargeError, type StagedUpload } from '../store/artifacts.ts';
 import type { Build } from '../store/builds.ts';
 import { authenticateBuild, buildTokenOf, buildTokenValid } from './auth.ts';
 import { buildDetails } from './build-details.ts';
-import { parseExpireIn } from './expire-in.ts';
+import { artifactsExpireAt, parseExpireIn } from './expire-in.ts';
 
 /** Content-Disposition for a name the client chose: ASCII fallback plus RFC 5987 UTF-8 form. */
 export function contentDisposition(filename: string): string {
@@ -98,7 +98,7 @@ export async function artifactsRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
           key,
           filename,
           size: staged.size,
-          expire_at: expireIn === undefined ? null : Date.now() + expireIn * 1000,
+          expire_at: artifactsExpireAt(Date.now(), expireIn, ctx.config.maxArtifactExpireDays),
         }),
       );
       if (old && old !== key) store.artifacts.remove(old);
@@ -143,7 +143,9 @@ export async function artifactsRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
 export function sendArtifact(ctx: AppContext, build: Build, reply: FastifyReply) {
   if (!build.artifacts_key) throw notFound();
   let stream;
+  let size: number;
   try {
+    size = ctx.store.artifacts.size(build.artifacts_key);
     stream = ctx.store.artifacts.open(build.artifacts_key);
   } catch {
     throw new ApiError(404, '404 Not Found');
@@ -154,7 +156,7 @@ export function sendArtifact(ctx: AppContext, build: Build, reply: FastifyReply)
       'Content-Type': 'application/octet-stream',
       'Content-Disposition': contentDisposition(build.artifacts_filename ?? 'artifacts.zip'),
       'Content-Transfer-Encoding': 'binary',
-      'Content-Length': String(build.artifacts_size ?? 0),
+      'Content-Length': String(size),
     })
     .send(stream);
 }

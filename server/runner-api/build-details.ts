@@ -3,11 +3,10 @@
 import type { AppContext } from '../context.ts';
 import type { Build, Variable } from '../store/builds.ts';
 import type { Project } from '../store/projects.ts';
+import { isoTime } from '../store/row-values.ts';
 
 export const GITLAB_VERSION = '8.17.0';
 export const GITLAB_REVISION = 'jobscope';
-
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 function refSlug(ref: string): string {
   return ref.toLowerCase().replace(/[^a-z0-9]/g, '-').replace(/^-+|-+$/g, '').slice(0, 63);
@@ -67,8 +66,9 @@ export function buildDetails(ctx: AppContext, build: Build, host: string, known?
     commands: build.commands,
     repo_url: repoUrlOf(build, project, host),
     before_sha: build.before_sha,
-    allow_git_fetch: (build.options.allow_git_fetch as boolean | undefined) ?? true,
-    ...(build.artifacts_key ? { artifacts_expire_at: iso(build.artifacts_expire_at) } : {}),
+    // The runner decodes a bool strictly: anything else stored in options is the default.
+    allow_git_fetch: typeof build.options.allow_git_fetch === 'boolean' ? build.options.allow_git_fetch : true,
+    ...(build.artifacts_key ? { artifacts_expire_at: isoTime(build.artifacts_expire_at) } : {}),
     options: build.options,
     timeout: build.timeout ?? project?.build_timeout ?? 3600,
     variables: [...predefinedVariables(build, project), ...build.variables],

@@ -30,3 +30,17 @@ export function parseExpireIn(text: string | undefined): number | undefined {
   if (!matched || rest.trim() !== '') return undefined;
   return total;
 }
+
+/** The hard ceiling of --max-artifact-expire-days: 100 years keeps every expiry far inside Date's range. */
+export const EXPIRE_DAYS_CEILING = 36525;
+
+/**
+ * When artifacts uploaded at `now` with `expire_in` seconds expire (epoch ms), or null for never.
+ * Longer than `maxDays` is cut to it, as GitLab caps artifact expiry: a stored expiry must stay a
+ * time every reader can format (99 nines of seconds is past the year 275760, where Date ends).
+ */
+export function artifactsExpireAt(now: number, expireIn: number | undefined, maxDays: number): number | null {
+  if (expireIn === undefined || !Number.isFinite(expireIn) || expireIn < 0) return null;
+  const capMs = Math.min(Math.max(maxDays, 0), EXPIRE_DAYS_CEILING) * 86_400_000;
+  return Math.round(now + Math.min(expireIn * 1000, capMs));
+}

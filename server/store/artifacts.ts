@@ -93,6 +93,11 @@ export class ArtifactStore {
     if (key) fs.rmSync(this.pathOf(key), { force: true });
   }
 
+  /** The archive's size on disk: the file, not the stored row, is the truth for what a download sends. */
+  size(key: string): number {
+    return fs.statSync(this.pathOf(key)).size;
+  }
+
   open(key: string): fs.ReadStream {
     // 1 MiB reads instead of the default 64 KiB: a sixteenth of the thread-pool round trips for an
     // archive of hundreds of MiB, at a bounded 1 MiB per download in flight.

@@ -1,6 +1,7 @@
 import type { Db } from './db.ts';
 import type { Runner } from './runners.ts';
 import { digest, newToken } from '../auth/tokens.ts';
+import { isArray, isId, isPlainObject, storedInt, storedJson, storedTime, storedTimeOr0 } from './row-values.ts';
 
 export type BuildStatus = 'pending' | 'running' | 'success' | 'failed' | 'canceled';
 export const FINISHED: readonly BuildStatus[] = ['success', 'failed', 'canceled'];
@@ -54,14 +55,29 @@ type BuildRow = Omit<Build, 'tag' | 'variables' | 'options' | 'tag_list' | 'depe
   artifacts_listing: string | null;
 };
 
+const isVariable = (v: unknown): v is Variable =>
+  isPlainObject(v) && typeof v.key === 'string' && typeof v.value === 'string' && typeof v.public === 'boolean';
+const isEntry = (v: unknown): v is ArchiveEntry => isPlainObject(v) && typeof v.name === 'string' && Number.isSafeInteger(v.size);
+const tagListOf = (text: unknown): string[] => storedJson(text, [], isArray).filter((t): t is string => typeof t === 'string');
+
+// Every column through row-values.ts: a row an older version stored out of range reads clamped, not as a throw.
 const toBuild = (r: BuildRow): Build => ({
   ...r,
+  id: storedInt(r.id) ?? 0,
+  project_id: storedInt(r.project_id) ?? 0,
+  runner_id: storedInt(r.runner_id),
   tag: r.tag === 1,
-  variables: JSON.parse(r.variables) as Variable[],
-  options: JSON.parse(r.options) as Record<string, unknown>,
-  tag_list: JSON.parse(r.tag_list) as string[],
-  depends_on: JSON.parse(r.depends_on) as number[],
-  artifacts_listing: r.artifacts_listing === null ? null : (JSON.parse(r.artifacts_listing) as ArchiveEntry[]),
+  variables: storedJson(r.variables, [], isArray).filter(isVariable),
+  options: storedJson(r.options, {}, isPlainObject),
+  timeout: storedInt(r.timeout, 1, 2 ** 31 - 1),
+  tag_list: tagListOf(r.tag_list),
+  depends_on: storedJson(r.depends_on, [], isArray).filter(isId),
+  artifacts_size: storedInt(r.artifacts_size, 0),
+  artifacts_expire_at: storedTime(r.artifacts_expire_at),
+  artifacts_listing: r.artifacts_listing === null ? null : storedJson(r.artifacts_listing, [], isArray).filter(isEntry),
+  created_at: storedTimeOr0(r.created_at),
+  started_at: storedTime(r.started_at),
+  finished_at: storedTime(r.finished_at),
 });
 
 export interface NewBuild {
@@ -175,7 +191,7 @@ export class Builds {
     return this.db.tx(() => {
       for (const projectId of this.projectsInDispatchOrder(runner)) {
         for (const row of this.db.iterate<BuildRow>(`SELECT * FROM builds WHERE project_id = ? AND status = 'pending' ORDER BY id`, [projectId])) {
-          if (!runnerMatches(runner, { tag_list: JSON.parse(row.tag_list) as string[] })) continue;
+          if (!runnerMatches(runner, { tag_list: tagListOf(row.tag_list) })) continue;
           const now = Date.now();
           const { changes } = this.db.run(`UPDATE builds SET status = 'running', runner_id = ?, started_at = ? WHERE id = ? AND status = 'pending'`, [
             runner.id, now, row.id,

@@ -1,5 +1,6 @@
 import type { Db } from './db.ts';
 import { digest, newToken } from '../auth/tokens.ts';
+import { storedInt, storedTimeOr0 } from './row-values.ts';
 
 export interface Project {
   id: number;
@@ -21,8 +22,9 @@ const toProject = (r: ProjectRow): Project => ({
   runners_token: r.runners_token,
   ci_token: r.ci_token,
   shared_runners_enabled: r.shared_runners_enabled === 1,
-  build_timeout: r.build_timeout,
-  created_at: r.created_at,
+  // Read clamped (row-values.ts): a value an older version stored out of range must not break reads.
+  build_timeout: storedInt(r.build_timeout, 1, 2 ** 31 - 1) ?? 3600,
+  created_at: storedTimeOr0(r.created_at),
 });
 
 export class Projects {

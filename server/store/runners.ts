@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { Db } from './db.ts';
 import { digest, newToken } from '../auth/tokens.ts';
+import { isArray, isPlainObject, storedJson, storedTime, storedTimeOr0 } from './row-values.ts';
 
 export interface RunnerInfo {
   name?: string;
@@ -53,11 +54,11 @@ const toRunner = (r: RunnerRow): Runner => ({
   active: r.active === 1,
   run_untagged: r.run_untagged === 1,
   locked: r.locked === 1,
-  tag_list: JSON.parse(r.tag_list) as string[],
-  info: JSON.parse(r.info) as RunnerInfo,
+  tag_list: storedJson(r.tag_list, [], isArray).filter((t): t is string => typeof t === 'string'),
+  info: storedJson(r.info, {}, isPlainObject) as RunnerInfo,
   online: r.online === 1,
-  contacted_at: r.contacted_at,
-  created_at: r.created_at,
+  contacted_at: storedTime(r.contacted_at),
+  created_at: storedTimeOr0(r.created_at),
 });
 
 export interface NewRunner {

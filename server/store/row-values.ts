@@ -1,0 +1,52 @@
+// Reading stored columns without trusting them. A row written by an older version, by hand or by a
+// bug (an expiry past the year 275760, a number SQLite hands back as a BigInt, JSON cut short) must
+// not make every later read of it throw: one bad row would otherwise turn every list that contains
+// it into a 500, across restarts. Out-of-range values read as clamped, unreadable ones as null or a
+// neutral default. Writes are validated elsewhere; this is the second line.
+
+/** The largest epoch-ms a JavaScript Date holds (ECMA-262: ±8.64e15). */
+export const MAX_DATE_MS = 8.64e15;
+
+function asNumber(v: unknown): number | undefined {
+  if (typeof v === 'bigint') return Number(v);
+  return typeof v === 'number' && !Number.isNaN(v) ? v : undefined;
+}
+
+/** An epoch-ms column: clamped into Date's range; null when it holds no number. */
+export function storedTime(v: unknown): number | null {
+  const n = asNumber(v);
+  return n === undefined ? null : Math.min(Math.max(n, -MAX_DATE_MS), MAX_DATE_MS);
+}
+
+/** A NOT NULL epoch-ms column: as storedTime, 0 when it holds no number. */
+export const storedTimeOr0 = (v: unknown): number => storedTime(v) ?? 0;
+
+/** An integer column (ids, sizes, seconds) as a safe integer within [min, max]; null when it holds no number. */
+export function storedInt(v: unknown, min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER): number | null {
+  const n = asNumber(v);
+  return n === undefined ? null : Math.min(Math.max(Math.trunc(n), min), max);
+}
+
+/** Epoch ms as ISO 8601, or null; never throws, whatever the value. */
+export function isoTime(v: unknown): string | null {
+  const ms = storedTime(v);
+  return ms === null ? null : new Date(ms).toISOString();
+}
+
+/** A NOT NULL time column as ISO 8601 (the epoch when it holds no number). */
+export const isoTimeOr0 = (v: unknown): string => isoTime(v) ?? new Date(0).toISOString();
+
+/** A JSON column, or `fallback` when it does not parse or `valid` refuses its shape. */
+export function storedJson<T>(text: unknown, fallback: T, valid: (v: unknown) => v is T): T {
+  if (typeof text !== 'string') return fallback;
+  try {
+    const v: unknown = JSON.parse(text);
+    return valid(v) ? v : fallback;
+  } catch {
+    return fallback;
+  }
+}
+
+export const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+export const isArray = (v: unknown): v is unknown[] => Array.isArray(v);
+export const isId = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) > 0;
