@@ -59,6 +59,16 @@ export interface Config {
   simJournalEntries: number;
   /** Bytes of each request/response body the simulator's journal keeps. */
   simJournalBodyBytes: number;
+  /** Most entries of an artifacts archive's listing kept (the count of all is kept too). */
+  artifactListingMaxEntries: number;
+  /** Most bytes of entry names an archive's listing keeps, in total. */
+  artifactListingMaxNameBytes: number;
+  /** Most durable queues; the job API refuses to create more. */
+  maxQueues: number;
+  /** An empty queue of synthetic jobs idle this long is forgotten, minutes (0 = never). */
+  queueForgetIdleMinutes: number;
+  /** Most queues each history sample records; queues past it are not sampled. */
+  historyMaxQueues: number;
   /** Host header values served besides loopback names and the bound address, comma-separated. */
   allowedHosts?: string;
   /** The request line and headers must arrive within this, ms. */
@@ -139,6 +149,11 @@ export const SETTINGS: SettingSpec[] = [
   { key: 'keepAliveTimeoutMs', flag: '--keep-alive-timeout-ms <ms>', env: 'JOBSCOPE_KEEP_ALIVE_TIMEOUT_MS', kind: 'int', default: 10000, help: 'an idle keep-alive connection is closed after this (runners poll every 3 s), in ms' },
   { key: 'maxRunnerBodyKib', flag: '--max-runner-body-kib <kib>', env: 'JOBSCOPE_MAX_RUNNER_BODY_KIB', kind: 'int', default: 64, help: 'largest runner request body read before its token is checked (register, poll, delete, updates of builds that are not running), in KiB' },
   { key: 'maxInflightBodyBytes', flag: '--max-inflight-body-mb <mb>', env: 'JOBSCOPE_MAX_INFLIGHT_BODY_MB', kind: 'mb', default: 256, help: 'request bodies held in memory at once across all requests (artifact uploads stream to disk and do not count); past it requests get 503 with Retry-After, in MiB' },
+  { key: 'artifactListingMaxEntries', flag: '--artifact-listing-max-entries <n>', env: 'JOBSCOPE_ARTIFACT_LISTING_MAX_ENTRIES', kind: 'int', default: 10000, help: 'entries of an artifacts archive\'s file list kept for the build page (all are counted; the list is marked truncated)' },
+  { key: 'artifactListingMaxNameBytes', flag: '--artifact-listing-max-name-bytes <n>', env: 'JOBSCOPE_ARTIFACT_LISTING_MAX_NAME_BYTES', kind: 'int', default: 1048576, help: 'bytes of entry names an archive\'s file list keeps in total' },
+  { key: 'maxQueues', flag: '--max-queues <n>', env: 'JOBSCOPE_MAX_QUEUES', kind: 'int', default: 1000, help: 'most job queues; POST /api/v3/sim/jobs into a new queue past it gets 409' },
+  { key: 'queueForgetIdleMinutes', flag: '--queue-forget-idle-minutes <min>', env: 'JOBSCOPE_QUEUE_FORGET_IDLE_MINUTES', kind: 'int', default: 60, help: 'an empty queue of synthetic jobs idle this long is forgotten, in minutes; 0 = never' },
+  { key: 'historyMaxQueues', flag: '--history-max-queues <n>', env: 'JOBSCOPE_HISTORY_MAX_QUEUES', kind: 'int', default: 200, help: 'most queues each dashboard history sample records; queues seen after the limit is reached are not sampled' },
 ];
 
 export class ConfigError extends Error {}

@@ -106,7 +106,13 @@ export const BuildView = Type.Object({
       filename: Type.String(),
       size: Type.Integer(),
       expire_at: Type.Union([Type.String(), Type.Null()]),
-      files: Type.Union([Type.Null(), Type.Array(Type.Object({ name: Type.String(), size: Type.Integer() }))]),
+      files: Type.Optional(
+        Type.Union([Type.Null(), Type.Array(Type.Object({ name: Type.String(), size: Type.Integer() }))], {
+          description: 'detail only (not in lists): the first entries, within --artifact-listing-max-entries and --artifact-listing-max-name-bytes; null until listed',
+        }),
+      ),
+      files_total: Type.Union([Type.Integer(), Type.Null()], { description: 'files in the archive, also those not kept; null until listed' }),
+      files_truncated: Type.Boolean({ description: '`files` holds fewer than files_total' }),
     }),
   ]),
   created_at: Type.String(),

@@ -19,11 +19,11 @@ export async function buildsRoutes(app: FastifyInstance, { ctx }: { ctx: AppCont
 
   app.get<{ Querystring: BuildQuery }>(
     '/builds',
-    { schema: { tags, summary: 'List builds, newest first (filters: status, project_id, runner_id; paging: before_id, limit)', querystring: BuildQuery, response: { 200: Type.Array(BuildView) } } },
+    { schema: { tags, summary: 'List builds, newest first (filters: status, project_id, runner_id; paging: before_id, limit); artifacts without their file list', querystring: BuildQuery, response: { 200: Type.Array(BuildView) } } },
     async (request) => store.builds.list(request.query).map((b) => buildView(ctx, b)),
   );
-  app.get<{ Params: IdP }>('/builds/:id', { schema: { tags, summary: 'One build', params: IdParams, response: { 200: BuildView } } }, async (request) =>
-    buildView(ctx, find(request.params.id)),
+  app.get<{ Params: IdP }>('/builds/:id', { schema: { tags, summary: 'One build, with its artifacts’ file list', params: IdParams, response: { 200: BuildView } } }, async (request) =>
+    buildView(ctx, find(request.params.id), { files: true }),
   );
 
   app.get<{ Params: IdP }>(

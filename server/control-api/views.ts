@@ -13,7 +13,8 @@ export function projectView(p: Project): ProjectView {
   return { ...p, created_at: isoTimeOr0(p.created_at) };
 }
 
-export function buildView(ctx: AppContext, b: Build): BuildView {
+/** `files: true` (a build's detail) adds the archive's kept file list; lists never carry it. */
+export function buildView(ctx: AppContext, b: Build, opts: { files?: boolean } = {}): BuildView {
   const end = b.finished_at ?? (b.status === 'running' ? Date.now() : null);
   return {
     id: b.id,
@@ -36,13 +37,22 @@ export function buildView(ctx: AppContext, b: Build): BuildView {
     token: b.token,
     trace_length: ctx.store.traces.length(b.id),
     artifacts: b.artifacts_key
-      ? { filename: b.artifacts_filename ?? 'artifacts.zip', size: b.artifacts_size ?? 0, expire_at: iso(b.artifacts_expire_at), files: b.artifacts_listing }
+      ? { filename: b.artifacts_filename ?? 'artifacts.zip', size: b.artifacts_size ?? 0, expire_at: iso(b.artifacts_expire_at), ...filesOf(ctx, b.id, opts.files === true) }
       : null,
     created_at: isoTimeOr0(b.created_at),
     started_at: iso(b.started_at),
     finished_at: iso(b.finished_at),
     duration: b.started_at !== null && end !== null ? (end - b.started_at) / 1000 : null,
   };
+}
+
+function filesOf(ctx: AppContext, buildId: number, withEntries: boolean): Pick<NonNullable<BuildView['artifacts']>, 'files' | 'files_total' | 'files_truncated'> {
+  if (!withEntries) {
+    const s = ctx.store.listings.summary(buildId);
+    return { files_total: s?.total ?? null, files_truncated: s?.truncated ?? false };
+  }
+  const l = ctx.store.listings.get(buildId);
+  return l ? { files: l.entries, files_total: l.total, files_truncated: l.truncated } : { files: null, files_total: null, files_truncated: false };
 }
 
 export function runnerView(r: Runner): RunnerView {

@@ -8,7 +8,7 @@ export function startJobs(ctx: AppContext, log: { warn(obj: unknown, msg?: strin
   jobs.log = log;
   registerBuiltins(jobs, { config, store, events });
   jobs.start();
-  scheduleBuiltins(jobs, { config, events });
+  scheduleBuiltins(jobs, { config, events, store });
   if (config.demo) jobs.demo.apply({});
   ctx.onClose(() => jobs.stop());
 }

@@ -9,6 +9,7 @@ import { Runners } from './runners.ts';
 import { Builds } from './builds.ts';
 import { TraceStore } from './traces.ts';
 import { ArtifactStore } from './artifacts.ts';
+import { ArtifactListings } from './artifact-listings.ts';
 import { newToken } from '../auth/tokens.ts';
 
 export interface Store {
@@ -21,6 +22,7 @@ export interface Store {
   builds: Builds;
   traces: TraceStore;
   artifacts: ArtifactStore;
+  listings: ArtifactListings;
   adminToken: string;
   registrationToken: string;
   close(): void;
@@ -51,6 +53,7 @@ export function openStore(config: Config): Store {
     builds,
     traces,
     artifacts,
+    listings: new ArtifactListings(db),
     adminToken: settings.ensure('admin_token', config.adminToken, () => newToken(16)),
     registrationToken: settings.ensure('registration_token', config.registrationToken, () => newToken()),
     close() {

@@ -149,4 +149,22 @@ export const MIGRATIONS: string[] = [
   CREATE INDEX builds_project_status ON builds (project_id, status, id);
   DROP INDEX builds_project;
   `,
+  // 5: archive listings leave the builds row, where every list query read them whole (older
+  // versions kept every name: hundreds of MB in a few rows). The old column is emptied here without
+  // reading it into JavaScript; the listings are derived data and are listed again from the archives.
+  `
+  CREATE TABLE artifact_listings (
+    build_id INTEGER PRIMARY KEY REFERENCES builds(id) ON DELETE CASCADE,
+    artifacts_key TEXT NOT NULL,
+    total INTEGER NOT NULL,
+    truncated INTEGER NOT NULL,
+    entries TEXT NOT NULL
+  );
+  CREATE TRIGGER artifact_listings_follow_archive AFTER UPDATE OF artifacts_key ON builds
+  WHEN NEW.artifacts_key IS NOT OLD.artifacts_key
+  BEGIN
+    DELETE FROM artifact_listings WHERE build_id = NEW.id;
+  END;
+  UPDATE builds SET artifacts_listing = NULL WHERE artifacts_listing IS NOT NULL;
+  `,
 ];

@@ -73,10 +73,19 @@ export function BuildPage({ id }: { id: number }) {
             </p>
             {downloadMsg && <p className="small" role="status" data-testid="artifacts-message">{downloadMsg}</p>}
             {b.artifacts.files ? (
-              <table data-testid="artifact-files">
-                <thead><tr><th>File</th><th>Size</th></tr></thead>
-                <tbody>{b.artifacts.files.map((f) => <tr key={f.name}><td><code>{f.name}</code></td><td>{num(f.size)}</td></tr>)}</tbody>
-              </table>
+              <>
+                {b.artifacts.files_truncated && (
+                  <p className="muted small" data-testid="artifact-files-truncated">
+                    Showing the first {num(b.artifacts.files.length)} of {num(b.artifacts.files_total ?? b.artifacts.files.length)} files: longer
+                    listings are cut (--artifact-listing-max-entries, --artifact-listing-max-name-bytes). Download the archive for all of them.
+                  </p>
+                )}
+                <table data-testid="artifact-files">
+                  <thead><tr><th>File</th><th>Size</th></tr></thead>
+                  {/* Index keys: a zip may hold the same name twice. */}
+                  <tbody>{b.artifacts.files.map((f, i) => <tr key={i}><td><code>{f.name}</code></td><td>{num(f.size)}</td></tr>)}</tbody>
+                </table>
+              </>
             ) : (
               <p className="muted small">The file listing appears once the server has read the archive.</p>
             )}

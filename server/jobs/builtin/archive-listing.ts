@@ -1,38 +1,55 @@
 // Reads an uploaded artifacts archive's zip central directory (names and sizes, nothing
-// decompressed) into the build record, so the UI can show the files without downloading the archive.
+// decompressed) into its listing (store/artifact-listings.ts), so the UI can show the files without
+// downloading the archive.
 import yauzl from 'yauzl';
 import type { Store } from '../../store/index.ts';
 import type { ArchiveEntry } from '../../store/builds.ts';
+import type { ArchiveListing } from '../../store/artifact-listings.ts';
 import type { JobKind } from '../types.ts';
 
-/** More entries than this are cut off: the listing is for people, and is kept in one row. */
-const MAX_ENTRIES = 10_000;
+/**
+ * How much of a listing is kept: it is for people, and a zip may hold millions of entries with
+ * names up to 64 KiB each. Entries past either bound are counted (`total`) but not kept.
+ */
+export interface ListingLimits {
+  maxEntries: number;
+  maxNameBytes: number;
+}
 
 class NotAZip extends Error {}
 
-export function readZipListing(file: string): Promise<ArchiveEntry[]> {
+export function readZipListing(file: string, limits: ListingLimits): Promise<ArchiveListing> {
   return new Promise((resolve, reject) => {
     yauzl.open(file, { lazyEntries: true, autoClose: true, strictFileNames: false, validateEntrySizes: false }, (err, zip) => {
       if (err || !zip) {
         const code = (err as NodeJS.ErrnoException | null)?.code;
         return reject(code ? err : new NotAZip(err?.message ?? 'not a zip archive'));
       }
-      const out: ArchiveEntry[] = [];
+      const entries: ArchiveEntry[] = [];
+      let total = 0;
+      let nameBytes = 0;
+      let truncated = false;
+      // Reading on past the limits only counts: the central directory is at most the archive's
+      // size (itself bounded by --max-artifact-mb), and nothing is decompressed.
       zip.on('entry', (entry: yauzl.Entry) => {
-        if (!entry.fileName.endsWith('/')) out.push({ name: entry.fileName, size: entry.uncompressedSize });
-        if (out.length >= MAX_ENTRIES) {
-          zip.close();
-          resolve(out);
-        } else zip.readEntry();
+        if (!entry.fileName.endsWith('/')) {
+          total++;
+          const bytes = Buffer.byteLength(entry.fileName);
+          if (!truncated && entries.length < limits.maxEntries && nameBytes + bytes <= limits.maxNameBytes) {
+            entries.push({ name: entry.fileName, size: entry.uncompressedSize });
+            nameBytes += bytes;
+          } else truncated = true;
+        }
+        zip.readEntry();
       });
-      zip.on('end', () => resolve(out));
+      zip.on('end', () => resolve({ entries, total, truncated }));
       zip.on('error', (e: Error) => reject(new NotAZip(e.message)));
       zip.readEntry();
     });
   });
 }
 
-export function archiveListingJob(store: Store): JobKind {
+export function archiveListingJob(store: Store, limits: ListingLimits): JobKind {
   return {
     class: 'ArtifactsListingWorker',
     queue: 'archive_listing',
@@ -42,16 +59,18 @@ export function archiveListingJob(store: Store): JobKind {
       const key = String(args.key);
       // A newer upload (or an expiry) may have replaced this archive meanwhile: nothing to do then.
       if (store.builds.byId(buildId)?.artifacts_key !== key) return;
-      let listing: ArchiveEntry[];
+      // Already listed (a row always belongs to the current archive: replacing it drops the row).
+      if (store.listings.summary(buildId)) return;
+      let listing: ArchiveListing;
       try {
-        listing = await readZipListing(store.artifacts.pathOf(key));
+        listing = await readZipListing(store.artifacts.pathOf(key), limits);
       } catch (err) {
         if (store.builds.byId(buildId)?.artifacts_key !== key) return;
         // Not a zip (runners may upload anything): an empty listing, since retrying cannot help.
-        if (err instanceof NotAZip) listing = [];
+        if (err instanceof NotAZip) listing = { entries: [], total: 0, truncated: false };
         else throw err;
       }
-      store.db.tx(() => store.builds.setArtifactsListing(buildId, key, listing));
+      store.db.tx(() => store.listings.set(buildId, key, listing));
     },
   };
 }

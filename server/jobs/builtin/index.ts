@@ -16,18 +16,21 @@ export function registerBuiltins(jobs: JobSystem, deps: { config: Config; store:
   jobs.register('stuck_builds', stuckBuildsJob(store, events));
   jobs.register('artifact_expiry', artifactExpiryJob(store));
   jobs.register('runner_contact', runnerContactJob(store, config.runnerOfflineAfterMs));
-  jobs.register('archive_listing', archiveListingJob(store));
+  jobs.register('archive_listing', archiveListingJob(store, { maxEntries: config.artifactListingMaxEntries, maxNameBytes: config.artifactListingMaxNameBytes }));
 }
 
 /** Starts the periodic schedule and the upload trigger; call after `jobs.start()`. */
-export function scheduleBuiltins(jobs: JobSystem, deps: { config: Config; events: AppEvents }): void {
-  const { config, events } = deps;
+export function scheduleBuiltins(jobs: JobSystem, deps: { config: Config; events: AppEvents; store: Store }): void {
+  const { config, events, store } = deps;
   const periodic: [string, number][] = [
     ['stuck_builds', config.stuckBuildsEveryMs],
     ['artifact_expiry', config.artifactExpiryEveryMs],
     ['runner_contact', config.runnerContactEveryMs],
   ];
   for (const [kind, ms] of periodic) if (ms > 0) jobs.every(ms, () => void jobs.enqueueOnce(kind));
+  // Archives stored without a listing: their job was lost, or an older version kept listings in the
+  // builds row (migration 5 dropped those). A listing job already waiting just finds it done.
+  for (const { id, key } of store.listings.unlisted()) jobs.enqueue('archive_listing', { build_id: id, key });
   events.on('artifacts:stored', ({ buildId, key }) => {
     // The upload is already answered 201; a store error here must not turn into its failure.
     try {
