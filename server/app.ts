@@ -9,6 +9,7 @@ import { AppEvents, RunnerQueue, type AppContext } from './context.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { installBodyParsers } from './http/body-parsers.ts';
 import { installHostCheck } from './http/host-check.ts';
+import { installBodyProgress, serverTimeoutOptions } from './http/timeouts.ts';
 import { loggerOptions } from './http/logging.ts';
 import { logDomainEvents } from './http/event-log.ts';
 import { registerDocs, registerDocsUi } from './http/docs.ts';
@@ -63,6 +64,7 @@ async function assemble(config: Config, store: Store): Promise<JobscopeServer> {
     // A full trace may arrive as one JSON body in the final PUT.
     bodyLimit: config.maxTraceBytes + 1024 * 1024,
     forceCloseConnections: 'idle',
+    ...serverTimeoutOptions(config),
     return503OnClosing: true,
     routerOptions: { maxParamLength: 256 },
     schemaController: { compilersFactory: { buildSerializer: lazySerializers() } },
@@ -75,6 +77,7 @@ async function assemble(config: Config, store: Store): Promise<JobscopeServer> {
   });
   installErrorHandling(app);
   installHostCheck(app, config);
+  installBodyProgress(app, config);
   logDomainEvents(ctx, app.log);
   installBodyParsers(app);
   // A form PUT may carry the full trace as JSON does (Grape took any encoding): same limit.

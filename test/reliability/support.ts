@@ -157,7 +157,7 @@ export function uploadArtifact(
   buildId: number,
   token: string,
   content: Buffer,
-  opts: { filename?: string; chunk?: number; query?: string; stallAfter?: number } = {},
+  opts: { filename?: string; chunk?: number; query?: string; stallAfter?: number; paceMs?: number } = {},
 ): UploadHandle {
   const boundary = `jobscope${Math.floor(content.length * 7919 + buildId).toString(16)}boundary`;
   const head = Buffer.from(
@@ -191,8 +191,10 @@ export function uploadArtifact(
         const piece = content.subarray(off, off + step);
         off += piece.length;
         // Yield between chunks so a kill can land mid-body, as it does with a real runner.
-        if (!req.write(piece)) req.once('drain', pump);
-        else setImmediate(pump);
+        // paceMs: a slow link, one chunk per interval.
+        const next = () => (opts.paceMs ? setTimeout(pump, opts.paceMs) : setImmediate(pump));
+        if (!req.write(piece)) req.once('drain', next);
+        else next();
         return;
       }
       req.end(tail, () => (all = true));

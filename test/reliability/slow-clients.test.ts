@@ -1,0 +1,105 @@
+// Request timeouts (issue 10, item 4): a slow-loris crowd (sockets that trickle headers or bodies, or
+// say nothing) cannot keep its sockets or stop a runner's poll, while a slow upload that keeps
+// progressing outlives every timeout window and is stored. Timeouts are test-sized through config.
+import crypto from 'node:crypto';
+import net from 'node:net';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { startServer, type TestServer } from '../helpers/server.ts';
+import { createBuild, createProject, registerRunner } from '../helpers/fixtures.ts';
+import { RUNNER_UA, json, uploadArtifact } from './support.ts';
+
+const CROWD = 300;
+let s: TestServer;
+let port: number;
+
+beforeAll(async () => {
+  s = await startServer({ headersTimeoutMs: 2000, bodyTimeoutMs: 2000, bodyMinBytesPerS: 8192, idleTimeoutMs: 3000, keepAliveTimeoutMs: 1000 });
+  port = Number(new URL(s.url).port);
+});
+afterAll(() => s?.close());
+
+interface Loris {
+  sock: net.Socket;
+  /** Resolves when the server closes the connection. */
+  closed: Promise<void>;
+  /** What the server sent before closing. */
+  answer(): string;
+}
+
+/** One slow client on loopback; `drip` is sent a byte at a time, every 200 ms, until the server hangs up. */
+function loris(start: string, drip: string): Loris {
+  const sock = net.connect(port, '127.0.0.1');
+  let answer = '';
+  let timer: NodeJS.Timeout | undefined;
+  sock.on('error', () => undefined);
+  sock.on('data', (d: Buffer) => (answer += d.toString('latin1')));
+  const closed = new Promise<void>((resolve) => sock.on('close', () => resolve()));
+  sock.on('connect', () => {
+    if (start) sock.write(start);
+    let i = 0;
+    if (drip) {
+      timer = setInterval(() => {
+        if (sock.destroyed) return clearInterval(timer);
+        sock.write(drip[i++ % drip.length]!);
+      }, 200);
+    }
+  });
+  sock.on('close', () => clearInterval(timer));
+  return { sock, closed, answer: () => answer };
+}
+
+test(`a crowd of ${CROWD} slow-loris sockets neither stops a runner's poll nor keeps its sockets past the timeouts`, async () => {
+  const project = await createProject(s, 'loris');
+  const runner = await registerRunner(s);
+  const H = `Host: 127.0.0.1:${port}\r\n`;
+  const crowd: Loris[] = [];
+  for (let i = 0; i < CROWD; i++) {
+    if (i % 3 === 0) crowd.push(loris(`POST /ci/api/v1/runners/register HTTP/1.1\r\n${H}`, 'X-Slow: aaaaaaaaaaaaaaaaaaaaaaaa\r\n'));
+    else if (i % 3 === 1) crowd.push(loris(`POST /ci/api/v1/runners/register HTTP/1.1\r\n${H}Content-Type: application/json\r\nContent-Length: 60000\r\n\r\n{"token":"`, 'abcdefgh'));
+    else crowd.push(loris('', ''));
+  }
+  await new Promise((r) => setTimeout(r, 300));
+  const open = () => crowd.filter((l) => !l.sock.destroyed).length;
+  expect(open()).toBe(CROWD);
+
+  // The crowd is connected; a real runner's poll still answers, and so does a build hand-out.
+  const empty = await json(`${s.url}/ci/api/v1/builds/register.json`, 'POST', { token: runner.token });
+  expect(empty.status).toBe(204);
+  const build = await createBuild(s, project.id);
+  const taken = await json(`${s.url}/ci/api/v1/builds/register.json`, 'POST', { token: runner.token });
+  expect(taken.status).toBe(201);
+  expect(taken.body.id).toBe(build.id);
+
+  // Every crowd socket is closed by the server once its timeout has passed (2 s here), none stays.
+  const all = Promise.all(crowd.map((l) => l.closed)).then(() => 'all closed');
+  const verdict = await Promise.race([all, new Promise((r) => setTimeout(() => r(`${open()} of ${CROWD} still open`), 15_000))]);
+  expect(verdict).toBe('all closed');
+  // A client trickling a body is told why (408) before the connection closes.
+  const bodyTricklers = crowd.filter((_, i) => i % 3 === 1);
+  expect(bodyTricklers.filter((l) => /^HTTP\/1\.1 408 /.test(l.answer())).length).toBe(bodyTricklers.length);
+  expect(bodyTricklers[0]!.answer()).toMatch(/"message":"408 Request Timeout/);
+  for (const l of crowd) l.sock.destroy();
+}, 60_000);
+
+test('a slow upload that keeps progressing outlives the body and idle timeouts and is stored; a stalled one is cut off', async () => {
+  const project = await createProject(s, 'slow-upload');
+  const runner = await registerRunner(s);
+  await createBuild(s, project.id);
+  const b = (await json(`${s.url}/ci/api/v1/builds/register.json`, 'POST', { token: runner.token })).body as { id: number; token: string };
+  // ~5 s at ~80 KiB/s: over twice the body timeout, well over the 8 KiB/s floor.
+  const content = crypto.randomBytes(400 * 1024);
+  const up = uploadArtifact(s.url, b.id, b.token, content, { chunk: 16 * 1024, paceMs: 200 });
+  const r = await up.done;
+  expect(r.status).toBe(201);
+  const got = await fetch(`${s.url}/ci/api/v1/builds/${b.id}/artifacts`, { headers: { 'build-token': b.token, 'user-agent': RUNNER_UA } });
+  expect(got.status).toBe(200);
+  expect(Buffer.from(await got.arrayBuffer()).equals(content)).toBe(true);
+
+  // The same upload stalled after 64 KiB: the server closes it instead of waiting for ever.
+  const stalled = uploadArtifact(s.url, b.id, b.token, content, { chunk: 16 * 1024, stallAfter: 64 * 1024 });
+  const outcome = await Promise.race([
+    stalled.done.then((res) => `answered ${res.status}`, (e: Error) => `closed: ${e.message}`),
+    new Promise((res) => setTimeout(() => res('still open'), 15_000)),
+  ]);
+  expect(outcome).toMatch(/^(answered 408|closed)/);
+}, 60_000);
