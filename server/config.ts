@@ -59,6 +59,16 @@ export interface Config {
   simJournalEntries: number;
   /** Bytes of each request/response body the simulator's journal keeps. */
   simJournalBodyBytes: number;
+  /** Most entries of an artifacts archive's listing kept (the count of all is kept too). */
+  artifactListingMaxEntries: number;
+  /** Most bytes of entry names an archive's listing keeps, in total. */
+  artifactListingMaxNameBytes: number;
+  /** Most durable queues; the job API refuses to create more. */
+  maxQueues: number;
+  /** An empty queue of synthetic jobs idle this long is forgotten, minutes (0 = never). */
+  queueForgetIdleMinutes: number;
+  /** Most queues each history sample records; queues past it are not sampled. */
+  historyMaxQueues: number;
   /** Host header values served besides loopback names and the bound address, comma-separated. */
   allowedHosts?: string;
   /** The request line and headers must arrive within this, ms. */
@@ -66,22 +76,6 @@ export interface Config {
   /** Window of the body progress rule (see http/timeouts.ts), ms. */
   bodyTimeoutMs: number;
   /** Average rate a body must keep over every --body-timeout-ms window, bytes/s (0 = whole within one window). */
-  bodyMinBytesPerS: number;
-  /** A connection silent this long (nothing read or written) while a request is open is closed, ms. */
-  idleTimeoutMs: number;
-  /** An idle keep-alive connection is closed after this, ms. */
-  keepAliveTimeoutMs: number;
-  /** Largest runner request body read before its token is checked, KiB. */
-  maxRunnerBodyKib: number;
-  /** Request bodies held in memory at once, across all requests, bytes. */
-  maxInflightBodyBytes: number;
-  /** Host header values served besides loopback names and the bound address, comma-separated. */
-  allowedHosts?: string;
-  /** The request line and headers must arrive within this, ms. */
-  headersTimeoutMs: number;
-  /** A request body gets this long to arrive; past it, it must keep up --body-min-bytes-per-s, ms. */
-  bodyTimeoutMs: number;
-  /** Average rate a body must keep once --body-timeout-ms has passed, bytes/s (0 = no floor). */
   bodyMinBytesPerS: number;
   /** A connection silent this long (nothing read or written) while a request is open is closed, ms. */
   idleTimeoutMs: number;
@@ -148,14 +142,6 @@ export const SETTINGS: SettingSpec[] = [
   { key: 'simJournalEntries', flag: '--sim-journal-entries <n>', env: 'JOBSCOPE_SIM_JOURNAL_ENTRIES', kind: 'int', default: 5000, help: 'HTTP exchanges the runner simulator\'s journal keeps (oldest dropped first)', min: 1, max: 100_000 },
   { key: 'simJournalBodyBytes', flag: '--sim-journal-body-bytes <n>', env: 'JOBSCOPE_SIM_JOURNAL_BODY_BYTES', kind: 'int', default: 8192, help: 'bytes of each request and response body the simulator\'s journal keeps', max: 1_048_576 },
   { key: 'allowedHosts', flag: '--allowed-hosts <hosts>', env: 'JOBSCOPE_ALLOWED_HOSTS', kind: 'string', default: undefined, help: 'comma-separated Host names (with :port to allow only that port) served besides localhost, 127.x.x.x, [::1] and the bound address; bound to 0.0.0.0 any Host is served unless this is given' },
-  { key: 'headersTimeoutMs', flag: '--headers-timeout-ms <ms>', env: 'JOBSCOPE_HEADERS_TIMEOUT_MS', kind: 'int', default: 20000, help: 'a request\'s line and headers must arrive within this, in ms' },
-  { key: 'bodyTimeoutMs', flag: '--body-timeout-ms <ms>', env: 'JOBSCOPE_BODY_TIMEOUT_MS', kind: 'int', default: 30000, help: 'time a request body may take; past it the body must average --body-min-bytes-per-s or the connection is closed (408), in ms' },
-  { key: 'bodyMinBytesPerS', flag: '--body-min-bytes-per-s <n>', env: 'JOBSCOPE_BODY_MIN_BYTES_PER_S', kind: 'int', default: 4096, help: 'average rate a request body must keep once --body-timeout-ms has passed (a 100 MiB upload may take ~7 h at the default); 0 = no floor' },
-  { key: 'idleTimeoutMs', flag: '--idle-timeout-ms <ms>', env: 'JOBSCOPE_IDLE_TIMEOUT_MS', kind: 'int', default: 60000, help: 'a connection with a request open and nothing read or written for this long is closed, in ms' },
-  { key: 'keepAliveTimeoutMs', flag: '--keep-alive-timeout-ms <ms>', env: 'JOBSCOPE_KEEP_ALIVE_TIMEOUT_MS', kind: 'int', default: 10000, help: 'an idle keep-alive connection is closed after this (runners poll every 3 s), in ms' },
-  { key: 'maxRunnerBodyKib', flag: '--max-runner-body-kib <kib>', env: 'JOBSCOPE_MAX_RUNNER_BODY_KIB', kind: 'int', default: 64, help: 'largest runner request body read before its token is checked (register, poll, delete, updates of builds that are not running), in KiB' },
-  { key: 'maxInflightBodyBytes', flag: '--max-inflight-body-mb <mb>', env: 'JOBSCOPE_MAX_INFLIGHT_BODY_MB', kind: 'mb', default: 256, help: 'request bodies held in memory at once across all requests (artifact uploads stream to disk and do not count); past it requests get 503 with Retry-After, in MiB' },
-  { key: 'allowedHosts', flag: '--allowed-hosts <hosts>', env: 'JOBSCOPE_ALLOWED_HOSTS', kind: 'string', default: undefined, help: 'comma-separated Host names (with :port to allow only that port) served besides localhost, 127.x.x.x, [::1] and the bound address; bound to 0.0.0.0 any Host is served unless this is given' },
   { key: 'headersTimeoutMs', flag: '--headers-timeout-ms <ms>', env: 'JOBSCOPE_HEADERS_TIMEOUT_MS', kind: 'int', default: 20000, help: 'a request\'s line and headers must arrive within this, in ms', min: 100, max: 600_000 },
   { key: 'bodyTimeoutMs', flag: '--body-timeout-ms <ms>', env: 'JOBSCOPE_BODY_TIMEOUT_MS', kind: 'int', default: 30000, help: 'window of the body rule: a request body still arriving must send --body-min-bytes-per-s over every window of this length, or it gets 408 and its connection is closed, in ms', min: 100, max: 86_400_000 },
   { key: 'bodyMinBytesPerS', flag: '--body-min-bytes-per-s <n>', env: 'JOBSCOPE_BODY_MIN_BYTES_PER_S', kind: 'int', default: 4096, help: 'average rate a request body must keep over every --body-timeout-ms window (a 100 MiB upload may take ~7 h at the default); 0 = every body must be whole within --body-timeout-ms' },
@@ -163,12 +149,14 @@ export const SETTINGS: SettingSpec[] = [
   { key: 'keepAliveTimeoutMs', flag: '--keep-alive-timeout-ms <ms>', env: 'JOBSCOPE_KEEP_ALIVE_TIMEOUT_MS', kind: 'int', default: 10000, help: 'an idle keep-alive connection is closed after this (runners poll every 3 s), in ms', min: 100, max: 600_000 },
   { key: 'maxRunnerBodyKib', flag: '--max-runner-body-kib <kib>', env: 'JOBSCOPE_MAX_RUNNER_BODY_KIB', kind: 'int', default: 64, help: 'largest runner request body read before its token is checked (register, poll, delete, updates of builds that are not running), in KiB', min: 1, max: 65536 },
   { key: 'maxInflightBodyBytes', flag: '--max-inflight-body-mb <mb>', env: 'JOBSCOPE_MAX_INFLIGHT_BODY_MB', kind: 'mb', default: 256, help: 'request bodies held in memory at once across all requests (artifact uploads stream to disk and do not count); past it requests get 503 with Retry-After, in MiB', min: 1 },
+  { key: 'artifactListingMaxEntries', flag: '--artifact-listing-max-entries <n>', env: 'JOBSCOPE_ARTIFACT_LISTING_MAX_ENTRIES', kind: 'int', default: 10000, help: 'entries of an artifacts archive\'s file list kept for the build page (all are counted; the list is marked truncated)' },
+  { key: 'artifactListingMaxNameBytes', flag: '--artifact-listing-max-name-bytes <n>', env: 'JOBSCOPE_ARTIFACT_LISTING_MAX_NAME_BYTES', kind: 'int', default: 1048576, help: 'bytes of entry names an archive\'s file list keeps in total' },
+  { key: 'maxQueues', flag: '--max-queues <n>', env: 'JOBSCOPE_MAX_QUEUES', kind: 'int', default: 1000, help: 'most job queues; POST /api/v3/sim/jobs into a new queue past it gets 409' },
+  { key: 'queueForgetIdleMinutes', flag: '--queue-forget-idle-minutes <min>', env: 'JOBSCOPE_QUEUE_FORGET_IDLE_MINUTES', kind: 'int', default: 60, help: 'an empty queue of synthetic jobs idle this long is forgotten, in minutes; 0 = never' },
+  { key: 'historyMaxQueues', flag: '--history-max-queues <n>', env: 'JOBSCOPE_HISTORY_MAX_QUEUES', kind: 'int', default: 200, help: 'most queues each dashboard history sample records; queues seen after the limit is reached are not sampled' },
 ];
 
 export class ConfigError extends Error {}
-
-/** Shortest admin or registration token accepted from a flag or the environment. */
-export const MIN_TOKEN_LENGTH = 16;
 
 /** Shortest admin or registration token accepted from a flag or the environment. */
 export const MIN_TOKEN_LENGTH = 16;
@@ -282,14 +270,6 @@ export function resolveConfig(options: Partial<Record<keyof Config, unknown>> = 
   const config = out as unknown as Config;
   config.dataDir = path.resolve(config.dataDir);
   if (config.uiDir) config.uiDir = path.resolve(config.uiDir);
-  for (const key of ['adminToken', 'registrationToken'] as const) {
-    const token = config[key];
-    // A short token given by hand can be guessed (a rebinding page only needs the registration token).
-    if (token !== undefined && token.length < MIN_TOKEN_LENGTH) {
-      const spec = SETTINGS.find((s) => s.key === key)!;
-      throw new ConfigError(`${spec.flag.split(' ')[0]} (${spec.env}): a token must have at least ${MIN_TOKEN_LENGTH} characters, got ${token.length}; leave it out to have one generated`);
-    }
-  }
   for (const key of ['adminToken', 'registrationToken'] as const) {
     const token = config[key];
     // A short token given by hand can be guessed (a rebinding page only needs the registration token).
