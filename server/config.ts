@@ -17,6 +17,8 @@ export interface Config {
   maxTraceBytes: number;
   /** Longest artifacts expiry kept; a longer expire_in is cut to it, days. */
   maxArtifactExpireDays: number;
+  /** Most bytes one request may create as builds: count × the size of one build. */
+  maxBuildBatchBytes: number;
   /** Also fsync trace, artifact and database writes (survive power loss, not just kill -9). */
   fsync: boolean;
   /** Start the demo load generator at boot. */
@@ -122,6 +124,7 @@ export const SETTINGS: SettingSpec[] = [
   { key: 'maxArtifactBytes', flag: '--max-artifact-mb <mb>', env: 'JOBSCOPE_MAX_ARTIFACT_MB', kind: 'mb', default: 100, help: 'artifacts uploads of this size or larger are refused with 413 (as GitLab), in MiB' },
   { key: 'maxTraceBytes', flag: '--max-trace-mb <mb>', env: 'JOBSCOPE_MAX_TRACE_MB', kind: 'mb', default: 64, help: 'largest build trace accepted, in MiB' },
   { key: 'maxArtifactExpireDays', flag: '--max-artifact-expire-days <days>', env: 'JOBSCOPE_MAX_ARTIFACT_EXPIRE_DAYS', kind: 'int', default: 36525, help: 'longest artifacts expiry: a longer expire_in is cut to this many days (at most 36525, 100 years)' },
+  { key: 'maxBuildBatchBytes', flag: '--max-build-batch-mb <mb>', env: 'JOBSCOPE_MAX_BUILD_BATCH_MB', kind: 'mb', default: 16, help: 'most one request may create as builds (count × the size of one build), in MiB; more is refused with 413' },
   { key: 'fsync', flag: '--fsync', env: 'JOBSCOPE_FSYNC', kind: 'bool', default: false, help: 'fsync every acknowledged write (power-loss safe; slower). Without it writes survive kill -9' },
   { key: 'demo', flag: '--demo', env: 'JOBSCOPE_DEMO', kind: 'bool', default: false, help: 'start the demo load generator (simulated workers and queues)' },
   { key: 'uiDir', flag: '--ui-dir <dir>', env: 'JOBSCOPE_UI_DIR', kind: 'string', default: undefined, help: 'folder of the built UI to serve at / (default: dist/renderer when built)' },

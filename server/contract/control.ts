@@ -53,14 +53,31 @@ export const NewBuild = Type.Object({
   tag: Type.Optional(Type.Boolean()),
   commands: Type.Optional(Type.String({ maxLength: 1024 * 1024, description: 'newline-joined script lines' })),
   repo_url: Type.Optional(Type.String({ maxLength: 2048 })),
-  variables: Type.Optional(Type.Union([Type.Array(VariableT, { maxItems: 500 }), Type.Record(Type.String(), Type.String())])),
-  options: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  variables: Type.Optional(
+    Type.Union([
+      Type.Array(VariableT, { maxItems: 500 }),
+      Type.Record(Type.String(), Type.String({ maxLength: 65536 }), { maxProperties: 500, propertyNames: { maxLength: 255 } }),
+    ]),
+  ),
+  options: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'free-form (image, services, artifacts, cache…); at most 1 MiB as JSON (any JSON body nests at most 64 deep)' })),
   timeout: Type.Optional(Type.Integer({ minimum: 1, maximum: 7 * 86400 })),
   tag_list: Type.Optional(Type.Union([Type.Array(Type.String({ maxLength: 255 }), { maxItems: 100 }), Type.String({ maxLength: 4096 })])),
-  depends_on: Type.Optional(Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 100, description: 'ids of builds whose artifacts this build downloads' })),
-  count: Type.Optional(Type.Integer({ minimum: 1, maximum: 10000, description: 'create this many identical builds (demo and load tests)' })),
+  depends_on: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), { maxItems: 100, description: 'ids of builds whose artifacts this build downloads' })),
+  count: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 10000,
+      description: 'create this many identical builds (demo and load tests), all or none; the answer is then their ids. count × the size of one build is at most --max-build-batch-mb',
+    }),
+  ),
 });
 export type NewBuild = Static<typeof NewBuild>;
+
+export const CreatedBuilds = Type.Object({
+  count: Type.Integer(),
+  ids: Type.Array(Type.Integer(), { description: 'the new builds, oldest first' }),
+});
+export type CreatedBuilds = Static<typeof CreatedBuilds>;
 
 export const BuildStatusT = Type.Union([
   Type.Literal('pending'),
@@ -72,9 +89,9 @@ export const BuildStatusT = Type.Union([
 
 export const BuildQuery = Type.Object({
   status: Type.Optional(BuildStatusT),
-  project_id: Type.Optional(Type.Integer({ minimum: 1 })),
-  runner_id: Type.Optional(Type.Integer({ minimum: 1 })),
-  before_id: Type.Optional(Type.Integer({ minimum: 1 })),
+  project_id: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
+  runner_id: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
+  before_id: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
   private_token: Type.Optional(Type.String()),
 });

@@ -4,6 +4,7 @@ import crypto from 'node:crypto';
 import type { NewBuild as NewBuildBody } from '../contract/control.ts';
 import type { NewBuild, Variable } from '../store/builds.ts';
 import { parseTagList } from '../runner-api/runners.ts';
+import { ApiError, badRequest } from '../http/errors.ts';
 
 function variablesOf(v: NewBuildBody['variables']): Variable[] {
   if (!v) return [];
@@ -28,4 +29,27 @@ export function newBuildInput(projectId: number, body: NewBuildBody): NewBuild {
     tag_list: parseTagList(body.tag_list),
     depends_on: body.depends_on ?? [],
   };
+}
+
+/** What a build row holds besides the client's fields (token, its digest, times, ids), bytes. */
+const ROW_OVERHEAD = 256;
+const MAX_OPTIONS_BYTES = 1024 * 1024;
+const MiB = 1024 * 1024;
+
+/**
+ * Refuses, before anything is written, a request whose builds would not be bounded work: options
+ * over 1 MiB (400), or count × the stored size of one build over --max-build-batch-mb (413). One
+ * request with count 10,000 and 1 MiB of commands once wrote 635 MB.
+ */
+export function checkBuildBatch(input: NewBuild, count: number, maxBatchBytes: number): void {
+  const options = Buffer.byteLength(JSON.stringify(input.options));
+  if (options > MAX_OPTIONS_BYTES) throw badRequest(`options is ${(options / MiB).toFixed(1)} MiB as JSON; at most 1 MiB`);
+  const one = Buffer.byteLength(JSON.stringify(input)) + ROW_OVERHEAD;
+  if (one * count > maxBatchBytes) {
+    const mib = (n: number) => (n / MiB).toFixed(1);
+    throw new ApiError(
+      413,
+      `413 Request Entity Too Large - ${count} builds of ${one} bytes each make ${mib(one * count)} MiB, over the ${mib(maxBatchBytes)} MiB one request may create (--max-build-batch-mb); send fewer builds per request`,
+    );
+  }
 }

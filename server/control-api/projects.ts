@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../context.ts';
-import { IdParams, NewBuild, NewProject, ProjectView, BuildView } from '../contract/control.ts';
+import { IdParams, NewBuild, NewProject, ProjectView, BuildView, CreatedBuilds } from '../contract/control.ts';
 import { notFound } from '../http/errors.ts';
 import { projectView, buildView } from './views.ts';
-import { newBuildInput } from './new-build.ts';
+import { checkBuildBatch, newBuildInput } from './new-build.ts';
 
 const tags = ['control API'];
 
@@ -28,10 +28,10 @@ export async function projectsRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
     {
       schema: {
         tags,
-        summary: 'Create a pending build (or `count` of them: the answer is then an array)',
+        summary: 'Create a pending build (the answer is the build), or `count` of them, all or none (the answer is then their ids)',
         params: IdParams,
         body: NewBuild,
-        response: { 201: Type.Union([BuildView, Type.Array(BuildView)]) },
+        response: { 201: Type.Union([BuildView, CreatedBuilds]) },
       },
     },
     async (request, reply) => {
@@ -39,11 +39,13 @@ export async function projectsRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
       if (!project) throw notFound('Project');
       const input = newBuildInput(project.id, request.body);
       const count = request.body.count;
+      checkBuildBatch(input, count ?? 1, ctx.config.maxBuildBatchBytes);
+      // One transaction: a failure part-way (disk full) stores none, so a retry cannot duplicate.
       const created = store.db.tx(() => Array.from({ length: count ?? 1 }, () => store.builds.create(input)));
       ctx.runnerQueue.tick();
       for (const b of created) ctx.events.emit('build:pending', b);
-      const views = created.map((b) => buildView(ctx, b));
-      return reply.code(201).send(count === undefined ? views[0] : views);
+      if (count === undefined) return reply.code(201).send(buildView(ctx, created[0]!));
+      return reply.code(201).send({ count: created.length, ids: created.map((b) => b.id) });
     },
   );
 }

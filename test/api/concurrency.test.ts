@@ -18,7 +18,7 @@ describe('builds/register under concurrent polls', () => {
     const runners = await Promise.all(Array.from({ length: 10 }, () => registerRunner(s)));
     for (let round = 0; round < 3; round++) {
       const project = await createProject(s, `race-${round}`);
-      const created = ((await createBuild(s, project.id, { count: 20 })) as { id: number }[]).map((b) => b.id);
+      const created = ((await createBuild(s, project.id, { count: 20 })) as { ids: number[] }).ids;
       const answers = await Promise.all(
         Array.from({ length: 50 }, (_, i) => {
           const runner = runners[i % runners.length]!;

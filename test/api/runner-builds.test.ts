@@ -103,7 +103,7 @@ describe('POST /builds/register: auth and "no build" answers', () => {
 describe('POST /builds/register: which build a runner gets', () => {
   it('oldest pending first, each exactly once', async () => {
     const { project, runner } = await isolated('fifo');
-    const ids = ((await createBuild(s, project.id, { count: 3 })) as any[]).map((b) => b.id);
+    const { ids } = (await createBuild(s, project.id, { count: 3 })) as { ids: number[] };
     const got: number[] = [];
     for (let i = 0; i < 3; i++) got.push((await poll(runner.token)).json.id);
     expect(got).toEqual([...ids].sort((a, b) => a - b));
@@ -140,8 +140,8 @@ describe('POST /builds/register: which build a runner gets', () => {
     try {
       const busy = await createProject(own, 'busy');
       const quiet = await createProject(own, 'quiet');
-      const b = ((await createBuild(own, busy.id, { count: 3 })) as { id: number }[]).map((x) => x.id);
-      const q = ((await createBuild(own, quiet.id, { count: 2 })) as { id: number }[]).map((x) => x.id);
+      const b = ((await createBuild(own, busy.id, { count: 3 })) as { ids: number[] }).ids;
+      const q = ((await createBuild(own, quiet.id, { count: 2 })) as { ids: number[] }).ids;
       const shared = await registerRunner(own);
       const order: number[] = [];
       for (let i = 0; i < 5; i++) {
