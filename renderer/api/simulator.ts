@@ -27,7 +27,8 @@ export const sim = {
 
   journal: (c: Client, q: JournalQuery = {}) => requestJson<JournalPage>(c, 'GET', `${BASE}/journal`, { query: q as Q }),
   journalHar: (c: Client, q: JournalQuery = {}) => requestFile(c, `${BASE}/journal.har`, q as Q, 'jobscope-simulator.har'),
-  curl: (c: Client, id: number) => requestJson<Curl>(c, 'GET', `${BASE}/journal/${id}/curl`),
+  /** includeSecrets: the command carries the real tokens (replayable as-is); by default they read [REDACTED]. */
+  curl: (c: Client, id: number, includeSecrets = false) => requestJson<Curl>(c, 'GET', `${BASE}/journal/${id}/curl`, includeSecrets ? { query: { include_secrets: true } } : {}),
   clearJournal: (c: Client) => requestJson<void>(c, 'DELETE', `${BASE}/journal`),
 };
 

@@ -246,8 +246,12 @@ export const JournalQuery = Type.Object({
   build_id: Type.Optional(Type.Integer({ minimum: 0 })),
   since_id: Type.Optional(Type.Integer({ minimum: 0, description: 'only entries with a larger id (for live tailing)' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10000 })),
+  include_secrets: Type.Optional(Type.Boolean({ description: 'show tokens as recorded; by default every token (headers, query, bodies, answers) reads [REDACTED]' })),
 });
 export type JournalQuery = Static<typeof JournalQuery>;
+
+export const SecretsQuery = Type.Object({ include_secrets: JournalQuery.properties.include_secrets });
+export type SecretsQuery = Static<typeof SecretsQuery>;
 
 export const JournalPage = Type.Object({
   total: Type.Integer({ description: 'entries held (the journal is a ring buffer)' }),

@@ -1,6 +1,10 @@
 // Every HTTP exchange of every virtual runner and of the runner console, newest kept, oldest
 // pushed out: a ring buffer bounded by entry count, with bodies cut to a preview size.
 import type { BodyPreview, JournalEntry, JournalQuery } from '../contract/simulator.ts';
+import { secretsOf, type SecretLookup } from './journal-redact.ts';
+
+/** Most tokens remembered from entries for redaction; the oldest learned are forgotten first. */
+const MAX_LEARNED_SECRETS = 50_000;
 
 export type NewEntry = Omit<JournalEntry, 'id'>;
 
@@ -27,6 +31,8 @@ export class Journal {
   private head = 0;
   private count = 0;
   dropped = 0;
+  private readonly learned = new Set<string>();
+  private learnedUpTo = 0;
 
   constructor(readonly opts: JournalOptions) {
     this.ring = new Array(Math.max(1, opts.capacity));
@@ -65,7 +71,29 @@ export class Journal {
     return out.length > limit ? out.slice(out.length - limit) : out;
   }
 
+  /**
+   * Tokens seen labelled anywhere in the entries held (a header, a "token" field, a register
+   * answer), to hide them where they appear unlabelled. Learned when asked, not when recorded:
+   * a fleet's requests pay nothing until someone reads the journal.
+   */
+  secrets(): SecretLookup {
+    for (const e of this.all()) {
+      if (e.id <= this.learnedUpTo) continue;
+      for (const s of secretsOf(e)) {
+        this.learned.delete(s);
+        this.learned.add(s);
+      }
+      this.learnedUpTo = e.id;
+    }
+    for (const s of this.learned) {
+      if (this.learned.size <= MAX_LEARNED_SECRETS) break;
+      this.learned.delete(s);
+    }
+    return this.learned;
+  }
+
   clear(): void {
+    this.learned.clear();
     this.ring.fill(undefined);
     this.head = 0;
     this.count = 0;

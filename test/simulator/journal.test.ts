@@ -112,7 +112,8 @@ describe('HAR and curl export over the app API', () => {
     expect(sent.status).toBe(200);
     expect(sent.body.response.status).toBe(416);
     const first = seen.at(-1)!;
-    const curl = await api(`/journal/${sent.body.journal_id}/curl`);
+    // Replayable as-is only with the tokens in it, which takes an explicit opt-in.
+    const curl = await api(`/journal/${sent.body.journal_id}/curl?include_secrets=1`);
     expect(curl.status).toBe(200);
     expect(curl.body.complete).toBe(true);
     expect(curl.body.curl).toMatch(/^curl -sS -i -X PATCH 'http:\/\/127\.0\.0\.1:\d+\/ci\/api\/v1\/builds\/12\/trace\.txt'/);

@@ -11,6 +11,8 @@ import { FAULT_KINDS } from './fleet-form.ts';
 import { useJournalTail } from './useJournalTail.ts';
 
 const LIMIT = 200;
+/** The server's placeholder for a token (server/simulator/journal-redact.ts). */
+const REDACTED = '[REDACTED]';
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 function statusClass(s: number): string {
@@ -31,12 +33,12 @@ export function Headers({ list, testId }: { list: [string, string][]; testId?: s
   );
 }
 
-function CurlBox({ id }: { id: number }) {
+function CurlBox({ id, secrets }: { id: number; secrets: boolean }) {
   const client = useClient();
   const [state, setState] = useState<{ text: string; copied: boolean; complete: boolean } | { error: string } | null>(null);
   async function copy() {
     try {
-      const c = await sim.curl(client, id);
+      const c = await sim.curl(client, id, secrets);
       setState({ text: c.curl, copied: await copyText(c.curl), complete: c.complete });
     } catch (e) {
       setState({ error: (e as Error).message });
@@ -51,6 +53,7 @@ function CurlBox({ id }: { id: number }) {
           <p className={`small ${state.copied ? 'ok-text' : 'muted'}`} data-testid="curl-status">
             {state.copied ? 'Copied to the clipboard.' : 'The clipboard is not available here: the command is selected below, press Ctrl+C.'}
             {!state.complete && ' The body was cut in the journal, so this command will not resend it exactly.'}
+            {state.text.includes(REDACTED) && ' Its tokens read [REDACTED]: tick "Include tokens" to copy a command that runs as it is.'}
           </p>
           <textarea readOnly className="curl-text" rows={4} value={state.text} data-testid="curl-text" ref={(el) => { if (el && !state.copied) el.select(); }} />
         </>
@@ -59,7 +62,7 @@ function CurlBox({ id }: { id: number }) {
   );
 }
 
-function EntryDetail({ e }: { e: JournalEntry }) {
+function EntryDetail({ e, secrets }: { e: JournalEntry; secrets: boolean }) {
   return (
     <div className="exchange-detail" data-testid="journal-detail">
       <div>
@@ -74,7 +77,7 @@ function EntryDetail({ e }: { e: JournalEntry }) {
         <Headers list={e.response_headers} />
         {bodyText(e.response_body) && <pre className="body-view">{bodyText(e.response_body)}</pre>}
       </div>
-      <CurlBox id={e.id} />
+      <CurlBox key={String(secrets)} id={e.id} secrets={secrets} />
     </div>
   );
 }
@@ -84,7 +87,9 @@ export function JournalPanel({ runnerNames, live }: { runnerNames: string[]; liv
   const [filter, setFilter] = useState<Required<Pick<JournalQuery, 'runner' | 'status' | 'method' | 'path' | 'fault'>>>({ runner: '', status: '', method: '', path: '', fault: '' });
   const [open, setOpen] = useState<number | null>(null);
   const [msg, setMsg] = useState<string | null>(null);
-  const query: JournalQuery = Object.fromEntries(Object.entries(filter).filter(([, v]) => v !== '')) as JournalQuery;
+  // Off by default: what is shown, exported or copied can end up in a ticket or a chat.
+  const [secrets, setSecrets] = useState(false);
+  const query: JournalQuery = { ...(Object.fromEntries(Object.entries(filter).filter(([, v]) => v !== '')) as JournalQuery), ...(secrets ? { include_secrets: true } : {}) };
   const j = useJournalTail(client, query, LIMIT, live ? 1000 : 3000);
   const set = (k: keyof typeof filter) => (e: { target: { value: string } }) => setFilter((f) => ({ ...f, [k]: e.target.value }));
   const entries = [...j.entries].reverse();
@@ -143,6 +148,10 @@ export function JournalPanel({ runnerNames, live }: { runnerNames: string[]; liv
           </select>
         </label>
         <span className="spacer" />
+        <label className="inline" title="PRIVATE-TOKEN, registration, runner and build tokens: shown here, in the HAR file and in curl commands as recorded, instead of [REDACTED]">
+          <input type="checkbox" checked={secrets} onChange={(e) => setSecrets(e.target.checked)} data-testid="journal-secrets" />
+          Include tokens in view, HAR and curl
+        </label>
         <button className="ghost" onClick={() => void exportHar()} data-testid="journal-har">Export HAR</button>
         <button className="ghost" onClick={() => void clear()} data-testid="journal-clear">Clear</button>
       </div>
@@ -171,7 +180,7 @@ export function JournalPanel({ runnerNames, live }: { runnerNames: string[]; liv
                   <td>{e.fault && <span className="badge danger">{e.fault}</span>}{e.error && <span className="error small"> {e.error}</span>}</td>
                 </tr>
                 {open === e.id && (
-                  <tr className="detail-row"><td colSpan={10}><EntryDetail e={e} /></td></tr>
+                  <tr className="detail-row"><td colSpan={10}><EntryDetail e={e} secrets={secrets} /></td></tr>
                 )}
               </Fragment>
             ))}

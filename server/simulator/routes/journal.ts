@@ -1,36 +1,44 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { Curl, JournalPage, JournalQuery } from '../../contract/simulator.ts';
+import { Curl, JournalPage, JournalQuery, SecretsQuery, type JournalEntry } from '../../contract/simulator.ts';
 import { notFound } from '../../http/errors.ts';
 import { toCurl, toHar } from '../journal-export.ts';
+import { eitherSecret, redactEntry } from '../journal-redact.ts';
 import type { SimRouteOpts } from './plugin.ts';
 
 const tags = ['simulator'];
 const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 
-export async function journalRoutes(app: FastifyInstance, { sim }: SimRouteOpts) {
+export async function journalRoutes(app: FastifyInstance, { sim, ctx }: SimRouteOpts) {
   const { journal } = sim;
+  // Redacted when read, not when recorded, so that an explicit include_secrets still has them.
+  const own = new Set([ctx.store.adminToken, ctx.store.registrationToken]);
+  const shown = (entries: JournalEntry[], q: { include_secrets?: boolean }): JournalEntry[] => {
+    if (q.include_secrets) return entries;
+    const known = eitherSecret(journal.secrets(), own);
+    return entries.map((e) => redactEntry(e, known));
+  };
   app.get<{ Querystring: JournalQuery }>(
     '/journal',
     { schema: { tags, summary: 'Recorded HTTP exchanges of the virtual runners and the console, oldest first (filters; last `limit`)', querystring: JournalQuery, response: { 200: JournalPage } } },
-    async (request) => ({ total: journal.size, dropped: journal.dropped, entries: journal.query(request.query) }),
+    async (request) => ({ total: journal.size, dropped: journal.dropped, entries: shown(journal.query(request.query), request.query) }),
   );
   app.get<{ Querystring: JournalQuery }>(
     '/journal.har',
-    { schema: { tags, summary: 'The (filtered) journal as HAR 1.2', querystring: JournalQuery } },
+    { schema: { tags, summary: 'The (filtered) journal as HAR 1.2 (tokens [REDACTED] unless include_secrets)', querystring: JournalQuery } },
     async (request, reply) =>
       reply
         .type('application/json')
         .header('Content-Disposition', 'attachment; filename="jobscope-simulator.har"')
-        .send(toHar(journal.query({ ...request.query, limit: request.query.limit ?? 10000 }))),
+        .send(toHar(shown(journal.query({ ...request.query, limit: request.query.limit ?? 10000 }), request.query))),
   );
-  app.get<{ Params: { id: number } }>(
+  app.get<{ Params: { id: number }; Querystring: SecretsQuery }>(
     '/journal/:id/curl',
-    { schema: { tags, summary: 'One exchange as a curl command that sends the same request', params: IdParams, response: { 200: Curl } } },
+    { schema: { tags, summary: 'One exchange as a curl command that sends the same request (tokens [REDACTED] unless include_secrets)', params: IdParams, querystring: SecretsQuery, response: { 200: Curl } } },
     async (request) => {
       const e = journal.get(request.params.id);
       if (!e) throw notFound('Journal entry');
-      return { id: e.id, ...toCurl(e) };
+      return { id: e.id, ...toCurl(shown([e], request.query)[0]!) };
     },
   );
   app.delete('/journal', { schema: { tags, summary: 'Empty the journal' } }, async (_request, reply) => {
