@@ -87,6 +87,8 @@ export interface Config {
   maxRunnerBodyKib: number;
   /** Request bodies held in memory at once, across all requests, bytes. */
   maxInflightBodyBytes: number;
+  /** Period of the database's WAL checkpoint (copied back and truncated), ms (0 = only SQLite's automatic one). */
+  walCheckpointEveryMs: number;
 }
 
 type Kind = 'string' | 'int' | 'bool' | 'mb';
@@ -157,6 +159,7 @@ export const SETTINGS: SettingSpec[] = [
   { key: 'maxQueues', flag: '--max-queues <n>', env: 'JOBSCOPE_MAX_QUEUES', kind: 'int', default: 1000, help: 'most job queues; POST /api/v3/sim/jobs into a new queue past it gets 409' },
   { key: 'queueForgetIdleMinutes', flag: '--queue-forget-idle-minutes <min>', env: 'JOBSCOPE_QUEUE_FORGET_IDLE_MINUTES', kind: 'int', default: 60, help: 'an empty queue of synthetic jobs idle this long is forgotten, in minutes; 0 = never' },
   { key: 'historyMaxQueues', flag: '--history-max-queues <n>', env: 'JOBSCOPE_HISTORY_MAX_QUEUES', kind: 'int', default: 200, help: 'most queues each dashboard history sample records; queues seen after the limit is reached are not sampled' },
+  { key: 'walCheckpointEveryMs', flag: '--wal-checkpoint-every-ms <ms>', env: 'JOBSCOPE_WAL_CHECKPOINT_EVERY_MS', kind: 'int', default: 60000, help: 'how often the database\'s write-ahead log (jobscope.db-wal) is copied into jobscope.db and truncated, in ms; 0 = only SQLite\'s automatic checkpoint (every ~4 MiB of WAL)', max: 86_400_000 },
 ];
 
 export class ConfigError extends Error {}

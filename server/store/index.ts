@@ -32,7 +32,7 @@ export function openStore(config: Config): Store {
   const layout = acquireDataDir(config.dataDir);
   let db: Db;
   try {
-    db = new Db(layout.dbFile, { fsync: config.fsync });
+    db = new Db(layout.dbFile, { fsync: config.fsync, walCheckpointEveryMs: config.walCheckpointEveryMs });
   } catch (err) {
     releaseDataDir(layout);
     throw err;
