@@ -30,6 +30,14 @@ export const EnqueuedJobs = Type.Object({
 });
 export type EnqueuedJobs = Static<typeof EnqueuedJobs>;
 
+export const QueueParams = Type.Object({ name: QueueName });
+
+export const DeletedQueue = Type.Object({
+  name: Type.String(),
+  dropped: Type.Integer({ description: 'waiting, running and retrying jobs dropped (dead jobs stay in the dead set)' }),
+});
+export type DeletedQueue = Static<typeof DeletedQueue>;
+
 export const QueueView = Type.Object({
   name: Type.String(),
   durable: Type.Boolean({ description: 'false for the demo load’s memory-backed queues' }),

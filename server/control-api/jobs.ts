@@ -4,11 +4,11 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../context.ts';
 import {
-  Count, EnqueuedJobs, FailedJobView, ListQuery, LoadPatch, LoadStatus, NewJobs, QueueView, RetryDead,
+  Count, DeletedQueue, EnqueuedJobs, FailedJobView, ListQuery, LoadPatch, LoadStatus, NewJobs, QueueParams, QueueView, RetryDead,
   type LoadStatus as LoadStatusT, type FailedJobView as FailedJobViewT,
 } from '../contract/jobs.ts';
-import { conflict } from '../http/errors.ts';
-import { QueueKindError } from '../jobs/job-system.ts';
+import { conflict, notFound } from '../http/errors.ts';
+import { QueueKindError, QueueLimitError } from '../jobs/job-system.ts';
 import { SYNTHETIC } from '../jobs/builtin/synthetic.ts';
 import type { FailedJob } from '../jobs/job-rows.ts';
 import type { LoadStatus as DemoStatus } from '../jobs/demo-load.ts';
@@ -62,7 +62,7 @@ export async function jobsRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
         const created = jobs.enqueue(SYNTHETIC, args, { queue: b.queue, count: b.count ?? 1, class: b.class, retry: b.retry });
         return reply.code(202).send({ queue: b.queue, enqueued: created.length, backlog: jobs.queue(b.queue)?.backlog ?? 0 });
       } catch (err) {
-        if (err instanceof QueueKindError) throw conflict(err.message);
+        if (err instanceof QueueKindError || err instanceof QueueLimitError) throw conflict(err.message);
         throw err;
       }
     },
@@ -81,6 +81,29 @@ export async function jobsRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
       processes: served.get(q.name) ?? 0,
     }));
   });
+
+  app.delete<{ Params: { name: string } }>(
+    '/jobs/queues/:name',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a queue of synthetic jobs: its waiting and retrying jobs are dropped, dead ones stay; built-in and demo queues answer 409',
+        params: QueueParams,
+        response: { 200: DeletedQueue },
+      },
+    },
+    async (request) => {
+      const { name } = request.params;
+      try {
+        const done = jobs.deleteQueue(name);
+        if (!done) throw notFound('Queue');
+        return { name, dropped: done.dropped };
+      } catch (err) {
+        if (err instanceof QueueKindError) throw conflict(err.message);
+        throw err;
+      }
+    },
+  );
 
   app.get<{ Querystring: ListQuery }>(
     '/jobs/retries',

@@ -55,6 +55,13 @@ export class JobRows {
     this.db.run('INSERT OR IGNORE INTO job_queues (name, created_at) VALUES (?, ?)', [name, now]);
   }
 
+  /** Forgets a queue with its queued (also in-flight) and retrying jobs; its dead jobs stay. Returns the jobs dropped. */
+  removeQueue(name: string): number {
+    const dropped = this.db.run(`DELETE FROM jobs WHERE queue = ? AND state IN ('queued', 'retry')`, [name]).changes;
+    this.db.run('DELETE FROM job_queues WHERE name = ?', [name]);
+    return dropped;
+  }
+
   /** Waiting jobs, including those that were running when the process stopped: they run again. */
   waiting(): Job[] {
     return this.db.all<JobRow>(`SELECT * FROM jobs WHERE state = 'queued' ORDER BY enqueued_at, id`).map(toJob);

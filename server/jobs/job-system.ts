@@ -15,6 +15,8 @@ import { DemoLoad } from './demo-load.ts';
 import type { EnqueueOptions, Job, JobKind } from './types.ts';
 
 export class QueueKindError extends Error {}
+/** Creating the queue would pass --max-queues. */
+export class QueueLimitError extends Error {}
 
 type Log = { warn(obj: unknown, msg?: string): void };
 
@@ -29,6 +31,9 @@ export class JobSystem {
   /** Retry set mirror, soonest first. */
   private retrySet: FailedJob[] = [];
   private readonly waitingByKind = new Map<string, number>();
+  /** Jobs being worked on, by queue: a queue with one running is not idle. */
+  private readonly runningByQueue = new Map<string, number>();
+  private memoryQueues = 0;
   private processed = 0;
   private failed = 0;
   private unsavedProcessed = 0;
@@ -76,6 +81,8 @@ export class JobSystem {
     this.every(Math.max(10, this.config.jobPollMs), () => this.moveDueRetries());
     // Demo jobs only bump counters in memory; save those now and then (durable jobs save their own).
     this.every(1000, () => this.saveCounters());
+    const idleMs = this.config.queueForgetIdleMinutes * 60_000;
+    if (idleMs > 0) this.every(Math.min(60_000, idleMs / 2), () => void this.forgetIdleQueues());
     for (const p of this.pools) p.wake();
   }
 
@@ -131,6 +138,7 @@ export class JobSystem {
     if (q) return q.durable ? undefined : q;
     const created = new JobQueue(name, false);
     this.queueMap.set(name, created);
+    this.memoryQueues++;
     return created;
   }
 
@@ -139,9 +147,57 @@ export class JobSystem {
     const q = this.queueMap.get(name);
     if (!q || q.durable) return;
     q.drain();
-    for (const p of this.servedBy.get(name) ?? []) p.unserve(q);
-    this.servedBy.delete(name);
-    this.queueMap.delete(name);
+    this.memoryQueues--;
+    this.detach(q);
+  }
+
+  /** A queue of one of Jobscope's own job kinds (declared at start): never deleted nor forgotten. */
+  isBuiltin(name: string): boolean {
+    for (const def of this.kinds.values()) if (def.declare !== false && def.queue === name) return true;
+    return false;
+  }
+
+  /**
+   * Deletes a durable queue of synthetic jobs: its waiting and retrying jobs are dropped (a job in
+   * flight finishes, counted, but is not retried), its dead jobs stay in the dead set. Undefined
+   * when there is no such queue.
+   */
+  deleteQueue(name: string): { dropped: number } | undefined {
+    const q = this.queueMap.get(name);
+    if (!q) return undefined;
+    if (!q.durable) throw new QueueKindError(`queue "${name}" belongs to the demo load generator; stop the demo load (DELETE /api/v3/sim/load) to remove it`);
+    if (this.isBuiltin(name)) throw new QueueKindError(`queue "${name}" is a built-in queue of Jobscope's own jobs and cannot be deleted`);
+    for (const job of q.drain()) this.waitingByKind.set(job.kind, (this.waitingByKind.get(job.kind) ?? 1) - 1);
+    this.retrySet = this.retrySet.filter((j) => j.queue !== name);
+    const dropped = this.store.db.tx(() => this.rows.removeQueue(name));
+    this.detach(q);
+    return { dropped };
+  }
+
+  /**
+   * Forgets durable non-built-in queues that are empty, have nothing running or waiting to retry,
+   * and saw no push or take for --queue-forget-idle-minutes; returns their names. Using the name
+   * again creates the queue again.
+   */
+  forgetIdleQueues(now = Date.now()): string[] {
+    const idleMs = this.config.queueForgetIdleMinutes * 60_000;
+    if (idleMs <= 0) return [];
+    const retrying = new Set(this.retrySet.map((j) => j.queue));
+    const idle = [...this.queueMap.values()].filter(
+      (q) => q.durable && q.backlog === 0 && now - q.lastActiveAt >= idleMs && !(this.runningByQueue.get(q.name) ?? 0) && !retrying.has(q.name) && !this.isBuiltin(q.name),
+    );
+    if (idle.length === 0) return [];
+    this.store.db.tx(() => {
+      for (const q of idle) this.rows.removeQueue(q.name);
+    });
+    for (const q of idle) this.detach(q);
+    return idle.map((q) => q.name);
+  }
+
+  private detach(q: JobQueue): void {
+    for (const p of this.servedBy.get(q.name) ?? []) p.unserve(q);
+    this.servedBy.delete(q.name);
+    this.queueMap.delete(q.name);
   }
 
   addPool(identity: PoolIdentity, queues: JobQueue[] = []): WorkerPool {
@@ -182,7 +238,14 @@ export class JobSystem {
   enqueue(kindName: string, args: Record<string, unknown>, opts: EnqueueOptions = {}): Job[] {
     const kind = this.kinds.get(kindName);
     if (!kind) throw new Error(`unknown job kind ${kindName}`);
-    const queue = this.durableQueue(opts.queue ?? kind.queue);
+    const name = opts.queue ?? kind.queue;
+    // Each queue costs memory, a row and a place in every metrics answer: their number is bounded.
+    if (!this.queueMap.has(name) && this.queueMap.size - this.memoryQueues >= this.config.maxQueues) {
+      throw new QueueLimitError(
+        `${this.config.maxQueues} queues exist, the most allowed (--max-queues): delete one (DELETE /api/v3/sim/jobs/queues/:name) or use an existing queue`,
+      );
+    }
+    const queue = this.durableQueue(name);
     const now = Date.now();
     const count = Math.max(1, opts.count ?? 1);
     const jobs = this.store.db.tx(() => {
@@ -235,6 +298,7 @@ export class JobSystem {
 
   private async runJob(job: Job): Promise<void> {
     if (job.id > 0) this.waitingByKind.set(job.kind, (this.waitingByKind.get(job.kind) ?? 1) - 1);
+    this.runningByQueue.set(job.queue, (this.runningByQueue.get(job.queue) ?? 0) + 1);
     let error: unknown;
     try {
       const kind = this.kinds.get(job.kind);
@@ -242,6 +306,10 @@ export class JobSystem {
       await kind.perform(job.args, { signal: this.abort.signal });
     } catch (err) {
       error = err ?? new Error('job failed');
+    } finally {
+      const n = (this.runningByQueue.get(job.queue) ?? 1) - 1;
+      if (n > 0) this.runningByQueue.set(job.queue, n);
+      else this.runningByQueue.delete(job.queue);
     }
     // Cut off by shutdown: leave the row queued, it runs again at the next start.
     if (this.closed || (this.stopping && error !== undefined)) return;
@@ -263,7 +331,8 @@ export class JobSystem {
     if (job.id < 0) return; // memory job: counters only, saved by the timer
     const now = Date.now();
     this.store.db.tx(() => {
-      if (error === undefined || job.retry === false) this.rows.remove(job.id);
+      // A queue deleted while this job ran takes no retry of it (it would come back to life).
+      if (error === undefined || job.retry === false || !this.queueMap.has(job.queue)) this.rows.remove(job.id);
       else {
         const message = errorText(error);
         if (job.retry_count < job.retry) {

@@ -6,6 +6,8 @@ import type { Job } from './types.ts';
 export class JobQueue {
   private items: Job[] = [];
   private head = 0;
+  /** Last push or take, epoch ms: an empty queue idle long enough may be forgotten. */
+  lastActiveAt = Date.now();
 
   constructor(
     readonly name: string,
@@ -28,12 +30,14 @@ export class JobQueue {
   }
 
   push(job: Job): void {
+    this.lastActiveAt = Date.now();
     this.items.push(job);
   }
 
   shift(): Job | undefined {
     if (this.head >= this.items.length) return undefined;
     const job = this.items[this.head]!;
+    this.lastActiveAt = Date.now();
     this.items[this.head++] = undefined as unknown as Job;
     // Compact now and then so a long-lived queue does not keep a growing hole at its front.
     if (this.head > 1024 && this.head * 2 > this.items.length) {

@@ -34,11 +34,17 @@ export class ConnectionHistory {
   private readonly building = new MinuteRollup();
   private prev: { t: number; processed: number; failed: number } | undefined;
   private lastPrune = -Infinity;
+  /** Queues the last sample recorded: they keep their place when more than maxQueues exist. */
+  private tracked = new Set<string>();
+  /** Queues of the last sample that were not recorded (past maxQueues). */
+  untracked = 0;
 
   constructor(
     private readonly db: Db,
     readonly connectionId: string,
     private readonly retention: Retention,
+    /** Most queues one sample records: 20,000 queues made every sample (and the day's history) huge. */
+    readonly maxQueues = Infinity,
   ) {}
 
   /** Rebuilds memory from the database (start-up). */
@@ -107,7 +113,8 @@ export class ConnectionHistory {
     this.prev = { t, processed: m.jobs.processed, failed: m.jobs.failed };
     const queues: QueueTriples = [];
     const newNames: [number, string][] = [];
-    for (const [name, q] of Object.entries(m.queues)) {
+    const recorded = this.pickQueues(Object.entries(m.queues));
+    for (const [name, q] of recorded) {
       let idx = this.index.get(name);
       if (idx === undefined) {
         idx = this.names.length;
@@ -131,6 +138,22 @@ export class ConnectionHistory {
       this.feedRollup(this.raw.len - 1);
     });
     return rates;
+  }
+
+  /**
+   * At most maxQueues queues: those recorded last time first, then ones history already knows,
+   * then new ones in the order the source lists them. The rest are counted, not sampled.
+   */
+  private pickQueues<Q>(entries: [string, Q][]): [string, Q][] {
+    let picked = entries;
+    if (entries.length > this.maxQueues) {
+      const tiers: [string, Q][][] = [[], [], []];
+      for (const e of entries) tiers[this.tracked.has(e[0]) ? 0 : this.index.has(e[0]) ? 1 : 2]!.push(e);
+      picked = tiers.flat().slice(0, this.maxQueues);
+    }
+    this.untracked = entries.length - picked.length;
+    this.tracked = new Set(picked.map((e) => e[0]));
+    return picked;
   }
 
   recordGap(t: number, error: string): void {

@@ -81,14 +81,15 @@ export class Monitor {
       h = new ConnectionHistory(this.ctx.store.db, id, {
         rawMs: this.ctx.config.historyRawHours * HOUR,
         totalMs: this.ctx.config.historyDays * 24 * HOUR,
-      });
+      }, this.ctx.config.historyMaxQueues);
       this.histories.set(id, h);
     }
     return h;
   }
 
   history(c: Connection, p: Omit<HistoryParams, 'intervalMs'>): History {
-    return queryHistory(this.historyOf(c.id), { ...p, intervalMs: this.intervalMs(c) });
+    const h = this.historyOf(c.id);
+    return { ...queryHistory(h, { ...p, intervalMs: this.intervalMs(c) }), queues_untracked: h.untracked, history_max_queues: h.maxQueues };
   }
 
   current(id: string): Latest | undefined {
