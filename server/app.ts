@@ -67,6 +67,8 @@ async function assemble(config: Config, store: Store): Promise<JobscopeServer> {
     ...serverTimeoutOptions(config),
     return503OnClosing: true,
     routerOptions: { maxParamLength: 256 },
+    // `type: [a, b]` lists: with them the validator coerces only a value that matches none of the types.
+    ajv: { customOptions: { allowUnionTypes: true } },
     schemaController: { compilersFactory: { buildSerializer: lazySerializers() } },
   });
   const routes: JobscopeServer['routes'] = [];
