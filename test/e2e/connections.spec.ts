@@ -40,6 +40,19 @@ test('a second Jobscope added as a remote GitLab connection is tested and charte
   const row = page.locator('[data-testid="connection-row"][data-connection="Remote B"]');
   await expect(row).toBeVisible();
   await expect(page.getByTestId('connections-table')).not.toContainText(remote.adminToken);
+  await expect(row.getByTestId('connection-warning')).toHaveCount(0); // plain http, but to this machine
+
+  // Plain http to another machine: warned in the form before sending, and on the saved row.
+  await form.getByTestId('conn-url').fill('http://gitlab.example.com');
+  await expect(form.getByTestId('conn-plain-http')).toContainText('gitlab.example.com');
+  await form.getByTestId('conn-url').fill('');
+  const plain = await http(`${home.url}/api/app/connections`, { json: { name: 'Plain', base_url: 'http://gitlab.example.com', private_token: 'x', enabled: false }, token: home.adminToken });
+  expect(plain.status).toBe(201);
+  const plainRow = page.locator('[data-testid="connection-row"][data-connection="Plain"]');
+  await expect(plainRow.getByTestId('connection-warning')).toContainText('plain http');
+  page.once('dialog', (d) => void d.accept());
+  await plainRow.getByTestId('connection-remove').click();
+  await expect(plainRow).toHaveCount(0);
   await row.getByTestId('connection-test').click();
   await expect(row.getByTestId('test-result')).toContainText('✓');
   await screenshot(page, testInfo, 'connections');

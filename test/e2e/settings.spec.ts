@@ -58,6 +58,22 @@ test('settings: save for the next start, bad values refused, theme, demo load li
   await expect(page.getByTestId('settings-error')).toContainText('--port');
   expect(JSON.parse(fs.readFileSync(path.join(s.dataDir, 'settings.json'), 'utf8')).port).toBeUndefined();
   await row(page, 'port').getByTestId('setting-input').fill('');
+  await expect(row(page, 'sim-journal-entries').getByTestId('setting-allowed')).toHaveText('Allowed: 1 – 100,000');
+
+  // A host other machines could reach is saved only with the box ticked that says so.
+  await row(page, 'host').getByTestId('setting-input').fill('0.0.0.0');
+  await expect(page.getByTestId('settings-expose')).toContainText('other machines');
+  await page.getByTestId('settings-save').click();
+  await expect(page.getByTestId('settings-error')).toContainText('confirm_expose');
+  expect(JSON.parse(fs.readFileSync(path.join(s.dataDir, 'settings.json'), 'utf8')).host).toBeUndefined();
+  await page.getByTestId('settings-expose-confirm').check();
+  await page.getByTestId('settings-save').click();
+  await expect(page.getByTestId('settings-saved')).toContainText('host');
+  expect(JSON.parse(fs.readFileSync(path.join(s.dataDir, 'settings.json'), 'utf8')).host).toBe('0.0.0.0');
+  await row(page, 'host').getByTestId('setting-input').fill('');
+  await expect(page.getByTestId('settings-expose')).toHaveCount(0);
+  await page.getByTestId('settings-save').click();
+  await expect(page.getByTestId('settings-saved')).toContainText('host');
 
   // Theme, through D's theme module: one attribute on <html>.
   await page.getByTestId('theme-dark').click();

@@ -82,6 +82,14 @@ test('a fleet started from the form finishes its builds despite a fault; journal
   await expect(curl).toHaveValue(/^curl -sS -i -X PATCH '?http:\/\/127\.0\.0\.1:\d+\/ci\/api\/v1\/builds\/\d+\/trace\.txt/);
   await expect(curl).toHaveValue(/Content-Range: \d+-\d+/);
   await expect(page.getByTestId('curl-status')).toBeVisible();
+  // Tokens are hidden unless asked for: in the detail, and in the command.
+  await expect(curl).toHaveValue(/'Build-Token: \[REDACTED\]'/);
+  await expect(page.locator('[data-testid="journal-detail"] [data-header="build-token"] td')).toHaveText('[REDACTED]');
+  await page.getByTestId('journal-secrets').check();
+  await expect(page.locator('[data-testid="journal-detail"] [data-header="build-token"] td')).not.toHaveText('[REDACTED]');
+  await page.getByTestId('journal-curl').click();
+  await expect(curl).not.toHaveValue(/REDACTED/);
+  await page.getByTestId('journal-secrets').uncheck();
   await page.evaluate(() => window.scrollTo(0, 0));
   await screenshot(page, testInfo, 'simulator');
 
