@@ -4,6 +4,7 @@
 import type { Alert, AppStatus, ConnectionPatch, ConnectionView, CurrentSample, History, HistoryQuery, NewConnection, TestResult, Thresholds } from '../../server/contract/app.ts';
 import type { CompoundMetrics } from '../../server/contract/metrics.ts';
 import type { BuildQuery, BuildView, InstanceView, ProjectView, RunnerView } from '../../server/contract/control.ts';
+import type { DeletedQueue } from '../../server/contract/jobs.ts';
 
 export type { Alert, AppStatus, ConnectionView, CurrentSample, History, NewConnection, TestResult, Thresholds, CompoundMetrics, BuildView, ProjectView, RunnerView, InstanceView };
 
@@ -120,6 +121,8 @@ export class Client {
   builds = (q: BuildQuery = {}) => this.json<BuildView[]>('GET', `/api/v3/sim/builds${qs(q as Query)}`);
   build = (id: number) => this.json<BuildView>('GET', `/api/v3/sim/builds/${id}`);
   cancelBuild = (id: number) => this.json<BuildView>('POST', `/api/v3/sim/builds/${id}/cancel`);
+  /** Deletes one of the embedded job system's queues with its waiting jobs (built-in ones answer 409). */
+  deleteQueue = (name: string) => this.json<DeletedQueue>('DELETE', `/api/v3/sim/jobs/queues/${encodeURIComponent(name)}`);
 
   /** The trace from byte `offset` on (`Range: bytes=N-` → 206), for live tailing. */
   async traceFrom(id: number, offset: number): Promise<TraceChunk> {

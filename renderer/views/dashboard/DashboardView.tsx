@@ -183,7 +183,7 @@ export default function DashboardView() {
       </div>
 
       <div className="tables">
-        <QueuesTable connectionId={id} current={current.data} spark={spark.data} />
+        <QueuesTable connectionId={id} current={current.data} spark={spark.data} deletable={conn?.kind === 'embedded'} />
         <ProcessesTable connectionId={id} current={current.data} />
       </div>
       <ThresholdsEditor connectionId={id} thresholds={thresholds.data} queueNames={h?.queue_names ?? Object.keys(current.data?.queues ?? {})} />

@@ -1,7 +1,10 @@
 // Every queue of the latest sample: sortable, filterable, pinnable, virtualized so that hundreds
-// of queues scroll smoothly (only the visible rows are in the DOM).
+// of queues scroll smoothly (only the visible rows are in the DOM). On this server's own
+// connection a queue can be deleted (after a confirm).
 import { useMemo, useRef, useState, type ReactNode } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
+import { useMutation } from '@tanstack/react-query';
+import { useClient } from '../../app/client-context.tsx';
 import type { CurrentSample, History } from '../../api/client.ts';
 import { Sparkline } from '../../components/Sparkline.tsx';
 import { Glossary } from '../../components/glossary.tsx';
@@ -24,14 +27,31 @@ function usePins(connectionId: string): [Set<string>, (q: string) => void] {
   return [pins, toggle];
 }
 
-export function QueuesTable({ connectionId, current, spark }: { connectionId: string; current: CurrentSample | null | undefined; spark: History | undefined }) {
+export function QueuesTable({ connectionId, current, spark, deletable = false }: { connectionId: string; current: CurrentSample | null | undefined; spark: History | undefined; deletable?: boolean }) {
+  const client = useClient();
   const [filter, setFilter] = useState('');
+  // Deleted here: hidden until the next sample no longer has them.
+  const [deleted, setDeleted] = useState<Set<string>>(() => new Set());
+  const [notice, setNotice] = useState<{ error: boolean; text: string } | null>(null);
+  const remove = useMutation({
+    mutationFn: (name: string) => client.deleteQueue(name),
+    onSuccess: (r) => {
+      setDeleted((d) => new Set(d).add(r.name));
+      setNotice({ error: false, text: `Deleted queue ${r.name}${r.dropped ? ` and its ${r.dropped} waiting job${r.dropped === 1 ? '' : 's'}` : ''}.` });
+    },
+    onError: (err) => setNotice({ error: true, text: err instanceof Error ? err.message : String(err) }),
+  });
+  const confirmDelete = (name: string) => {
+    if (confirm(`Delete queue ${name}? Its waiting and retrying jobs are dropped; dead jobs stay in the dead set.`)) remove.mutate(name);
+  };
   const [sort, setSort] = useState<{ key: SortKey; desc: boolean }>({ key: 'backlog', desc: true });
   const [pins, togglePin] = usePins(connectionId);
   const scroller = useRef<HTMLDivElement>(null);
 
   const rows = useMemo(() => {
-    const entries = Object.entries(current?.queues ?? {}).map(([name, q]) => ({ name, backlog: q.backlog, latency: q.latency }));
+    const entries = Object.entries(current?.queues ?? {})
+      .filter(([name]) => !deleted.has(name))
+      .map(([name, q]) => ({ name, backlog: q.backlog, latency: q.latency }));
     const f = filter.trim().toLowerCase();
     const kept = f ? entries.filter((r) => r.name.toLowerCase().includes(f)) : entries;
     const dir = sort.desc ? -1 : 1;
@@ -43,7 +63,7 @@ export function QueuesTable({ connectionId, current, spark }: { connectionId: st
       return c !== 0 ? c * dir : a.name.localeCompare(b.name);
     });
     return kept;
-  }, [current, filter, sort, pins]);
+  }, [current, filter, sort, pins, deleted]);
 
   const virtual = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW, overscan: 8 });
 
@@ -59,13 +79,15 @@ export function QueuesTable({ connectionId, current, spark }: { connectionId: st
         <h3 id="queues-h">Queues <span className="muted small" data-testid="queues-count">{rows.length}</span></h3>
         <input type="search" placeholder="Filter queues" value={filter} onChange={(e) => setFilter(e.target.value)} aria-label="Filter queues" data-testid="queues-filter" />
       </div>
+      {notice && <p className={`small ${notice.error ? 'error' : 'muted'}`} role="status" data-testid="queue-delete-message">{notice.text}</p>}
       <div className="vtable" role="table" aria-label="Queues" data-testid="queues-table">
-        <div className="vrow vhead" role="row">
+        <div className={`vrow vhead${deletable ? ' with-actions' : ''}`} role="row">
           <span role="columnheader" className="c-pin" />
           <span role="columnheader" className="c-name">{header('name', 'Name')}</span>
           <span role="columnheader" className="c-num">{header('backlog', <Glossary term="backlog">Backlog</Glossary>)}</span>
           <span role="columnheader" className="c-num">{header('latency', <Glossary term="latency">Latency</Glossary>)}</span>
           <span role="columnheader" className="c-spark">Backlog trend</span>
+          {deletable && <span role="columnheader" className="c-act" />}
         </div>
         <div ref={scroller} className="vbody" style={{ height: Math.min(360, Math.max(ROW, rows.length * ROW)) }}>
           <div style={{ height: virtual.getTotalSize(), position: 'relative' }}>
@@ -73,7 +95,7 @@ export function QueuesTable({ connectionId, current, spark }: { connectionId: st
               const r = rows[v.index]!;
               const pinned = pins.has(r.name);
               return (
-                <div key={r.name} role="row" className={`vrow${pinned ? ' pinned' : ''}`} style={{ position: 'absolute', top: 0, transform: `translateY(${v.start}px)`, height: ROW, width: '100%' }} data-testid="queue-row" data-queue={r.name}>
+                <div key={r.name} role="row" className={`vrow${pinned ? ' pinned' : ''}${deletable ? ' with-actions' : ''}`} style={{ position: 'absolute', top: 0, transform: `translateY(${v.start}px)`, height: ROW, width: '100%' }} data-testid="queue-row" data-queue={r.name}>
                   <span role="cell" className="c-pin">
                     <button className="ghost icon" onClick={() => togglePin(r.name)} aria-pressed={pinned} aria-label={pinned ? `Unpin ${r.name}` : `Pin ${r.name}`} data-testid="queue-pin">
                       {pinned ? '★' : '☆'}
@@ -83,6 +105,13 @@ export function QueuesTable({ connectionId, current, spark }: { connectionId: st
                   <span role="cell" className="c-num" data-testid="queue-backlog">{num(r.backlog)}</span>
                   <span role="cell" className="c-num" data-testid="queue-latency">{humanDuration(r.latency)}</span>
                   <span role="cell" className="c-spark"><Sparkline values={spark?.queues[r.name]?.backlog} /></span>
+                  {deletable && (
+                    <span role="cell" className="c-act">
+                      <button className="ghost icon danger" onClick={() => confirmDelete(r.name)} disabled={remove.isPending} aria-label={`Delete queue ${r.name}`} title="Delete queue" data-testid="queue-delete">
+                        ✕
+                      </button>
+                    </span>
+                  )}
                 </div>
               );
             })}
