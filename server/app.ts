@@ -10,6 +10,7 @@ import { installErrorHandling } from './http/errors.ts';
 import { installBodyParsers } from './http/body-parsers.ts';
 import { installHostCheck } from './http/host-check.ts';
 import { installBodyProgress, serverTimeoutOptions } from './http/timeouts.ts';
+import { installBodyBudget } from './http/body-budget.ts';
 import { loggerOptions } from './http/logging.ts';
 import { logDomainEvents } from './http/event-log.ts';
 import { registerDocs, registerDocsUi } from './http/docs.ts';
@@ -80,6 +81,7 @@ async function assemble(config: Config, store: Store): Promise<JobscopeServer> {
   installErrorHandling(app);
   installHostCheck(app, config);
   installBodyProgress(app, config);
+  installBodyBudget(app, config);
   logDomainEvents(ctx, app.log);
   installBodyParsers(app);
   // A form PUT may carry the full trace as JSON does (Grape took any encoding): same limit.

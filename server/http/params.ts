@@ -46,8 +46,12 @@ export async function readParams(request: FastifyRequest): Promise<Params> {
   mergeInto(out, request.query, true);
   if (request.isMultipart()) {
     let n = 0;
+    // Busboy reads the raw request, past fastify's body limit: the route's limit is kept here,
+    // in total and per field (runner routes read only a small body before the token is known).
+    const limit = request.routeOptions.bodyLimit;
+    let total = 0;
     try {
-      for await (const part of request.parts()) {
+      for await (const part of request.parts({ limits: { fieldSize: Math.min(limit, 1024 * 1024) } })) {
         if (++n > MAX_FIELDS) throw badRequest('too many multipart fields');
         if (part.type === 'file') {
           part.file.resume();
@@ -56,6 +60,8 @@ export async function readParams(request: FastifyRequest): Promise<Params> {
         // Busboy cuts a field at `fieldSize` and says so only in this flag: storing the cut value
         // (say, a full trace) and answering 200 would lose data silently.
         if (part.valueTruncated || part.fieldnameTruncated) throw tooLarge();
+        total += part.fieldname.length + (typeof part.value === 'string' ? Buffer.byteLength(part.value) : 0);
+        if (total > limit) throw tooLarge();
         setField(out, part.fieldname, part.value);
       }
     } catch (err) {

@@ -8,10 +8,12 @@ import { registerRoutes } from './register.ts';
 import { updateRoutes } from './update.ts';
 import { traceRoutes } from './trace.ts';
 import { artifactsRoutes } from './artifacts.ts';
+import { installRunnerBodyRules } from './body-rules.ts';
 
 export async function runnerApi(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   const opts = { ctx }; // not the caller's options: they carry the prefix, which must not apply twice
   app.setValidatorCompiler(() => () => true);
+  installRunnerBodyRules(app, ctx);
   await app.register(runnersRoutes, opts);
   await app.register(registerRoutes, opts);
   await app.register(updateRoutes, opts);

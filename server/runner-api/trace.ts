@@ -4,7 +4,6 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { ApiError, notFound, tooLarge } from '../http/errors.ts';
 import { pathId, rubyToI, type Params } from '../http/params.ts';
-import { authenticateBuild } from './auth.ts';
 
 export async function traceRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   const { store } = ctx;
@@ -17,10 +16,10 @@ export async function traceRoutes(app: FastifyInstance, { ctx }: { ctx: AppConte
     // Synchronous on purpose (every part of every stream comes here): an async handler costs a promise
     // and a microtask turn per part for work that never waits; fastify sends what a sync handler throws.
     (request, reply) => {
+      // The token was checked in onRequest, before the body was read (body-rules.ts).
       const id = pathId(request.params.id);
       const build = id === undefined ? undefined : store.builds.credentials(id);
       if (!build) throw notFound();
-      authenticateBuild(ctx, request, request.query ?? {}, build);
       const contentRange = request.headers['content-range'];
       if (typeof contentRange !== 'string') throw new ApiError(400, '400 Missing header Content-Range');
       // Only the start counts, parsed with Ruby's to_i as GitLab did ("bytes=abc" is 0).

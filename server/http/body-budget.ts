@@ -1,0 +1,79 @@
+// One budget for the request bodies held in memory at once, across all requests. Per-route limits
+// bound one request; without a total, a few dozen concurrent bodies near their limits (64 MiB for a
+// full trace) took gigabytes. Runs in preParsing, after every onRequest hook, so a request refused
+// for its token or Host never touches the budget. Routes that stream their body to disk (artifact
+// uploads) say so with `config.streamsBody` and are not counted.
+import { Transform } from 'node:stream';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { Config } from '../config.ts';
+import { ApiError, tooLarge } from './errors.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route streams its body to disk instead of holding it: not counted against the budget. */
+    streamsBody?: boolean;
+  }
+}
+
+export class BodyBudget {
+  private used = 0;
+  constructor(readonly total: number) {}
+
+  get inUse(): number {
+    return this.used;
+  }
+
+  /** Takes n bytes, or returns false when that would pass the total. */
+  take(n: number): boolean {
+    if (this.used + n > this.total) return false;
+    this.used += n;
+    return true;
+  }
+
+  give(n: number): void {
+    this.used = Math.max(0, this.used - n);
+  }
+}
+
+export function installBodyBudget(app: FastifyInstance, config: Pick<Config, 'maxInflightBodyBytes'>): BodyBudget {
+  const budget = new BodyBudget(config.maxInflightBodyBytes);
+  const mib = Math.round((budget.total / 1024 / 1024) * 100) / 100;
+  const busy = () =>
+    new ApiError(503, `503 Service Unavailable - request bodies in flight have reached --max-inflight-body-mb (${mib} MiB); retry shortly`, { 'Retry-After': '1' });
+
+  /** Bytes this request holds, handed back once its answer is done or the client has gone. */
+  const hold = (reply: FastifyReply) => {
+    let held = 0;
+    reply.raw.once('close', () => budget.give(held));
+    return (n: number) => void (held += n);
+  };
+
+  app.addHook('preParsing', (request, reply, payload, done) => {
+    if (request.routeOptions.config?.streamsBody) return done(null, payload);
+    const lengthHeader = request.headers['content-length'];
+    if (lengthHeader !== undefined) {
+      const declared = Number(lengthHeader);
+      if (!Number.isFinite(declared) || declared <= 0) return done(null, payload);
+      // Refused before a byte of the body is read: it could never fit (multipart bypasses fastify's own check).
+      if (declared > request.routeOptions.bodyLimit || declared > budget.total) return done(tooLarge());
+      if (!budget.take(declared)) return done(busy());
+      hold(reply)(declared);
+      return done(null, payload);
+    }
+    // Multipart is read from the raw request by busboy, not from this stream; readParams bounds its fields.
+    // (isMultipart() is set by the content-type parser, after this hook: the header is what tells.)
+    if (request.headers['transfer-encoding'] === undefined || /^multipart\//i.test(String(request.headers['content-type'] ?? ''))) return done(null, payload);
+    // Chunked: no size up front, so each chunk is counted as it arrives.
+    const add = hold(reply);
+    const counted = new Transform({
+      transform(chunk: Buffer, _enc, cb) {
+        if (!budget.take(chunk.length)) return cb(busy());
+        add(chunk.length);
+        cb(null, chunk);
+      },
+    });
+    payload.on('error', (err) => counted.destroy(err));
+    done(null, payload.pipe(counted));
+  });
+  return budget;
+}

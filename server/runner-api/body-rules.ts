@@ -1,0 +1,56 @@
+// How much of a runner request is read before its token is known. Fastify reads a body before any
+// handler runs, so a route that authenticates in its handler has already buffered whatever was sent:
+// with one 65 MiB limit for all, a few wrong-token requests took gigabytes. Here, per route:
+// - register, poll, delete (token in the body, as the real runner sends it): a small limit;
+// - trace PATCH (Build-Token header or ?token): authenticated in onRequest, before the body;
+// - the final PUT builds/:id (runner token in the body, with the full trace): the large limit only
+//   while the build is running; a big body for any other build gets the 404 the runner must hear
+//   (GitLab's `running.find`) without being read;
+// - artifact uploads stream to disk (see artifacts.ts) and are not counted in the body budget.
+import type { FastifyInstance, onRequestHookHandler, RouteOptions } from 'fastify';
+import type { AppContext } from '../context.ts';
+import { notFound, recordNotFound } from '../http/errors.ts';
+import { pathId, type Params } from '../http/params.ts';
+import { buildTokenOf, buildTokenValid } from './auth.ts';
+import { forbidden } from '../http/errors.ts';
+
+const SMALL_BODY = new Set(['/runners/register', '/runners/register.json', '/runners/delete', '/runners/delete.json', '/builds/register', '/builds/register.json', '/builds/:id/artifacts']);
+
+function addOnRequest(route: RouteOptions, hook: onRequestHookHandler): void {
+  const existing = route.onRequest === undefined ? [] : [route.onRequest].flat();
+  route.onRequest = [...existing, hook];
+}
+
+export function installRunnerBodyRules(app: FastifyInstance, ctx: AppContext): void {
+  const { store } = ctx;
+  const small = ctx.config.maxRunnerBodyKib * 1024;
+
+  const traceAuthFirst: onRequestHookHandler = (request, _reply, done) => {
+    const id = pathId((request.params as { id?: string }).id);
+    const build = id === undefined ? undefined : store.builds.credentials(id);
+    if (!build) return done(notFound());
+    if (!buildTokenValid(ctx, build, buildTokenOf(request, (request.query ?? {}) as Params))) return done(forbidden());
+    done();
+  };
+
+  const updateBodyFits: onRequestHookHandler = (request, _reply, done) => {
+    const declared = Number(request.headers['content-length'] ?? 0);
+    if (request.headers['transfer-encoding'] === undefined && declared <= small) return done();
+    const id = pathId((request.params as { id?: string }).id, true);
+    const build = id === undefined ? undefined : store.builds.byId(id);
+    if (build && build.status === 'running' && build.runner_id !== null) return done();
+    done(recordNotFound());
+  };
+
+  app.addHook('onRoute', (route) => {
+    const path = route.url.slice(route.prefix.length);
+    const methods = [route.method].flat();
+    if (path === '/builds/:id/artifacts' && methods.includes('POST')) {
+      route.config = { ...route.config, streamsBody: true };
+      return;
+    }
+    if (SMALL_BODY.has(path)) route.bodyLimit = small;
+    else if (path === '/builds/:id/trace.txt') addOnRequest(route, traceAuthFirst);
+    else if (path === '/builds/:id' && methods.includes('PUT')) addOnRequest(route, updateBodyFits);
+  });
+}
