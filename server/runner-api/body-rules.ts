@@ -9,10 +9,9 @@
 // - artifact uploads stream to disk (see artifacts.ts) and are not counted in the body budget.
 import type { FastifyInstance, onRequestHookHandler, RouteOptions } from 'fastify';
 import type { AppContext } from '../context.ts';
-import { notFound, recordNotFound } from '../http/errors.ts';
+import { forbidden, notFound, recordNotFound } from '../http/errors.ts';
 import { pathId, type Params } from '../http/params.ts';
 import { buildTokenOf, buildTokenValid } from './auth.ts';
-import { forbidden } from '../http/errors.ts';
 
 const SMALL_BODY = new Set(['/runners/register', '/runners/register.json', '/runners/delete', '/runners/delete.json', '/builds/register', '/builds/register.json', '/builds/:id/artifacts']);
 
