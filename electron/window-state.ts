@@ -38,7 +38,8 @@ export function loadWindowState(dataDir: string, onScreen?: (b: Rectangle) => bo
 export function saveWindowState(dataDir: string, state: WindowState): void {
   const file = stateFile(dataDir);
   const tmp = `${file}.tmp`;
-  fs.writeFileSync(tmp, JSON.stringify(state));
+  // 0600 like every file of the data dir (server/store/private-files.ts).
+  fs.writeFileSync(tmp, JSON.stringify(state), { mode: 0o600 });
   fs.renameSync(tmp, file);
 }
 

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
+import { PRIVATE_FILE_MODE } from '../store/private-files.ts';
 
 export const LOG_FILE = 'jobscope.log';
 
@@ -19,7 +20,7 @@ export class RotatingLog extends Writable {
   ) {
     super({ decodeStrings: false });
     this.file = path.join(dir, LOG_FILE);
-    this.fd = fs.openSync(this.file, 'a');
+    this.fd = fs.openSync(this.file, 'a', PRIVATE_FILE_MODE);
     this.size = fs.fstatSync(this.fd).size;
   }
 
@@ -29,7 +30,7 @@ export class RotatingLog extends Writable {
       const from = i === 1 ? this.file : `${this.file}.${i - 1}`;
       if (fs.existsSync(from)) fs.renameSync(from, `${this.file}.${i}`);
     }
-    this.fd = fs.openSync(this.file, 'a');
+    this.fd = fs.openSync(this.file, 'a', PRIVATE_FILE_MODE);
     this.size = 0;
   }
 

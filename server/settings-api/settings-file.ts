@@ -5,6 +5,7 @@ import crypto from 'node:crypto';
 import { ConfigError, SAVABLE, SETTINGS_FILE, boundsOf, parseValue, readSavedSettings, savedValueProblem, settingName, type Config, type SettingSpec } from '../config.ts';
 import { isLoopbackHost } from '../host-address.ts';
 import type { SettingsView } from '../contract/settings.ts';
+import { PRIVATE_FILE_MODE } from '../store/private-files.ts';
 
 /** The value in the units a person types (MiB for sizes), as flags take it. */
 function display(spec: SettingSpec, v: unknown): string | number | boolean | null {
@@ -68,6 +69,6 @@ export function saveSettings(dataDir: string, values: Record<string, unknown>, o
   }
   const file = path.join(dataDir, SETTINGS_FILE);
   const tmp = `${file}.${crypto.randomBytes(4).toString('hex')}.tmp`;
-  fs.writeFileSync(tmp, JSON.stringify(next, null, 2) + '\n');
+  fs.writeFileSync(tmp, JSON.stringify(next, null, 2) + '\n', { mode: PRIVATE_FILE_MODE });
   fs.renameSync(tmp, file);
 }

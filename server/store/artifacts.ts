@@ -9,6 +9,7 @@ import crypto from 'node:crypto';
 import { Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { storageError } from '../http/errors.ts';
+import { PRIVATE_FILE_MODE } from './private-files.ts';
 
 const STREAM_CHUNK = 1024 * 1024;
 /**
@@ -55,7 +56,7 @@ export class ArtifactStore {
     // have the file created after the cleanup below ran, leaving a stray temp file per refused upload.
     let fd: number;
     try {
-      fd = fs.openSync(tmpPath, 'wx');
+      fd = fs.openSync(tmpPath, 'wx', PRIVATE_FILE_MODE);
     } catch (err) {
       throw storageError(err) ?? err;
     }

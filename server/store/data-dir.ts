@@ -4,6 +4,7 @@
 // is still alive, so a restart after `kill -9` clears the stale lock and needs no repair step.
 import fs from 'node:fs';
 import path from 'node:path';
+import { makePrivateDir, tightenTree, PRIVATE_FILE_MODE } from './private-files.ts';
 
 export interface DataDirLayout {
   root: string;
@@ -39,12 +40,12 @@ function isAlive(pid: number): boolean {
   }
 }
 
-/** Creates the folders, takes the pid lock and clears locks left by a dead owner. */
+/** Creates the folders (0700), tightens what an older version left readable, takes the pid lock and clears locks left by a dead owner. */
 export function acquireDataDir(root: string): DataDirLayout {
   const layout = layoutOf(root);
-  for (const dir of [layout.root, layout.tracesDir, layout.artifactsDir, layout.tmpDir, layout.logsDir]) {
-    fs.mkdirSync(dir, { recursive: true });
-  }
+  // Before the folders are made 0700: a folder found at 0700 is taken to hold nothing looser.
+  tightenTree(layout.root);
+  for (const dir of [layout.root, layout.tracesDir, layout.artifactsDir, layout.tmpDir, layout.logsDir]) makePrivateDir(dir);
   let owner = NaN;
   try {
     owner = Number(fs.readFileSync(layout.pidFile, 'utf8').trim());
@@ -56,7 +57,7 @@ export function acquireDataDir(root: string): DataDirLayout {
       `the data dir ${root} is in use by process ${owner}; stop that server or pass another --data-dir`,
     );
   }
-  fs.writeFileSync(layout.pidFile, String(process.pid));
+  fs.writeFileSync(layout.pidFile, String(process.pid), { mode: PRIVATE_FILE_MODE });
   fs.rmSync(`${layout.dbFile}.lock`, { recursive: true, force: true });
   // Uploads interrupted by a crash were never acknowledged: their temp files are garbage.
   for (const name of fs.readdirSync(layout.tmpDir)) fs.rmSync(path.join(layout.tmpDir, name), { force: true, recursive: true });

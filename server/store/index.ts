@@ -1,6 +1,7 @@
 // Opens everything kept in the data dir, as one object the route plugins receive.
 import type { Config } from '../config.ts';
 import { acquireDataDir, releaseDataDir, type DataDirLayout } from './data-dir.ts';
+import { tightenTree } from './private-files.ts';
 import { Db } from './db.ts';
 import { Settings } from './settings.ts';
 import { Users } from './users.ts';
@@ -37,6 +38,8 @@ export function openStore(config: Config): Store {
     releaseDataDir(layout);
     throw err;
   }
+  // node-sqlite3-wasm locks the database by making the folder `<db>.lock` (mode left to the umask).
+  tightenTree(`${layout.dbFile}.lock`);
   const settings = new Settings(db);
   const builds = new Builds(db);
   const artifacts = new ArtifactStore(layout.artifactsDir, layout.tmpDir, { fsync: config.fsync, maxBytes: config.maxArtifactBytes });

@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
+import { PRIVATE_FILE_MODE } from './private-files.ts';
 
 export type AppendResult = { ok: true; length: number } | { ok: false; length: number; reason: 'range' | 'too-large' };
 
@@ -53,7 +54,7 @@ export class TraceStore {
       this.fds.delete(oldest);
       fs.closeSync(oldFd);
     }
-    fd = fs.openSync(this.file(buildId), 'a');
+    fd = fs.openSync(this.file(buildId), 'a', PRIVATE_FILE_MODE);
     this.fds.set(buildId, fd);
     return fd;
   }
@@ -101,7 +102,7 @@ export class TraceStore {
     if (bytes.length > this.opts.maxBytes) return { ok: false, length: this.length(buildId), reason: 'too-large' };
     const tmp = path.join(this.tmpDir, `trace-${Math.trunc(buildId)}-${crypto.randomBytes(6).toString('hex')}`);
     try {
-      const fd = fs.openSync(tmp, 'w');
+      const fd = fs.openSync(tmp, 'w', PRIVATE_FILE_MODE);
       try {
         fs.writeFileSync(fd, bytes);
         if (this.opts.fsync) fs.fdatasyncSync(fd);
