@@ -1,0 +1,84 @@
+// Runs the model-based test: fast-check generates command sequences, each run on a fresh server and
+// data dir, and shrinks a failing one. The seed is printed first; replay a failure with
+// FC_SEED=<seed> (and FC_PATH=<path> from the failure report to go straight to the shrunk case).
+import fc from 'fast-check';
+import { commandArbitrary, Kill9 } from './commands.ts';
+import { sweep } from './checks.ts';
+import { Model } from './model.ts';
+import { RealSystem } from './system.ts';
+
+export interface ModelRunOptions {
+  name: string;
+  kind: 'inproc' | 'child';
+  numRuns: number;
+  maxCommands: number;
+  /** Relative weights (the other commands weigh ~800 together). */
+  restartWeight: number;
+  killWeight: number;
+  /** Fixed seed unless FC_SEED is set; undefined = a new one each time. */
+  seed?: number;
+  /** Stop generating new runs after this long (the runs done so far still count). */
+  timeLimitMs?: number;
+}
+
+export interface ModelRunTotals {
+  runs: number;
+  steps: number;
+  restarts: number;
+  kills: number;
+  ms: number;
+}
+
+async function setupModel(real: RealSystem): Promise<Model> {
+  const m = new Model();
+  const stats = (await real.admin('GET', '/api/v3/sidekiq/job_stats')).json().jobs;
+  m.counters = { processed0: stats.processed, failed0: stats.failed, processed: stats.processed, failed: stats.failed };
+  for (const c of (await real.admin('GET', '/api/app/connections')).json() as any[]) {
+    m.connections.push({ id: c.id, name: c.name, enabled: c.enabled, interval: c.interval_s, hasToken: c.has_token, embedded: c.kind === 'embedded' });
+  }
+  return m;
+}
+
+export async function runModel(opts: ModelRunOptions): Promise<ModelRunTotals> {
+  const envSeed = Number(process.env.FC_SEED);
+  const seed = Number.isInteger(envSeed) && process.env.FC_SEED ? envSeed : (opts.seed ?? (Math.random() * 2 ** 31) | 0);
+  const path = process.env.FC_PATH || undefined;
+  const numRuns = Number(process.env.FC_RUNS) || opts.numRuns;
+  console.log(`[model:${opts.name}] seed ${seed}, ${numRuns} runs of up to ${opts.maxCommands} steps (${opts.kind} server); replay with FC_SEED=${seed}`);
+  const totals: ModelRunTotals = { runs: 0, steps: 0, restarts: 0, kills: 0, ms: 0 };
+  const started = Date.now();
+  const commands = fc.commands([commandArbitrary({ restartWeight: opts.restartWeight, killWeight: opts.killWeight })], { maxCommands: opts.maxCommands, size: 'max' });
+  await fc.assert(
+    fc.asyncProperty(commands, async (cmds) => {
+      const real = await RealSystem.start(opts.kind);
+      let model: Model | undefined;
+      try {
+        model = await setupModel(real);
+        const m = model;
+        await fc.asyncModelRun(() => ({ model: m, real }), cmds);
+        // A child-process run ends with a kill -9 when the sequence held none: every run has one.
+        if (opts.kind === 'child' && m.kills === 0) await new Kill9().run(m, real);
+        await sweep(m, real);
+      } finally {
+        await real.close();
+        if (model) {
+          totals.runs++;
+          totals.steps += model.steps;
+          totals.restarts += model.restarts;
+          totals.kills += model.kills;
+        }
+      }
+    }),
+    {
+      seed,
+      path,
+      numRuns,
+      endOnFailure: process.env.FC_NO_SHRINK === '1',
+      interruptAfterTimeLimit: opts.timeLimitMs,
+      markInterruptAsFailure: false,
+    },
+  );
+  totals.ms = Date.now() - started;
+  console.log(`[model:${opts.name}] ${totals.runs} runs, ${totals.steps} steps, ${totals.restarts} restarts, ${totals.kills} kill -9 in ${(totals.ms / 1000).toFixed(1)} s`);
+  return totals;
+}

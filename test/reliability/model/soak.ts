@@ -1,0 +1,21 @@
+// `npm run soak`: the model-based test for longer, with a new seed each time unless FC_SEED is set.
+// SOAK_MINUTES (default 10) bounds the in-process part; SOAK_STEPS (default 200,000) is its step
+// budget (runs of up to 5,000 steps); SOAK_KILL_RUNS (default 3) child-process runs with kill -9 follow.
+import { runModel } from './run.ts';
+
+const minutes = Number(process.env.SOAK_MINUTES ?? 10);
+const steps = Number(process.env.SOAK_STEPS ?? 200_000);
+const killRuns = Number(process.env.SOAK_KILL_RUNS ?? 3);
+const maxCommands = 5000;
+
+const inproc = await runModel({
+  name: 'soak',
+  kind: 'inproc',
+  numRuns: Math.max(1, Math.ceil(steps / (maxCommands * 0.4))),
+  maxCommands,
+  restartWeight: 1,
+  killWeight: 0,
+  timeLimitMs: minutes * 60_000,
+});
+const kills = killRuns > 0 ? await runModel({ name: 'soak-kill9', kind: 'child', numRuns: killRuns, maxCommands: 400, restartWeight: 4, killWeight: 8 }) : undefined;
+console.log(`soak: ${inproc.steps + (kills?.steps ?? 0)} steps, ${inproc.restarts + (kills?.restarts ?? 0)} restarts, ${kills?.kills ?? 0} kill -9, no failure`);

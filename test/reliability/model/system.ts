@@ -1,0 +1,117 @@
+// The real side of the model-based test: a Jobscope server (in this process, or a child process
+// that can be killed with SIGKILL), restarted on the same data dir, and one HTTP function through
+// which every request goes, so that "no 5xx, ever" is checked on every answer without exception.
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { startServer, type TestServer } from '../../helpers/server.ts';
+import { spawnServer, type ChildServer } from '../support.ts';
+
+export const ADMIN = 'model-admin-token-0123456789abcdef';
+export const REGISTRATION = 'model-registration-token-0123456789';
+export const RUNNER_UA = 'gitlab-ci-multi-runner 1.11.5 (1-11-stable; go1.19.8; linux/amd64)';
+/** Short so that the sweep's removals happen inside a run; the model treats a past expiry as "may be gone". */
+const EXPIRY_EVERY_MS = 100;
+
+export interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+  json(): any;
+}
+
+export class FiveHundred extends Error {}
+
+export class RealSystem {
+  url = '';
+  /** Every request and its status, newest last: what a failure message shows. */
+  readonly recent: string[] = [];
+  private agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+  private inproc?: TestServer;
+  private child?: ChildServer;
+
+  private constructor(
+    readonly kind: 'inproc' | 'child',
+    readonly dataDir: string,
+  ) {}
+
+  static async start(kind: 'inproc' | 'child'): Promise<RealSystem> {
+    const sys = new RealSystem(kind, fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-model-')));
+    await sys.boot();
+    return sys;
+  }
+
+  private async boot(): Promise<void> {
+    if (this.kind === 'inproc') {
+      this.inproc = await startServer({ dataDir: this.dataDir, adminToken: ADMIN, registrationToken: REGISTRATION, artifactExpiryEveryMs: EXPIRY_EVERY_MS });
+      this.url = this.inproc.url;
+    } else {
+      const args = ['--port', '0', '--data-dir', this.dataDir, '--admin-token', ADMIN, '--registration-token', REGISTRATION, '--log-level', 'error'];
+      this.child = await spawnServer([...args, '--artifact-expiry-every-ms', String(EXPIRY_EVERY_MS)]);
+      this.url = this.child.url;
+    }
+    // Sockets to the previous process are dead: a fresh agent, not a retry on a reset connection.
+    this.agent.destroy();
+    this.agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+  }
+
+  /** A clean stop (SIGTERM for a child) and a start on the same data dir. */
+  async restart(): Promise<void> {
+    if (this.inproc) await this.inproc.close({ keepData: true });
+    if (this.child) await this.child.stop();
+    await this.boot();
+  }
+
+  async kill9(): Promise<void> {
+    if (!this.child) throw new Error('kill -9 needs a child-process server');
+    await this.child.kill9();
+    await this.boot();
+  }
+
+  async close(): Promise<void> {
+    this.agent.destroy();
+    if (this.inproc) await this.inproc.close({ keepData: true });
+    if (this.child) await this.child.kill9();
+    fs.rmSync(this.dataDir, { recursive: true, force: true });
+  }
+
+  /** One request; a 5xx (or no answer) throws at once. */
+  request(method: string, url: string, opts: { headers?: Record<string, string | number>; body?: Buffer | string } = {}): Promise<Answer> {
+    const headers: Record<string, string | number> = { 'user-agent': RUNNER_UA, ...opts.headers };
+    if (opts.body !== undefined && headers['content-length'] === undefined) headers['content-length'] = Buffer.byteLength(opts.body);
+    return new Promise((resolve, reject) => {
+      const req = http.request(this.url + url, { method, headers, agent: this.agent }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', reject);
+        res.on('end', () => {
+          const body = Buffer.concat(chunks);
+          const status = res.statusCode ?? 0;
+          this.recent.push(`${method} ${url} -> ${status}`);
+          if (this.recent.length > 30) this.recent.shift();
+          if (status >= 500) {
+            reject(new FiveHundred(`${status} on ${method} ${url}: ${body.toString('utf8').slice(0, 500)}\nrecent requests:\n  ${this.recent.join('\n  ')}`));
+            return;
+          }
+          resolve({ status, headers: res.headers, body, json: () => JSON.parse(body.toString('utf8')) });
+        });
+      });
+      req.setTimeout(30_000, () => req.destroy(new Error(`no answer in 30 s: ${method} ${url}`)));
+      req.on('error', (err) => reject(new Error(`${method} ${url}: ${err.message}\nrecent requests:\n  ${this.recent.join('\n  ')}`)));
+      req.end(opts.body);
+    });
+  }
+
+  /** JSON in, admin token on. */
+  admin(method: string, url: string, json?: unknown, extra: Record<string, string> = {}): Promise<Answer> {
+    const headers: Record<string, string> = { 'private-token': ADMIN, ...extra };
+    if (json !== undefined) headers['content-type'] = 'application/json';
+    return this.request(method, url, { headers, body: json === undefined ? undefined : JSON.stringify(json) });
+  }
+
+  /** A runner API call with a JSON body, the way runner 1.11 sends register, poll and update. */
+  runner(method: string, url: string, json: unknown): Promise<Answer> {
+    return this.request(method, url, { headers: { 'content-type': 'application/json' }, body: JSON.stringify(json) });
+  }
+}
