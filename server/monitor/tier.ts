@@ -61,11 +61,14 @@ export class Tier {
     this.t.copyWithin(0, k, this.len);
     this.n.copyWithin(0, k, this.len);
     this.tot.copyWithin(0, k * NT, this.len * NT);
-    for (const col of this.q) {
-      if (!col) continue;
+    this.q.forEach((col, idx) => {
+      if (!col) return;
       col.copyWithin(0, k * 2, this.len * 2);
       col.fill(NaN, (this.len - k) * 2, this.len * 2);
-    }
+      // A queue in none of the rows kept (deleted, forgotten, renamed) gives its column back:
+      // each costs 8 bytes a row, and queue names come and go.
+      if (!hasValue(col, (this.len - k) * 2)) this.q[idx] = undefined;
+    });
     this.len -= k;
     return k;
   }
@@ -98,4 +101,9 @@ export class Tier {
     });
     this.cap = cap;
   }
+}
+
+function hasValue(col: Float32Array, end: number): boolean {
+  for (let i = 0; i < end; i += 2) if (!Number.isNaN(col[i]!)) return true;
+  return false;
 }
