@@ -8,6 +8,7 @@ import { openStore, type Store } from './store/index.ts';
 import { AppEvents, RunnerQueue, type AppContext } from './context.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { installBodyParsers } from './http/body-parsers.ts';
+import { refuseNonFiniteNumbers } from './http/finite-numbers.ts';
 import { installHostCheck } from './http/host-check.ts';
 import { installBodyProgress, serverTimeoutOptions } from './http/timeouts.ts';
 import { installBodyBudget } from './http/body-budget.ts';
@@ -84,6 +85,7 @@ async function assemble(config: Config, store: Store): Promise<JobscopeServer> {
   installBodyBudget(app, config);
   logDomainEvents(ctx, app.log);
   installBodyParsers(app);
+  refuseNonFiniteNumbers(app);
   // A form PUT may carry the full trace as JSON does (Grape took any encoding): same limit.
   await app.register(formbody, { bodyLimit: config.maxTraceBytes + 1024 * 1024 });
   await app.register(multipart, {

@@ -3,7 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import { CurrentSample, History, HistoryQuery } from '../contract/app.ts';
 import type { Monitor } from '../monitor/monitor.ts';
 import { ApiError, badRequest } from '../http/errors.ts';
-import { IdParams, ExportQuery } from './schemas.ts';
+import { IdParams } from './schemas.ts';
+import { MAX_DATE_MS } from '../store/row-values.ts';
 import { connectionOr404 } from './connections.ts';
 import { historyCsv } from './csv.ts';
 
@@ -11,15 +12,21 @@ const tags = ['app API'];
 /** Retention is days; a year bounds the bucket arithmetic of a silly range. */
 const MAX_RANGE_MS = 366 * 24 * 3_600_000;
 
+/** Epoch ms into what a Date holds (no sample is older than 1970): the CSV formats every bucket time. */
+const clampTime = (ms: number) => Math.min(Math.max(ms, 0), MAX_DATE_MS);
+
+/** The one reading of a range that history and its CSV export share, so both answer alike. */
 function rangeOf(q: HistoryQuery) {
-  if (q.to < q.from) throw badRequest('to is before from; both are epoch milliseconds');
-  if (q.to - q.from > MAX_RANGE_MS) throw badRequest('the range is longer than a year; ask for a shorter one');
+  const from = clampTime(q.from);
+  const to = clampTime(q.to);
+  if (to < from) throw badRequest('to is before from; both are epoch milliseconds');
+  if (to - from > MAX_RANGE_MS) throw badRequest('the range is longer than a year; ask for a shorter one');
   const queues = q.queues
     ?.split(',')
     .map((s) => s.trim())
     .filter(Boolean);
   if (queues && queues.length > 500) throw badRequest('queues: at most 500 names');
-  return { from: q.from, to: q.to, points: q.points ?? 1000, top: q.top ?? 8, queues };
+  return { from, to, points: q.points ?? 1000, top: q.top ?? 8, queues };
 }
 
 export async function historyRoutes(app: FastifyInstance, { monitor }: { monitor: Monitor }) {
@@ -63,7 +70,7 @@ export async function historyRoutes(app: FastifyInstance, { monitor }: { monitor
         tags,
         summary: 'The downsampled range as CSV: one row per bucket, totals, rates, then backlog and latency per queue',
         params: IdParams,
-        querystring: ExportQuery,
+        querystring: HistoryQuery,
         produces: ['text/csv'],
       },
     },

@@ -47,8 +47,8 @@ export const TestResult = Type.Object({
 export type TestResult = Static<typeof TestResult>;
 
 export const HistoryQuery = Type.Object({
-  from: Type.Integer({ description: 'epoch ms' }),
-  to: Type.Integer({ description: 'epoch ms' }),
+  from: Type.Integer({ description: 'epoch ms; read clamped into 0..8.64e15 (what a Date holds)' }),
+  to: Type.Integer({ description: 'epoch ms; read clamped into 0..8.64e15' }),
   points: Type.Optional(Type.Integer({ minimum: 10, maximum: 5000, default: 1000 })),
   queues: Type.Optional(Type.String({ description: 'comma-separated queue names; default: the top queues by peak backlog' })),
   top: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 8 })),

@@ -3,13 +3,20 @@
 // no client can provoke a 415/500 by sending an odd header. The trace route replaces these with
 // its own raw parser (see runner-api/trace.ts).
 import type { FastifyInstance } from 'fastify';
+import { badRequest } from './errors.ts';
+import { MAX_JSON_DEPTH, nestedDeeperThan } from './json-depth.ts';
 
 export function installBodyParsers(app: FastifyInstance): void {
   const json = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (typeof body === 'string' && body.trim() === '') return done(null, {});
-    json(request, body as string, done);
+    json(request, body as string, (err, parsed) => {
+      if (err) return done(err);
+      // Refused here, for every route: deeper JSON overflows the stack when it is stored or answered.
+      if (nestedDeeperThan(parsed, MAX_JSON_DEPTH)) return done(badRequest(`the JSON body is nested more than ${MAX_JSON_DEPTH} levels deep`));
+      done(null, parsed);
+    });
   });
   app.removeContentTypeParser('text/plain');
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));

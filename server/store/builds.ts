@@ -1,6 +1,7 @@
 import type { Db } from './db.ts';
 import type { Runner } from './runners.ts';
 import { digest, newToken } from '../auth/tokens.ts';
+import { MAX_JSON_DEPTH, nestedDeeperThan } from '../http/json-depth.ts';
 import { isArray, isId, isPlainObject, storedInt, storedJson, storedTime, storedTimeOr0 } from './row-values.ts';
 
 export type BuildStatus = 'pending' | 'running' | 'success' | 'failed' | 'canceled';
@@ -58,6 +59,8 @@ type BuildRow = Omit<Build, 'tag' | 'variables' | 'options' | 'tag_list' | 'depe
 const isVariable = (v: unknown): v is Variable =>
   isPlainObject(v) && typeof v.key === 'string' && typeof v.value === 'string' && typeof v.public === 'boolean';
 const isEntry = (v: unknown): v is ArchiveEntry => isPlainObject(v) && typeof v.name === 'string' && Number.isSafeInteger(v.size);
+// Options nested past the request bound (an older version stored them) would overflow whoever answers them.
+const isOptions = (v: unknown): v is Record<string, unknown> => isPlainObject(v) && !nestedDeeperThan(v, MAX_JSON_DEPTH);
 const tagListOf = (text: unknown): string[] => storedJson(text, [], isArray).filter((t): t is string => typeof t === 'string');
 
 // Every column through row-values.ts: a row an older version stored out of range reads clamped, not as a throw.
@@ -68,7 +71,7 @@ const toBuild = (r: BuildRow): Build => ({
   runner_id: storedInt(r.runner_id),
   tag: r.tag === 1,
   variables: storedJson(r.variables, [], isArray).filter(isVariable),
-  options: storedJson(r.options, {}, isPlainObject),
+  options: storedJson(r.options, {}, isOptions),
   timeout: storedInt(r.timeout, 1, 2 ** 31 - 1),
   tag_list: tagListOf(r.tag_list),
   depends_on: storedJson(r.depends_on, [], isArray).filter(isId),

@@ -93,7 +93,8 @@ describe('stored rows never break a read', () => {
       [1e102, 9_469_075_446_563_220n, 'yesterday', 1e300, 9_007_199_254_740_993n, '{"a":', '{"not":"a list"}', '[1e400, "x", -5]', build.id],
     );
     db.run(`UPDATE builds SET created_at = ?, finished_at = ?, tag_list = ? WHERE id = ?`, [-1e20, 'never', 'not json', pending.id]);
-    db.run(`UPDATE builds SET tag_list = ?, options = ? WHERE project_id = ?`, ['{"x":1}', '[]', other.id]);
+    // Options nested past what any serializer can walk (an older version accepted them).
+    db.run(`UPDATE builds SET tag_list = ?, options = ? WHERE project_id = ?`, ['{"x":1}', '{"a":'.repeat(5000) + '1' + '}'.repeat(5000), other.id]);
     db.run(`UPDATE runners SET contacted_at = ?, created_at = ?, info = ?, tag_list = ? WHERE id = ?`, [1e300, 9_469_075_446_563_220n, 'x', '"a"', runner.id]);
     db.run(`UPDATE projects SET created_at = ?, build_timeout = ? WHERE id = ?`, [1e300, 9_469_075_446_563_220n, project.id]);
     db.run(
