@@ -69,7 +69,7 @@ export const ListQuery = Type.Object({
 });
 export type ListQuery = Static<typeof ListQuery>;
 
-export const RetryDead = Type.Object({ ids: Type.Optional(Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 10000 })) }, { additionalProperties: false });
+export const RetryDead = Type.Object({ ids: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), { maxItems: 10000 })) }, { additionalProperties: false });
 export type RetryDead = Static<typeof RetryDead>;
 
 export const Count = Type.Object({ count: Type.Integer() });
