@@ -22,6 +22,7 @@ interface Entry {
 const BENCHES: Entry[] = [
   { file: 'traces.ts', title: 'trace appends' },
   { file: 'dispatch.ts', title: 'dispatch' },
+  { file: 'wal.ts', title: 'WAL under writes' },
   { file: 'artifacts.ts', title: 'artifacts' },
   { file: 'metrics.ts', title: 'metrics (compound_metrics)' },
   { file: 'history.ts', title: 'history (7-day range)' },
