@@ -36,7 +36,6 @@ export interface Build {
   artifacts_filename: string | null;
   artifacts_size: number | null;
   artifacts_expire_at: number | null;
-  artifacts_listing: ArchiveEntry[] | null;
   created_at: number;
   started_at: number | null;
   finished_at: number | null;
@@ -47,18 +46,18 @@ export interface ArchiveEntry {
   size: number;
 }
 
-type BuildRow = Omit<Build, 'tag' | 'variables' | 'options' | 'tag_list' | 'depends_on' | 'artifacts_listing'> & {
+type BuildRow = Omit<Build, 'tag' | 'variables' | 'options' | 'tag_list' | 'depends_on'> & {
   tag: number;
   variables: string;
   options: string;
   tag_list: string;
   depends_on: string;
+  /** Emptied by migration 5 and never written since: listings live in artifact_listings. */
   artifacts_listing: string | null;
 };
 
 const isVariable = (v: unknown): v is Variable =>
   isPlainObject(v) && typeof v.key === 'string' && typeof v.value === 'string' && typeof v.public === 'boolean';
-const isEntry = (v: unknown): v is ArchiveEntry => isPlainObject(v) && typeof v.name === 'string' && Number.isSafeInteger(v.size);
 // Options nested past the request bound (an older version stored them) would overflow whoever answers them.
 const isOptions = (v: unknown): v is Record<string, unknown> => isPlainObject(v) && !nestedDeeperThan(v, MAX_JSON_DEPTH);
 const tagListOf = (text: unknown): string[] => storedJson(text, [], isArray).filter((t): t is string => typeof t === 'string');
@@ -77,7 +76,6 @@ const toBuild = (r: BuildRow): Build => ({
   depends_on: storedJson(r.depends_on, [], isArray).filter(isId),
   artifacts_size: storedInt(r.artifacts_size, 0),
   artifacts_expire_at: storedTime(r.artifacts_expire_at),
-  artifacts_listing: r.artifacts_listing === null ? null : storedJson(r.artifacts_listing, [], isArray).filter(isEntry),
   created_at: storedTimeOr0(r.created_at),
   started_at: storedTime(r.started_at),
   finished_at: storedTime(r.finished_at),
@@ -274,10 +272,6 @@ export class Builds {
       'UPDATE builds SET artifacts_key = NULL, artifacts_filename = NULL, artifacts_size = NULL, artifacts_expire_at = NULL, artifacts_listing = NULL WHERE id = ?',
       [id],
     );
-  }
-
-  setArtifactsListing(id: number, key: string, listing: ArchiveEntry[]): boolean {
-    return this.db.run('UPDATE builds SET artifacts_listing = ? WHERE id = ? AND artifacts_key = ?', [JSON.stringify(listing), id, key]).changes === 1;
   }
 
   expiredArtifacts(now: number): Build[] {
