@@ -81,21 +81,28 @@ export function sendError(reply: FastifyReply, err: unknown, request?: FastifyRe
 export const DRAIN_MAX_BYTES = 1024 * 1024;
 
 /**
- * An error answered before the body was all read (413 mid-upload, 403 before the file part) leaves
- * the rest of the body paused in the socket, where a keep-alive client's next request would wait
- * behind it for ever. A small declared body is read and discarded; a large or unsized one is cheaper
- * to cut off: the connection closes after the answer.
+ * An error answered before the body was all read (413 mid-upload, 403 before the file part, 503 on
+ * a read-only disk) leaves the rest of the body paused in the socket, where a keep-alive client's
+ * next request would wait behind it for ever. A body declared larger than DRAIN_MAX_BYTES is cut
+ * off: the connection closes after the answer. Any other (declared small, or chunked with no size
+ * yet) is read and dropped, so the client, still writing, gets the answer instead of EPIPE and keeps
+ * its connection; a chunked one that turns out larger than the cap is cut off when it passes it.
  */
 function settleUnreadBody(request: FastifyRequest, reply: FastifyReply): void {
-  const declared = Number(request.headers['content-length']);
-  if (!(request.headers['content-length'] !== undefined && Number.isFinite(declared) && declared <= DRAIN_MAX_BYTES)) {
+  const length = request.headers['content-length'];
+  const declared = length === undefined ? undefined : Number(length);
+  if (declared !== undefined && !(Number.isFinite(declared) && declared <= DRAIN_MAX_BYTES)) {
     reply.header('Connection', 'close');
     return;
   }
   const raw = request.raw;
+  let drained = 0;
   // Whoever was reading (a body parser, busboy) has given up: detach it, then read the rest into nothing.
   raw.unpipe();
-  raw.on('data', () => undefined);
+  raw.on('data', (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > DRAIN_MAX_BYTES) raw.socket.destroy();
+  });
   raw.resume();
   reply.removeHeader('connection');
 }
