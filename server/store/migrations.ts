@@ -167,4 +167,33 @@ export const MIGRATIONS: string[] = [
   END;
   UPDATE builds SET artifacts_listing = NULL WHERE artifacts_listing IS NOT NULL;
   `,
+  // 6: a runner id is never given out twice. Without AUTOINCREMENT SQLite reuses the highest id after
+  // its runner is deleted, and the next runner registered inherited the deleted one's running builds
+  // (its PUT to them answered 200 where GitLab answers 404). The sequence starts past every id a build
+  // still names, so ids freed before this migration are not handed out again either.
+  `
+  CREATE TABLE runners_v6 (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    token TEXT NOT NULL,
+    token_sha TEXT NOT NULL UNIQUE,
+    description TEXT NOT NULL DEFAULT '',
+    is_shared INTEGER NOT NULL,
+    project_id INTEGER REFERENCES projects(id) ON DELETE CASCADE,
+    active INTEGER NOT NULL DEFAULT 1,
+    run_untagged INTEGER NOT NULL DEFAULT 1,
+    locked INTEGER NOT NULL DEFAULT 0,
+    tag_list TEXT NOT NULL DEFAULT '[]',
+    info TEXT NOT NULL DEFAULT '{}',
+    online INTEGER NOT NULL DEFAULT 1,
+    contacted_at INTEGER,
+    created_at INTEGER NOT NULL
+  );
+  INSERT INTO runners_v6 (id, token, token_sha, description, is_shared, project_id, active, run_untagged, locked, tag_list, info, online, contacted_at, created_at)
+    SELECT id, token, token_sha, description, is_shared, project_id, active, run_untagged, locked, tag_list, info, online, contacted_at, created_at FROM runners;
+  DROP TABLE runners;
+  ALTER TABLE runners_v6 RENAME TO runners;
+  DELETE FROM sqlite_sequence WHERE name IN ('runners', 'runners_v6');
+  INSERT INTO sqlite_sequence (name, seq)
+    VALUES ('runners', MAX(COALESCE((SELECT MAX(id) FROM runners), 0), COALESCE((SELECT MAX(runner_id) FROM builds), 0)));
+  `,
 ];
