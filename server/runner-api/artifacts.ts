@@ -52,9 +52,15 @@ export async function artifactsRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
       const fields: Params = Object.create(null) as Params;
       let staged: StagedUpload | undefined;
       let filename = 'artifacts.zip';
+      // Fields (token, expire_in) may come before the file and so before the token is known: all of
+      // them together are held to the small-body limit, not multipart's 50 × 1 MiB.
+      const fieldBudget = ctx.config.maxRunnerBodyKib * 1024;
+      let fieldBytes = 0;
       try {
-        for await (const part of request.parts()) {
+        for await (const part of request.parts({ limits: { fieldSize: fieldBudget } })) {
           if (part.type === 'field') {
+            fieldBytes += Buffer.byteLength(part.fieldname) + Buffer.byteLength(String(part.value));
+            if (part.valueTruncated || fieldBytes > fieldBudget) throw tooLarge();
             if (part.fieldname === 'token' && !authed) {
               authed = buildTokenValid(ctx, build, str(part.value));
               if (!authed) throw forbidden();

@@ -105,6 +105,20 @@ describe('refused while the client is still sending', () => {
     expect(r.status).toBe(413);
   });
 
+  test('artifacts upload: form fields before the file (read before a token field can be checked) are held to --max-runner-body-kib in all', async () => {
+    const mp = multipart([
+      { name: 'junk1', value: 'x'.repeat(40 * 1024) },
+      { name: 'junk2', value: 'y'.repeat(40 * 1024) },
+      { name: 'token', value: 'not-the-token' },
+      { name: 'file', value: Buffer.alloc(1024), filename: 'a.zip', contentType: 'application/octet-stream' },
+    ]);
+    const r = await raw(`${s.url}/ci/api/v1/builds/${run.build.id}/artifacts`, { method: 'POST', headers: { 'content-type': mp.contentType }, chunks: pieces(mp.body, 8192) });
+    expect(r.status).toBe(413);
+    const one = multipart([{ name: 'expire_in', value: 'z'.repeat(200 * 1024) }]);
+    const r2 = await raw(`${s.url}/ci/api/v1/builds/${run.build.id}/artifacts`, { method: 'POST', headers: { 'content-type': one.contentType }, chunks: pieces(one.body, 8192) });
+    expect(r2.status).toBe(413);
+  });
+
   test('PUT builds/:id with a big body for a build that is not running: 404 (what the runner must hear) before the body is in', async () => {
     const r = await sendSlowly(s.url, `PUT /ci/api/v1/builds/999999.json HTTP/1.1\r\n${H}Content-Type: application/json\r\nContent-Length: ${8 * MiB}\r\n\r\n`, 8 * MiB);
     expect(r.status).toBe(404);
