@@ -1,13 +1,16 @@
 // Flags → Config, shared by every command line that starts a server (`jobscope serve`, `npm start`).
 import { Option, type Command } from 'commander';
-import { SETTINGS, resolveConfig, type Config } from './config.ts';
+import { SETTINGS, boundsOf, resolveConfig, type Config } from './config.ts';
 
 export function addSettingFlags(cmd: Command): Command {
   for (const s of SETTINGS) {
     // The default is written into the help text: a commander default would hide whether the flag was given,
     // and the environment and settings.json must still win over a default.
     const dflt = s.default !== undefined && s.kind !== 'bool' ? ` (default: ${String(s.default)})` : '';
-    cmd.addOption(new Option(s.flag, `${s.help}${dflt} [env ${s.env}]`));
+    const b = boundsOf(s);
+    // The same range a saved value is checked against, so help, flags and the Settings view agree.
+    const range = b ? ` [${b.min}..${b.max}]` : s.choices ? ` [${s.choices.join('|')}]` : '';
+    cmd.addOption(new Option(s.flag, `${s.help}${dflt}${range} [env ${s.env}]`));
   }
   return cmd;
 }
