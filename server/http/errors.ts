@@ -66,12 +66,14 @@ export function describeError(err: unknown): { status: number; message: string; 
   return { status: 500, message: '500 Internal Server Error', headers: {}, bug: true };
 }
 
-export function sendError(reply: FastifyReply, err: unknown, request?: FastifyRequest): FastifyReply {
+export function sendError(reply: FastifyReply, err: unknown, request?: FastifyRequest): FastifyReply | Promise<FastifyReply> {
   const d = describeError(err);
   if (d.bug) (request?.log ?? reply.log).error({ err }, 'unhandled error');
   else if (d.status >= 500) (request?.log ?? reply.log).warn({ err }, d.message);
-  if (request && !request.raw.complete) settleUnreadBody(request, reply);
-  return reply.code(d.status).headers(d.headers).type('application/json').send({ message: d.message });
+  const answer = () => reply.code(d.status).headers(d.headers).type('application/json').send({ message: d.message });
+  const unread = request && !request.raw.complete ? settleUnreadBody(request, reply) : undefined;
+  // A promise is what fastify waits on for an error handler that answers later.
+  return unread ? unread.then(answer) : answer();
 }
 
 /**
@@ -82,29 +84,54 @@ export const DRAIN_MAX_BYTES = 1024 * 1024;
 
 /**
  * An error answered before the body was all read (413 mid-upload, 403 before the file part, 503 on
- * a read-only disk) leaves the rest of the body paused in the socket, where a keep-alive client's
- * next request would wait behind it for ever. A body declared larger than DRAIN_MAX_BYTES is cut
- * off: the connection closes after the answer. Any other (declared small, or chunked with no size
- * yet) is read and dropped, so the client, still writing, gets the answer instead of EPIPE and keeps
- * its connection; a chunked one that turns out larger than the cap is cut off when it passes it.
+ * a read-only disk) leaves the rest of the body in the socket, where a keep-alive client's next
+ * request would wait behind it for ever, and an answer sent while the client still writes reaches
+ * it as EPIPE. So:
+ * - a body declared larger than DRAIN_MAX_BYTES is cut off: answered now, connection closed after;
+ * - a body declared smaller is read and dropped as the answer goes out (node then keeps the connection);
+ * - a chunked body of no declared size is drained *before* answering: if it ends within the cap the
+ *   answer goes out on a connection that stays open; past the cap it is answered with
+ *   Connection: close, as a large declared one is. The body timeouts bound how long this can wait.
+ * Returns a promise when the answer must wait for the drain.
  */
-function settleUnreadBody(request: FastifyRequest, reply: FastifyReply): void {
+function settleUnreadBody(request: FastifyRequest, reply: FastifyReply): Promise<void> | undefined {
   const length = request.headers['content-length'];
   const declared = length === undefined ? undefined : Number(length);
   if (declared !== undefined && !(Number.isFinite(declared) && declared <= DRAIN_MAX_BYTES)) {
     reply.header('Connection', 'close');
-    return;
+    return undefined;
   }
   const raw = request.raw;
-  let drained = 0;
   // Whoever was reading (a body parser, busboy) has given up: detach it, then read the rest into nothing.
   raw.unpipe();
-  raw.on('data', (chunk: Buffer) => {
-    drained += chunk.length;
-    if (drained > DRAIN_MAX_BYTES) raw.socket.destroy();
-  });
-  raw.resume();
   reply.removeHeader('connection');
+  if (declared !== undefined) {
+    raw.on('data', () => undefined);
+    raw.resume();
+    return undefined;
+  }
+  return new Promise<void>((resolve) => {
+    let drained = 0;
+    const done = () => {
+      raw.off('data', onData);
+      raw.off('end', done);
+      raw.off('close', done);
+      raw.off('error', done);
+      resolve();
+    };
+    const onData = (chunk: Buffer) => {
+      drained += chunk.length;
+      if (drained <= DRAIN_MAX_BYTES) return;
+      reply.header('Connection', 'close');
+      raw.pause();
+      done();
+    };
+    raw.on('data', onData);
+    raw.once('end', done);
+    raw.once('close', done);
+    raw.once('error', done);
+    raw.resume();
+  });
 }
 
 export function installErrorHandling(app: FastifyInstance): void {
