@@ -7,8 +7,8 @@ import { Command } from 'commander';
 import { ConfigError } from '../server/config.ts';
 import { addSettingFlags, configFromFlags } from '../server/cli-config.ts';
 import { packageRoot } from '../server/ui/package-root.ts';
-import { ensureUiBuilt } from '../server/hosts/ui-build.ts';
-import { electronBinary, NO_ELECTRON_REASON } from '../server/hosts/electron-binary.ts';
+import { ensureUiBuilt } from './ui-build.ts';
+import { electronBinary, NO_ELECTRON_REASON } from './electron-binary.ts';
 import { serve } from '../server/serve.ts';
 
 const root = packageRoot();

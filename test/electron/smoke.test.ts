@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { electronBinary } from '../../server/hosts/electron-binary.ts';
+import { electronBinary } from '../../scripts/electron-binary.ts';
 import { packageRoot } from '../../server/ui/package-root.ts';
 import { tempDir } from '../helpers/server.ts';
 
