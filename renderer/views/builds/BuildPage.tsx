@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useClient } from '../../app/client-context.tsx';
 import { saveBlob } from '../../app/save-file.ts';
 import { humanDuration, num } from '../../components/format.ts';
-import { StatusBadge } from './BuildsView.tsx';
+import { StatusBadge } from '../../components/StatusBadge.tsx';
 import { useTraceTail } from './useTraceTail.ts';
 
 export function BuildPage({ id }: { id: number }) {

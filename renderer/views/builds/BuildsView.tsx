@@ -5,13 +5,10 @@ import type { BuildView } from '../../api/client.ts';
 import { useClient } from '../../app/client-context.tsx';
 import type { ViewProps } from '../registry.ts';
 import { humanDuration } from '../../components/format.ts';
+import { StatusBadge } from '../../components/StatusBadge.tsx';
 import { BuildPage } from './BuildPage.tsx';
 
 const STATUSES = ['pending', 'running', 'success', 'failed', 'canceled'] as const;
-
-export function StatusBadge({ status }: { status: BuildView['status'] }) {
-  return <span className={`badge status-${status}`} data-testid="build-status">{status}</span>;
-}
 
 export default function BuildsView({ route }: ViewProps) {
   const id = route.rest[0];
