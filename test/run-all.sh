@@ -16,6 +16,8 @@ step() { # name command... : a check that counts as one test
 
 step typecheck npx tsc -p . --noEmit
 step lint npx eslint .
+# Import cycles, type-only imports included (lazy view imports are not edges: they load on demand).
+step cycles npm run -s cycles
 # The UI is built first: the packaging check and the browser tests use dist/renderer.
 step build-ui npx vite build
 
