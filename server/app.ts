@@ -6,6 +6,7 @@ import multipart from '@fastify/multipart';
 import type { Config } from './config.ts';
 import { openStore, type Store } from './store/index.ts';
 import { AppEvents, RunnerQueue, type AppContext } from './context.ts';
+import { createDomain } from './domain/index.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { installBodyParsers } from './http/body-parsers.ts';
 import { refuseNonFiniteNumbers } from './http/finite-numbers.ts';
@@ -22,9 +23,14 @@ import { settingsApi } from './settings-api/plugin.ts';
 import { appApi } from './app-api/plugin.ts';
 import { uiServing } from './ui/plugin.ts';
 import { JobSystem } from './jobs/job-system.ts';
-import { startJobs } from './jobs/service.ts';
+import { DemoLoad } from './jobs/demo-load.ts';
+import { registerJobServices } from './jobs/service.ts';
+import { SqliteJobBackend } from './store/sqlite-job-backend.ts';
+import { systemClock, type Clock } from './clock.ts';
 import { metricsApi } from './metrics-api/plugin.ts';
-import { simulatorApi } from './simulator/routes/plugin.ts';
+import { createSimulator, simulatorApi } from './simulator/routes/plugin.ts';
+import { SimulatorLifecycle } from './simulator/service.ts';
+import { Services } from './lifecycle.ts';
 
 export interface JobscopeServer {
   app: FastifyInstance;
@@ -36,10 +42,15 @@ export interface JobscopeServer {
   close(): Promise<void>;
 }
 
-export async function buildServer(config: Config): Promise<JobscopeServer> {
+/** What a host may swap: tests pass a ManualClock to move the job system's and the metrics' time. */
+export interface ServerDeps {
+  clock?: Clock;
+}
+
+export async function buildServer(config: Config, deps: ServerDeps = {}): Promise<JobscopeServer> {
   const store = openStore(config);
   try {
-    return await assemble(config, store);
+    return await assemble(config, store, deps);
   } catch (err) {
     // A plugin that fails to register must not leave the data dir locked.
     store.close();
@@ -47,14 +58,19 @@ export async function buildServer(config: Config): Promise<JobscopeServer> {
   }
 }
 
-async function assemble(config: Config, store: Store): Promise<JobscopeServer> {
+async function assemble(config: Config, store: Store, deps: ServerDeps): Promise<JobscopeServer> {
   const closers: (() => Promise<void> | void)[] = [];
+  const jobs = new JobSystem(config, new SqliteJobBackend(store.db), { clock: deps.clock ?? systemClock });
+  const events = new AppEvents();
   const ctx: AppContext = {
     config,
     store,
-    events: new AppEvents(),
+    domain: createDomain(store, events),
+    events,
     runnerQueue: new RunnerQueue(),
-    jobs: new JobSystem(config, store),
+    jobs,
+    demo: new DemoLoad(jobs, config.demo),
+    services: new Services(),
     startedAt: Date.now(),
     onClose: (fn) => void closers.push(fn),
   };
@@ -101,8 +117,19 @@ async function assemble(config: Config, store: Store): Promise<JobscopeServer> {
   await app.register(appApi, { prefix: '/api/app', ctx });
   await app.register(uiServing, { ctx });
   await app.register(metricsApi, { ctx });
-  await app.register(simulatorApi, { prefix: '/api/app/sim', ctx });
-  startJobs(ctx, app.log);
+  const sim = ctx.services.add(new SimulatorLifecycle(createSimulator(app, ctx))).sim;
+  await app.register(simulatorApi, { prefix: '/api/app/sim', ctx, sim });
+  registerJobServices(ctx, app.log);
+  // Services hold timers and sockets the store's close does not end: a failed start stops the rest.
+  try {
+    await ctx.services.startAll();
+  } catch (err) {
+    await ctx.services.stopAll().catch(() => undefined);
+    for (const fn of closers.reverse()) await fn();
+    throw err;
+  }
+  // Work that talks to this server over HTTP finishes while it still answers.
+  app.addHook('preClose', () => ctx.services.drainAll());
 
   let closed = false;
   return {
@@ -120,8 +147,12 @@ async function assemble(config: Config, store: Store): Promise<JobscopeServer> {
       if (closed) return;
       closed = true;
       await app.close();
-      for (const fn of closers.reverse()) await fn();
-      store.close();
+      try {
+        await ctx.services.stopAll();
+      } finally {
+        for (const fn of closers.reverse()) await fn();
+        store.close();
+      }
     },
   };
 }

@@ -5,6 +5,9 @@ import type { Config } from './config.ts';
 import type { Store } from './store/index.ts';
 import type { Build } from './store/builds.ts';
 import type { JobSystem } from './jobs/job-system.ts';
+import type { Domain } from './domain/index.ts';
+import type { DemoLoad } from './jobs/demo-load.ts';
+import type { Services } from './lifecycle.ts';
 
 export interface AppEventMap {
   /** A build became pending (created or re-queued): runners' queues tick. */
@@ -37,10 +40,16 @@ export class RunnerQueue {
 export interface AppContext {
   config: Config;
   store: Store;
+  /** The rules of builds, runners, projects and users: what handlers and jobs call (server/domain/). */
+  domain: Domain;
   events: AppEvents;
   runnerQueue: RunnerQueue;
-  /** The embedded job system (queues, worker pools, counters, demo load). */
+  /** The embedded job system (queues, worker pools, counters); also the metrics API's source. */
   jobs: JobSystem;
+  /** The demo load generator, driving simulated processes and queues in `jobs`. */
+  demo: DemoLoad;
+  /** Every long-running part (monitor, simulator, ...): the app starts them after its routes, stops them before the store closes. */
+  services: Services;
   startedAt: number;
   /** Services register their shutdown here; run in reverse order before the store closes. */
   onClose(fn: () => Promise<void> | void): void;

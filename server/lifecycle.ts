@@ -5,6 +5,12 @@ export interface Service {
   /** For logs and errors: which service failed to start or stop. */
   readonly name: string;
   start(): void | Promise<void>;
+  /**
+   * Optional: runs first in the app's close (fastify's preClose), before the server stops listening and
+   * waits for in-flight requests, for work that talks to this server over HTTP (a simulator fleet).
+   * stop() follows after the server closed.
+   */
+  drain?(): void | Promise<void>;
   stop(): void | Promise<void>;
 }
 
@@ -27,6 +33,17 @@ export class Services {
       if (this.started.includes(s)) continue;
       await s.start();
       this.started.push(s);
+    }
+  }
+
+  /** Drains what was started, last first (see Service.drain); a failure is left to stop() to settle. */
+  async drainAll(): Promise<void> {
+    for (const s of [...this.started].reverse()) {
+      try {
+        await s.drain?.();
+      } catch {
+        /* stop() runs next and settles it */
+      }
     }
   }
 

@@ -2,6 +2,7 @@
 // one kept for its status and scenario), and the runner console. Targets this server by default.
 import type { FleetStatus, Scenario, StartFleet } from '../contract/simulator.ts';
 import { ApiError, badRequest, conflict } from '../http/errors.ts';
+import type { Service } from '../lifecycle.ts';
 import { Fleet, FleetSetupError } from './fleet.ts';
 import { HttpClient } from './http-client.ts';
 import { Journal } from './journal.ts';
@@ -114,5 +115,23 @@ export class SimulatorService {
   async close(): Promise<void> {
     await this.fleet?.stop().catch(() => undefined);
     this.consoleClient.close();
+  }
+}
+
+/**
+ * The simulator among the app's services. Its own start/stop run fleets, hence this wrapper: nothing
+ * starts with the server; it closes once, in drain (before the server stops listening, so a running
+ * fleet's runners are not left waiting on in-flight requests), or in stop() if drain never ran.
+ */
+export class SimulatorLifecycle implements Service {
+  readonly name = 'simulator';
+  private closing: Promise<void> | null = null;
+  constructor(readonly sim: SimulatorService) {}
+  start(): void {}
+  drain(): Promise<void> {
+    return (this.closing ??= this.sim.close());
+  }
+  stop(): Promise<void> {
+    return (this.closing ??= this.sim.close());
   }
 }

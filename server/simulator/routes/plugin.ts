@@ -25,17 +25,18 @@ function selfUrl(app: FastifyInstance, host: string): string {
   return `http://${h}:${port}`;
 }
 
-export async function simulatorApi(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
-  const sim = new SimulatorService({
+/** The app creates the simulator (and registers it as a service); this plugin only serves it. */
+export function createSimulator(app: FastifyInstance, ctx: AppContext): SimulatorService {
+  return new SimulatorService({
     journalEntries: ctx.config.simJournalEntries,
     journalBodyBytes: ctx.config.simJournalBodyBytes,
     selfUrl: () => selfUrl(app, ctx.config.host),
     registrationToken: ctx.store.registrationToken,
     adminToken: ctx.store.adminToken,
   });
-  // Stop a fleet while the server still answers, so its runners report their builds failed cleanly.
-  app.addHook('preClose', async () => sim.close());
-  ctx.onClose(() => sim.close());
+}
+
+export async function simulatorApi(app: FastifyInstance, { ctx, sim }: SimRouteOpts) {
   app.addHook('onRequest', async (request) => requireAdmin(ctx.store, request));
   app.setValidatorCompiler(({ schema, httpPart }) => (data: unknown) => {
     const s = schema as TSchema;
