@@ -2,24 +2,23 @@
 import type { LogQuery, LogView, SettingsView, SettingView } from '../../server/contract/settings.ts';
 import type { LoadPatch, LoadStatus } from '../../server/contract/jobs.ts';
 import type { Client } from './client.ts';
-import { requestJson } from './request.ts';
 
 export type { LogView, LogQuery, SettingsView, SettingView, LoadStatus };
 export type SettingValue = SettingView['default'];
 
 export const settings = {
-  get: (c: Client) => requestJson<SettingsView>(c, 'GET', '/api/app/settings'),
+  get: (c: Client) => c.json<SettingsView>('GET', '/api/app/settings'),
   /** null removes the saved value (the default, or the flag/env, applies again at the next start). */
   /** confirmExpose: the person agreed that a non-loopback host makes the next start reachable from other machines. */
   save: (c: Client, values: Record<string, SettingValue>, opts: { confirmExpose?: boolean } = {}) =>
-    requestJson<SettingsView>(c, 'PUT', '/api/app/settings', { json: opts.confirmExpose ? { values, confirm_expose: true } : { values } }),
-  logs: (c: Client, q: Omit<LogQuery, 'private_token'> = {}) => requestJson<LogView>(c, 'GET', '/api/app/logs', { query: q }),
+    c.json<SettingsView>('PUT', '/api/app/settings', { json: opts.confirmExpose ? { values, confirm_expose: true } : { values } }),
+  logs: (c: Client, q: Omit<LogQuery, 'private_token'> = {}) => c.json<LogView>('GET', '/api/app/logs', { query: q }),
   /** Deletes every build, project, runner, job and sample; the server keeps running. */
-  reset: (c: Client) => requestJson<unknown>(c, 'POST', '/api/app/reset', { json: { confirm: 'reset' } }),
+  reset: (c: Client) => c.json<unknown>('POST', '/api/app/reset', { json: { confirm: 'reset' } }),
 };
 
 export const demoLoad = {
-  status: (c: Client) => requestJson<LoadStatus>(c, 'GET', '/api/v3/sim/load'),
-  start: (c: Client, patch: LoadPatch = {}) => requestJson<LoadStatus>(c, 'PUT', '/api/v3/sim/load', { json: patch }),
-  stop: (c: Client) => requestJson<LoadStatus>(c, 'DELETE', '/api/v3/sim/load'),
+  status: (c: Client) => c.json<LoadStatus>('GET', '/api/v3/sim/load'),
+  start: (c: Client, patch: LoadPatch = {}) => c.json<LoadStatus>('PUT', '/api/v3/sim/load', { json: patch }),
+  stop: (c: Client) => c.json<LoadStatus>('DELETE', '/api/v3/sim/load'),
 };

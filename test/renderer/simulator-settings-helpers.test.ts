@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { FormError, INITIAL_FORM, startBodyOf } from '../../renderer/views/simulator/fleet-form.ts';
 import { bodyText, bytes } from '../../renderer/views/simulator/bytes.ts';
-import { filenameOf } from '../../renderer/api/request.ts';
+import { filenameOf } from '../../renderer/api/filename.ts';
 import { parsed, shown } from '../../renderer/views/settings/setting-values.ts';
 
 describe('fleet form → StartFleet', () => {

@@ -6,7 +6,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useClient } from '../../app/client-context.tsx';
 import { saveBlob } from '../../app/save-file.ts';
 import { runnerConsole, type ConsoleExchange, type ConsoleState } from '../../api/simulator.ts';
-import { filenameOf } from '../../api/request.ts';
+import { filenameOf } from '../../api/filename.ts';
 import { base64Bytes, bytes, header } from '../simulator/bytes.ts';
 import { nativeOpen, nativeOpenAvailable } from '../simulator/open-file.ts';
 import { ExchangeLog, type LogItem } from './ExchangeLog.tsx';
