@@ -1,6 +1,7 @@
 // /api/v3/sim/jobs…: enqueue synthetic jobs into durable queues, list queues, read the retry and
 // dead sets (retry or clear the dead), and /api/v3/sim/load: start, change, stop the demo load.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../context.ts';
 import {
@@ -10,7 +11,7 @@ import {
 import { conflict, notFound } from '../http/errors.ts';
 import { QueueKindError, QueueLimitError } from '../jobs/job-system.ts';
 import { SYNTHETIC } from '../jobs/builtin/synthetic.ts';
-import type { FailedJob } from '../jobs/job-rows.ts';
+import type { FailedJob } from '../jobs/types.ts';
 import type { LoadStatus as DemoStatus } from '../jobs/demo-load.ts';
 import { isoTime, isoTimeOr0 } from '../store/row-values.ts';
 
@@ -41,10 +42,11 @@ async function emptyBodyIsEmptyObject(request: FastifyRequest): Promise<void> {
 
 const loadView = (s: DemoStatus): LoadStatusT => ({ ...s, started_at: iso(s.started_at) });
 
-export async function jobsRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
-  const { jobs } = ctx;
+export async function jobsRoutes(fastify: FastifyInstance, { ctx }: { ctx: AppContext }) {
+  const { jobs, demo } = ctx;
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
-  app.post<{ Body: NewJobs }>(
+  app.post(
     '/jobs',
     {
       schema: {
@@ -69,7 +71,7 @@ export async function jobsRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
   );
 
   app.get('/jobs/queues', { schema: { tags, summary: 'Every queue with its backlog, latency and how many processes serve it', response: { 200: Type.Array(QueueView) } } }, async () => {
-    const now = Date.now();
+    const now = jobs.now();
     const served = new Map<string, number>();
     for (const p of jobs.processes()) for (const name of p.queueNames()) served.set(name, (served.get(name) ?? 0) + 1);
     return [...jobs.queues()].map((q) => ({
@@ -82,7 +84,7 @@ export async function jobsRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
     }));
   });
 
-  app.delete<{ Params: { name: string } }>(
+  app.delete(
     '/jobs/queues/:name',
     {
       schema: {
@@ -105,19 +107,19 @@ export async function jobsRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
     },
   );
 
-  app.get<{ Querystring: ListQuery }>(
+  app.get(
     '/jobs/retries',
     { schema: { tags, summary: 'The retry set: failed jobs waiting for their next attempt, soonest first', querystring: ListQuery, response: { 200: Type.Array(FailedJobView) } } },
     async (request) => jobs.retries().slice(0, request.query.limit ?? 100).map(failedView),
   );
 
-  app.get<{ Querystring: ListQuery }>(
+  app.get(
     '/jobs/dead',
     { schema: { tags, summary: 'The dead set: jobs that failed all their retries, newest first', querystring: ListQuery, response: { 200: Type.Array(FailedJobView) } } },
-    async (request) => jobs.rows.dead(request.query.limit ?? 100).map(failedView),
+    async (request) => jobs.dead(request.query.limit ?? 100).map(failedView),
   );
 
-  app.post<{ Body: RetryDead }>(
+  app.post(
     '/jobs/dead/retry',
     { schema: { tags, summary: 'Put dead jobs (all, or `ids`) back into their queues', body: RetryDead, response: { 200: Count } }, preValidation: emptyBodyIsEmptyObject },
     async (request) => ({ count: jobs.retryDead(request.body?.ids) }),
@@ -128,10 +130,10 @@ export async function jobsRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
   }));
 
   app.get('/load', { schema: { tags, summary: 'The demo load generator: running or not, its settings', response: { 200: LoadStatus } } }, async () =>
-    loadView(jobs.demo.status()),
+    loadView(demo.status()),
   );
 
-  app.put<{ Body: LoadPatch }>(
+  app.put(
     '/load',
     {
       schema: {
@@ -142,10 +144,10 @@ export async function jobsRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
       },
       preValidation: emptyBodyIsEmptyObject,
     },
-    async (request) => loadView(jobs.demo.apply(request.body ?? {})),
+    async (request) => loadView(demo.apply(request.body ?? {})),
   );
 
   app.delete('/load', { schema: { tags, summary: 'Stop the demo load: simulated processes and demo queues go, real ones stay', response: { 200: LoadStatus } } }, async () =>
-    loadView(jobs.demo.stop()),
+    loadView(demo.stopLoad()),
   );
 }

@@ -4,10 +4,23 @@
 // through the same queues and pools as real ones, but in memory-backed queues: nobody needs them
 // after a restart, and two store writes per demo job would only slow the demo down. Seeded, so a
 // given setting replays the same arrivals.
-import type { JobSystem } from './job-system.ts';
+import type { Service } from '../lifecycle.ts';
+import type { Cancel, Clock } from '../clock.ts';
+import { seededRandom } from '../util/prng.ts';
 import type { JobQueue } from './queue.ts';
-import type { WorkerPool } from './worker-pool.ts';
+import type { PoolIdentity, WorkerPool } from './worker-pool.ts';
 import { SYNTHETIC } from './builtin/synthetic.ts';
+
+/** What the demo needs of a job system (the embedded one): memory queues, pools and memory jobs. */
+export interface DemoHost {
+  readonly clock: Clock;
+  /** Undefined when a durable queue has that name. */
+  memoryQueue(name: string): JobQueue | undefined;
+  removeMemoryQueue(name: string): void;
+  addPool(identity: PoolIdentity, queues: JobQueue[]): WorkerPool;
+  removePool(pool: WorkerPool): void;
+  enqueueMemory(queue: JobQueue, kind: string, cls: string, args: Record<string, unknown>): void;
+}
 
 export interface LoadSettings {
   processes: number;
@@ -51,18 +64,6 @@ const NAMES = [
 const TICK_MS = 100;
 const PROCESS_QUEUES_CAP = 10;
 
-/** Mulberry32: tiny, fast, good enough for load shapes. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const className = (queue: string) => queue.replace(/(^|_)([a-z0-9])/g, (_m, _u, c: string) => c.toUpperCase()) + 'Worker';
 
 export interface LoadStatus {
@@ -74,21 +75,30 @@ export interface LoadStatus {
   capacity_per_s: number;
 }
 
-export class DemoLoad {
+export class DemoLoad implements Service {
+  readonly name = 'demo-load';
   private settings: LoadSettings = { ...DEFAULT_LOAD };
   private running = false;
   private startedAt: number | null = null;
-  private timer: NodeJS.Timeout | undefined;
+  private cancelTick: Cancel | undefined;
   private queues: JobQueue[] = [];
   private classes: string[] = [];
   private cumulative: number[] = [];
   private pools: WorkerPool[] = [];
-  private rng = prng(DEFAULT_LOAD.seed);
+  private rng = seededRandom(DEFAULT_LOAD.seed);
   private carry = 0;
   private nextBurst = 0;
   private generated = 0;
 
-  constructor(private readonly jobs: JobSystem) {}
+  constructor(
+    private readonly jobs: DemoHost,
+    /** Start at boot (--demo). */
+    private readonly startAtBoot = false,
+  ) {}
+
+  start(): void {
+    if (this.startAtBoot) this.apply({});
+  }
 
   status(): LoadStatus {
     const s = this.settings;
@@ -108,23 +118,28 @@ export class DemoLoad {
     const reshape =
       !this.running || next.processes !== this.settings.processes || next.concurrency !== this.settings.concurrency || next.queues !== this.settings.queues;
     if (reshape && this.running) this.teardown();
-    if (next.seed !== this.settings.seed || !this.running) this.rng = prng(next.seed);
+    if (next.seed !== this.settings.seed || !this.running) this.rng = seededRandom(next.seed);
     this.settings = next;
     if (reshape) this.build();
     if (!this.running) {
       this.running = true;
-      this.startedAt = Date.now();
-      this.nextBurst = Date.now() + Math.min(2000, next.burst_every_s * 1000);
-      this.timer = setInterval(() => this.tick(), TICK_MS);
-      this.timer.unref();
+      const now = this.jobs.clock.now();
+      this.startedAt = now;
+      this.nextBurst = now + Math.min(2000, next.burst_every_s * 1000);
+      this.cancelTick = this.jobs.clock.every(TICK_MS, () => this.tick());
     }
     return this.status();
   }
 
+  /** Service stop: the server is closing. */
+  stop(): void {
+    this.stopLoad();
+  }
+
   /** Stops arrivals and removes the simulated processes and demo queues; real ones stay. */
-  stop(): LoadStatus {
+  stopLoad(): LoadStatus {
     if (this.running) {
-      clearInterval(this.timer);
+      this.cancelTick?.();
       this.teardown();
       this.running = false;
       this.startedAt = null;
@@ -193,7 +208,7 @@ export class DemoLoad {
   private tick(): void {
     if (this.queues.length === 0) return;
     const s = this.settings;
-    const now = Date.now();
+    const now = this.jobs.clock.now();
     const t = (now - (this.startedAt ?? now)) / 1000;
     const rate = Math.max(0, s.rate * (1 + s.wave * Math.sin((2 * Math.PI * t) / Math.max(1, s.period_s))));
     const expected = (rate * TICK_MS) / 1000 + this.carry;

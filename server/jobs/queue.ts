@@ -7,13 +7,16 @@ export class JobQueue {
   private items: Job[] = [];
   private head = 0;
   /** Last push or take, epoch ms: an empty queue idle long enough may be forgotten. */
-  lastActiveAt = Date.now();
+  lastActiveAt: number;
 
   constructor(
     readonly name: string,
-    /** Durable queues keep their jobs in the store; memory queues (the demo's) do not. */
+    /** Durable queues keep their jobs in the backend; memory queues (the demo's) do not. */
     readonly durable: boolean,
-  ) {}
+    private readonly now: () => number = Date.now,
+  ) {
+    this.lastActiveAt = now();
+  }
 
   get backlog(): number {
     return this.items.length - this.head;
@@ -30,14 +33,14 @@ export class JobQueue {
   }
 
   push(job: Job): void {
-    this.lastActiveAt = Date.now();
+    this.lastActiveAt = this.now();
     this.items.push(job);
   }
 
   shift(): Job | undefined {
     if (this.head >= this.items.length) return undefined;
     const job = this.items[this.head]!;
-    this.lastActiveAt = Date.now();
+    this.lastActiveAt = this.now();
     this.items[this.head++] = undefined as unknown as Job;
     // Compact now and then so a long-lived queue does not keep a growing hole at its front.
     if (this.head > 1024 && this.head * 2 > this.items.length) {

@@ -2,7 +2,7 @@
 // arguments, the queue it waits in and when it was put there.
 
 export interface Job {
-  /** Durable jobs: the row id. Memory-backed (demo) jobs: a negative counter, never stored. */
+  /** Given by the queue's keeper: the backend's row id for a durable job, a counter for a memory (demo) job. */
   id: number;
   queue: string;
   /** The class name shown to people (Sidekiq's "class"). */
@@ -16,6 +16,13 @@ export interface Job {
   created_at: number;
   /** When it entered its queue (again): what latency is measured from. */
   enqueued_at: number;
+}
+
+/** A job in the retry or dead set, with why it failed. */
+export interface FailedJob extends Job {
+  run_at: number | null;
+  failed_at: number | null;
+  error: string | null;
 }
 
 export interface PerformContext {
@@ -39,4 +46,9 @@ export interface EnqueueOptions {
   class?: string;
   retry?: number | false;
   count?: number;
+}
+
+export interface JobCounters {
+  processed: number;
+  failed: number;
 }

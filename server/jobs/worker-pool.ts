@@ -14,7 +14,6 @@ export interface PoolIdentity {
 
 export class WorkerPool {
   busy = 0;
-  readonly startedAt = Date.now();
   /** Bumped when the served queues change: lets readers cache what they derive from them. */
   version = 0;
   private readonly queues: JobQueue[] = [];
@@ -24,7 +23,8 @@ export class WorkerPool {
   constructor(
     readonly identity: PoolIdentity,
     /** Runs one job to its end; must not reject. */
-    private readonly runJob: (job: Job) => Promise<void>,
+    private readonly runJob: (job: Job, from: JobQueue) => Promise<void>,
+    readonly startedAt: number = Date.now(),
   ) {}
 
   get concurrency(): number {
@@ -53,10 +53,10 @@ export class WorkerPool {
   /** Fills free slots from the served queues. */
   wake(): void {
     while (!this.stopped && this.busy < this.identity.concurrency) {
-      const job = this.take();
-      if (!job) return;
+      const taken = this.take();
+      if (!taken) return;
       this.busy++;
-      void this.runJob(job).finally(() => {
+      void this.runJob(taken.job, taken.queue).finally(() => {
         this.busy--;
         this.wakeSoon();
       });
@@ -82,13 +82,13 @@ export class WorkerPool {
 
   // Round robin over the served queues, so one deep queue cannot starve the others (Sidekiq's
   // default fetch shuffles the queue order on every fetch for the same reason).
-  private take(): Job | undefined {
+  private take(): { job: Job; queue: JobQueue } | undefined {
     const n = this.queues.length;
     for (let i = 0; i < n; i++) {
       const q = this.queues[(this.cursor + i) % n]!;
       if (q.backlog > 0) {
         this.cursor = (this.cursor + i + 1) % n;
-        return q.shift();
+        return { job: q.shift()!, queue: q };
       }
     }
     return undefined;

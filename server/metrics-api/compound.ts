@@ -1,12 +1,12 @@
-// The metrics API's answers computed from the job system's in-memory state: no store query, so a
-// call stays cheap with thousands of queues. `compoundMetrics` is also what the dashboard's sampler
-// calls in-process for the embedded connection.
+// The metrics API's answers as objects, from the embedded job system's view (in memory: no store
+// query, so a call stays cheap with thousands of queues). `compoundMetrics` is also what the
+// dashboard's sampler calls in-process for the embedded connection.
 import type { AppContext } from '../context.ts';
-import type { CompoundMetrics, JobStats, ProcessEntry, ProcessMetrics, QueueMetrics } from '../contract/metrics.ts';
-import type { JobSystem } from '../jobs/job-system.ts';
+import type { CompoundMetrics, ProcessEntry, QueueMetrics } from '../contract/metrics.ts';
+import type { MetricsView } from './source.ts';
 import { isoWithOffset } from './started-at.ts';
 
-function queuesOf(jobs: JobSystem, now: number): { queues: QueueMetrics['queues']; enqueued: number } {
+function queuesOf(jobs: MetricsView, now: number): { queues: QueueMetrics['queues']; enqueued: number } {
   const queues: QueueMetrics['queues'] = {};
   let enqueued = 0;
   for (const q of jobs.queues()) {
@@ -17,35 +17,21 @@ function queuesOf(jobs: JobSystem, now: number): { queues: QueueMetrics['queues'
   return { queues, enqueued };
 }
 
-function processesOf(jobs: JobSystem): ProcessEntry[] {
-  return jobs.processes().map((p) => ({
+function processesOf(jobs: MetricsView): ProcessEntry[] {
+  return [...jobs.processes()].map((p) => ({
     hostname: p.identity.hostname,
     pid: p.identity.pid,
     tag: p.identity.tag,
     started_at: isoWithOffset(p.startedAt),
     queues: p.queueNames(),
-    labels: p.identity.labels,
+    labels: [...p.identity.labels],
     concurrency: p.concurrency,
     busy: p.busy,
   }));
 }
 
-export function queueMetrics(ctx: AppContext, now = Date.now()): QueueMetrics {
-  return { queues: queuesOf(ctx.jobs, now).queues };
-}
-
-export function processMetrics(ctx: AppContext): ProcessMetrics {
-  return { processes: processesOf(ctx.jobs) };
-}
-
-export function jobStats(ctx: AppContext): JobStats {
-  let enqueued = 0;
-  for (const q of ctx.jobs.queues()) enqueued += q.backlog;
-  return { jobs: { ...ctx.jobs.counters(), enqueued } };
-}
-
 /** queue_metrics, process_metrics and job_stats merged at the top level, from one consistent moment. */
-export function compoundMetrics(ctx: AppContext, now = Date.now()): CompoundMetrics {
+export function compoundMetrics(ctx: AppContext, now = ctx.jobs.now()): CompoundMetrics {
   const { queues, enqueued } = queuesOf(ctx.jobs, now);
   return { queues, processes: processesOf(ctx.jobs), jobs: { ...ctx.jobs.counters(), enqueued } };
 }

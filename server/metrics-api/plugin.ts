@@ -1,11 +1,14 @@
 // GET queue_metrics | process_metrics | job_stats | compound_metrics under /api/v3/sidekiq (GitLab
 // 8.9+), /api/v3/jobqueue (the seed's name for it) and /api/v4/sidekiq (current GitLab), identical
-// answers. Admin only: 401 without a known user token, 403 for a non-admin user.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+// answers. Admin only: 401 without a known user token, 403 for a non-admin user. The numbers come
+// from a MetricsSource (source.ts): the embedded job system unless the app passes another.
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.ts';
 import { CompoundMetrics, JobStats, ProcessMetrics, QueueMetrics } from '../contract/metrics.ts';
 import { requireAdmin } from '../auth/admin.ts';
 import { compoundJson, jobStatsJson, processMetricsJson, queueMetricsJson } from './json-writer.ts';
+import type { MetricsSource } from './source.ts';
 
 export const METRICS_PREFIXES = ['/api/v3/sidekiq', '/api/v3/jobqueue', '/api/v4/sidekiq'];
 
@@ -16,7 +19,13 @@ const ENDPOINTS = [
   { path: 'compound_metrics', schema: CompoundMetrics, summary: 'queue_metrics, process_metrics and job_stats in one answer', answer: compoundJson },
 ] as const;
 
-async function metricsRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
+interface MetricsOptions {
+  ctx: AppContext;
+  source?: MetricsSource;
+}
+
+async function metricsRoutes(fastify: FastifyInstance, { ctx, source = ctx.jobs }: MetricsOptions) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.addHook('onRequest', async (request) => requireAdmin(ctx.store, request));
   for (const e of ENDPOINTS) {
     const schema = {
@@ -26,13 +35,16 @@ async function metricsRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext })
       response: { 200: e.schema },
     };
     // The schema documents the answer; the text is written by json-writer.ts (a string is sent as is).
-    const handler = async (_request: FastifyRequest, reply: FastifyReply) => reply.type('application/json').send(e.answer(ctx.jobs));
+    const handler = async (_request: unknown, reply: FastifyReply) => {
+      const view = await source.read();
+      return reply.type('application/json').send(e.answer(view, source.now()));
+    };
     app.get(`/${e.path}`, { schema }, handler);
     // Grape routes took an optional format suffix; GitLab answered `.json` the same.
     app.get(`/${e.path}.json`, { schema: { ...schema, hide: true } }, handler);
   }
 }
 
-export async function metricsApi(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
-  for (const prefix of METRICS_PREFIXES) await app.register(metricsRoutes, { prefix, ctx });
+export async function metricsApi(app: FastifyInstance, { ctx, source }: MetricsOptions) {
+  for (const prefix of METRICS_PREFIXES) await app.register(metricsRoutes, { prefix, ctx, source });
 }

@@ -1,0 +1,55 @@
+// The job backend: where durable jobs, the retry and dead sets, the queue list and the counters are
+// kept. The job system calls it once per job step and never sees how the step is stored; the SQLite
+// adapter is server/store/sqlite-job-backend.ts. Each method is one step that a Redis adapter in
+// Sidekiq's layout (/work/shared/spec/sidekiq-redis-layout.md) would do as one MULTI or script: the
+// Sidekiq operation is named on each. Calls are synchronous today because the SQLite adapter is and
+// the enqueue path depends on it; an asynchronous adapter needs the job system to await them.
+import type { FailedJob, Job, JobCounters } from './types.ts';
+
+export type NewJob = Omit<Job, 'id'>;
+
+/** What a backend holds at start: everything the job system mirrors in memory. */
+export interface RecoveredJobs {
+  /** Queue names ever pushed to and not deleted, oldest first (SMEMBERS queues). */
+  queues: string[];
+  /** Waiting jobs oldest first, including those cut off in flight by a crash: they run again. */
+  waiting: Job[];
+  /** The retry set, soonest first. */
+  retries: FailedJob[];
+  counters: JobCounters;
+}
+
+export interface JobBackend {
+  /** Loads what is kept; jobs claimed by a process that died are waiting again (reliable fetch's recovery). */
+  recover(): RecoveredJobs;
+  /** Remembers a queue name (SADD queues). */
+  addQueue(name: string, now: number): void;
+  /** Forgets queues with their waiting and retrying jobs; dead ones stay. Returns the jobs dropped. */
+  deleteQueues(names: string[]): number;
+  /** Stores new waiting jobs in one step and gives them ids (LPUSH queue:<name>). */
+  push(jobs: NewJob[]): Job[];
+  /**
+   * A worker took the job. SQLite keeps the row queued until the job is acknowledged, so a crash
+   * runs it again (what reliable fetch's working list gives): nothing to write. Redis: LMOVE.
+   */
+  claim(job: Job): void;
+  /** The job ended (done, or failed with no retry): gone, and the counters added in the same step. */
+  ack(job: Job, counters: JobCounters): void;
+  /** The job failed with retries left: into the retry set at `run_at` (ZADD retry), counters added. */
+  retryLater(job: FailedJob, counters: JobCounters): void;
+  /**
+   * The job failed its last retry: into the dead set (ZADD dead), counters added; the oldest deaths
+   * past `keep` are dropped (Sidekiq's dead_max_jobs).
+   */
+  kill(job: FailedJob, counters: JobCounters, keep: number): void;
+  /** Back into their queues as of `now`, from the retry or the dead set. */
+  requeue(ids: number[], now: number): void;
+  /** Counters of jobs whose end is not otherwise written (memory jobs): INCRBY stat:processed/failed. */
+  addCounters(counters: JobCounters): void;
+  /** The dead set, newest first. */
+  dead(limit: number): FailedJob[];
+  /** Dead jobs by id (all when undefined, oldest first); ids not dead are skipped. */
+  deadByIds(ids: number[] | undefined): FailedJob[];
+  /** Empties the dead set; returns how many it held. */
+  clearDead(): number;
+}

@@ -1,0 +1,24 @@
+// The job kinds this server can run, by name: what a job's `kind` resolves to when a worker takes it.
+import type { JobKind } from './types.ts';
+
+export class KindRegistry {
+  private readonly kinds = new Map<string, JobKind>();
+
+  register(name: string, def: JobKind): void {
+    this.kinds.set(name, def);
+  }
+
+  get(name: string): JobKind | undefined {
+    return this.kinds.get(name);
+  }
+
+  /** Queues of Jobscope's own kinds: listed from the start, never deleted nor forgotten. */
+  declaredQueues(): string[] {
+    return [...this.kinds.values()].filter((d) => d.declare !== false).map((d) => d.queue);
+  }
+
+  isBuiltinQueue(name: string): boolean {
+    for (const def of this.kinds.values()) if (def.declare !== false && def.queue === name) return true;
+    return false;
+  }
+}

@@ -1,0 +1,165 @@
+// The job backend on SQLite (migration 3's tables). Only durable queues come here; each method is
+// one transaction of a few cached statements. The size of the dead set is counted here, by the only
+// writer of those rows, so trimming sorts the set only once it is over its bound.
+import type { Db } from './db.ts';
+import type { JobBackend, NewJob, RecoveredJobs } from '../jobs/backend.ts';
+import type { FailedJob, Job, JobCounters } from '../jobs/types.ts';
+import { isPlainObject, storedInt, storedJson, storedTime, storedTimeOr0 } from './row-values.ts';
+
+interface JobRow {
+  id: number;
+  queue: string;
+  class: string;
+  kind: string;
+  args: string;
+  state: string;
+  retry: number;
+  retry_count: number;
+  created_at: number;
+  enqueued_at: number;
+  run_at: number | null;
+  failed_at: number | null;
+  error: string | null;
+}
+
+// `retry` column: -1 stands for `false` (drop after the first failure). Numbers and JSON are read
+// through row-values.ts: a row stored out of range must not break the retry and dead set reads.
+const toJob = (r: JobRow): FailedJob => ({
+  id: r.id,
+  queue: r.queue,
+  class: r.class,
+  kind: r.kind,
+  args: storedJson(r.args, {}, isPlainObject),
+  retry: r.retry < 0 ? false : (storedInt(r.retry, 0, 1000) ?? 0),
+  retry_count: storedInt(r.retry_count, 0, 1000) ?? 0,
+  created_at: storedTimeOr0(r.created_at),
+  enqueued_at: storedTimeOr0(r.enqueued_at),
+  run_at: storedTime(r.run_at),
+  failed_at: storedTime(r.failed_at),
+  error: r.error,
+});
+
+const ADD_COUNTER = 'INSERT INTO job_counters (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = value + excluded.value';
+
+export class SqliteJobBackend implements JobBackend {
+  private deadCount = 0;
+
+  constructor(private readonly db: Db) {}
+
+  recover(): RecoveredJobs {
+    const counters = { processed: 0, failed: 0 };
+    for (const r of this.db.all<{ name: string; value: number }>('SELECT name, value FROM job_counters')) {
+      if (r.name === 'processed' || r.name === 'failed') counters[r.name] = Number(r.value);
+    }
+    this.deadCount = this.db.get<{ n: number }>(`SELECT count(*) AS n FROM jobs WHERE state = 'dead'`)?.n ?? 0;
+    return {
+      queues: this.db.all<{ name: string }>('SELECT name FROM job_queues ORDER BY created_at, name').map((r) => r.name),
+      // Rows stay 'queued' while their job runs, so those cut off by a crash are among these.
+      waiting: this.db.all<JobRow>(`SELECT * FROM jobs WHERE state = 'queued' ORDER BY enqueued_at, id`).map(toJob),
+      retries: this.db.all<JobRow>(`SELECT * FROM jobs WHERE state = 'retry' ORDER BY run_at, id`).map(toJob),
+      counters,
+    };
+  }
+
+  addQueue(name: string, now: number): void {
+    this.db.run('INSERT OR IGNORE INTO job_queues (name, created_at) VALUES (?, ?)', [name, now]);
+  }
+
+  deleteQueues(names: string[]): number {
+    return this.db.tx(() => {
+      let dropped = 0;
+      for (const name of names) {
+        dropped += this.db.run(`DELETE FROM jobs WHERE queue = ? AND state IN ('queued', 'retry')`, [name]).changes;
+        this.db.run('DELETE FROM job_queues WHERE name = ?', [name]);
+      }
+      return dropped;
+    });
+  }
+
+  push(jobs: NewJob[]): Job[] {
+    return this.db.tx(() =>
+      jobs.map((job) => ({
+        ...job,
+        id: this.db.run(
+          `INSERT INTO jobs (queue, class, kind, args, state, retry, retry_count, created_at, enqueued_at) VALUES (?, ?, ?, ?, 'queued', ?, ?, ?, ?)`,
+          [job.queue, job.class, job.kind, JSON.stringify(job.args), job.retry === false ? -1 : job.retry, job.retry_count, job.created_at, job.enqueued_at],
+        ).lastInsertRowid,
+      })),
+    );
+  }
+
+  claim(): void {
+    // The row stays 'queued' until ack: see the interface.
+  }
+
+  ack(job: Job, counters: JobCounters): void {
+    this.db.tx(() => {
+      this.db.run('DELETE FROM jobs WHERE id = ?', [job.id]);
+      this.writeCounters(counters);
+    });
+  }
+
+  retryLater(job: FailedJob, counters: JobCounters): void {
+    this.db.tx(() => {
+      this.db.run(`UPDATE jobs SET state = 'retry', retry_count = ?, run_at = ?, failed_at = ?, error = ? WHERE id = ?`, [
+        job.retry_count, job.run_at, job.failed_at, job.error, job.id,
+      ]);
+      this.writeCounters(counters);
+    });
+  }
+
+  kill(job: FailedJob, counters: JobCounters, keep: number): void {
+    let dead = this.deadCount;
+    this.db.tx(() => {
+      this.db.run(`UPDATE jobs SET state = 'dead', retry_count = ?, run_at = NULL, failed_at = ?, error = ? WHERE id = ?`, [
+        job.retry_count, job.failed_at, job.error, job.id,
+      ]);
+      if (++dead > keep) {
+        dead -= this.db.run(
+          `DELETE FROM jobs WHERE id IN (SELECT id FROM jobs WHERE state = 'dead' ORDER BY failed_at DESC, id DESC LIMIT -1 OFFSET ?)`,
+          [keep],
+        ).changes;
+      }
+      this.writeCounters(counters);
+    });
+    this.deadCount = dead;
+  }
+
+  requeue(ids: number[], now: number): void {
+    let revived = 0;
+    this.db.tx(() => {
+      for (const id of ids) {
+        if (this.db.get<{ state: string }>('SELECT state FROM jobs WHERE id = ?', [id])?.state === 'dead') revived++;
+        this.db.run(`UPDATE jobs SET state = 'queued', enqueued_at = ?, run_at = NULL WHERE id = ?`, [now, id]);
+      }
+    });
+    this.deadCount -= revived;
+  }
+
+  addCounters(counters: JobCounters): void {
+    this.db.tx(() => this.writeCounters(counters));
+  }
+
+  dead(limit: number): FailedJob[] {
+    return this.db.all<JobRow>(`SELECT * FROM jobs WHERE state = 'dead' ORDER BY failed_at DESC, id DESC LIMIT ?`, [limit]).map(toJob);
+  }
+
+  deadByIds(ids: number[] | undefined): FailedJob[] {
+    if (!ids) return this.db.all<JobRow>(`SELECT * FROM jobs WHERE state = 'dead' ORDER BY failed_at, id`).map(toJob);
+    return ids.flatMap((id) => {
+      const r = this.db.get<JobRow>(`SELECT * FROM jobs WHERE id = ? AND state = 'dead'`, [id]);
+      return r ? [toJob(r)] : [];
+    });
+  }
+
+  clearDead(): number {
+    const n = this.db.tx(() => this.db.run(`DELETE FROM jobs WHERE state = 'dead'`).changes);
+    this.deadCount = 0;
+    return n;
+  }
+
+  private writeCounters({ processed, failed }: JobCounters): void {
+    if (processed) this.db.run(ADD_COUNTER, ['processed', processed]);
+    if (failed) this.db.run(ADD_COUNTER, ['failed', failed]);
+  }
+}
