@@ -21,9 +21,34 @@ export default tseslint.config(
           patterns: [
             { group: ['**/electron/**', '**/electron'], message: 'server/ must not import electron/: the dependence goes electron/ → server/.' },
             { group: ['**/renderer/**', '**/renderer'], message: 'server/ must not import renderer/: the renderer talks to it over HTTP only.' },
+            { group: ['**/scripts/**'], message: 'server/ must not import scripts/: dev tooling (vite, Electron binaries) stays out of the engine.' },
           ],
         },
       ],
+    },
+  },
+  {
+    // The simulator is an HTTP client of any coordinator (ours or a real GitLab): it may know the
+    // server's contract (types, schemas) and common/, never the server's internals.
+    files: ['simulator/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'electron', message: 'the simulator runs in plain Node.' }],
+          patterns: [
+            { regex: '(^|/)server/(?!contract/)', message: 'the simulator talks to a server over HTTP; import only server/contract/ (and common/).' },
+            { regex: '(^|/)(electron|renderer|scripts|bench|test)(/|$)', message: 'the simulator depends only on server/contract/, common/ and npm packages.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Shared by server/ and simulator/, so it may depend on neither.
+    files: ['common/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^\\.\\./', message: 'common/ imports only itself and npm packages.' }] }],
     },
   },
   {

@@ -14,7 +14,7 @@ import { monitorOf } from '../server/monitor/monitor.ts';
 import type { CompoundMetrics } from '../server/contract/metrics.ts';
 import type { History } from '../server/contract/app.ts';
 import { percentile, round as roundTo, type BenchResult } from './lib/harness.ts';
-import { seededRandom } from '../server/simulator/prng.ts';
+import { seededRandom } from '../common/prng.ts';
 
 /** The harness's nearest-rank percentile over a copy sorted here. */
 const pct = (xs: number[], p: number) => percentile([...xs].sort((a, b) => a - b), p);

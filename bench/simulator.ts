@@ -10,10 +10,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { buildServer, type JobscopeServer } from '../server/app.ts';
 import { resolveConfig } from '../server/config.ts';
-import { resolveBehaviour } from '../server/simulator/behaviour.ts';
-import { archiveStream } from '../server/simulator/artifact.ts';
-import { Fleet } from '../server/simulator/fleet.ts';
-import { Journal } from '../server/simulator/journal.ts';
+import { resolveBehaviour } from '../simulator/behaviour.ts';
+import { archiveStream } from '../simulator/artifact.ts';
+import { Fleet } from '../simulator/fleet.ts';
+import { Journal } from '../simulator/journal.ts';
 
 interface Shape {
   runners: number;

@@ -28,8 +28,8 @@ import { registerJobServices } from './jobs/service.ts';
 import { SqliteJobBackend } from './store/sqlite-job-backend.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { metricsApi } from './metrics-api/plugin.ts';
-import { createSimulator, simulatorApi } from './simulator/routes/plugin.ts';
-import { SimulatorLifecycle } from './simulator/service.ts';
+import { createSimulator, simulatorApi } from './simulator-api/plugin.ts';
+import { SimulatorLifecycle } from './simulator-api/service.ts';
 import { Services } from './lifecycle.ts';
 
 export interface JobscopeServer {
@@ -117,8 +117,8 @@ async function assemble(config: Config, store: Store, deps: ServerDeps): Promise
   await app.register(appApi, { prefix: '/api/app', ctx });
   await app.register(uiServing, { ctx });
   await app.register(metricsApi, { ctx });
-  const sim = ctx.services.add(new SimulatorLifecycle(createSimulator(app, ctx))).sim;
-  await app.register(simulatorApi, { prefix: '/api/app/sim', ctx, sim });
+  const simulator = ctx.services.add(new SimulatorLifecycle(createSimulator(app, ctx))).sim;
+  await app.register(simulatorApi, { prefix: '/api/app/sim', ctx, simulator });
   registerJobServices(ctx, app.log);
   // Services hold timers and sockets the store's close does not end: a failed start stops the rest.
   try {

@@ -4,7 +4,8 @@ import { Command } from 'commander';
 import { ConfigError } from './config.ts';
 import { addSettingFlags, configFromFlags } from './cli-config.ts';
 import { serve } from './serve.ts';
-import { simulateCommand } from './simulator/cli-simulate.ts';
+import { simulateCommand } from '../simulator/cli-simulate.ts';
+import { startEmbeddedCoordinator } from './hosts/embedded-coordinator.ts';
 
 const program = new Command('jobscope')
   .description('Jobscope: watch a background job system and simulate GitLab CI runners')
@@ -16,7 +17,7 @@ addSettingFlags(program.command('serve').description('run the headless server (r
   },
 );
 
-simulateCommand(program);
+simulateCommand(program, { startEmbedded: startEmbeddedCoordinator });
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof ConfigError) {

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { Services, type Service } from '../server/lifecycle.ts';
 import { startServer } from './helpers/server.ts';
 import { http } from './helpers/http.ts';
-import type { SimulatorLifecycle } from '../server/simulator/service.ts';
+import type { SimulatorLifecycle } from '../server/simulator-api/service.ts';
 
 function recorder(log: string[], name: string, fail: { start?: boolean; stop?: boolean } = {}): Service {
   return {

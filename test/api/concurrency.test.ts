@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { createBuild, createProject, registerRunner } from '../helpers/fixtures.ts';
 import { control, INFO, patchTrace, runnerJson, runningBuild } from './lib.ts';
-import { seededRandom } from '../../server/simulator/prng.ts';
+import { seededRandom } from '../../common/prng.ts';
 
 let s: TestServer;
 beforeAll(async () => {

@@ -35,7 +35,9 @@ describe('runner console', () => {
   });
 
   it('walks a build by hand and shows every raw exchange, including a provoked 416', async () => {
-    expect((await post('/console/request-build')).status).toBe(409);
+    const early = await post('/console/request-build');
+    expect(early.status).toBe(409);
+    expect(early.body).toEqual({ message: '409 Conflict - no runner yet: register first (or give a runner_token)' });
     const reg = await post('/console/register', { description: 'by hand' });
     expect(reg.status).toBe(200);
     expect(reg.body.request).toMatchObject({ method: 'POST', url: `${s.url}/ci/api/v1/runners/register.json` });

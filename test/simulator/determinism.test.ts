@@ -1,11 +1,11 @@
 // Same seed, same run: the job log and the artifacts archive depend only on their inputs and the seed.
 import crypto from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { jobLog, type JobLogInput } from '../../server/simulator/job-log.ts';
-import { archiveDigest } from '../../server/simulator/artifact.ts';
-import { Prng } from '../../server/simulator/prng.ts';
+import { jobLog, type JobLogInput } from '../../simulator/job-log.ts';
+import { archiveDigest } from '../../simulator/artifact.ts';
+import { Prng } from '../../common/prng.ts';
 import { unzip } from './support.ts';
-import { archiveStream } from '../../server/simulator/artifact.ts';
+import { archiveStream } from '../../simulator/artifact.ts';
 
 const input: JobLogInput = {
   buildId: 7, projectId: 1, sha: 'abcdef0123456789', ref: 'main', commands: 'echo "hi"\nnpm test\nmake', runnerName: 'sim-1',

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
-import { Journal } from '../../server/simulator/journal.ts';
+import { Journal } from '../../simulator/journal.ts';
 import { FAULT_KINDS } from '../../server/contract/simulator.ts';
 import { fleetOn, unzip } from './support.ts';
 

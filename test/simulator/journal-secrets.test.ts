@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { http as req } from '../helpers/http.ts';
-import { REDACTED, redactEntry } from '../../server/simulator/journal-redact.ts';
+import { REDACTED, redactEntry } from '../../simulator/journal-redact.ts';
 import type { JournalEntry } from '../../server/contract/simulator.ts';
 
 let s: TestServer;

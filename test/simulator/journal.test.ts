@@ -4,8 +4,8 @@ import { execFile } from 'node:child_process';
 import http from 'node:http';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Journal, type NewEntry } from '../../server/simulator/journal.ts';
-import { shellQuote } from '../../server/simulator/journal-export.ts';
+import { Journal, type NewEntry } from '../../simulator/journal.ts';
+import { shellQuote } from '../../simulator/journal-export.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { http as req } from '../helpers/http.ts';
 

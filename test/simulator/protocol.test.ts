@@ -2,7 +2,7 @@
 // (shared/spec/real-runner-requests.md): request shapes, last_update, cancel handling, the switch
 // to full-trace PUTs after a 404, failed scripts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Journal } from '../../server/simulator/journal.ts';
+import { Journal } from '../../simulator/journal.ts';
 import type { JournalEntry } from '../../server/contract/simulator.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';

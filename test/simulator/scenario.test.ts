@@ -3,8 +3,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exportScenario, groupsOf, parseScenario, ScenarioError } from '../../server/simulator/scenario.ts';
-import { parseFaultList } from '../../server/simulator/faults.ts';
+import { exportScenario, groupsOf, parseScenario, ScenarioError } from '../../simulator/scenario.ts';
+import { parseFaultList } from '../../simulator/faults.ts';
 import type { Scenario } from '../../server/contract/simulator.ts';
 import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';

@@ -1,9 +1,9 @@
 // Shared set-up for the simulator tests: a fleet against a real in-process Jobscope server.
 import http from 'node:http';
 import yauzl from 'yauzl';
-import { Fleet, type RunnerGroupSpec } from '../../server/simulator/fleet.ts';
-import { Journal } from '../../server/simulator/journal.ts';
-import { resolveBehaviour } from '../../server/simulator/behaviour.ts';
+import { Fleet, type RunnerGroupSpec } from '../../simulator/fleet.ts';
+import { Journal } from '../../simulator/journal.ts';
+import { resolveBehaviour } from '../../simulator/behaviour.ts';
 import type { Behaviour, Faults } from '../../server/contract/simulator.ts';
 import type { TestServer } from '../helpers/server.ts';
 

@@ -11,7 +11,7 @@ import { FAULT_KINDS } from './fleet-form.ts';
 import { useJournalTail } from './useJournalTail.ts';
 
 const LIMIT = 200;
-/** The server's placeholder for a token (server/simulator/journal-redact.ts). */
+/** The server's placeholder for a token (simulator/journal-redact.ts). */
 const REDACTED = '[REDACTED]';
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 

@@ -6,13 +6,13 @@
 import crypto from 'node:crypto';
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Faults, RunnerCounters } from '../contract/simulator.ts';
+import type { Faults, RunnerCounters } from '../server/contract/simulator.ts';
 import type { ResolvedBehaviour } from './behaviour.ts';
 import { FaultPlan } from './faults.ts';
 import { header, type Answer, type HttpClient } from './http-client.ts';
 import { jobLog } from './job-log.ts';
 import { archiveStream } from './artifact.ts';
-import { Prng } from './prng.ts';
+import { Prng } from '../common/prng.ts';
 import { controlApiBase, jsonOf, rangeEnd, RunnerApi, type BuildPayload } from './runner-client.ts';
 import { emptyCounters, type FleetStats } from './stats.ts';
 

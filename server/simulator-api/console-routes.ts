@@ -3,18 +3,18 @@ import { Type } from '@sinclair/typebox';
 import type { MultipartFile } from '@fastify/multipart';
 import {
   ConsoleBuildRef, ConsoleExchange, ConsoleRegister, ConsoleTrace, ConsoleUpdate, ConsoleUpload,
-} from '../../contract/simulator.ts';
-import { badRequest, missing, tooLarge } from '../../http/errors.ts';
-import { asMultipartError } from '../../http/params.ts';
-import { checkTarget } from '../service.ts';
-import type { SimRouteOpts } from './plugin.ts';
+} from '../contract/simulator.ts';
+import { badRequest, missing, tooLarge } from '../http/errors.ts';
+import { asMultipartError } from '../http/params.ts';
+import { checkTarget } from './service.ts';
+import type { SimulatorRouteOpts } from './route-options.ts';
 
-const tags = ['simulator: runner console'];
+const tags = ['simulator API: runner console'];
 const State = ConsoleExchange.properties.state;
 const reply200 = { 200: ConsoleExchange };
 
-export async function consoleRoutes(app: FastifyInstance, { ctx, sim }: SimRouteOpts) {
-  const c = () => sim.console;
+export async function consoleRoutes(app: FastifyInstance, { ctx, simulator }: SimulatorRouteOpts) {
+  const c = () => simulator.console;
 
   app.get('/console', { schema: { tags, summary: 'The console runner’s state: target, runner token, build, trace length', response: { 200: State } } }, async () =>
     c().state(),

@@ -1,8 +1,8 @@
 // Fault injection: which fault (if any) a virtual runner commits at each opportunity, drawn from
 // its own seeded PRNG so a scenario misbehaves the same way on every run, and a tally of what the
 // server answered to each kind.
-import { FAULT_KINDS, type FaultKind, type Faults } from '../contract/simulator.ts';
-import type { Prng } from './prng.ts';
+import { FAULT_KINDS, type FaultKind, type Faults } from '../server/contract/simulator.ts';
+import type { Prng } from '../common/prng.ts';
 
 /** Faults a runner may commit on one trace part; the others are decided once per build. */
 export const PART_FAULTS = ['wrong_range', 'stale_range', 'drop_trace', 'slow_dribble', 'duplicate_part', 'out_of_order'] as const satisfies readonly FaultKind[];

@@ -2,11 +2,11 @@
 // sharing one HTTP client and journal; optionally creating its builds first through Jobscope's
 // control API. It ends when its builds are done (or when stopped) and can say whether the server
 // broke the protocol on the way.
-import type { Faults, FleetStatus } from '../contract/simulator.ts';
+import type { Faults, FleetStatus } from '../server/contract/simulator.ts';
 import type { ResolvedBehaviour } from './behaviour.ts';
 import { HttpClient } from './http-client.ts';
 import type { Journal } from './journal.ts';
-import { Prng } from './prng.ts';
+import { Prng } from '../common/prng.ts';
 import { controlApiBase, jsonOf } from './runner-client.ts';
 import { FleetStats, totalsOf } from './stats.ts';
 import { VirtualRunner, type FleetLink } from './virtual-runner.ts';

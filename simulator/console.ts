@@ -3,8 +3,7 @@
 // request as sent and the response as received, status, headers and body. It keeps the little
 // state a runner keeps (its token, its build, the trace length the server last reported), so the
 // next step has sensible defaults.
-import type { ConsoleExchange } from '../contract/simulator.ts';
-import { ApiError } from '../http/errors.ts';
+import type { ConsoleExchange } from '../server/contract/simulator.ts';
 import type { Answer, HttpClient } from './http-client.ts';
 import { preview } from './journal.ts';
 import { jsonOf, rangeEnd, RunnerApi, type BuildPayload } from './runner-client.ts';
@@ -12,6 +11,17 @@ import { jsonOf, rangeEnd, RunnerApi, type BuildPayload } from './runner-client.
 const WHO = 'console';
 /** Response bodies shown in full up to this size (an artifacts download beyond it is cut). */
 const SHOW_BYTES = 1024 * 1024;
+
+/**
+ * A step asked for out of order (no runner, no build yet). Its statusCode makes the server's error
+ * handler answer "409 Conflict - <message>" without the simulator knowing the server's error type.
+ */
+export class ConsoleStateError extends Error {
+  readonly statusCode = 409;
+  constructor(what: string) {
+    super(`Conflict - ${what}`);
+  }
+}
 
 export class RunnerConsole {
   target: string;
@@ -54,14 +64,14 @@ export class RunnerConsole {
   }
 
   private needRunner(): string {
-    if (!this.runnerToken) throw new ApiError(409, '409 Conflict - no runner yet: register first (or give a runner_token)');
+    if (!this.runnerToken) throw new ConsoleStateError('no runner yet: register first (or give a runner_token)');
     return this.runnerToken;
   }
 
   private needBuild(id?: number, token?: string): { id: number; token: string } {
     const bid = id ?? this.buildId;
     const btoken = token ?? this.buildToken;
-    if (bid === null || bid === undefined || !btoken) throw new ApiError(409, '409 Conflict - no build yet: request a build first (or give build_id and build_token)');
+    if (bid === null || bid === undefined || !btoken) throw new ConsoleStateError('no build yet: request a build first (or give build_id and build_token)');
     return { id: bid, token: btoken };
   }
 
@@ -107,7 +117,7 @@ export class RunnerConsole {
 
   async update(o: { state?: string; trace?: string; buildId?: number }): Promise<ConsoleExchange> {
     const id = o.buildId ?? this.buildId;
-    if (id === null || id === undefined) throw new ApiError(409, '409 Conflict - no build yet: request a build first (or give build_id)');
+    if (id === null || id === undefined) throw new ConsoleStateError('no build yet: request a build first (or give build_id)');
     const a = await this.api().update(id, this.needRunner(), o.state, o.trace);
     if (a.status === 200 && o.trace !== undefined) this.traceLength = Buffer.byteLength(o.trace);
     return this.last(a);

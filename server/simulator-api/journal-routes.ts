@@ -1,16 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { Curl, JournalPage, JournalQuery, SecretsQuery, type JournalEntry } from '../../contract/simulator.ts';
-import { notFound } from '../../http/errors.ts';
-import { toCurl, toHar } from '../journal-export.ts';
-import { eitherSecret, redactEntry } from '../journal-redact.ts';
-import type { SimRouteOpts } from './plugin.ts';
+import { Curl, JournalPage, JournalQuery, SecretsQuery, type JournalEntry } from '../contract/simulator.ts';
+import { notFound } from '../http/errors.ts';
+import { toCurl, toHar } from '../../simulator/journal-export.ts';
+import { eitherSecret, redactEntry } from '../../simulator/journal-redact.ts';
+import type { SimulatorRouteOpts } from './route-options.ts';
 
-const tags = ['simulator'];
+const tags = ['simulator API'];
 const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 
-export async function journalRoutes(app: FastifyInstance, { sim, ctx }: SimRouteOpts) {
-  const { journal } = sim;
+export async function journalRoutes(app: FastifyInstance, { simulator, ctx }: SimulatorRouteOpts) {
+  const { journal } = simulator;
   // Redacted when read, not when recorded, so that an explicit include_secrets still has them.
   const own = new Set([ctx.store.adminToken, ctx.store.registrationToken]);
   const shown = (entries: JournalEntry[], q: { include_secrets?: boolean }): JournalEntry[] => {

@@ -1,21 +1,18 @@
-// The simulator's app API (/api/app/sim): fleets, throughput, the journal and the runner console,
-// for the UI and for scripts. Admin PRIVATE-TOKEN, like the control API.
+// The simulator API (/api/app/sim; not to be confused with the control API at /api/v3/sim): fleets,
+// throughput, the journal and the runner console, for the UI and for scripts. Serves the engine in
+// simulator/ over HTTP. Admin PRIVATE-TOKEN, like the control API.
 // Requests are validated against the TypeBox contract by TypeBox itself, so a bad scenario or
 // form is a 400 naming the field instead of unknown keys being dropped silently.
 import type { FastifyInstance } from 'fastify';
 import type { TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import type { AppContext } from '../../context.ts';
-import { requireAdmin } from '../../auth/admin.ts';
-import { SimulatorService } from '../service.ts';
-import { fleetRoutes } from './fleet.ts';
-import { journalRoutes } from './journal.ts';
-import { consoleRoutes } from './console.ts';
-
-export interface SimRouteOpts {
-  ctx: AppContext;
-  sim: SimulatorService;
-}
+import type { AppContext } from '../context.ts';
+import { requireAdmin } from '../auth/admin.ts';
+import { SimulatorService } from './service.ts';
+import { fleetRoutes } from './fleet-routes.ts';
+import { journalRoutes } from './journal-routes.ts';
+import { consoleRoutes } from './console-routes.ts';
+import type { SimulatorRouteOpts } from './route-options.ts';
 
 function selfUrl(app: FastifyInstance, host: string): string {
   const addr = app.server.address();
@@ -36,7 +33,7 @@ export function createSimulator(app: FastifyInstance, ctx: AppContext): Simulato
   });
 }
 
-export async function simulatorApi(app: FastifyInstance, { ctx, sim }: SimRouteOpts) {
+export async function simulatorApi(app: FastifyInstance, { ctx, simulator }: SimulatorRouteOpts) {
   app.addHook('onRequest', async (request) => requireAdmin(ctx.store, request));
   app.setValidatorCompiler(({ schema, httpPart }) => (data: unknown) => {
     const s = schema as TSchema;
@@ -46,7 +43,7 @@ export async function simulatorApi(app: FastifyInstance, { ctx, sim }: SimRouteO
     if (problems.length) return { error: Object.assign(new Error(problems.join('; ')), { validation: problems }) };
     return { value };
   });
-  const opts: SimRouteOpts = { ctx, sim }; // not the caller's options: they carry the prefix
+  const opts: SimulatorRouteOpts = { ctx, simulator }; // not the caller's options: they carry the prefix
   await app.register(fleetRoutes, opts);
   await app.register(journalRoutes, opts);
   await app.register(consoleRoutes, opts);

@@ -1,13 +1,13 @@
-// The simulator as the app API sees it: one journal, at most one fleet running at a time (the last
+// The simulator as the simulator API (/api/app/sim) sees it: one journal, at most one fleet running at a time (the last
 // one kept for its status and scenario), and the runner console. Targets this server by default.
 import type { FleetStatus, Scenario, StartFleet } from '../contract/simulator.ts';
 import { ApiError, badRequest, conflict } from '../http/errors.ts';
 import type { Service } from '../lifecycle.ts';
-import { Fleet, FleetSetupError } from './fleet.ts';
-import { HttpClient } from './http-client.ts';
-import { Journal } from './journal.ts';
-import { RunnerConsole } from './console.ts';
-import { exportScenario, groupsOf, parseScenario, ScenarioError, scenarioOfForm } from './scenario.ts';
+import { Fleet, FleetSetupError } from '../../simulator/fleet.ts';
+import { HttpClient } from '../../simulator/http-client.ts';
+import { Journal } from '../../simulator/journal.ts';
+import { RunnerConsole } from '../../simulator/console.ts';
+import { exportScenario, groupsOf, parseScenario, ScenarioError, scenarioOfForm } from '../../simulator/scenario.ts';
 
 export interface SimulatorServiceOptions {
   journalEntries: number;

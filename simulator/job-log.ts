@@ -1,7 +1,7 @@
 // A build's job log, written the way gitlab-ci-multi-runner 1.11.5 with the shell executor writes
 // it (see the capture in shared/spec/real-runner-requests.md): the same banner, colours and
 // "$ command" lines, then made-up but plausible output for each command. Nothing is executed.
-import type { Prng } from './prng.ts';
+import type { Prng } from '../common/prng.ts';
 
 const ESC = '\x1b';
 const GREEN = `${ESC}[32;1m`;

@@ -2,22 +2,32 @@
 // Jobscope on a temp data dir), a live progress block on a terminal (plain lines otherwise), a
 // summary at the end, and an exit code a pipeline can use: 1 when the server broke the protocol,
 // 0 otherwise, 2 for usage errors.
+// The embedded coordinator comes from the caller (server/hosts/embedded-coordinator.ts): the
+// simulator is an HTTP client and depends on the server's contract only.
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import type { Command } from 'commander';
-import type { FleetStatus, Scenario } from '../contract/simulator.ts';
-import { buildServer, type JobscopeServer } from '../app.ts';
-import { resolveConfig } from '../config.ts';
+import { Command, CommanderError } from 'commander';
+import type { FleetStatus, Scenario } from '../server/contract/simulator.ts';
 import { parseFaultList } from './faults.ts';
 import { Fleet, FleetSetupError } from './fleet.ts';
 import { Journal } from './journal.ts';
 import { exportScenario, groupsOf, parseScenario, ScenarioError, scenarioOfForm } from './scenario.ts';
 import { formatProgress, formatSummary, progressLine } from './cli-format.ts';
 
-class UsageError extends Error {}
+export class UsageError extends Error {}
 
-interface Flags {
+/** A coordinator started for one run when no --target is given; close() also removes its data. */
+export interface EmbeddedCoordinator {
+  url: string;
+  registrationToken: string;
+  adminToken: string;
+  close(): Promise<void>;
+}
+
+export interface SimulateDeps {
+  startEmbedded: () => Promise<EmbeddedCoordinator>;
+}
+
+export interface Flags {
   target?: string;
   registrationToken?: string;
   adminToken?: string;
@@ -52,7 +62,7 @@ function num(name: string, v: string | undefined, o: { int?: boolean; min?: numb
 }
 
 /** Flags over the scenario file over the defaults: one scenario the fleet runs (and can export). */
-function scenarioOf(f: Flags): Scenario {
+export function scenarioOf(f: Flags): Scenario {
   let s: Scenario;
   if (f.scenario) {
     let text: string;
@@ -112,29 +122,22 @@ async function reachable(target: string): Promise<void> {
   }
 }
 
-async function startEmbedded(): Promise<{ server: JobscopeServer; url: string; dataDir: string }> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-simulate-'));
-  const config = resolveConfig({ port: 0, dataDir, logLevel: 'warn', mode: 'serve' }, {});
-  const server = await buildServer(config);
-  return { server, url: await server.listen(), dataDir };
-}
-
-export async function simulate(f: Flags): Promise<number> {
+export async function simulate(f: Flags, deps: SimulateDeps): Promise<number> {
   const scenario = scenarioOf(f);
   if (f.exportScenario) {
     fs.writeFileSync(f.exportScenario, JSON.stringify(exportScenario(scenario), null, 2) + '\n');
     process.stderr.write(`scenario written to ${f.exportScenario}\n`);
   }
   const duration = num('duration', f.duration, { min: 0.1 });
-  let embedded: Awaited<ReturnType<typeof startEmbedded>> | undefined;
+  let embedded: EmbeddedCoordinator | undefined;
   let target = f.target;
   let registrationToken = f.registrationToken;
   let adminToken = f.adminToken;
   if (!target) {
-    embedded = await startEmbedded();
+    embedded = await deps.startEmbedded();
     target = embedded.url;
-    registrationToken ??= embedded.server.ctx.store.registrationToken;
-    adminToken ??= embedded.server.ctx.store.adminToken;
+    registrationToken ??= embedded.registrationToken;
+    adminToken ??= embedded.adminToken;
     scenario.builds ??= 20;
   } else {
     try {
@@ -200,16 +203,12 @@ export async function simulate(f: Flags): Promise<number> {
   if (tty) draw(status);
   if (f.json) process.stdout.write(JSON.stringify(status, null, 2) + '\n');
   else process.stdout.write(formatSummary(status, { embedded: embedded !== undefined, verify: fleet.opts.verify }) + '\n');
-  if (embedded) {
-    await embedded.server.close();
-    fs.rmSync(embedded.dataDir, { recursive: true, force: true });
-  }
+  if (embedded) await embedded.close();
   return status.protocol_broken ? 1 : 0;
 }
 
-export function simulateCommand(program: Command): Command {
-  const cmd = program
-    .command('simulate')
+function withOptions(cmd: Command): Command {
+  return cmd
     .description('run a fleet of virtual GitLab runners (API v1) against a server; exit 1 if the server broke the protocol')
     .option('--target <url>', 'coordinator base URL (default: an embedded Jobscope on a temp data dir)')
     .option('--registration-token <token>', 'runner registration token of the target')
@@ -231,21 +230,45 @@ export function simulateCommand(program: Command): Command {
     .option('--duration <s>', 'stop after this many seconds')
     .option('--no-verify', 'do not compare traces and artifacts after each build')
     .option('--json', 'print the final status as JSON instead of the summary')
-    .option('--export-scenario <file>', 'write the effective scenario as JSON before starting')
-    .action(async (flags: Flags) => {
-      try {
-        process.exitCode = await simulate(flags);
-      } catch (err) {
-        if (err instanceof UsageError) {
-          process.stderr.write(`jobscope simulate: ${err.message}\n`);
-          process.exitCode = 2;
-          return;
-        }
-        // Not 1: that code means the server broke the protocol.
-        process.stderr.write(`jobscope simulate: the simulator itself failed: ${(err as Error).stack ?? String(err)}\n`);
-        process.exitCode = 3;
-      }
-    });
+    .option('--export-scenario <file>', 'write the effective scenario as JSON before starting');
+}
+
+/**
+ * The flags of `jobscope simulate <args>` as the command sees them; a bad flag is a UsageError.
+ * Parses in-process (no exit, no output), so usage can be checked without starting a process.
+ */
+export function parseSimulateArgs(args: string[]): Flags {
+  const cmd = withOptions(new Command('simulate'))
+    .exitOverride()
+    .configureOutput({ writeOut: () => {}, writeErr: () => {} });
+  try {
+    cmd.parse(args, { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError) throw new UsageError(err.message.replace(/^error: /, ''));
+    throw err;
+  }
+  return cmd.opts<Flags>();
+}
+
+/** Runs one simulation to its exit code: 0 ok, 1 protocol broken, 2 usage, 3 the simulator failed. */
+export async function runSimulate(flags: Flags, deps: SimulateDeps, stderr: (text: string) => void = (t) => process.stderr.write(t)): Promise<number> {
+  try {
+    return await simulate(flags, deps);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      stderr(`jobscope simulate: ${err.message}\n`);
+      return 2;
+    }
+    // Not 1: that code means the server broke the protocol.
+    stderr(`jobscope simulate: the simulator itself failed: ${(err as Error).stack ?? String(err)}\n`);
+    return 3;
+  }
+}
+
+export function simulateCommand(program: Command, deps: SimulateDeps): Command {
+  const cmd = withOptions(program.command('simulate')).action(async (flags: Flags) => {
+    process.exitCode = await runSimulate(flags, deps);
+  });
   // Commander exits 1 on a bad flag; a usage error is 2 here, so that 1 only ever means "protocol broken".
   cmd.exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2));
   return cmd;

@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { FleetStatus, Scenario, StartFleet, Throughput, ThroughputQuery } from '../../contract/simulator.ts';
-import { badRequest } from '../../http/errors.ts';
-import { exportScenario, parseScenario, ScenarioError } from '../scenario.ts';
-import type { SimRouteOpts } from './plugin.ts';
+import { FleetStatus, Scenario, StartFleet, Throughput, ThroughputQuery } from '../contract/simulator.ts';
+import { badRequest } from '../http/errors.ts';
+import { exportScenario, parseScenario, ScenarioError } from '../../simulator/scenario.ts';
+import type { SimulatorRouteOpts } from './route-options.ts';
 
-const tags = ['simulator'];
+const tags = ['simulator API'];
 
-export async function fleetRoutes(app: FastifyInstance, { sim }: SimRouteOpts) {
+export async function fleetRoutes(app: FastifyInstance, { simulator }: SimulatorRouteOpts) {
   app.post<{ Body: StartFleet }>(
     '/fleet',
     {
@@ -18,14 +18,14 @@ export async function fleetRoutes(app: FastifyInstance, { sim }: SimRouteOpts) {
         response: { 201: FleetStatus },
       },
     },
-    async (request, reply) => reply.code(201).send(await sim.start(request.body ?? {})),
+    async (request, reply) => reply.code(201).send(await simulator.start(request.body ?? {})),
   );
   app.post('/fleet/stop', { schema: { tags, summary: 'Stop the running fleet (builds in progress are reported failed)', response: { 200: FleetStatus } } }, async () => {
-    await sim.stop();
-    return sim.status();
+    await simulator.stop();
+    return simulator.status();
   });
   app.get('/fleet', { schema: { tags, summary: 'The fleet: state, totals, each runner’s state and counters, violations', response: { 200: FleetStatus } } }, async () =>
-    sim.status(),
+    simulator.status(),
   );
   app.get<{ Querystring: ThroughputQuery }>(
     '/fleet/throughput',
@@ -33,11 +33,11 @@ export async function fleetRoutes(app: FastifyInstance, { sim }: SimRouteOpts) {
     async (request) => {
       const minutes = request.query.minutes ?? 5;
       const step = request.query.step_s ?? Math.max(1, Math.round((minutes * 60) / 120));
-      return sim.fleet ? sim.fleet.stats.throughput(minutes, step) : { step_s: step, t: [], builds_per_min: [], trace_bytes_per_s: [], requests_per_s: [] };
+      return simulator.fleet ? simulator.fleet.stats.throughput(minutes, step) : { step_s: step, t: [], builds_per_min: [], trace_bytes_per_s: [], requests_per_s: [] };
     },
   );
   app.get('/scenario', { schema: { tags, summary: 'Export the last fleet as a scenario (defaults written out, no tokens)', response: { 200: Scenario } } }, async (_request, reply) =>
-    reply.header('Content-Disposition', 'attachment; filename="jobscope-scenario.json"').send(sim.exportScenario()),
+    reply.header('Content-Disposition', 'attachment; filename="jobscope-scenario.json"').send(simulator.exportScenario()),
   );
   app.post(
     '/scenario/validate',

@@ -1,5 +1,7 @@
-// A seeded PRNG (mulberry32): the same seed gives the same fleet, logs and faults, run after run.
-// Written by hand because it is five lines and Math.random cannot be seeded.
+// A seeded PRNG (mulberry32): the same seed gives the same fleet, logs, faults and demo load, run
+// after run. Written by hand because it is five lines and Math.random cannot be seeded.
+// In common/ because both the server (demo load, through server/util/prng.ts) and the simulator use
+// it and the simulator may not import server/: one generator, one sequence per seed.
 export class Prng {
   private state: number;
   constructor(seed: number) {
