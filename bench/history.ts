@@ -10,7 +10,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { buildServer } from '../server/app.ts';
 import { resolveConfig } from '../server/config.ts';
-import { monitorOf } from '../server/monitor/monitor.ts';
+import type { Monitor } from '../server/monitor/monitor.ts';
 import type { CompoundMetrics } from '../server/contract/metrics.ts';
 import type { History } from '../server/contract/app.ts';
 import { percentile, round as roundTo, type BenchResult } from './lib/harness.ts';
@@ -37,7 +37,7 @@ export async function run({ quick = false }: { quick?: boolean } = {}): Promise<
   const server = await buildServer(resolveConfig({ port: 0, dataDir, logLevel: 'silent', monitorIntervalMs: 3_600_000 }, {}));
   try {
     const url = await server.listen();
-    const monitor = monitorOf(server.ctx)!;
+    const monitor = server.ctx.services.get<Monitor>('monitor')!;
     const c = monitor.connections.create({ name: 'bench', baseUrl: 'http://127.0.0.1:9', token: 'x', apiVersion: 'v4', segment: 'sidekiq', intervalS: 5, enabled: false });
     const n = (DAYS * 86_400_000) / STEP_MS;
     const end = Math.floor(Date.now() / STEP_MS) * STEP_MS;

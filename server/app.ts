@@ -21,6 +21,7 @@ import { runnerApi } from './runner-api/plugin.ts';
 import { controlApi } from './control-api/plugin.ts';
 import { settingsApi } from './settings-api/plugin.ts';
 import { appApi } from './app-api/plugin.ts';
+import { Monitor } from './monitor/monitor.ts';
 import { uiServing } from './ui/plugin.ts';
 import { JobSystem } from './jobs/job-system.ts';
 import { DemoLoad } from './jobs/demo-load.ts';
@@ -114,7 +115,8 @@ async function assemble(config: Config, store: Store, deps: ServerDeps): Promise
   await app.register(runnerApi, { prefix: '/ci/api/v1', ctx });
   await app.register(controlApi, { prefix: '/api/v3/sim', ctx });
   await app.register(settingsApi, { prefix: '/api/app', ctx });
-  await app.register(appApi, { prefix: '/api/app', ctx });
+  const monitor = ctx.services.add(new Monitor(ctx, { info: (msg) => app.log.info(msg), warn: (msg) => app.log.warn(msg) }, deps.clock ?? systemClock));
+  await app.register(appApi, { prefix: '/api/app', ctx, monitor });
   await app.register(uiServing, { ctx });
   await app.register(metricsApi, { ctx });
   const simulator = ctx.services.add(new SimulatorLifecycle(createSimulator(app, ctx))).sim;

@@ -57,9 +57,10 @@ describe('Services', () => {
 });
 
 describe('the app’s services', () => {
-  it('registers the simulator', async () => {
+  it('registers the monitor and the simulator', async () => {
     const s = await startServer();
     try {
+      expect(s.server.ctx.services.get('monitor')).toBeDefined();
       expect(s.server.ctx.services.get('simulator')).toBeDefined();
     } finally {
       await s.close();

@@ -1,16 +1,15 @@
 // The app API (/api/app): what the dashboard needs beyond the GitLab-compatible APIs. Admin only.
-// Starting it starts the monitor (sampler + history), which runs whether or not a window is open.
+// It serves the monitor the app created and runs as a service (sampling whether or not a window is open).
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { requireAdmin } from '../auth/admin.ts';
-import { startMonitor } from '../monitor/monitor.ts';
+import type { Monitor } from '../monitor/monitor.ts';
 import { statusRoutes } from './status.ts';
 import { connectionRoutes } from './connections.ts';
 import { historyRoutes } from './history.ts';
 import { alertRoutes } from './alerts.ts';
 
-export async function appApi(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
-  const monitor = await startMonitor(ctx, { info: (msg) => app.log.info(msg), warn: (msg) => app.log.warn(msg) });
+export async function appApi(app: FastifyInstance, { ctx, monitor }: { ctx: AppContext; monitor: Monitor }) {
   const opts = { ctx, monitor }; // not the caller's options: they carry the prefix
   app.addHook('onRequest', async (request) => requireAdmin(ctx.store, request));
   await app.register(statusRoutes, opts);

@@ -1,7 +1,7 @@
-// Threshold checks on each sample, edge-triggered: a rule records one Alert when a value goes over
+// Threshold checks on each sample (alerts stored through AlertsRepo), edge-triggered: a rule records one Alert when a value goes over
 // it, and may fire again only after the value has come back under. The "over" state lives in memory,
 // so a violation still going on after a restart is reported once more (a reminder, not a flood).
-import type { Db } from '../store/db.ts';
+import type { AlertsRepo } from '../store/monitor-ports.ts';
 import type { Alert, Thresholds } from '../contract/app.ts';
 import type { CompoundMetrics } from '../contract/metrics.ts';
 
@@ -30,31 +30,11 @@ export function checksOf(t: Thresholds, m: CompoundMetrics, failedRate: number |
   return out;
 }
 
-interface AlertRow {
-  id: number;
-  connection_id: string;
-  kind: string;
-  queue: string | null;
-  value: number;
-  threshold: number;
-  at: number;
-}
-
-const toAlert = (r: AlertRow): Alert => ({
-  id: r.id,
-  connection_id: r.connection_id,
-  kind: r.kind as Kind,
-  queue: r.queue,
-  value: r.value,
-  threshold: r.threshold,
-  at: new Date(r.at).toISOString(),
-});
-
 export class Alerts {
   /** connection id → keys of the rules currently over their threshold. */
   private readonly over = new Map<string, Set<string>>();
 
-  constructor(private readonly db: Db) {}
+  constructor(private readonly repo: AlertsRepo) {}
 
   /** Evaluates one sample; returns the alerts it raised. */
   evaluate(connectionId: string, at: number, t: Thresholds, m: CompoundMetrics, failedRate: number | null): Alert[] {
@@ -67,11 +47,8 @@ export class Alerts {
       const key = `${c.kind}\u0000${c.queue ?? ''}\u0000${c.threshold}`;
       now.add(key);
       if (state.has(key)) continue;
-      const { lastInsertRowid } = this.db.run(
-        'INSERT INTO monitor_alerts (connection_id, kind, queue, value, threshold, at) VALUES (?, ?, ?, ?, ?, ?)',
-        [connectionId, c.kind, c.queue, c.value, c.threshold, at],
-      );
-      raised.push({ id: lastInsertRowid, connection_id: connectionId, kind: c.kind, queue: c.queue, value: c.value, threshold: c.threshold, at: new Date(at).toISOString() });
+      const id = this.repo.add({ connectionId, kind: c.kind, queue: c.queue, value: c.value, threshold: c.threshold, at });
+      raised.push({ id, connection_id: connectionId, kind: c.kind, queue: c.queue, value: c.value, threshold: c.threshold, at: new Date(at).toISOString() });
     }
     // A failure-rate rule is only checked when a rate exists; keep its state across rate-less samples.
     for (const key of state) if (key.startsWith('failure_rate\u0000') && failedRate === null) now.add(key);
@@ -80,10 +57,7 @@ export class Alerts {
   }
 
   since(sinceId: number, limit = 500, connectionId?: string): Alert[] {
-    const rows = connectionId
-      ? this.db.all<AlertRow>('SELECT * FROM monitor_alerts WHERE id > ? AND connection_id = ? ORDER BY id LIMIT ?', [sinceId, connectionId, limit])
-      : this.db.all<AlertRow>('SELECT * FROM monitor_alerts WHERE id > ? ORDER BY id LIMIT ?', [sinceId, limit]);
-    return rows.map(toAlert);
+    return this.repo.since(sinceId, limit, connectionId);
   }
 
   forget(connectionId: string): void {
@@ -91,6 +65,6 @@ export class Alerts {
   }
 
   prune(before: number): void {
-    this.db.run('DELETE FROM monitor_alerts WHERE at < ?', [before]);
+    this.repo.deleteBefore(before);
   }
 }

@@ -1,7 +1,7 @@
 // The sampled history of one connection: every sample for the raw window (24 h by default) and
 // 1-minute rollups for the whole retention (7 days by default), both in memory as columns and in
-// the database as compact rows. Writes are one row per sample plus one per minute.
-import type { Db } from '../store/db.ts';
+// storage as compact rows (MonitorHistoryRepo). Writes are one row per sample plus one per minute.
+import type { MonitorStore } from '../store/monitor-ports.ts';
 import type { CompoundMetrics } from '../contract/metrics.ts';
 import { NT, T, encodeSample, decodeSample, type QueueTriples } from './sample-codec.ts';
 import { Tier } from './tier.ts';
@@ -40,7 +40,7 @@ export class ConnectionHistory {
   untracked = 0;
 
   constructor(
-    private readonly db: Db,
+    private readonly store: Pick<MonitorStore, 'history' | 'tx'>,
     readonly connectionId: string,
     private readonly retention: Retention,
     /** Most queues one sample records: 20,000 queues made every sample (and the day's history) huge. */
@@ -49,18 +49,11 @@ export class ConnectionHistory {
 
   /** Rebuilds memory from the database (start-up). */
   load(now: number): void {
-    for (const r of this.db.iterate<{ idx: number; name: string }>(
-      'SELECT idx, name FROM monitor_queue_names WHERE connection_id = ? ORDER BY idx',
-      [this.connectionId],
-    )) {
+    for (const r of this.store.history.queueNames(this.connectionId)) {
       this.index.set(r.name, r.idx);
       this.names[r.idx] = r.name;
     }
-    const rows = this.db.iterate<{ tier: number; t: number; error: string | null; data: Uint8Array | null }>(
-      'SELECT tier, t, error, data FROM monitor_samples WHERE connection_id = ? ORDER BY tier, t',
-      [this.connectionId],
-    );
-    for (const r of rows) {
+    for (const r of this.store.history.samples(this.connectionId)) {
       const tier = r.tier === RAW ? this.raw : this.rollup;
       if (r.data) {
         const { tot, queues } = decodeSample(r.data);
@@ -124,16 +117,10 @@ export class ConnectionHistory {
       }
       queues.push(idx, q.backlog, q.latency);
     }
-    this.db.tx(() => {
-      for (const [idx, name] of newNames) {
-        this.db.run('INSERT OR REPLACE INTO monitor_queue_names (connection_id, idx, name) VALUES (?, ?, ?)', [this.connectionId, idx, name]);
-      }
+    this.store.tx(() => {
+      for (const [idx, name] of newNames) this.store.history.setQueueName(this.connectionId, idx, name);
       this.closeMinuteIfDone(t);
-      this.db.run('INSERT OR REPLACE INTO monitor_samples (connection_id, tier, t, error, data) VALUES (?, 0, ?, NULL, ?)', [
-        this.connectionId,
-        t,
-        encodeSample(tot, queues),
-      ]);
+      this.store.history.putSample(this.connectionId, { tier: RAW, t, error: null, data: encodeSample(tot, queues) });
       this.raw.push(t, 1, tot, queues);
       this.feedRollup(this.raw.len - 1);
     });
@@ -158,9 +145,9 @@ export class ConnectionHistory {
 
   recordGap(t: number, error: string): void {
     t = this.monotonic(t);
-    this.db.tx(() => {
+    this.store.tx(() => {
       this.closeMinuteIfDone(t);
-      this.db.run('INSERT OR REPLACE INTO monitor_samples (connection_id, tier, t, error, data) VALUES (?, 0, ?, ?, NULL)', [this.connectionId, t, error]);
+      this.store.history.putSample(this.connectionId, { tier: RAW, t, error, data: null });
       this.raw.push(t, 0, undefined, [], error);
       this.feedRollup(this.raw.len - 1);
     });
@@ -174,8 +161,8 @@ export class ConnectionHistory {
     const allCut = now - this.retention.totalMs;
     this.raw.dropBefore(rawCut);
     this.rollup.dropBefore(allCut);
-    this.db.run('DELETE FROM monitor_samples WHERE connection_id = ? AND tier = 0 AND t < ?', [this.connectionId, rawCut]);
-    this.db.run('DELETE FROM monitor_samples WHERE connection_id = ? AND tier = 1 AND t < ?', [this.connectionId, allCut]);
+    this.store.history.deleteBefore(this.connectionId, RAW, rawCut);
+    this.store.history.deleteBefore(this.connectionId, ROLLUP, allCut);
   }
 
   private monotonic(t: number): number {
@@ -201,12 +188,7 @@ export class ConnectionHistory {
     const minute = Math.floor(t / MINUTE) * MINUTE;
     if (this.building.empty || this.building.minute === minute) return;
     const row = this.building.finish();
-    this.db.run('INSERT OR REPLACE INTO monitor_samples (connection_id, tier, t, error, data) VALUES (?, 1, ?, ?, ?)', [
-      this.connectionId,
-      row.t,
-      row.error ?? null,
-      row.tot ? encodeSample(row.tot, row.queues) : null,
-    ]);
+    this.store.history.putSample(this.connectionId, { tier: ROLLUP, t: row.t, error: row.error ?? null, data: row.tot ? encodeSample(row.tot, row.queues) : null });
     this.rollup.push(row.t, row.n, row.tot, row.queues, row.error);
     this.building.start(minute);
     this.prune(t);

@@ -1,6 +1,10 @@
-// The monitor service: connections, their sampler, their history and alerts, started with the server
-// and closed before the store. Routes (server/app-api/) go through this object only.
+// The monitor service: connections, their sampler, their history and alerts. The app creates it,
+// registers it among its services (started after the routes, stopped before the store closes) and
+// hands it to the app API's routes (server/app-api/), which go through this object only.
 import type { AppContext } from '../context.ts';
+import type { Service } from '../lifecycle.ts';
+import type { Cancel, Clock } from '../clock.ts';
+import type { MonitorStore } from '../store/monitor-ports.ts';
 import type { Alert, History } from '../contract/app.ts';
 import type { CompoundMetrics } from '../contract/metrics.ts';
 import { Connections, EMBEDDED_ID, targetOf, type Connection } from './connections.ts';
@@ -23,7 +27,8 @@ export interface Latest {
   metrics: CompoundMetrics;
 }
 
-export class Monitor {
+export class Monitor implements Service {
+  readonly name = 'monitor';
   readonly connections: Connections;
   readonly alerts: Alerts;
   private readonly histories = new Map<string, ConnectionHistory>();
@@ -32,43 +37,48 @@ export class Monitor {
   private readonly failing = new Map<string, boolean>();
   private readonly persistedAt = new Map<string, number>();
   private readonly sampler: Sampler;
-  private readonly housekeeping: NodeJS.Timeout;
+  private readonly store: MonitorStore;
+  private readonly embedded: MetricsSource;
+  private housekeeping: Cancel | null = null;
 
-  private constructor(
+  constructor(
     private readonly ctx: AppContext,
-    private readonly embedded: MetricsSource,
     private readonly log: MonitorLog,
+    /** Sample times, the sampler's timers and retention: a test's ManualClock moves them all. */
+    readonly clock: Clock,
   ) {
-    const db = ctx.store.db;
-    this.connections = new Connections(db);
-    this.alerts = new Alerts(db);
-    this.sampler = new Sampler({
-      get: (id) => this.connections.get(id),
-      sample: (c, signal) => this.sampleOnce(c, signal),
-      intervalMs: (c) => this.intervalMs(c),
-      onError: (err, c) => log.warn(`sampling connection ${c.id} failed: ${(err as Error).message}`),
-    });
-    this.housekeeping = setInterval(() => this.prune(Date.now()), HOUR);
-    this.housekeeping.unref();
+    this.store = ctx.store.monitor;
+    this.embedded = embeddedSource(ctx);
+    this.connections = new Connections(this.store.connections, clock);
+    this.alerts = new Alerts(this.store.alerts);
+    this.sampler = new Sampler(
+      {
+        get: (id) => this.connections.get(id),
+        sample: (c, signal) => this.sampleOnce(c, signal),
+        intervalMs: (c) => this.intervalMs(c),
+        onError: (err, c) => log.warn(`sampling connection ${c.id} failed: ${(err as Error).message}`),
+      },
+      clock,
+    );
   }
 
-  static async start(ctx: AppContext, log: MonitorLog): Promise<Monitor> {
-    const m = new Monitor(ctx, embeddedSource(ctx), log);
-    const now = Date.now();
-    for (const c of m.connections.list()) {
-      m.historyOf(c.id).load(now);
-      const last = m.connections.lastSample(c.id);
+  /** Loads every connection's history and starts sampling the enabled ones. */
+  start(): void {
+    const now = this.clock.now();
+    for (const c of this.connections.list()) {
+      this.historyOf(c.id).load(now);
+      const last = this.connections.lastSample(c.id);
       if (last) {
         try {
-          m.latest.set(c.id, { at: last.at, metrics: JSON.parse(last.json) as CompoundMetrics });
+          this.latest.set(c.id, { at: last.at, metrics: JSON.parse(last.json) as CompoundMetrics });
         } catch {
           /* an unreadable cached sample is replaced by the next one */
         }
       }
-      if (c.enabled) m.sampler.schedule(c.id);
+      if (c.enabled) this.sampler.schedule(c.id);
     }
-    m.alerts.prune(now - ctx.config.historyDays * 24 * HOUR);
-    return m;
+    this.alerts.prune(now - this.ctx.config.historyDays * 24 * HOUR);
+    this.housekeeping = this.clock.every(HOUR, () => this.prune(this.clock.now()));
   }
 
   intervalMs(c: Connection): number {
@@ -78,7 +88,7 @@ export class Monitor {
   historyOf(id: string): ConnectionHistory {
     let h = this.histories.get(id);
     if (!h) {
-      h = new ConnectionHistory(this.ctx.store.db, id, {
+      h = new ConnectionHistory(this.store, id, {
         rawMs: this.ctx.config.historyRawHours * HOUR,
         totalMs: this.ctx.config.historyDays * 24 * HOUR,
       }, this.ctx.config.historyMaxQueues);
@@ -126,7 +136,7 @@ export class Monitor {
   }
 
   private async sampleOnce(c: Connection, signal: AbortSignal): Promise<void> {
-    const t = Date.now();
+    const t = this.clock.now();
     let metrics: CompoundMetrics | null;
     let error = '';
     if (c.kind === 'embedded') {
@@ -160,7 +170,7 @@ export class Monitor {
     }
     let rates: SampleRates = { processedRate: null, failedRate: null };
     let raised: Alert[] = [];
-    this.ctx.store.db.tx(() => {
+    this.store.tx(() => {
       rates = h.recordGood(t, metrics);
       // The full sample is written every 30 s at most: after a restart the sampler reads a fresh one at once.
       const persist = t - (this.persistedAt.get(c.id) ?? -Infinity) >= 30_000;
@@ -177,25 +187,12 @@ export class Monitor {
     this.alerts.prune(now - this.ctx.config.historyDays * 24 * HOUR);
   }
 
-  async close(): Promise<void> {
-    clearInterval(this.housekeeping);
+  /** Stops the timers and waits for the samples in flight (they store nothing once aborted). */
+  async stop(): Promise<void> {
+    this.housekeeping?.();
+    this.housekeeping = null;
     await this.sampler.close();
   }
 }
 
 export { EMBEDDED_ID };
-
-// The monitor of each running server, found by its context (tests and hosts reach it this way,
-// so AppContext needs no field for it).
-const running = new WeakMap<AppContext, Monitor>();
-
-export async function startMonitor(ctx: AppContext, log: MonitorLog): Promise<Monitor> {
-  const m = await Monitor.start(ctx, log);
-  running.set(ctx, m);
-  ctx.onClose(() => m.close());
-  return m;
-}
-
-export function monitorOf(ctx: AppContext): Monitor | undefined {
-  return running.get(ctx);
-}

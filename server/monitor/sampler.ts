@@ -2,6 +2,7 @@
 // compound_metrics, stores the sample (or a gap with its error), updates the connection's health
 // and checks thresholds. Ticks of one connection never overlap; closing waits for the ones in flight.
 import type { Connection } from './connections.ts';
+import type { Cancel, Clock } from '../clock.ts';
 
 export interface SamplerHooks {
   /** Loads the connection fresh (it may have changed or gone since the last tick). */
@@ -12,25 +13,29 @@ export interface SamplerHooks {
 }
 
 export class Sampler {
-  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly timers = new Map<string, Cancel>();
   private readonly inflight = new Map<string, Promise<void>>();
   private readonly abort = new AbortController();
   private closed = false;
 
-  constructor(private readonly hooks: SamplerHooks) {}
+  constructor(
+    private readonly hooks: SamplerHooks,
+    /** Times the ticks: a test's ManualClock takes a sample per advance of the interval. */
+    private readonly clock: Clock,
+  ) {}
 
   /** (Re)starts a connection's timer; the first sample is taken at once. */
   schedule(id: string, delayMs = 0): void {
     if (this.closed) return;
     this.stop(id);
-    const timer = setTimeout(() => void this.tick(id), delayMs);
-    timer.unref();
-    this.timers.set(id, timer);
+    this.timers.set(
+      id,
+      this.clock.after(delayMs, () => void this.tick(id)),
+    );
   }
 
   stop(id: string): void {
-    const timer = this.timers.get(id);
-    if (timer) clearTimeout(timer);
+    this.timers.get(id)?.();
     this.timers.delete(id);
   }
 
@@ -47,11 +52,11 @@ export class Sampler {
     this.timers.delete(id);
     const c = this.hooks.get(id);
     if (!c || !c.enabled || this.closed) return;
-    const started = Date.now();
+    const started = this.clock.now();
     await (this.inflight.get(id) ?? this.run(c));
     const c2 = this.hooks.get(id);
     if (!c2 || !c2.enabled || this.closed || this.timers.has(id)) return;
-    const wait = Math.max(0, this.hooks.intervalMs(c2) - (Date.now() - started));
+    const wait = Math.max(0, this.hooks.intervalMs(c2) - (this.clock.now() - started));
     this.schedule(id, wait);
   }
 

@@ -12,6 +12,8 @@ import { TraceStore } from './traces.ts';
 import { ArtifactStore } from './artifacts.ts';
 import { ArtifactListings } from './artifact-listings.ts';
 import { newToken } from '../auth/tokens.ts';
+import type { MonitorStore } from './monitor-ports.ts';
+import { sqliteMonitorStore } from './monitor-store.ts';
 
 export interface Store {
   layout: DataDirLayout;
@@ -24,6 +26,8 @@ export interface Store {
   traces: TraceStore;
   artifacts: ArtifactStore;
   listings: ArtifactListings;
+  /** Watched connections, their sampled history and alerts (store/monitor-ports.ts). */
+  monitor: MonitorStore;
   adminToken: string;
   registrationToken: string;
   close(): void;
@@ -57,6 +61,7 @@ export function openStore(config: Config): Store {
     traces,
     artifacts,
     listings: new ArtifactListings(db),
+    monitor: sqliteMonitorStore(db),
     adminToken: settings.ensure('admin_token', config.adminToken, () => newToken(16)),
     registrationToken: settings.ensure('registration_token', config.registrationToken, () => newToken()),
     close() {

@@ -3,7 +3,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { CompoundMetrics } from '../../server/contract/metrics.ts';
-import { monitorOf, type Monitor } from '../../server/monitor/monitor.ts';
+import type { Monitor } from '../../server/monitor/monitor.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { http as request } from '../helpers/http.ts';
 
@@ -54,7 +54,7 @@ export async function startFakeGitLab(token = 'glpat-fake-admin-token'): Promise
 }
 
 export function monitor(s: TestServer): Monitor {
-  const m = monitorOf(s.server.ctx);
+  const m = s.server.ctx.services.get<Monitor>('monitor');
   if (!m) throw new Error('no monitor running');
   return m;
 }

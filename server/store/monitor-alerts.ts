@@ -1,0 +1,50 @@
+// SQLite adapter of AlertsRepo (store/monitor-ports.ts): the monitor_alerts table.
+import type { Db } from './db.ts';
+import type { Alert } from '../contract/app.ts';
+import type { AlertsRepo, NewAlert } from './monitor-ports.ts';
+
+interface AlertRow {
+  id: number;
+  connection_id: string;
+  kind: string;
+  queue: string | null;
+  value: number;
+  threshold: number;
+  at: number;
+}
+
+const toAlert = (r: AlertRow): Alert => ({
+  id: r.id,
+  connection_id: r.connection_id,
+  kind: r.kind as Alert['kind'],
+  queue: r.queue,
+  value: r.value,
+  threshold: r.threshold,
+  at: new Date(r.at).toISOString(),
+});
+
+export class SqliteAlerts implements AlertsRepo {
+  constructor(private readonly db: Db) {}
+
+  add(a: NewAlert): number {
+    return this.db.run('INSERT INTO monitor_alerts (connection_id, kind, queue, value, threshold, at) VALUES (?, ?, ?, ?, ?, ?)', [
+      a.connectionId,
+      a.kind,
+      a.queue,
+      a.value,
+      a.threshold,
+      a.at,
+    ]).lastInsertRowid;
+  }
+
+  since(sinceId: number, limit: number, connectionId?: string): Alert[] {
+    const rows = connectionId
+      ? this.db.all<AlertRow>('SELECT * FROM monitor_alerts WHERE id > ? AND connection_id = ? ORDER BY id LIMIT ?', [sinceId, connectionId, limit])
+      : this.db.all<AlertRow>('SELECT * FROM monitor_alerts WHERE id > ? ORDER BY id LIMIT ?', [sinceId, limit]);
+    return rows.map(toAlert);
+  }
+
+  deleteBefore(at: number): void {
+    this.db.run('DELETE FROM monitor_alerts WHERE at < ?', [at]);
+  }
+}
