@@ -1,10 +1,13 @@
 // `jobscope simulate` as a pipeline uses it: a child process, its exit code and its summary.
 // Against a correct server it exits 0; against servers that break the protocol on purpose
 // (a proxy that corrupts trace bytes, one that answers 202 but drops a part) it exits 1.
+// Usage errors are checked in-process through the CLI's own parse and run functions; one bad flag
+// still goes through a real process for commander's exit path.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
+import { parseSimulateArgs, runSimulate, UsageError, type SimulateDeps } from '../../simulator/cli-simulate.ts';
 import { proxy } from './support.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -88,14 +91,32 @@ describe('jobscope simulate', () => {
   });
 
   it('exits 2 for usage errors, saying what is wrong', async () => {
-    const bad = await simulate(['--faults', 'bogus', '--target', s.url, '--registration-token', 'x']);
+    // A usage error never needs the embedded coordinator: starting one is itself a failure here.
+    const deps: SimulateDeps = { startEmbedded: () => Promise.reject(new Error('no embedded coordinator in a usage test')) };
+    const run = async (args: string[]) => {
+      let stderr = '';
+      const code = await runSimulate(parseSimulateArgs(args), deps, (t) => (stderr += t));
+      return { code, stderr };
+    };
+    const bad = await run(['--faults', 'bogus', '--target', s.url, '--registration-token', 'x']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/unknown fault "bogus"; known faults: wrong_range/);
-    const flag = await simulate(['--no-such-flag']);
-    expect(flag.code).toBe(2);
-    const down = await simulate(['--target', 'http://127.0.0.1:9', '--registration-token', 'x']);
+    expect(bad.stderr).toMatch(/^jobscope simulate: --faults: unknown fault "bogus"; known faults: wrong_range/);
+    expect(() => parseSimulateArgs(['--no-such-flag'])).toThrow(UsageError);
+    expect(() => parseSimulateArgs(['--no-such-flag'])).toThrow(/unknown option '--no-such-flag'/);
+    const down = await run(['--target', 'http://127.0.0.1:9', '--registration-token', 'x']);
     expect(down.code).toBe(2);
     expect(down.stderr).toMatch(/does not answer/);
+    const range = await run(['--runners', '0']);
+    expect(range.code).toBe(2);
+    expect(range.stderr).toMatch(/--runners: expected an integer between 1 and 1000, got "0"/);
+    const flag = await simulate(['--no-such-flag']);
+    expect(flag.code).toBe(2);
+  });
+
+  it('parses flags as the command does', () => {
+    const f = parseSimulateArgs(['--target', 'http://x:1', '--runners', '3', '--no-verify', '--json']);
+    expect(f).toMatchObject({ target: 'http://x:1', runners: '3', verify: false, json: true });
+    expect(parseSimulateArgs([]).verify).toBe(true);
   });
 
   it('runs against an embedded server when no --target is given', async () => {
