@@ -13,7 +13,8 @@ export class JobQueue {
     readonly name: string,
     /** Durable queues keep their jobs in the backend; memory queues (the demo's) do not. */
     readonly durable: boolean,
-    private readonly now: () => number = Date.now,
+    /** The job system's clock: idle time is measured on it. */
+    private readonly now: () => number,
   ) {
     this.lastActiveAt = now();
   }

@@ -24,7 +24,7 @@ export class WorkerPool {
     readonly identity: PoolIdentity,
     /** Runs one job to its end; must not reject. */
     private readonly runJob: (job: Job, from: JobQueue) => Promise<void>,
-    readonly startedAt: number = Date.now(),
+    readonly startedAt: number,
   ) {}
 
   get concurrency(): number {

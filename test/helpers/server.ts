@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildServer, type JobscopeServer } from '../../server/app.ts';
+import { buildServer, type JobscopeServer, type ServerDeps } from '../../server/app.ts';
 import { resolveConfig, type Config } from '../../server/config.ts';
 
 export interface TestServer {
@@ -19,10 +19,11 @@ export function tempDir(prefix = 'jobscope-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-export async function startServer(overrides: Partial<Record<keyof Config, unknown>> = {}): Promise<TestServer> {
+/** `deps.clock`: a ManualClock (server/clock.ts) moves the job system's and the metrics' time by hand. */
+export async function startServer(overrides: Partial<Record<keyof Config, unknown>> = {}, deps: ServerDeps = {}): Promise<TestServer> {
   const dataDir = (overrides.dataDir as string | undefined) ?? tempDir();
   const config = resolveConfig({ port: 0, logLevel: 'silent', ...overrides, dataDir }, {});
-  const server = await buildServer(config);
+  const server = await buildServer(config, deps);
   const url = await server.listen();
   return {
     server,

@@ -5,11 +5,12 @@ import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
+import { ManualClock } from '../../server/clock.ts';
 import { metrics, postJobs, sleep, waitFor } from './lib.ts';
 
 const servers: TestServer[] = [];
-async function start(overrides: Record<string, unknown> = {}) {
-  const s = await startServer(overrides);
+async function start(overrides: Record<string, unknown> = {}, clock?: ManualClock) {
+  const s = await startServer(overrides, { clock });
   servers.push(s);
   return s;
 }
@@ -77,14 +78,29 @@ describe('queues and workers', () => {
   });
 
   it('a failing job is retried with backoff, then lands in the dead set; dead jobs can be retried and cleared', async () => {
-    const s = await start({ jobBackoffUnitMs: 2, jobPollMs: 10 });
+    // Sidekiq's backoff in real seconds (the default unit) on a clock the test moves.
+    // The periodic built-in jobs are off: the minutes moved would run them and add to the counters.
+    const clock = new ManualClock();
+    const s = await start({ stuckBuildsEveryMs: 0, artifactExpiryEveryMs: 0, runnerContactEveryMs: 0, monitorIntervalMs: 3_600_000 }, clock);
     await postJobs(s.url, s.adminToken, { queue: 'flaky', class: 'FlakyWorker', fail: true, retry: 3 });
-    // While retrying it sits in the retry set, not in the backlog.
-    const retrying = await waitFor('in the retry set', async () => {
-      const r = (await http(`${s.url}/api/v3/sim/jobs/retries`, { token: s.adminToken })).body as { retry_count: number; run_at: string; failed_at: string }[];
-      return r.length === 1 ? r[0] : undefined;
-    });
-    expect(Date.parse(retrying.run_at)).toBeGreaterThan(Date.parse(retrying.failed_at)); // backoff
+    const retries = async () => (await http(`${s.url}/api/v3/sim/jobs/retries`, { token: s.adminToken })).body as { retry_count: number; run_at: string; failed_at: string }[];
+    for (let n = 0; n < 3; n++) {
+      const retrying = await waitFor(`retry ${n + 1} in the retry set`, async () => {
+        const r = await retries();
+        return r.length === 1 && r[0]!.retry_count === n + 1 ? r[0] : undefined;
+      });
+      // While retrying it sits in the retry set, not in the backlog.
+      expect((await metrics(s.url, s.adminToken, 'queue_metrics')).queues.flaky).toEqual({ backlog: 0, latency: 0 });
+      // (n^4) + 15 + rand(30) * (n + 1) seconds after the failure.
+      const delayMs = Date.parse(retrying.run_at) - Date.parse(retrying.failed_at);
+      expect(delayMs % 1000).toBe(0);
+      expect(delayMs / 1000).toBeGreaterThanOrEqual(n ** 4 + 15);
+      expect(delayMs / 1000).toBeLessThanOrEqual(n ** 4 + 15 + 29 * (n + 1));
+      expect(Date.parse(retrying.failed_at)).toBe(clock.now());
+      clock.advance(delayMs - 1);
+      expect(await retries()).toMatchObject([{ retry_count: n + 1 }]); // not due yet
+      clock.advance(1000); // the next poll moves it back into its queue
+    }
     const dead = await waitFor('in the dead set', async () => {
       const d = (await http(`${s.url}/api/v3/sim/jobs/dead`, { token: s.adminToken })).body as Record<string, unknown>[];
       return d.length === 1 ? d[0] : undefined;

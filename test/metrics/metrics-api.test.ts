@@ -8,7 +8,8 @@ import { createProject, registerRunner } from '../helpers/fixtures.ts';
 import { CompoundMetrics, JobStats, ProcessMetrics, QueueMetrics } from '../../server/contract/metrics.ts';
 import { compoundMetrics } from '../../server/metrics-api/compound.ts';
 import { compoundJson } from '../../server/metrics-api/json-writer.ts';
-import { postJobs, waitFor } from '../jobs/lib.ts';
+import { ManualClock } from '../../server/clock.ts';
+import { postJobs } from '../jobs/lib.ts';
 
 const PREFIXES = ['/api/v3/sidekiq', '/api/v3/jobqueue', '/api/v4/sidekiq'];
 const SCHEMAS = { queue_metrics: QueueMetrics, process_metrics: ProcessMetrics, job_stats: JobStats, compound_metrics: CompoundMetrics } as const;
@@ -20,9 +21,11 @@ let userToken: string;
 let adminUserToken: string;
 let runnerToken: string;
 let projectTokens: string[];
+// Latency is read on the job system's clock: the test moves it instead of waiting seconds.
+const clock = new ManualClock();
 
 beforeAll(async () => {
-  s = await startServer({ jobConcurrency: 1 });
+  s = await startServer({ jobConcurrency: 1 }, { clock });
   const mk = async (username: string, admin: boolean) =>
     (await http(`${s.url}/api/v3/sim/users`, { json: { username, admin }, token: s.adminToken })).body.private_token as string;
   userToken = await mk('plain', false);
@@ -136,15 +139,18 @@ describe('metrics API answers', () => {
     const latency = async () => (await http(`${s.url}/api/v4/sidekiq/queue_metrics`, { token: s.adminToken })).body.queues.aging?.latency as number;
     const q0 = (await http(`${s.url}/api/v4/sidekiq/queue_metrics`, { token: s.adminToken })).body.queues;
     expect(q0.hold).toEqual({ backlog: 0, latency: 0 }); // empty: its one job is running
-    const t0 = Date.now();
     await postJobs(s.url, s.adminToken, { queue: 'aging' }); // waits: the only slot is held
     expect(await latency()).toBe(0);
-    expect(await waitFor('latency 1', async () => { const l = await latency(); return l >= 1 ? l : undefined; })).toBe(1);
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(1000);
+    clock.advance(999);
+    expect(await latency()).toBe(0); // truncated, not rounded
+    clock.advance(1);
+    expect(await latency()).toBe(1);
     // A newer job does not reset it: latency is the oldest job's age.
     await postJobs(s.url, s.adminToken, { queue: 'aging' });
-    expect(await latency()).toBeGreaterThanOrEqual(1);
-    expect(await waitFor('latency 2', async () => { const l = await latency(); return l >= 2 ? l : undefined; })).toBe(2);
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(2000);
+    expect(await latency()).toBe(1);
+    clock.advance(1000);
+    expect(await latency()).toBe(2);
+    clock.advance(58_000);
+    expect(await latency()).toBe(60);
   });
 });
