@@ -125,6 +125,11 @@ export class Monitor implements Service {
     return this.sampler.sampleNow(id);
   }
 
+  /** Resolves once no sample is in flight (the ticks a ManualClock's advance started have been stored). */
+  idle(): Promise<void> {
+    return this.sampler.idle();
+  }
+
   /** Reads a connection once without storing anything (the "Test" button). */
   async probe(c: Pick<Connection, 'kind' | 'baseUrl' | 'token' | 'apiVersion' | 'segment'>): Promise<FetchOutcome> {
     if (c.kind === 'embedded') {

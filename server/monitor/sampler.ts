@@ -69,6 +69,11 @@ export class Sampler {
     return p;
   }
 
+  /** Resolves once no sample is in flight: a test steps a ManualClock, then waits on this. */
+  async idle(): Promise<void> {
+    while (this.inflight.size) await Promise.all([...this.inflight.values()]);
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     for (const id of [...this.timers.keys()]) this.stop(id);

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { http as request } from '../helpers/http.ts';
 import type { History, TestResult } from '../../server/contract/app.ts';
+import { ManualClock } from '../../server/clock.ts';
 import { addConnection, metrics, monitor } from './support.ts';
 
 const HOUR = 3_600_000;
@@ -77,6 +78,31 @@ describe('retention', () => {
       expect(later.totals.processed_rate.filter((v) => v !== null).every((v) => v === 0.8)).toBe(true); // 4 per 5 s, across the restart
     } finally {
       await again.close();
+    }
+  });
+
+  it('drops what passed retention on the hour, on the monitor’s clock, with no new sample', async () => {
+    const clock = new ManualClock(Math.floor(Date.now() / HOUR) * HOUR);
+    const own = await startServer({ monitorIntervalMs: 100 * HOUR, historyRawHours: 1, historyDays: 1 }, { clock });
+    try {
+      const id = await addConnection(own, { base_url: 'http://127.0.0.1:9', private_token: 'x', enabled: false });
+      const m = monitor(own);
+      const c = m.connections.get(id)!;
+      for (let i = 0; i < 36; i++) m.record(c, clock.now() + i * 5000, metrics({ q: [7, 1] }, { processed: i, failed: 0 }), '');
+      const tiers = () =>
+        own.server.ctx.store.db.all<{ tier: number; n: number }>('SELECT tier, COUNT(*) AS n FROM monitor_samples WHERE connection_id = ? GROUP BY tier ORDER BY tier', [id]);
+      expect(tiers().map((r) => r.tier)).toEqual([0, 1]);
+      clock.advance(HOUR);
+      await m.idle();
+      expect(tiers()[0]).toMatchObject({ tier: 0, n: 36 }); // the raw window is not over yet
+      clock.advance(HOUR);
+      await m.idle();
+      expect(tiers()).toEqual([{ tier: 1, n: 2 }]); // raw rows past the hour gone; the minutes stay
+      clock.advance(24 * HOUR);
+      await m.idle();
+      expect(tiers()).toEqual([]);
+    } finally {
+      await own.close();
     }
   });
 

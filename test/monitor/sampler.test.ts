@@ -1,21 +1,33 @@
 // The sampler against real servers: this Jobscope's own job system, a second real Jobscope added
 // as a remote "GitLab", a remote that fails (gaps with errors), history across a restart, and
-// edge-triggered threshold alerts.
+// edge-triggered threshold alerts. Sampling time is a ManualClock: each step is one interval.
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
 import type { Alert, ConnectionView, CurrentSample, History } from '../../server/contract/app.ts';
 import { describeNetworkError } from '../../server/monitor/remote-client.ts';
-import { addConnection, metrics, monitor, startFakeGitLab, waitFor, type FakeGitLab } from './support.ts';
+import { ManualClock } from '../../server/clock.ts';
+import { addConnection, metrics, monitor, startFakeGitLab, type FakeGitLab } from './support.ts';
 
-const FAST = 150;
+// One history bucket is at least a second: a step of one interval is one more point on the chart.
+const FAST = 1000;
 let a: TestServer;
+let clock: ManualClock;
 let b: TestServer;
 let fake: FakeGitLab;
 
+/** One sampling interval on s's clock, and the samples it started stored. */
+async function step(s: TestServer, c: ManualClock, times = 1): Promise<void> {
+  for (let i = 0; i < times; i++) {
+    c.advance(FAST);
+    await monitor(s).idle();
+  }
+}
+
 beforeAll(async () => {
-  a = await startServer({ monitorIntervalMs: FAST });
+  clock = new ManualClock();
+  a = await startServer({ monitorIntervalMs: FAST }, { clock });
   b = await startServer({ monitorIntervalMs: 3_600_000 });
   fake = await startFakeGitLab();
 });
@@ -32,17 +44,17 @@ describe('sampler', () => {
   it('samples the embedded job system on its own, and sees jobs enqueued through the control API', async () => {
     const enq = await http(`${a.url}/api/v3/sim/jobs`, { token: a.adminToken, json: { queue: 'mailers', count: 40, duration_ms: 60_000 } });
     expect(enq.status).toBe(202);
-    const cur = await waitFor('a sample showing the mailers queue', async () => {
-      const r = await get<CurrentSample>(a, '/connections/embedded/current');
-      return r.status === 200 && r.body.queues.mailers ? r.body : undefined;
-    });
+    await step(a, clock);
+    const r = await get<CurrentSample>(a, '/connections/embedded/current');
+    expect(r.status).toBe(200);
+    const cur = r.body;
+    expect(cur.queues.mailers).toBeDefined();
     const compound = (await http(`${a.url}/api/v4/sidekiq/compound_metrics`, { token: a.adminToken })).body;
     expect(Object.keys(cur.queues).sort()).toEqual(Object.keys(compound.queues).sort());
     expect(cur.jobs.enqueued + cur.processes.reduce((n, p) => n + p.busy, 0)).toBeGreaterThan(0);
-    const h = await waitFor('three samples', async () => {
-      const r = await get<History>(a, `/connections/embedded/history?from=${Date.now() - 60_000}&to=${Date.now()}&queues=mailers`);
-      return r.body.t.length >= 3 ? r.body : undefined;
-    });
+    await step(a, clock, 2);
+    const h = (await get<History>(a, `/connections/embedded/history?from=${clock.now() - 60_000}&to=${clock.now()}&queues=mailers`)).body;
+    expect(h.t.length).toBeGreaterThanOrEqual(3);
     expect(h.queue_names).toContain('mailers');
     expect(h.queues.mailers!.backlog.some((v) => v !== null && v > 0)).toBe(true);
     expect((await connection(a, 'embedded')).last_sample_at).not.toBeNull();
@@ -51,15 +63,13 @@ describe('sampler', () => {
   it('charts a second real Jobscope added as a remote GitLab (its /api/v4/sidekiq)', async () => {
     await http(`${b.url}/api/v3/sim/jobs`, { token: b.adminToken, json: { queue: 'remote_only', count: 30, duration_ms: 60_000 } });
     const id = await addConnection(a, { name: 'jobscope B', base_url: b.url, private_token: b.adminToken, api_version: 'v4' });
-    const cur = await waitFor('a remote sample', async () => {
-      const r = await get<CurrentSample>(a, `/connections/${id}/current`);
-      return r.status === 200 ? r.body : undefined;
-    });
-    expect(cur.queues.remote_only).toBeDefined();
-    const h = await waitFor('remote history', async () => {
-      const r = await get<History>(a, `/connections/${id}/history?from=${Date.now() - 60_000}&to=${Date.now()}`);
-      return r.body.t.length >= 2 ? r.body : undefined;
-    });
+    await step(a, clock);
+    const r = await get<CurrentSample>(a, `/connections/${id}/current`);
+    expect(r.status).toBe(200);
+    expect(r.body.queues.remote_only).toBeDefined();
+    await step(a, clock);
+    const h = (await get<History>(a, `/connections/${id}/history?from=${clock.now() - 60_000}&to=${clock.now()}`)).body;
+    expect(h.t.length).toBeGreaterThanOrEqual(2);
     expect(h.queue_names).toContain('remote_only');
     expect(h.gaps).toEqual([]);
     const view = await connection(a, id);
@@ -71,10 +81,9 @@ describe('sampler', () => {
 
   it('records a failing remote as gaps with the error, and says what to do next', async () => {
     const id = await addConnection(a, { base_url: fake.url, private_token: 'wrong-token' });
-    const h = await waitFor('gaps', async () => {
-      const r = await get<History>(a, `/connections/${id}/history?from=${Date.now() - 60_000}&to=${Date.now()}`);
-      return r.body.gaps.length >= 2 ? r.body : undefined;
-    });
+    await step(a, clock, 2);
+    const h = (await get<History>(a, `/connections/${id}/history?from=${clock.now() - 60_000}&to=${clock.now()}`)).body;
+    expect(h.gaps.length).toBeGreaterThanOrEqual(2);
     expect(h.gaps[0]!.error).toMatch(/401.*check the token/);
     expect(h.totals.processed.every((v) => v === null)).toBe(true);
     const view = await connection(a, id);
@@ -136,17 +145,16 @@ describe('sampler', () => {
   });
 
   it('keeps history across a restart of the backend', async () => {
-    const s1 = await startServer({ monitorIntervalMs: FAST });
-    const start = Date.now();
-    await waitFor('samples before the restart', async () => {
-      const r = await get<History>(s1, `/connections/embedded/history?from=${start - 1000}&to=${Date.now()}`);
-      return r.body.t.length >= 3 ? true : undefined;
-    });
-    const before = (await get<History>(s1, `/connections/embedded/history?from=${start - 1000}&to=${Date.now()}`)).body;
+    const c1 = new ManualClock();
+    const s1 = await startServer({ monitorIntervalMs: FAST }, { clock: c1 });
+    const start = c1.now();
+    await step(s1, c1, 3);
+    const before = (await get<History>(s1, `/connections/embedded/history?from=${start - 1000}&to=${c1.now()}`)).body;
+    expect(before.t.length).toBe(3);
     await s1.close({ keepData: true });
-    const s2 = await startServer({ monitorIntervalMs: 3_600_000, dataDir: s1.dataDir });
+    const s2 = await startServer({ monitorIntervalMs: 3_600_000, dataDir: s1.dataDir }, { clock: new ManualClock(c1.now()) });
     try {
-      const after = (await get<History>(s2, `/connections/embedded/history?from=${start - 1000}&to=${Date.now()}`)).body;
+      const after = (await get<History>(s2, `/connections/embedded/history?from=${start - 1000}&to=${c1.now()}`)).body;
       expect(after.t.slice(0, before.t.length)).toEqual(before.t);
       expect(after.totals.concurrency.slice(0, before.t.length)).toEqual(before.totals.concurrency);
       expect((await get(s2, '/connections/embedded/current')).status).toBe(200);
