@@ -5,7 +5,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
 import type { History } from '../../server/contract/app.ts';
-import { postJobs, waitFor } from './lib.ts';
+import { ManualClock } from '../../server/clock.ts';
+import { metrics as jobMetrics, postJobs, waitFor } from './lib.ts';
 import { addConnection, metrics, monitor } from '../monitor/support.ts';
 
 const BUILTIN = ['stuck_builds', 'artifact_expiry', 'runner_contact', 'archive_listing'];
@@ -91,6 +92,23 @@ describe('queue limits', () => {
     await postJobs(off.url, off.adminToken, { queue: 'kept' });
     await waitFor('kept drained', async () => (await queues(off)).find((q) => q.name === 'kept')?.backlog === 0);
     expect(off.server.ctx.jobs.forgetIdleQueues(Date.now() + 365 * 24 * 3_600_000)).toEqual([]);
+  });
+});
+
+describe('forgetting idle queues on the job system’s clock', () => {
+  it('the timer forgets a queue once it has been idle for --queue-forget-idle-minutes, with no call and no wait', async () => {
+    const clock = new ManualClock();
+    // Built-in periodic jobs off: the half hour moved would run them and keep their pool busy.
+    const s = await startServer({ monitorIntervalMs: 3_600_000, queueForgetIdleMinutes: 30, stuckBuildsEveryMs: 0, artifactExpiryEveryMs: 0, runnerContactEveryMs: 0 }, { clock });
+    servers.push(s);
+    await postJobs(s.url, s.adminToken, { queue: 'brief' });
+    await waitFor('brief done', async () => (await jobMetrics(s.url, s.adminToken, 'job_stats')).jobs.processed === 1);
+    clock.advance(29 * 60_000);
+    expect((await queues(s)).map((q) => q.name)).toContain('brief');
+    clock.advance(2 * 60_000); // a tick of the timer (every 15 min at most, here every minute) after the 30th minute
+    const names = (await queues(s)).map((q) => q.name);
+    expect(names).not.toContain('brief');
+    expect(names).toEqual(expect.arrayContaining(BUILTIN));
   });
 });
 
