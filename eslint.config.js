@@ -1,15 +1,27 @@
-// Lint: mostly TypeScript's own checks; the rule that matters here is the direction of dependence.
-// server/ is the engine every host runs; it must never reach into electron/ or renderer/, nor load
-// Electron (which would try to download its binary in plain Node).
+// Lint: typescript-eslint's recommended rules everywhere, React's hooks rules in the renderer, and
+// the direction of dependence. server/ is the engine every host runs; it must never reach into
+// electron/ or renderer/, nor load Electron (which would try to download its binary in plain Node).
 import tseslint from 'typescript-eslint';
+import reactHooks from 'eslint-plugin-react-hooks';
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'dist-electron/**', 'release/**', '.tmp/**', 'test-results/**', 'playwright-report/**'] },
+  ...tseslint.configs.recommended,
   {
     files: ['**/*.ts', '**/*.tsx'],
     languageOptions: { parser: tseslint.parser },
     plugins: { '@typescript-eslint': tseslint.plugin },
-    rules: {},
+    rules: {
+      // `const { pid: _pid, ...fields } = x` is how a field is left out of a copy.
+      '@typescript-eslint/no-unused-vars': ['error', { ignoreRestSiblings: true }],
+    },
+  },
+  {
+    // The hooks rules and the React Compiler's checks (purity, refs, state in effects). Missing
+    // dependencies are errors: a stale closure or a memo that never updates is a bug, not a style.
+    files: ['renderer/**/*.ts', 'renderer/**/*.tsx'],
+    ...reactHooks.configs.flat.recommended,
+    rules: { ...reactHooks.configs.flat.recommended.rules, 'react-hooks/exhaustive-deps': 'error' },
   },
   {
     files: ['server/**/*.ts', 'bench/**/*.ts'],

@@ -180,7 +180,22 @@ function Readout({ i, t, series, hidden, yFormat }: { i: number; t: number[]; se
 
 const MARGIN = { top: 8, right: 16, bottom: 0, left: 0 };
 
-export const TimeSeriesChart = memo(function TimeSeriesChart({ testId, t, series, from, to, height = 220, yFormat, refLines = [], markers = [], integers = false }: ChartProps) {
+const SEP_FIELD = '\u0000';
+const SEP_SERIES = '\u0001';
+
+function legendEntries(key: string): { name: string; color: string }[] {
+  if (!key) return [];
+  return key.split(SEP_SERIES).map((e) => {
+    const [name = '', color = ''] = e.split(SEP_FIELD);
+    return { name, color };
+  });
+}
+
+// Shared empty defaults: a fresh [] per render would change the memos that read them every time.
+const NO_REF_LINES: RefLine[] = [];
+const NO_MARKERS: Marker[] = [];
+
+export const TimeSeriesChart = memo(function TimeSeriesChart({ testId, t, series, from, to, height = 220, yFormat, refLines = NO_REF_LINES, markers = NO_MARKERS, integers = false }: ChartProps) {
   const [hidden, setHidden] = useState<Set<number>>(() => new Set());
   const [lines, setLines] = useState<HTMLDivElement | null>(null);
   const [over, setOver] = useState<HTMLDivElement | null>(null);
@@ -207,20 +222,24 @@ export const TimeSeriesChart = memo(function TimeSeriesChart({ testId, t, series
     for (let i = 0; i < t.length; i++) if (series.some((s) => s.values[i] !== null && s.values[i] !== undefined)) return t[i];
     return undefined;
   }, [t, series]);
-  const toggle = (i: number) =>
-    setHidden((h) => {
-      const n = new Set(h);
-      if (n.has(i)) n.delete(i);
-      else n.add(i);
-      return n;
-    });
+  const toggle = useCallback(
+    (i: number) =>
+      setHidden((h) => {
+        const n = new Set(h);
+        if (n.has(i)) n.delete(i);
+        else n.add(i);
+        return n;
+      }),
+    [],
+  );
 
-  // The legend depends on names and colours only: a data update with the same series re-renders none of it.
-  const legendKey = series.map((s) => `${s.name}\u0000${s.color}`).join('\u0001');
+  // The legend depends on names and colours only: a data update with the same series re-renders
+  // none of it. It is drawn from the key itself, so the memo reads nothing its key does not hold.
+  const legendKey = series.map((s) => `${s.name}${SEP_FIELD}${s.color}`).join(SEP_SERIES);
   const legend = useMemo(
     () => (
       <div className="legend" role="group" aria-label="Series: click to hide or show">
-        {series.map((s, i) => (
+        {legendEntries(legendKey).map((s, i) => (
           <button key={i} className={`legend-item${hidden.has(i) ? ' off' : ''}`} aria-pressed={!hidden.has(i)} onClick={() => toggle(i)} data-series={s.name}>
             <span className="swatch" style={{ background: s.color }} />
             {s.name}
@@ -228,8 +247,7 @@ export const TimeSeriesChart = memo(function TimeSeriesChart({ testId, t, series
         ))}
       </div>
     ),
-    // legendKey stands for the series' names and colours.
-    [legendKey, hidden],
+    [legendKey, hidden, toggle],
   );
 
   return (

@@ -48,7 +48,8 @@ export default function ChartBenchView({ route }: ViewProps) {
   const nPoints = Math.min(5000, Number(route.query.get('points') ?? 1000));
   const [shift, setShift] = useState(0);
   const step = 5000;
-  const t0 = useMemo(() => Date.now() - nPoints * step, [nPoints]);
+  const [openedAt] = useState(() => Date.now());
+  const t0 = openedAt - nPoints * step;
   const data = useMemo(() => synth(nSeries, nPoints, shift, t0, step), [nSeries, nPoints, shift, t0]);
 
   useEffect(() => {

@@ -29,6 +29,7 @@ function BuildList() {
   });
   const projectName = new Map((projects.data ?? []).map((p) => [p.id, p.name]));
   const runnerName = new Map((runners.data ?? []).map((r) => [r.id, r.description || `#${r.id}`]));
+  const asOf = builds.dataUpdatedAt; // running builds' durations count to the fetch (render may not read the clock)
 
   return (
     <section className="view" data-testid="view-builds">
@@ -61,7 +62,7 @@ function BuildList() {
                 <td>{projectName.get(b.project_id) ?? b.project_id}</td>
                 <td><StatusBadge status={b.status} /></td>
                 <td>{b.runner_id === null ? '—' : runnerName.get(b.runner_id) ?? `#${b.runner_id}`}</td>
-                <td>{b.duration === null ? (b.started_at ? humanDuration((Date.now() - Date.parse(b.started_at)) / 1000) : '—') : humanDuration(b.duration)}</td>
+                <td>{b.duration === null ? (b.started_at ? humanDuration((asOf - Date.parse(b.started_at)) / 1000) : '—') : humanDuration(b.duration)}</td>
                 <td>{new Date(b.created_at).toLocaleString()}</td>
               </tr>
             ))}

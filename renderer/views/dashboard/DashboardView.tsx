@@ -17,6 +17,10 @@ import { ThresholdsEditor } from './ThresholdsEditor.tsx';
 import { QueuePicker } from './QueuePicker.tsx';
 
 const TOP = 8;
+// Module-level, so the memoized charts get the same function on every render.
+const formatDuration = (v: number) => humanDuration(v);
+const formatRate = (v: number) => v.toFixed(2);
+const NO_TIMES: number[] = [];
 
 function queueSeries(h: History | undefined, field: 'backlog' | 'latency', names: string[]): Series[] {
   if (!h) return [];
@@ -46,6 +50,8 @@ export default function DashboardView() {
   const [pausedAt, setPausedAt] = useState<number | null>(null);
   const [queues, setQueues] = useState<string[] | null>(null);
   const [exportError, setExportError] = useState<string | null>(null);
+  // Where the charts end before the first history arrives (render must not read the clock).
+  const [openedAt] = useState(() => Date.now());
   const range = RANGES.find((r) => r.key === rangeKey)!;
 
   const connections = useQuery({ queryKey: ['connections'], queryFn: client.connections, refetchInterval: 5000 });
@@ -85,17 +91,17 @@ export default function DashboardView() {
   });
 
   const h = history.data;
-  const to = h?.to ?? Date.now();
+  const to = h?.to ?? pausedAt ?? openedAt;
   // Charts start where the history starts: a fresh install's first minutes would otherwise be a
   // sliver at the right edge of an empty range. Gaps inside the history still show as gaps.
   const from = useMemo(() => {
-    const start = h?.from ?? Date.now() - range.ms;
+    const start = h?.from ?? (pausedAt ?? openedAt) - range.ms;
     if (!h) return start;
     const i = h.t.findIndex((_, k) => h.totals.processed[k] !== null || h.totals.busy[k] !== null);
     const firstGap = h.gaps.reduce((m, g) => Math.min(m, g.t), Infinity);
     const first = Math.min(i >= 0 ? h.t[i]! : Infinity, firstGap);
     return Number.isFinite(first) ? Math.max(start, first) : start;
-  }, [h, range.ms]);
+  }, [h, range.ms, pausedAt, openedAt]);
   // Sparklines cover the part of the range that has history (see `from` below), so a young
   // history still gets a trend rather than one bucket; a second, coarse query for every queue.
   const sparkFrom = Math.floor(from / 30_000) * 30_000; // coarse, so the key does not change on every refresh
@@ -126,7 +132,11 @@ export default function DashboardView() {
     }
     return by;
   }, [alerts.data, id, from, to]);
-  const failLine = thresholds.data?.failure_rate !== undefined ? [{ y: thresholds.data.failure_rate, label: 'failure-rate limit' }] : [];
+  // Memoized like the series: new arrays here would re-render the (memo) charts on every render.
+  const backlogLines = useMemo(() => thresholdLines(thresholds.data, 'backlog', names), [thresholds.data, names]);
+  const latencyLines = useMemo(() => thresholdLines(thresholds.data, 'latency', names), [thresholds.data, names]);
+  const failureRate = thresholds.data?.failure_rate;
+  const failLine = useMemo<RefLine[]>(() => (failureRate !== undefined ? [{ y: failureRate, label: 'failure-rate limit' }] : []), [failureRate]);
 
   async function exportCsv() {
     const w = { from: h?.from ?? from, to };
@@ -166,25 +176,25 @@ export default function DashboardView() {
       <div className="charts">
         <div className="card">
           <h3><Glossary term="backlog">Backlog per queue</Glossary></h3>
-          <TimeSeriesChart testId="chart-backlog" integers t={h?.t ?? []} series={backlog} from={from} to={to} yFormat={num} refLines={thresholdLines(thresholds.data, 'backlog', names)} markers={markers.backlog} />
+          <TimeSeriesChart testId="chart-backlog" integers t={h?.t ?? NO_TIMES} series={backlog} from={from} to={to} yFormat={num} refLines={backlogLines} markers={markers.backlog} />
         </div>
         <div className="card">
           <h3><Glossary term="latency">Latency per queue</Glossary></h3>
-          <TimeSeriesChart testId="chart-latency" t={h?.t ?? []} series={latency} from={from} to={to} yFormat={(v) => humanDuration(v)} refLines={thresholdLines(thresholds.data, 'latency', names)} markers={markers.latency} />
+          <TimeSeriesChart testId="chart-latency" t={h?.t ?? NO_TIMES} series={latency} from={from} to={to} yFormat={formatDuration} refLines={latencyLines} markers={markers.latency} />
         </div>
         <div className="card">
           <h3><Glossary term="busy">Busy workers</Glossary> vs <Glossary term="concurrency">concurrency</Glossary></h3>
-          <TimeSeriesChart testId="chart-workers" integers t={h?.t ?? []} series={workers} from={from} to={to} yFormat={num} />
+          <TimeSeriesChart testId="chart-workers" integers t={h?.t ?? NO_TIMES} series={workers} from={from} to={to} yFormat={num} />
         </div>
         <div className="card">
           <h3><Glossary term="processed">Processed</Glossary> and <Glossary term="failed">failed</Glossary> per second</h3>
-          <TimeSeriesChart testId="chart-rates" t={h?.t ?? []} series={rates} from={from} to={to} yFormat={(v) => v.toFixed(2)} refLines={failLine} markers={markers.failure_rate} />
+          <TimeSeriesChart testId="chart-rates" t={h?.t ?? NO_TIMES} series={rates} from={from} to={to} yFormat={formatRate} refLines={failLine} markers={markers.failure_rate} />
         </div>
       </div>
 
       <div className="tables">
         <QueuesTable connectionId={id} current={current.data} spark={spark.data} deletable={conn?.kind === 'embedded'} />
-        <ProcessesTable connectionId={id} current={current.data} />
+        <ProcessesTable connectionId={id} current={current.data} asOf={current.dataUpdatedAt} />
       </div>
       <ThresholdsEditor connectionId={id} thresholds={thresholds.data} queueNames={h?.queue_names ?? Object.keys(current.data?.queues ?? {})} />
     </section>

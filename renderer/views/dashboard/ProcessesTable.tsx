@@ -1,6 +1,6 @@
 // Worker processes of the latest sample. A process seen earlier in this session but absent now is
 // kept on the list, flagged "gone": a worker that vanished is exactly what an operator must notice.
-import { useRef } from 'react';
+import { useState } from 'react';
 import type { CurrentSample } from '../../api/client.ts';
 import { Glossary } from '../../components/glossary.tsx';
 import { humanDuration } from '../../components/format.ts';
@@ -8,18 +8,29 @@ import { humanDuration } from '../../components/format.ts';
 type Proc = CurrentSample['processes'][number];
 const keyOf = (p: Proc) => `${p.hostname}\u0000${p.pid}\u0000${p.tag}`;
 
-export function ProcessesTable({ connectionId, current }: { connectionId: string; current: CurrentSample | null | undefined }) {
-  const seen = useRef(new Map<string, Map<string, Proc>>());
-  let known = seen.current.get(connectionId);
-  if (!known) seen.current.set(connectionId, (known = new Map()));
-  const live = new Set<string>();
-  for (const p of current?.processes ?? []) {
-    live.add(keyOf(p));
-    known.set(keyOf(p), p);
+type Known = ReadonlyMap<string, ReadonlyMap<string, Proc>>; // connection → process key → last seen
+
+function remember(known: Known, connectionId: string, current: CurrentSample | null | undefined): Known {
+  const procs = new Map(known.get(connectionId));
+  for (const p of current?.processes ?? []) procs.set(keyOf(p), p);
+  return new Map(known).set(connectionId, procs);
+}
+
+/** asOf: when `current` was fetched (uptimes are counted to then, as render may not read the clock). */
+export function ProcessesTable({ connectionId, current, asOf }: { connectionId: string; current: CurrentSample | null | undefined; asOf: number }) {
+  // What this session has seen, folded in while rendering whenever a new sample (or connection)
+  // comes in: React's pattern for state that accumulates props, with no extra effect pass.
+  const [memory, setMemory] = useState(() => ({ current, connectionId, known: remember(new Map(), connectionId, current) }));
+  let known = memory.known;
+  if (memory.current !== current || memory.connectionId !== connectionId) {
+    known = remember(known, connectionId, current);
+    setMemory({ current, connectionId, known });
   }
-  const rows = [...known.entries()].map(([k, p]) => ({ p, gone: !live.has(k) }));
+  const procs = known.get(connectionId) ?? new Map<string, Proc>();
+  const live = new Set((current?.processes ?? []).map(keyOf));
+  const rows = [...procs.entries()].map(([k, p]) => ({ p, gone: !live.has(k) }));
   rows.sort((a, b) => Number(a.gone) - Number(b.gone) || a.p.hostname.localeCompare(b.p.hostname) || a.p.pid - b.p.pid);
-  const now = Date.now();
+  const now = asOf || Date.parse(current?.at ?? '') || 0;
 
   return (
     <section className="card" aria-labelledby="procs-h">

@@ -65,6 +65,7 @@ export function QueuesTable({ connectionId, current, spark, deletable = false }:
     return kept;
   }, [current, filter, sort, pins, deleted]);
 
+  // eslint-disable-next-line react-hooks/incompatible-library -- no React Compiler here; nothing memoizes over `virtual`, which is read fresh each render
   const virtual = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW, overscan: 8 });
 
   const header = (key: SortKey, label: ReactNode) => (

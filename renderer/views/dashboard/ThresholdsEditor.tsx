@@ -1,6 +1,6 @@
 // Alert thresholds of one connection: a default rule, per-queue rules (latency in seconds, backlog
 // in jobs) and a failure rate (failed jobs/s). The backend evaluates them on every sample.
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { Thresholds } from '../../api/client.ts';
 import { useClient } from '../../app/client-context.tsx';
@@ -22,12 +22,15 @@ export function ThresholdsEditor({ connectionId, thresholds, queueNames }: { con
   const [failureRate, setFailureRate] = useState('');
   const [message, setMessage] = useState<string | null>(null);
 
-  useEffect(() => {
-    if (!thresholds) return;
+  // The form is reloaded from each new thresholds answer (after a save, or another connection's),
+  // while rendering rather than from an effect, so no frame shows the old values.
+  const [loadedFrom, setLoadedFrom] = useState<Thresholds | undefined>(undefined);
+  if (thresholds && thresholds !== loadedFrom) {
+    setLoadedFrom(thresholds);
     setRows(Object.entries(thresholds.queues).map(([queue, r]) => ({ queue, latency: r.latency?.toString() ?? '', backlog: r.backlog?.toString() ?? '' })));
     setDef({ latency: thresholds.default?.latency?.toString() ?? '', backlog: thresholds.default?.backlog?.toString() ?? '' });
     setFailureRate(thresholds.failure_rate?.toString() ?? '');
-  }, [thresholds]);
+  }
 
   const save = useMutation({
     mutationFn: (t: Thresholds) => client.putThresholds(connectionId, t),
