@@ -1,34 +1,3 @@
-// A seeded PRNG (mulberry32): the same seed gives the same fleet, logs, faults and demo load, run
-// after run. Written by hand because it is five lines and Math.random cannot be seeded.
-export class Prng {
-  private state: number;
-  constructor(seed: number) {
-    this.state = seed >>> 0;
-  }
-  /** Uniform in [0, 1). */
-  next(): number {
-    let t = (this.state = (this.state + 0x6d2b79f5) >>> 0);
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  }
-  int(min: number, maxInclusive: number): number {
-    return min + Math.floor(this.next() * (maxInclusive - min + 1));
-  }
-  chance(p: number | undefined): boolean {
-    return p !== undefined && p > 0 && this.next() < p;
-  }
-  pick<T>(items: readonly T[]): T {
-    return items[Math.floor(this.next() * items.length)]!;
-  }
-  /** A derived generator, so one runner's draws do not shift another's. */
-  fork(salt: number): Prng {
-    return new Prng((Math.imul(this.state ^ salt, 2654435761) + salt) >>> 0);
-  }
-}
-
-/** The same generator as a plain function: a seeded stand-in for Math.random. */
-export function seededRandom(seed: number): () => number {
-  const p = new Prng(seed);
-  return () => p.next();
-}
+// The engine's way to the one seeded generator, which lives in common/ because the simulator (which
+// may not import server/) draws from the same one: same seed, same sequence, everywhere.
+export { Prng, seededRandom } from '../../common/prng.ts';
