@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../context.ts';
 import { BuildQuery, BuildView, IdParams } from '../contract/control.ts';
@@ -7,26 +8,26 @@ import { sendArtifact } from '../runner-api/artifacts.ts';
 import { buildView } from './views.ts';
 
 const tags = ['control API'];
-type IdP = { id: string };
 
-export async function buildsRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
-  const { store } = ctx;
+export async function buildsRoutes(fastify: FastifyInstance, { ctx }: { ctx: AppContext }) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const builds = ctx.domain.builds;
   const find = (id: string) => {
-    const b = store.builds.byId(Number(id));
+    const b = builds.byId(Number(id));
     if (!b) throw notFound('Build');
     return b;
   };
 
-  app.get<{ Querystring: BuildQuery }>(
+  app.get(
     '/builds',
     { schema: { tags, summary: 'List builds, newest first (filters: status, project_id, runner_id; paging: before_id, limit); artifacts without their file list', querystring: BuildQuery, response: { 200: Type.Array(BuildView) } } },
-    async (request) => store.builds.list(request.query).map((b) => buildView(ctx, b)),
+    async (request) => (await builds.list(request.query)).map((b) => buildView(ctx, b)),
   );
-  app.get<{ Params: IdP }>('/builds/:id', { schema: { tags, summary: 'One build, with its artifacts’ file list', params: IdParams, response: { 200: BuildView } } }, async (request) =>
+  app.get('/builds/:id', { schema: { tags, summary: 'One build, with its artifacts’ file list', params: IdParams, response: { 200: BuildView } } }, async (request) =>
     buildView(ctx, find(request.params.id), { files: true }),
   );
 
-  app.get<{ Params: IdP }>(
+  app.get(
     '/builds/:id/trace',
     { schema: { tags, summary: 'The raw trace; with `Range: bytes=N-` a 206 from byte N (for live tailing)', params: IdParams } },
     async (request, reply) => {
@@ -35,10 +36,10 @@ export async function buildsRoutes(app: FastifyInstance, { ctx }: { ctx: AppCont
       let start = 0;
       if (typeof range === 'string') {
         const m = /^bytes=(\d{1,15})-$/.exec(range.trim());
-        if (!m) throw new ApiError(416, '416 Range Not Satisfiable - use "bytes=N-"', { 'Content-Range': `bytes */${store.traces.length(build.id)}` });
+        if (!m) throw new ApiError(416, '416 Range Not Satisfiable - use "bytes=N-"', { 'Content-Range': `bytes */${builds.traceLength(build.id)}` });
         start = Number(m[1]);
       }
-      const { stream, length } = store.traces.read(build.id, start);
+      const { stream, length } = builds.readTrace(build.id, start);
       reply.header('Content-Type', 'text/plain; charset=utf-8').header('Build-Status', build.status).header('Accept-Ranges', 'bytes');
       if (typeof range === 'string') {
         if (start > length) throw new ApiError(416, '416 Range Not Satisfiable', { 'Content-Range': `bytes */${length}` });
@@ -49,19 +50,18 @@ export async function buildsRoutes(app: FastifyInstance, { ctx }: { ctx: AppCont
     },
   );
 
-  app.post<{ Params: IdP }>(
+  app.post(
     '/builds/:id/cancel',
     { schema: { tags, summary: 'Cancel a pending or running build; its runner then sees Build-Status: canceled', params: IdParams, response: { 200: BuildView } } },
     async (request) => {
       const build = find(request.params.id);
-      if (!store.db.tx(() => store.builds.cancel(build.id))) throw conflict(`build is ${build.status}, not pending or running`);
-      const done = store.builds.byId(build.id)!;
-      ctx.events.emit('build:finished', done);
+      const done = await builds.cancel(build.id);
+      if (!done) throw conflict(`build is ${build.status}, not pending or running`);
       return buildView(ctx, done);
     },
   );
 
-  app.get<{ Params: IdP }>(
+  app.get(
     '/builds/:id/artifacts',
     { schema: { tags, summary: 'Download a build’s artifacts archive (admin; no build token needed)', params: IdParams } },
     async (request, reply) => sendArtifact(ctx, find(request.params.id), reply),

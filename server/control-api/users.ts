@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../context.ts';
 import { NewUser, UserView, InstanceView } from '../contract/control.ts';
@@ -7,19 +8,21 @@ import { GITLAB_REVISION, GITLAB_VERSION } from '../runner-api/build-details.ts'
 
 const tags = ['control API'];
 
-export async function usersRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
+export async function usersRoutes(fastify: FastifyInstance, { ctx }: { ctx: AppContext }) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { store, config } = ctx;
-  app.post<{ Body: NewUser }>(
+  const users = ctx.domain.users;
+  app.post(
     '/users',
     { schema: { tags, summary: 'Create a user (admin or not) with a private token', body: NewUser, response: { 201: UserView } } },
     async (request, reply) => {
-      if (store.users.byUsername(request.body.username)) throw conflict('username is taken');
-      const u = store.users.create(request.body.username, request.body.admin === true);
+      const u = await users.create(request.body.username, request.body.admin === true);
+      if (!u) throw conflict('username is taken');
       return reply.code(201).send({ id: u.id, username: u.username, admin: u.admin, private_token: u.private_token });
     },
   );
   app.get('/users', { schema: { tags, summary: 'List users', response: { 200: Type.Array(UserView) } } }, async () =>
-    store.users.list().map((u) => ({ id: u.id, username: u.username, admin: u.admin, private_token: u.private_token })),
+    (await users.list()).map((u) => ({ id: u.id, username: u.username, admin: u.admin, private_token: u.private_token })),
   );
   app.get('/instance', { schema: { tags, summary: 'Instance facts, including the runner registration token', response: { 200: InstanceView } } }, async () => ({
     version: GITLAB_VERSION,

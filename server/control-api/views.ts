@@ -35,7 +35,7 @@ export function buildView(ctx: AppContext, b: Build, opts: { files?: boolean } =
     tag_list: b.tag_list,
     depends_on: b.depends_on,
     token: b.token,
-    trace_length: ctx.store.traces.length(b.id),
+    trace_length: ctx.domain.builds.traceLength(b.id),
     artifacts: b.artifacts_key
       ? { filename: b.artifacts_filename ?? 'artifacts.zip', size: b.artifacts_size ?? 0, expire_at: iso(b.artifacts_expire_at), ...filesOf(ctx, b.id, opts.files === true) }
       : null,
@@ -48,10 +48,10 @@ export function buildView(ctx: AppContext, b: Build, opts: { files?: boolean } =
 
 function filesOf(ctx: AppContext, buildId: number, withEntries: boolean): Pick<NonNullable<BuildView['artifacts']>, 'files' | 'files_total' | 'files_truncated'> {
   if (!withEntries) {
-    const s = ctx.store.listings.summary(buildId);
+    const s = ctx.domain.builds.listingSummary(buildId);
     return { files_total: s?.total ?? null, files_truncated: s?.truncated ?? false };
   }
-  const l = ctx.store.listings.get(buildId);
+  const l = ctx.domain.builds.listing(buildId);
   return l ? { files: l.entries, files_total: l.total, files_truncated: l.truncated } : { files: null, files_total: null, files_truncated: false };
 }
 

@@ -1,6 +1,7 @@
 // POST|GET|DELETE /builds/:id/artifacts. Uploads stream to a temp file and become visible whole
 // (see store/artifacts.ts); downloads stream from disk; nothing is held whole in memory.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { MultipartFile } from '@fastify/multipart';
 import type { AppContext } from '../context.ts';
 import { ApiError, forbidden, missing, notFound, tooLarge } from '../http/errors.ts';
@@ -9,6 +10,7 @@ import { TooLargeError, type StagedUpload } from '../store/artifacts.ts';
 import type { Build } from '../store/builds.ts';
 import { authenticateBuild, buildTokenOf, buildTokenValid } from './auth.ts';
 import { buildDetails } from './build-details.ts';
+import { RunnerPathId, RunnerQuery } from './schemas.ts';
 import { artifactsExpireAt, parseExpireIn } from './expire-in.ts';
 
 /** Content-Disposition for a name the client chose: ASCII fallback plus RFC 5987 UTF-8 form. */
@@ -24,19 +26,21 @@ function cleanFilename(name: string | undefined): string {
   return clean === '' || clean === '.' || clean === '..' ? 'artifacts.zip' : clean;
 }
 
-export async function artifactsRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
-  const { store } = ctx;
+export async function artifactsRoutes(fastify: FastifyInstance, { ctx }: { ctx: AppContext }) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const builds = ctx.domain.builds;
+  const schema = (summary: string) => ({ tags: ['runner API v1'], summary, params: RunnerPathId, querystring: RunnerQuery });
 
   const findBuild = (raw: string): Build => {
     const id = pathId(raw);
-    const build = id === undefined ? undefined : store.builds.byId(id);
+    const build = id === undefined ? undefined : builds.byId(id);
     if (!build) throw notFound();
     return build;
   };
 
-  app.post<{ Params: { id: string }; Querystring: Params }>(
+  app.post(
     '/builds/:id/artifacts',
-    { schema: { tags: ['runner API v1'], summary: 'Upload the artifacts archive (multipart field "file")', consumes: ['multipart/form-data'] } },
+    { schema: { ...schema('Upload the artifacts archive (multipart field "file")'), consumes: ['multipart/form-data'] } },
     async (request, reply) => {
       const build = findBuild(request.params.id);
       const query = request.query ?? {};
@@ -75,13 +79,13 @@ export async function artifactsRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
           }
           if (!authed) throw forbidden();
           if (build.status !== 'running') throw forbidden('Build is not running!');
-          if (Number.isFinite(declared) && declared > store.artifacts.maxBytes + 64 * 1024) throw tooLarge();
+          if (Number.isFinite(declared) && declared > builds.maxArtifactBytes + 64 * 1024) throw tooLarge();
           filename = cleanFilename(file.filename);
-          staged = await store.artifacts.stage(file.file);
+          staged = await builds.stageArtifacts(file.file);
           if (file.file.truncated) throw tooLarge();
         }
       } catch (err) {
-        if (staged) store.artifacts.discard(staged);
+        if (staged) builds.discardArtifacts(staged);
         if (err instanceof TooLargeError || (err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge();
         throw asMultipartError(err);
       }
@@ -91,43 +95,24 @@ export async function artifactsRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
         throw missing('Missing artifacts file!');
       }
       const expireIn = parseExpireIn(str(query.expire_in) ?? str(fields.expire_in));
-      const old = store.builds.byId(build.id)?.artifacts_key ?? null;
-      let key: string;
-      try {
-        key = store.artifacts.commit(build.id, staged);
-      } catch (err) {
-        store.artifacts.discard(staged);
-        throw err;
-      }
-      store.db.tx(() =>
-        store.builds.setArtifacts(build.id, {
-          key,
-          filename,
-          size: staged.size,
-          expire_at: artifactsExpireAt(Date.now(), expireIn, ctx.config.maxArtifactExpireDays),
-        }),
-      );
-      if (old && old !== key) store.artifacts.remove(old);
-      ctx.events.emit('artifacts:stored', { buildId: build.id, key });
-      return reply.code(201).send(buildDetails(ctx, store.builds.byId(build.id)!, request.host));
+      const stored = await builds.storeArtifacts(build.id, staged, {
+        filename,
+        expire_at: artifactsExpireAt(Date.now(), expireIn, ctx.config.maxArtifactExpireDays),
+      });
+      return reply.code(201).send(buildDetails(ctx, stored, request.host));
     },
   );
 
-  const download = async (request: FastifyRequest<{ Params: { id: string }; Querystring: Params }>, reply: FastifyReply) => {
+  app.get('/builds/:id/artifacts', { schema: schema('Download the artifacts archive') }, async (request, reply) => {
     const build = findBuild(request.params.id);
     authenticateBuild(ctx, request, request.query ?? {}, build);
     if (!build.artifacts_key) throw notFound();
     return sendArtifact(ctx, build, reply);
-  };
-  app.get<{ Params: { id: string }; Querystring: Params }>(
-    '/builds/:id/artifacts',
-    { schema: { tags: ['runner API v1'], summary: 'Download the artifacts archive' } },
-    download,
-  );
+  });
 
-  app.delete<{ Params: { id: string }; Querystring: Params }>(
+  app.delete(
     '/builds/:id/artifacts',
-    { schema: { tags: ['runner API v1'], summary: 'Erase the artifacts archive (200 also when there is none)' } },
+    { schema: schema('Erase the artifacts archive (200 also when there is none)') },
     async (request, reply) => {
       const build = findBuild(request.params.id);
       const params: Params = { ...(request.query ?? {}) };
@@ -136,11 +121,8 @@ export async function artifactsRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
         if (params.token === undefined && t !== undefined) params.token = t;
       }
       authenticateBuild(ctx, request, params, build);
-      if (build.artifacts_key) {
-        store.db.tx(() => store.builds.clearArtifacts(build.id));
-        store.artifacts.remove(build.artifacts_key);
-      }
-      return reply.code(200).send(buildDetails(ctx, store.builds.byId(build.id)!, request.host));
+      const now = await builds.deleteArtifacts(build);
+      return reply.code(200).send(buildDetails(ctx, now!, request.host));
     },
   );
 }
@@ -148,11 +130,9 @@ export async function artifactsRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
 /** Streams a build's archive with GitLab's `present_file!` headers. */
 export function sendArtifact(ctx: AppContext, build: Build, reply: FastifyReply) {
   if (!build.artifacts_key) throw notFound();
-  let stream;
-  let size: number;
+  let file;
   try {
-    size = ctx.store.artifacts.size(build.artifacts_key);
-    stream = ctx.store.artifacts.open(build.artifacts_key);
+    file = ctx.domain.builds.openArtifacts(build.artifacts_key);
   } catch {
     throw new ApiError(404, '404 Not Found');
   }
@@ -162,7 +142,7 @@ export function sendArtifact(ctx: AppContext, build: Build, reply: FastifyReply)
       'Content-Type': 'application/octet-stream',
       'Content-Disposition': contentDisposition(build.artifacts_filename ?? 'artifacts.zip'),
       'Content-Transfer-Encoding': 'binary',
-      'Content-Length': String(size),
+      'Content-Length': String(file.size),
     })
-    .send(stream);
+    .send(file.stream);
 }

@@ -12,7 +12,7 @@ import type { Params } from '../http/params.ts';
 /** GitLab's `authenticate_runner!`: a missing or unknown token is 403, not 400. */
 export function authenticateRunner(ctx: AppContext, params: Params): Runner {
   const token = asToken(params.token);
-  const runner = token ? ctx.store.runners.byToken(token) : undefined;
+  const runner = token ? ctx.domain.runners.byToken(token) : undefined;
   if (!runner) throw forbidden();
   return runner;
 }
@@ -42,7 +42,7 @@ function digestsOf(cred: BuildCredentials): [Buffer, Buffer, Buffer] {
 /** The build's own token, its project's runners_token or its ci_token (GitLab's `build_token_valid?`). */
 export function buildTokenValid(ctx: AppContext, build: Pick<Build, 'id'> | BuildCredentials, token: string | undefined): boolean {
   if (!token) return false;
-  const cred = 'runners_token_sha' in build ? build : ctx.store.builds.credentials(build.id);
+  const cred = 'runners_token_sha' in build ? build : ctx.domain.builds.credentials(build.id);
   if (!cred) return false;
   // The same SHA-256 as auth/tokens.ts digest(), as bytes: the one-shot hash skips a Hash object per part.
   const presented = crypto.hash('sha256', token, 'buffer');

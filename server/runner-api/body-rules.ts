@@ -21,12 +21,12 @@ function addOnRequest(route: RouteOptions, hook: onRequestHookHandler): void {
 }
 
 export function installRunnerBodyRules(app: FastifyInstance, ctx: AppContext): void {
-  const { store } = ctx;
+  const builds = ctx.domain.builds;
   const small = ctx.config.maxRunnerBodyKib * 1024;
 
   const traceAuthFirst: onRequestHookHandler = (request, _reply, done) => {
     const id = pathId((request.params as { id?: string }).id);
-    const build = id === undefined ? undefined : store.builds.credentials(id);
+    const build = id === undefined ? undefined : builds.credentials(id);
     if (!build) return done(notFound());
     if (!buildTokenValid(ctx, build, buildTokenOf(request, (request.query ?? {}) as Params))) return done(forbidden());
     done();
@@ -36,7 +36,7 @@ export function installRunnerBodyRules(app: FastifyInstance, ctx: AppContext): v
     const declared = Number(request.headers['content-length'] ?? 0);
     if (request.headers['transfer-encoding'] === undefined && declared <= small) return done();
     const id = pathId((request.params as { id?: string }).id, true);
-    const build = id === undefined ? undefined : store.builds.byId(id);
+    const build = id === undefined ? undefined : builds.byId(id);
     if (build && build.status === 'running' && build.runner_id !== null) return done();
     done(recordNotFound());
   };

@@ -59,8 +59,9 @@ export function repoUrlOf(build: Build, project: Project | undefined, host: stri
 
 /** `project`: the build's project when the caller has just read it (a dispatch batch reads each once). */
 export function buildDetails(ctx: AppContext, build: Build, host: string, known?: { project: Project | undefined }) {
-  const project = known ? known.project : ctx.store.projects.byId(build.project_id);
-  const deps = ctx.store.builds.byIds(build.depends_on).map((d) => buildEntity(d, ctx.store.projects.byId(d.project_id)));
+  const { builds, projects } = ctx.domain;
+  const project = known ? known.project : projects.byId(build.project_id);
+  const deps = builds.byIds(build.depends_on).map((d) => buildEntity(d, projects.byId(d.project_id)));
   return {
     ...buildEntity(build, project),
     commands: build.commands,

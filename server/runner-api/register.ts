@@ -6,7 +6,6 @@ import { readParams, str } from '../http/params.ts';
 import { pickInfo } from '../store/runners.ts';
 import { authenticateRunner } from './auth.ts';
 import { buildDetails } from './build-details.ts';
-import { DispatchBatch } from './dispatch-batch.ts';
 
 /** GitLab 8.12–8.17: runners that understand 204 say so in their User-Agent (helpers.rb `build_not_found!`). */
 const RUNNER_UA = /gitlab-ci-multi-runner \d+\.\d+\.\d+(~beta\.\d+\.g[0-9a-f]+)? /;
@@ -21,14 +20,13 @@ export async function registerRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
   // Whoever makes a build pending (control API, a retry, a simulator) emits this event; ticking here
   // means no producer can forget it and leave a new build hidden behind a stale `last_update`.
   ctx.events.on('build:pending', () => ctx.runnerQueue.tick());
-  const batch = new DispatchBatch(ctx.store);
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const params = await readParams(request);
     const runner = authenticateRunner(ctx, params);
     if (!runner.active) throw notFound();
     const current = ctx.runnerQueue.value;
     // A runner that already saw this queue state only records contact (GitLab's 204 short cut).
-    const taken = await batch.poll(runner, pickInfo(params.info), str(params.last_update) !== current);
+    const taken = await ctx.domain.builds.poll(runner, pickInfo(params.info), str(params.last_update) !== current);
     if (!taken) return buildNotFound(request, reply, current);
     return reply.code(201).send(buildDetails(ctx, taken.build, request.host, taken));
   };

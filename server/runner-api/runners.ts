@@ -1,7 +1,7 @@
 // POST /runners/register and DELETE /runners/delete (lib/ci/api/runners.rb, unchanged 8.9–8.17).
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
-import { safeEqual, asToken } from '../auth/tokens.ts';
+import { asToken } from '../auth/tokens.ts';
 import { forbidden, missing, notFound } from '../http/errors.ts';
 import { bool, given, readParams, str, type Params } from '../http/params.ts';
 import { pickInfo } from '../store/runners.ts';
@@ -18,35 +18,23 @@ export function parseTagList(v: unknown): string[] {
 }
 
 export async function runnersRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
-  const { store } = ctx;
+  const runners = ctx.domain.runners;
 
   const register = async (params: Params) => {
     if (!given(params.token)) throw missing('token');
     // A token that is given but not usable (too long, not a string) is a wrong token: 403, as GitLab's lookup failing.
     const token = asToken(params.token);
     if (!token) throw forbidden();
-    let projectId: number | null = null;
-    let shared = false;
-    if (safeEqual(token, store.registrationToken)) shared = true;
-    else {
-      const project = store.projects.byRunnersToken(token);
-      if (!project) throw forbidden();
-      projectId = project.id;
-    }
-    const tags = parseTagList(params.tag_list);
-    const runUntagged = bool(params.run_untagged, true);
-    // GitLab's validation: a runner that takes no untagged builds must have tags, else it is not saved.
-    if (!runUntagged && tags.length === 0) throw notFound();
-    const runner = store.runners.create({
+    const result = await runners.register(token, {
       description: (str(params.description) ?? '').slice(0, 1024),
-      is_shared: shared,
-      project_id: projectId,
-      run_untagged: runUntagged,
+      run_untagged: bool(params.run_untagged, true),
       locked: bool(params.locked, false),
-      tag_list: tags,
+      tag_list: parseTagList(params.tag_list),
       info: pickInfo(params.info) ?? {},
     });
-    return { id: runner.id, token: runner.token };
+    // A runner that takes no untagged builds and has no tags is not saved: GitLab answered 404.
+    if (!result.ok) throw result.reason === 'forbidden' ? forbidden() : notFound();
+    return { id: result.runner.id, token: result.runner.token };
   };
 
   for (const url of ['/runners/register', '/runners/register.json']) {
@@ -59,7 +47,7 @@ export async function runnersRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
   const remove = async (params: Params) => {
     if (!given(params.token)) throw missing('token');
     const runner = authenticateRunner(ctx, params);
-    store.runners.delete(runner.id);
+    await runners.delete(runner.id);
     return { id: runner.id, description: runner.description, active: runner.active, is_shared: runner.is_shared };
   };
   for (const url of ['/runners/delete', '/runners/delete.json']) {

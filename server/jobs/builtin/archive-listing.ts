@@ -2,7 +2,7 @@
 // decompressed) into its listing (store/artifact-listings.ts), so the UI can show the files without
 // downloading the archive.
 import yauzl from 'yauzl';
-import type { Store } from '../../store/index.ts';
+import type { BuildsDomain } from '../../domain/builds.ts';
 import type { ArchiveEntry } from '../../store/builds.ts';
 import type { ArchiveListing } from '../../store/artifact-listings.ts';
 import type { JobKind } from '../types.ts';
@@ -49,7 +49,7 @@ export function readZipListing(file: string, limits: ListingLimits): Promise<Arc
   });
 }
 
-export function archiveListingJob(store: Store, limits: ListingLimits): JobKind {
+export function archiveListingJob(builds: BuildsDomain, limits: ListingLimits): JobKind {
   return {
     class: 'ArtifactsListingWorker',
     queue: 'archive_listing',
@@ -57,20 +57,20 @@ export function archiveListingJob(store: Store, limits: ListingLimits): JobKind 
     async perform(args) {
       const buildId = Number(args.build_id);
       const key = String(args.key);
-      // A newer upload (or an expiry) may have replaced this archive meanwhile: nothing to do then.
-      if (store.builds.byId(buildId)?.artifacts_key !== key) return;
-      // Already listed (a row always belongs to the current archive: replacing it drops the row).
-      if (store.listings.summary(buildId)) return;
+      // Replaced meanwhile by a newer upload (or an expiry), or already listed (a row always belongs
+      // to the current archive: replacing it drops the row): nothing to do then.
+      const file = builds.archiveToList(buildId, key);
+      if (file === undefined) return;
       let listing: ArchiveListing;
       try {
-        listing = await readZipListing(store.artifacts.pathOf(key), limits);
+        listing = await readZipListing(file, limits);
       } catch (err) {
-        if (store.builds.byId(buildId)?.artifacts_key !== key) return;
+        if (!builds.isCurrentArchive(buildId, key)) return;
         // Not a zip (runners may upload anything): an empty listing, since retrying cannot help.
         if (err instanceof NotAZip) listing = { entries: [], total: 0, truncated: false };
         else throw err;
       }
-      store.db.tx(() => store.listings.set(buildId, key, listing));
+      builds.recordListing(buildId, key, listing);
     },
   };
 }

@@ -9,14 +9,18 @@ import { stuckBuildsJob } from './stuck-builds.ts';
 import { artifactExpiryJob } from './artifact-expiry.ts';
 import { runnerContactJob } from './runner-contact.ts';
 import { archiveListingJob } from './archive-listing.ts';
+import { createDomain } from '../../domain/index.ts';
 
 export function registerBuiltins(jobs: JobSystem, deps: { config: Config; store: Store; events: AppEvents }): void {
   const { config, store, events } = deps;
+  // The same rules as the app's domain: its caches live behind the store's ports, and the one state of
+  // its own (the dispatch batch of runner polls) is never used by a job.
+  const { builds, runners } = createDomain(store, events);
   jobs.register(SYNTHETIC, syntheticJob);
-  jobs.register('stuck_builds', stuckBuildsJob(store, events));
-  jobs.register('artifact_expiry', artifactExpiryJob(store));
-  jobs.register('runner_contact', runnerContactJob(store, config.runnerOfflineAfterMs));
-  jobs.register('archive_listing', archiveListingJob(store, { maxEntries: config.artifactListingMaxEntries, maxNameBytes: config.artifactListingMaxNameBytes }));
+  jobs.register('stuck_builds', stuckBuildsJob(builds));
+  jobs.register('artifact_expiry', artifactExpiryJob(builds));
+  jobs.register('runner_contact', runnerContactJob(runners, config.runnerOfflineAfterMs));
+  jobs.register('archive_listing', archiveListingJob(builds, { maxEntries: config.artifactListingMaxEntries, maxNameBytes: config.artifactListingMaxNameBytes }));
 }
 
 /** Starts the periodic schedule and the upload trigger; call after `jobs.start()`. */
@@ -30,7 +34,7 @@ export function scheduleBuiltins(jobs: JobSystem, deps: { config: Config; events
   for (const [kind, ms] of periodic) if (ms > 0) jobs.every(ms, () => void jobs.enqueueOnce(kind));
   // Archives stored without a listing: their job was lost, or an older version kept listings in the
   // builds row (migration 5 dropped those). A listing job already waiting just finds it done.
-  for (const { id, key } of store.listings.unlisted()) jobs.enqueue('archive_listing', { build_id: id, key });
+  for (const { id, key } of createDomain(store, events).builds.unlistedArchives()) jobs.enqueue('archive_listing', { build_id: id, key });
   events.on('artifacts:stored', ({ buildId, key }) => {
     // The upload is already answered 201; a store error here must not turn into its failure.
     try {

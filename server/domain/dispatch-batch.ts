@@ -5,7 +5,7 @@
 // (each still takes the oldest pending build it may, so exactly-once and oldest-first hold as
 // before), and every answer waits until COMMIT has returned: an acknowledged build is in the WAL,
 // in the kernel, as the durability rule asks.
-import type { Store } from '../store/index.ts';
+import type { BuildsPort, ProjectsPort, RunnersPort, Transactions } from '../store/ports.ts';
 import type { Build } from '../store/builds.ts';
 import type { Project } from '../store/projects.ts';
 import type { Runner, RunnerInfo } from '../store/runners.ts';
@@ -28,7 +28,7 @@ export class DispatchBatch {
   private queue: Poll[] = [];
   private scheduled = false;
 
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: Transactions & { runners: RunnersPort; builds: BuildsPort; projects: ProjectsPort }) {}
 
   /**
    * Records the runner's contact and, when `take`, hands it the oldest pending build it may take.
@@ -49,10 +49,10 @@ export class DispatchBatch {
     this.scheduled = false;
     const polls = this.queue;
     this.queue = [];
-    const { db, runners, builds, projects } = this.store;
+    const { runners, builds, projects } = this.store;
     let results: (Taken | undefined)[];
     try {
-      results = db.tx(() => {
+      results = this.store.tx(() => {
         // Most builds of a batch share a project: each is read once, inside the same transaction.
         const projectsById = new Map<number, Project | undefined>();
         return polls.map((p) => {

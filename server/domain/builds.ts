@@ -1,0 +1,210 @@
+// The build lifecycle: how a build is created, handed out, updated, finished and its trace and
+// artifacts kept. Route handlers and jobs call these; they own the transactions, the events
+// (build:pending, build:finished, artifacts:stored) and the trace release, so no caller can forget one.
+import type { Readable } from 'node:stream';
+import type { AppEvents } from '../context.ts';
+import type { Store } from '../store/index.ts';
+import type { Build, BuildCredentials, BuildFilter, NewBuild } from '../store/builds.ts';
+import type { Runner, RunnerInfo } from '../store/runners.ts';
+import type { AppendResult } from '../store/traces.ts';
+import type { StagedUpload } from '../store/artifacts.ts';
+import type { ArchiveListing, ListingSummary } from '../store/artifact-listings.ts';
+import { DispatchBatch, type Taken } from './dispatch-batch.ts';
+
+export type UpdateResult =
+  /** `Ci::Build.where(runner_id:).running.find(id)` found nothing: the runner hears 404. */
+  | { ok: false; reason: 'not-found' }
+  /** A trace was sent that is not text. */
+  | { ok: false; reason: 'trace-invalid' }
+  | { ok: false; reason: 'trace-too-large' }
+  | { ok: true; build: Build };
+
+export class BuildsDomain {
+  private readonly batch: DispatchBatch;
+
+  constructor(
+    private readonly store: Store,
+    private readonly events: AppEvents,
+  ) {
+    this.batch = new DispatchBatch(store);
+  }
+
+  byId(id: number): Build | undefined {
+    return this.store.builds.byId(id);
+  }
+
+  byIds(ids: number[]): Build[] {
+    return this.store.builds.byIds(ids);
+  }
+
+  list(filter: BuildFilter = {}): Build[] {
+    return this.store.builds.list(filter);
+  }
+
+  /** What the build-token endpoints authenticate against (cached while a build streams its trace). */
+  credentials(id: number): BuildCredentials | undefined {
+    return this.store.builds.credentials(id);
+  }
+
+  /** `count` pending builds of one input, all or none (a failure part-way stores none, so a retry cannot duplicate). */
+  create(input: NewBuild, count: number): Build[] {
+    const created = this.store.tx(() => Array.from({ length: count }, () => this.store.builds.create(input)));
+    for (const b of created) this.events.emit('build:pending', b);
+    return created;
+  }
+
+  /**
+   * Records the runner's contact and, when `take`, hands it the oldest pending build it may take.
+   * Polls of one event-loop turn share one transaction (dispatch-batch.ts).
+   */
+  poll(runner: Runner, info: RunnerInfo | undefined, take: boolean): Promise<Taken | undefined> {
+    return this.batch.poll(runner, info, take);
+  }
+
+  /**
+   * The runner's PUT: contact first (also when the build is not its own), then the full trace when
+   * sent, then the final state. Only a build running on this runner may be updated. `trace: null`:
+   * one was sent that is not text.
+   */
+  update(runner: Runner, id: number | undefined, change: { info?: RunnerInfo; trace?: string | null; state?: string }): UpdateResult {
+    this.store.runners.touch(runner, change.info);
+    const build = id === undefined ? undefined : this.store.builds.byId(id);
+    if (!build || build.runner_id !== runner.id || build.status !== 'running') return { ok: false, reason: 'not-found' };
+    if (change.trace === null) return { ok: false, reason: 'trace-invalid' };
+    if (change.trace !== undefined && !this.store.traces.replace(build.id, Buffer.from(change.trace, 'utf8')).ok) {
+      return { ok: false, reason: 'trace-too-large' };
+    }
+    if (change.state === 'success' || change.state === 'failed') {
+      return { ok: true, build: this.finish(build.id, change.state) ?? this.store.builds.byId(build.id)! };
+    }
+    return { ok: true, build };
+  }
+
+  /** running → success|failed; the finished build, or undefined when it was not running. */
+  finish(id: number, status: 'success' | 'failed'): Build | undefined {
+    return this.settle(id, () => this.store.builds.finish(id, status));
+  }
+
+  /** pending|running → canceled; the canceled build, or undefined when it was neither. */
+  cancel(id: number): Build | undefined {
+    return this.settle(id, () => this.store.builds.cancel(id));
+  }
+
+  /** Fails builds running past their timeout (the build's, else the project's); how many. */
+  failStuck(now: number): number {
+    let failed = 0;
+    for (const build of this.store.builds.stuck(now)) if (this.finish(build.id, 'failed')) failed++;
+    return failed;
+  }
+
+  /** The one way a build leaves pending/running: write, release its trace, re-read, tell everyone. */
+  private settle(id: number, write: () => boolean): Build | undefined {
+    if (!this.store.tx(write)) return undefined;
+    this.store.traces.release(id);
+    const done = this.store.builds.byId(id);
+    if (done) this.events.emit('build:finished', done);
+    return done;
+  }
+
+  /**
+   * Appends a trace part at `start` (GitLab's incremental trace rule). Synchronous on purpose: the
+   * trace PATCH is the hottest path and never waits; undefined when there is no such build.
+   */
+  appendTrace(id: number, start: number, bytes: Buffer): { build: BuildCredentials; result: AppendResult } | undefined {
+    const build = this.store.builds.credentials(id);
+    if (!build) return undefined;
+    return { build, result: this.store.traces.append(build.id, start, bytes) };
+  }
+
+  traceLength(id: number): number {
+    return this.store.traces.length(id);
+  }
+
+  readTrace(id: number, start = 0): { stream: Readable | null; length: number } {
+    return this.store.traces.read(id, start);
+  }
+
+  /** Streams an upload into a staging file; nothing is visible until storeArtifacts. */
+  stageArtifacts(source: Readable): Promise<StagedUpload> {
+    return this.store.artifacts.stage(source);
+  }
+
+  discardArtifacts(staged: StagedUpload): void {
+    this.store.artifacts.discard(staged);
+  }
+
+  get maxArtifactBytes(): number {
+    return this.store.artifacts.maxBytes;
+  }
+
+  /**
+   * Makes a staged upload the build's archive: the file is in place before the row points at it,
+   * the replaced archive goes after, and the listing job hears of it. The build as it is now.
+   */
+  storeArtifacts(buildId: number, staged: StagedUpload, meta: { filename: string; expire_at: number | null }): Build {
+    const old = this.store.builds.byId(buildId)?.artifacts_key ?? null;
+    let key: string;
+    try {
+      key = this.store.artifacts.commit(buildId, staged);
+    } catch (err) {
+      this.store.artifacts.discard(staged);
+      throw err;
+    }
+    this.store.tx(() => this.store.builds.setArtifacts(buildId, { key, filename: meta.filename, size: staged.size, expire_at: meta.expire_at }));
+    if (old && old !== key) this.store.artifacts.remove(old);
+    this.events.emit('artifacts:stored', { buildId, key });
+    return this.store.builds.byId(buildId)!;
+  }
+
+  /** Erases the build's archive (the row forgets it first, so no reader is pointed at a missing file). */
+  deleteArtifacts(build: Pick<Build, 'id' | 'artifacts_key'>): Build | undefined {
+    if (build.artifacts_key) {
+      this.store.tx(() => this.store.builds.clearArtifacts(build.id));
+      this.store.artifacts.remove(build.artifacts_key);
+    }
+    return this.store.builds.byId(build.id);
+  }
+
+  /** Erases every archive whose expiry has passed at `now`; how many. */
+  expireArtifacts(now: number): number {
+    const expired = this.store.builds.expiredArtifacts(now);
+    for (const build of expired) this.deleteArtifacts(build);
+    return expired.length;
+  }
+
+  /** The archive's size on disk and a stream of it; throws when the file cannot be opened. */
+  openArtifacts(key: string): { size: number; stream: Readable } {
+    const size = this.store.artifacts.size(key);
+    return { size, stream: this.store.artifacts.open(key) };
+  }
+
+  /** Where archive `key` is when it is still the build's current, unlisted one; undefined when there is nothing to list. */
+  archiveToList(buildId: number, key: string): string | undefined {
+    if (!this.isCurrentArchive(buildId, key)) return undefined;
+    if (this.store.listings.summary(buildId)) return undefined;
+    return this.store.artifacts.pathOf(key);
+  }
+
+  /** Whether `key` is still the build's archive (a newer upload or an expiry may have replaced it). */
+  isCurrentArchive(buildId: number, key: string): boolean {
+    return this.store.builds.byId(buildId)?.artifacts_key === key;
+  }
+
+  /** Stores the file list of archive `key`; false when the build's archive is no longer that one. */
+  recordListing(buildId: number, key: string, listing: ArchiveListing): boolean {
+    return this.store.tx(() => this.store.listings.set(buildId, key, listing));
+  }
+
+  /** Archives stored without a listing (their job was lost, or an older version kept none). */
+  unlistedArchives(): { id: number; key: string }[] {
+    return this.store.listings.unlisted();
+  }
+
+  listingSummary(buildId: number): ListingSummary | undefined {
+    return this.store.listings.summary(buildId);
+  }
+
+  listing(buildId: number): ArchiveListing | undefined {
+    return this.store.listings.get(buildId);
+  }
+}

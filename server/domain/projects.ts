@@ -1,0 +1,19 @@
+// Projects: each has its runners token (project runners register with it) and CI token.
+import type { Store } from '../store/index.ts';
+import type { Project } from '../store/projects.ts';
+
+export class ProjectsDomain {
+  constructor(private readonly store: Store) {}
+
+  create(input: { name: string; shared_runners_enabled?: boolean; build_timeout?: number }): Project {
+    return this.store.projects.create(input);
+  }
+
+  byId(id: number): Project | undefined {
+    return this.store.projects.byId(id);
+  }
+
+  list(): Project[] {
+    return this.store.projects.list();
+  }
+}
