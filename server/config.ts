@@ -1,6 +1,8 @@
-// Every setting of the server in one table: its flag, its JSCOPE_* variable, its default.
-// The CLI, the Electron shell and the tests all build a Config through `resolveConfig`,
-// so a knob added here is a flag, an environment variable and a documented default at once.
+// The config schema: every setting of the server in one table (SETTINGS): its flag, its JOBSCOPE_*
+// variable, its default. The CLI, the Electron shell and the tests all build a Config through
+// `resolveConfig`, so a knob added here is a flag, an environment variable and a documented default
+// at once, and a saved setting: <data dir>/settings.json is read here at start and written by
+// server/settings-api/saved-settings.ts. Not settings: the instance's tokens (store/secrets.ts).
 import fs from 'node:fs';
 import path from 'node:path';
 import { isLoopbackHost, unbindableHostProblem } from './host-address.ts';

@@ -1,4 +1,5 @@
-// /api/app/settings and /api/app/logs: the Settings view's backend.
+// /api/app/settings and /api/app/logs: the Settings view's backend (the saved settings file through
+// saved-settings.ts, validated by the config schema in server/config.ts).
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { requireAdmin } from '../auth/admin.ts';
@@ -6,7 +7,7 @@ import { ConfigError } from '../config.ts';
 import { ApiError } from '../http/errors.ts';
 import { tailLog } from '../http/log-file.ts';
 import { LogQuery, LogView, ResetRequest, ResetAnswer, SettingsUpdate, SettingsView } from '../contract/settings.ts';
-import { saveSettings, settingsView } from './settings-file.ts';
+import { saveSettings, settingsView } from './saved-settings.ts';
 
 const tags = ['app API'];
 const LEVELS: Record<number, string> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };

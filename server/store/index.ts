@@ -3,7 +3,7 @@ import type { Config } from '../config.ts';
 import { acquireDataDir, releaseDataDir, type DataDirLayout } from './data-dir.ts';
 import { tightenTree } from './private-files.ts';
 import { Db } from './db.ts';
-import { Settings } from './settings.ts';
+import { Secrets } from './secrets.ts';
 import { Users } from './users.ts';
 import { Projects } from './projects.ts';
 import { Runners } from './runners.ts';
@@ -12,26 +12,21 @@ import { TraceStore } from './traces.ts';
 import { ArtifactStore } from './artifacts.ts';
 import { ArtifactListings } from './artifact-listings.ts';
 import { newToken } from '../auth/tokens.ts';
-import type { ArtifactsPort, BuildsPort, ListingsPort, ProjectsPort, RunnersPort, SecretsPort, TracesPort, Transactions, UsersPort } from './ports.ts';
 import type { MonitorStore } from './monitor-ports.ts';
 import { sqliteMonitorStore } from './monitor-store.ts';
 
-/**
- * Storage as ports (store/ports.ts): the domain layer reads and writes through these, never through
- * an adapter class. Only the database handle is still handed out, for the job rows and the monitor's
- * history until their SQL moves in here too (issue 11); nothing else may use it.
- */
-export interface Store extends Transactions {
+export interface Store {
   layout: DataDirLayout;
   db: Db;
-  settings: SecretsPort;
-  users: UsersPort;
-  projects: ProjectsPort;
-  runners: RunnersPort;
-  builds: BuildsPort;
-  traces: TracesPort;
-  artifacts: ArtifactsPort;
-  listings: ListingsPort;
+  /** The instance's tokens (the `settings` table; not user settings: those are in config.ts and settings.json). */
+  secrets: Secrets;
+  users: Users;
+  projects: Projects;
+  runners: Runners;
+  builds: Builds;
+  traces: TraceStore;
+  artifacts: ArtifactStore;
+  listings: ArtifactListings;
   /** Watched connections, their sampled history and alerts (store/monitor-ports.ts). */
   monitor: MonitorStore;
   adminToken: string;
@@ -50,7 +45,7 @@ export function openStore(config: Config): Store {
   }
   // node-sqlite3-wasm locks the database by making the folder `<db>.lock` (mode left to the umask).
   tightenTree(`${layout.dbFile}.lock`);
-  const settings = new Settings(db);
+  const secrets = new Secrets(db);
   const builds = new Builds(db);
   const artifacts = new ArtifactStore(layout.artifactsDir, layout.tmpDir, { fsync: config.fsync, maxBytes: config.maxArtifactBytes });
   artifacts.sweep(builds.artifactKeys());
@@ -59,8 +54,7 @@ export function openStore(config: Config): Store {
   return {
     layout,
     db,
-    tx: (fn) => db.tx(fn),
-    settings,
+    secrets,
     users: new Users(db),
     projects: new Projects(db),
     runners: new Runners(db),
@@ -69,8 +63,8 @@ export function openStore(config: Config): Store {
     artifacts,
     listings: new ArtifactListings(db),
     monitor: sqliteMonitorStore(db),
-    adminToken: settings.ensure('admin_token', config.adminToken, () => newToken(16)),
-    registrationToken: settings.ensure('registration_token', config.registrationToken, () => newToken()),
+    adminToken: secrets.ensure('admin_token', config.adminToken, () => newToken(16)),
+    registrationToken: secrets.ensure('registration_token', config.registrationToken, () => newToken()),
     close() {
       if (closed) return;
       closed = true;

@@ -1,8 +1,11 @@
-// Instance settings kept in the database: the generated admin and registration tokens live here,
-// so they are created once and survive restarts.
+// The instance's secrets, kept in the database: the generated admin and registration tokens, created
+// once and surviving restarts (the table is named `settings` for history; it holds no user settings).
+// Settings live in three other homes: server/config.ts (the schema of every setting: flag, env,
+// default), server/settings-api/saved-settings.ts (<data dir>/settings.json, saved from the UI) and
+// the renderer's Settings view (renderer/views/settings/).
 import type { Db } from './db.ts';
 
-export class Settings {
+export class Secrets {
   constructor(private readonly db: Db) {}
 
   get(key: string): string | undefined {

@@ -1,4 +1,6 @@
-// Reading and writing <data dir>/settings.json, the settings saved from the UI.
+// The saved settings file, <data dir>/settings.json: what the UI saved for the next start, shown next
+// to each setting's default and the value in force. The schema it is checked against is
+// server/config.ts (SETTINGS); the instance's tokens are not settings and live in store/secrets.ts.
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
