@@ -14,19 +14,25 @@ import { ArtifactListings } from './artifact-listings.ts';
 import { newToken } from '../auth/tokens.ts';
 import type { MonitorStore } from './monitor-ports.ts';
 import { sqliteMonitorStore } from './monitor-store.ts';
+import type { ArtifactsPort, BuildsPort, ListingsPort, ProjectsPort, RunnersPort, SecretsPort, TracesPort, Transactions, UsersPort } from './ports.ts';
 
-export interface Store {
+/**
+ * Storage as ports (store/ports.ts): the domain layer reads and writes through these, never through
+ * an adapter class. Only the database handle is still handed out, for the job rows and the monitor's
+ * history until their SQL moves in here too (issue 11); nothing else may use it.
+ */
+export interface Store extends Transactions {
   layout: DataDirLayout;
   db: Db;
   /** The instance's tokens (the `settings` table; not user settings: those are in config.ts and settings.json). */
-  secrets: Secrets;
-  users: Users;
-  projects: Projects;
-  runners: Runners;
-  builds: Builds;
-  traces: TraceStore;
-  artifacts: ArtifactStore;
-  listings: ArtifactListings;
+  secrets: SecretsPort;
+  users: UsersPort;
+  projects: ProjectsPort;
+  runners: RunnersPort;
+  builds: BuildsPort;
+  traces: TracesPort;
+  artifacts: ArtifactsPort;
+  listings: ListingsPort;
   /** Watched connections, their sampled history and alerts (store/monitor-ports.ts). */
   monitor: MonitorStore;
   adminToken: string;
@@ -54,6 +60,7 @@ export function openStore(config: Config): Store {
   return {
     layout,
     db,
+    tx: (fn) => db.tx(fn),
     secrets,
     users: new Users(db),
     projects: new Projects(db),
