@@ -3,10 +3,9 @@
 // enqueued, one ack, retry or kill when done) and mirror the waiting jobs in memory, so reading
 // metrics never queries the backend. Memory queues serve the demo load, whose jobs need no
 // durability and would otherwise cost two writes each. The parts live in their own modules: kinds
-// (registry.ts), queues and pools (topology.ts), the retry set (retry-set.ts), the counters
-// (counters.ts) and storage (backend.ts).
+// (registry.ts), queues and pools (topology.ts), running a job and recording its end
+// (job-runner.ts), the retry set (retry-set.ts), the counters (counters.ts) and storage (backend.ts).
 import os from 'node:os';
-import { setMaxListeners } from 'node:events';
 import type { Config } from '../config.ts';
 import type { Service } from '../lifecycle.ts';
 import { systemClock, type Cancel, type Clock } from '../clock.ts';
@@ -18,7 +17,7 @@ import { RetrySet } from './retry-set.ts';
 import { Counters } from './counters.ts';
 import type { JobQueue } from './queue.ts';
 import type { PoolIdentity, WorkerPool } from './worker-pool.ts';
-import { retryDelay } from './retry.ts';
+import { JobRunner } from './job-runner.ts';
 import type { EnqueueOptions, FailedJob, Job, JobCounters, JobKind } from './types.ts';
 
 export class QueueKindError extends Error {}
@@ -37,16 +36,12 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
   /** The server's own pool: serves every durable queue. */
   readonly pool: WorkerPool;
   private readonly waitingByKind = new Map<string, number>();
-  /** Jobs being worked on, by queue: a queue with one running is not idle. */
-  private readonly runningByQueue = new Map<string, number>();
+  private readonly runner: JobRunner;
   /** Memory jobs are never stored, so their ids come from here. */
   private nextMemoryId = 1;
-  private readonly inFlight = new Set<Promise<void>>();
-  private readonly abort = new AbortController();
   private readonly timers: Cancel[] = [];
   private started = false;
   private stopping = false;
-  private closed = false;
 
   /** Set to the server's logger once it exists. */
   log: Log = console;
@@ -57,9 +52,18 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
     opts: { clock?: Clock } = {},
   ) {
     this.clock = opts.clock ?? systemClock;
-    // Every running job listens for the stop; thousands may run at once under the demo load.
-    setMaxListeners(0, this.abort.signal);
-    this.topology = new Topology(() => this.clock.now(), (job, from) => this.track(this.runJob(job, from)));
+    this.runner = new JobRunner({
+      kinds: this.kinds,
+      backend,
+      retrySet: this.retrySet,
+      counts: this.counts,
+      clock: this.clock,
+      config,
+      hasQueue: (name) => this.topology.queue(name) !== undefined,
+      taken: (job) => this.waitingByKind.set(job.kind, (this.waitingByKind.get(job.kind) ?? 1) - 1),
+      log: () => this.log,
+    });
+    this.topology = new Topology(() => this.clock.now(), (job, from) => this.runner.run(job, from));
     this.pool = this.topology.addPool({ hostname: os.hostname(), pid: process.pid, tag: 'jobscope', labels: [], concurrency: Math.max(1, config.jobConcurrency) });
   }
 
@@ -185,7 +189,7 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
     if (idleMs <= 0) return [];
     const retrying = this.retrySet.queueNames();
     const idle = [...this.topology.queues()].filter(
-      (q) => q.durable && q.backlog === 0 && now - q.lastActiveAt >= idleMs && !(this.runningByQueue.get(q.name) ?? 0) && !retrying.has(q.name) && !this.isBuiltin(q.name),
+      (q) => q.durable && q.backlog === 0 && now - q.lastActiveAt >= idleMs && !this.runner.isRunning(q.name) && !retrying.has(q.name) && !this.isBuiltin(q.name),
     );
     if (idle.length === 0) return [];
     this.backend.deleteQueues(idle.map((q) => q.name));
@@ -259,59 +263,7 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
     this.waitingByKind.set(job.kind, (this.waitingByKind.get(job.kind) ?? 0) + 1);
   }
 
-  // ---- running -------------------------------------------------------------------------------
-
-  private track(p: Promise<void>): Promise<void> {
-    this.inFlight.add(p);
-    return p.finally(() => this.inFlight.delete(p));
-  }
-
-  private async runJob(job: Job, from: JobQueue): Promise<void> {
-    const durable = from.durable;
-    if (durable) {
-      this.waitingByKind.set(job.kind, (this.waitingByKind.get(job.kind) ?? 1) - 1);
-      this.backend.claim(job);
-    }
-    this.runningByQueue.set(job.queue, (this.runningByQueue.get(job.queue) ?? 0) + 1);
-    let error: unknown;
-    try {
-      const kind = this.kinds.get(job.kind);
-      if (!kind) throw new Error(`no performer for job kind "${job.kind}"`);
-      await kind.perform(job.args, { signal: this.abort.signal });
-    } catch (err) {
-      error = err ?? new Error('job failed');
-    } finally {
-      const n = (this.runningByQueue.get(job.queue) ?? 1) - 1;
-      if (n > 0) this.runningByQueue.set(job.queue, n);
-      else this.runningByQueue.delete(job.queue);
-    }
-    // Cut off by shutdown: leave the job queued, it runs again at the next start.
-    if (this.closed || (this.stopping && error !== undefined)) return;
-    try {
-      this.record(job, durable, error);
-    } catch (err) {
-      this.log.warn({ err, job: job.id }, 'could not record the end of a job; it will run again after a restart');
-    }
-  }
-
-  /** Counts the run (Sidekiq counts failed runs as processed too) and retires, retries or buries the job. */
-  private record(job: Job, durable: boolean, error: unknown): void {
-    this.counts.count(error !== undefined);
-    if (!durable) return; // memory job: counters only, saved by the timer
-    const now = this.clock.now();
-    const counters = this.counts.unsaved();
-    // A queue deleted while this job ran takes no retry of it (it would come back to life).
-    if (error === undefined || job.retry === false || !this.topology.queue(job.queue)) this.backend.ack(job, counters);
-    else {
-      const failed: FailedJob = { ...job, run_at: null, failed_at: now, error: errorText(error) };
-      if (job.retry_count < job.retry) {
-        const retry = { ...failed, retry_count: job.retry_count + 1, run_at: now + retryDelay(job.retry_count, this.config.jobBackoffUnitMs) };
-        this.backend.retryLater(retry, counters);
-        this.retrySet.insert(retry);
-      } else this.backend.kill(failed, counters, this.config.jobDeadMax);
-    }
-    this.counts.saved(counters);
-  }
+  // ---- the retry and dead sets ----------------------------------------------------------------
 
   retries(): readonly FailedJob[] {
     return this.retrySet.list();
@@ -359,7 +311,7 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
   }
 
   private saveCounters(): void {
-    if (this.closed || !this.counts.hasUnsaved()) return;
+    if (this.runner.closed || !this.counts.hasUnsaved()) return;
     const counters = this.counts.unsaved();
     this.backend.addCounters(counters);
     this.counts.saved(counters);
@@ -371,22 +323,11 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
     this.stopping = true;
     for (const cancel of this.timers) cancel();
     this.topology.stopAll();
-    this.abort.abort();
-    if (this.inFlight.size > 0) {
-      // Real time, not the job system's clock: a manual test clock would never end the grace.
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([Promise.allSettled([...this.inFlight]), new Promise((r) => (timer = setTimeout(r, graceMs)))]);
-      clearTimeout(timer);
-    }
+    await this.runner.stop(graceMs);
     try {
       this.saveCounters();
     } finally {
-      this.closed = true;
+      this.runner.closed = true;
     }
   }
-}
-
-function errorText(err: unknown): string {
-  const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-  return text.slice(0, 2000);
 }

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../server/store/index.ts';
 import { resolveConfig } from '../../server/config.ts';
 import { SqliteJobBackend } from '../../server/store/sqlite-job-backend.ts';
-import type { NewJob } from '../../server/jobs/backend.ts';
+import type { JobBackend, NewJob } from '../../server/jobs/backend.ts';
 import type { FailedJob, Job } from '../../server/jobs/types.ts';
 import { tempDir } from '../helpers/server.ts';
 
@@ -13,7 +13,9 @@ const open: { store: Store; dir: string }[] = [];
 function openBackend(dir = tempDir()) {
   const store = openStore(resolveConfig({ dataDir: dir, logLevel: 'silent' }, {}));
   open.push({ store, dir });
-  return { backend: new SqliteJobBackend(store.db), store, dir };
+  // Through the port, as the job system sees it.
+  const backend: JobBackend = new SqliteJobBackend(store.db);
+  return { backend, store, dir };
 }
 function reopen(dir: string) {
   const i = open.findIndex((o) => o.dir === dir);

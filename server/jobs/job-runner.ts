@@ -1,0 +1,116 @@
+// Running a job taken from a queue to its end, and what the end means: counted, then acknowledged,
+// retried with backoff or buried in the dead set. Also the stop: running jobs are asked to give up
+// and waited for a little; a job cut off by the stop stays queued and runs again at the next start.
+import { setMaxListeners } from 'node:events';
+import type { Clock } from '../clock.ts';
+import type { JobBackend } from './backend.ts';
+import type { KindRegistry } from './registry.ts';
+import type { RetrySet } from './retry-set.ts';
+import type { Counters } from './counters.ts';
+import type { JobQueue } from './queue.ts';
+import { retryDelay } from './retry.ts';
+import type { FailedJob, Job } from './types.ts';
+
+export interface JobRunnerDeps {
+  kinds: KindRegistry;
+  backend: JobBackend;
+  retrySet: RetrySet;
+  counts: Counters;
+  clock: Clock;
+  config: { jobBackoffUnitMs: number; jobDeadMax: number };
+  /** Whether the queue still exists: a queue deleted while its job ran takes no retry of it. */
+  hasQueue(name: string): boolean;
+  /** A durable job left its queue's waiting jobs. */
+  taken(job: Job): void;
+  log(): { warn(obj: unknown, msg?: string): void };
+}
+
+export class JobRunner {
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly abort = new AbortController();
+  /** Jobs being worked on, by queue: a queue with one running is not idle. */
+  private readonly runningByQueue = new Map<string, number>();
+  private stopping = false;
+  /** Set once the end of the stop is written: later ends are not recorded. */
+  closed = false;
+
+  constructor(private readonly deps: JobRunnerDeps) {
+    // Every running job listens for the stop; thousands may run at once under the demo load.
+    setMaxListeners(0, this.abort.signal);
+  }
+
+  isRunning(queue: string): boolean {
+    return (this.runningByQueue.get(queue) ?? 0) > 0;
+  }
+
+  /** Runs one job to its end; never rejects. */
+  run(job: Job, from: JobQueue): Promise<void> {
+    const p = this.runJob(job, from);
+    this.inFlight.add(p);
+    return p.finally(() => this.inFlight.delete(p));
+  }
+
+  /** Asks running jobs to give up and waits up to `graceMs` for them. */
+  async stop(graceMs: number): Promise<void> {
+    this.stopping = true;
+    this.abort.abort();
+    if (this.inFlight.size === 0) return;
+    // Real time, not the job system's clock: a manual test clock would never end the grace.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.allSettled([...this.inFlight]), new Promise((r) => (timer = setTimeout(r, graceMs)))]);
+    clearTimeout(timer);
+  }
+
+  private async runJob(job: Job, from: JobQueue): Promise<void> {
+    const { kinds, backend } = this.deps;
+    const durable = from.durable;
+    if (durable) {
+      this.deps.taken(job);
+      backend.claim(job);
+    }
+    this.runningByQueue.set(job.queue, (this.runningByQueue.get(job.queue) ?? 0) + 1);
+    let error: unknown;
+    try {
+      const kind = kinds.get(job.kind);
+      if (!kind) throw new Error(`no performer for job kind "${job.kind}"`);
+      await kind.perform(job.args, { signal: this.abort.signal });
+    } catch (err) {
+      error = err ?? new Error('job failed');
+    } finally {
+      const n = (this.runningByQueue.get(job.queue) ?? 1) - 1;
+      if (n > 0) this.runningByQueue.set(job.queue, n);
+      else this.runningByQueue.delete(job.queue);
+    }
+    // Cut off by shutdown: leave the job queued, it runs again at the next start.
+    if (this.closed || (this.stopping && error !== undefined)) return;
+    try {
+      this.record(job, durable, error);
+    } catch (err) {
+      this.deps.log().warn({ err, job: job.id }, 'could not record the end of a job; it will run again after a restart');
+    }
+  }
+
+  /** Counts the run (Sidekiq counts failed runs as processed too) and retires, retries or buries the job. */
+  private record(job: Job, durable: boolean, error: unknown): void {
+    const { backend, counts, config } = this.deps;
+    counts.count(error !== undefined);
+    if (!durable) return; // memory job: counters only, saved by the job system's timer
+    const now = this.deps.clock.now();
+    const counters = counts.unsaved();
+    if (error === undefined || job.retry === false || !this.deps.hasQueue(job.queue)) backend.ack(job, counters);
+    else {
+      const failed: FailedJob = { ...job, run_at: null, failed_at: now, error: errorText(error) };
+      if (job.retry_count < job.retry) {
+        const retry = { ...failed, retry_count: job.retry_count + 1, run_at: now + retryDelay(job.retry_count, config.jobBackoffUnitMs) };
+        backend.retryLater(retry, counters);
+        this.deps.retrySet.insert(retry);
+      } else backend.kill(failed, counters, config.jobDeadMax);
+    }
+    counts.saved(counters);
+  }
+}
+
+function errorText(err: unknown): string {
+  const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  return text.slice(0, 2000);
+}
