@@ -1,5 +1,6 @@
 // Connections: list, add, change, remove, test. Tokens go in, never out (answers are ConnectionView).
 import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { ConnectionPatch, ConnectionView, NewConnection, TestResult, Thresholds } from '../contract/app.ts';
 import type { Monitor } from '../monitor/monitor.ts';
@@ -24,7 +25,8 @@ function baseUrlOrThrow(raw: string): string {
 
 const asTestResult = (o: FetchOutcome): TestResult => ({ ok: o.ok, status: o.status, message: o.message, latency_ms: o.latencyMs, sample: o.metrics });
 
-export async function connectionRoutes(app: FastifyInstance, { monitor }: { monitor: Monitor }) {
+export async function connectionRoutes(fastify: FastifyInstance, { monitor }: { monitor: Monitor }) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get('/connections', { schema: { tags, summary: 'Every watched connection (the embedded one first); tokens are never included', response: { 200: Type.Array(ConnectionView) } } }, async () =>
     monitor.connections.list().map(view),
   );
@@ -33,7 +35,7 @@ export async function connectionRoutes(app: FastifyInstance, { monitor }: { moni
     '/connections',
     { schema: { tags, summary: 'Add a remote GitLab (or Jobscope) to watch; sampling starts at once', body: NewConnection, response: { 201: ConnectionView } } },
     async (request, reply) => {
-      const b = request.body as NewConnection;
+      const b = request.body;
       const c = monitor.connections.create({
         name: b.name.trim() || 'GitLab',
         baseUrl: baseUrlOrThrow(b.base_url),
@@ -52,8 +54,8 @@ export async function connectionRoutes(app: FastifyInstance, { monitor }: { moni
     '/connections/:id',
     { schema: { tags, summary: 'Change a connection (name, URL, token, API version, segment, interval, enabled)', params: IdParams, body: ConnectionPatch, response: { 200: ConnectionView } } },
     async (request) => {
-      const c = connectionOr404(monitor, (request.params as { id: string }).id);
-      const p = request.body as ConnectionPatch;
+      const c = connectionOr404(monitor, request.params.id);
+      const p = request.body;
       if (c.kind === 'embedded' && (p.base_url !== undefined || p.private_token !== undefined || p.api_version !== undefined || p.segment !== undefined)) {
         throw badRequest('the embedded connection is this server: only name, interval_s and enabled can change');
       }
@@ -83,11 +85,11 @@ export async function connectionRoutes(app: FastifyInstance, { monitor }: { moni
     '/connections/:id',
     { schema: { tags, summary: 'Stop watching a remote connection and delete its history (not the embedded one)', params: IdParams, response: { 204: Type.Null() } } },
     async (request, reply) => {
-      const c = connectionOr404(monitor, (request.params as { id: string }).id);
+      const c = connectionOr404(monitor, request.params.id);
       if (c.kind === 'embedded') throw badRequest('the embedded connection cannot be deleted; disable it instead (PATCH enabled=false)');
       monitor.removed(c.id);
       monitor.connections.remove(c.id);
-      return reply.code(204).send();
+      return reply.code(204).send(null);
     },
   );
 
@@ -95,7 +97,7 @@ export async function connectionRoutes(app: FastifyInstance, { monitor }: { moni
     '/connections/test',
     { schema: { tags, summary: 'Try a connection before saving it: one compound_metrics read, nothing stored', body: NewConnection, response: { 200: TestResult } } },
     async (request) => {
-      const b = request.body as NewConnection;
+      const b = request.body;
       const o = await monitor.probe({ kind: 'gitlab', baseUrl: baseUrlOrThrow(b.base_url), token: b.private_token, apiVersion: b.api_version ?? 'v4', segment: b.segment ?? 'sidekiq' });
       return asTestResult(o);
     },
@@ -104,21 +106,21 @@ export async function connectionRoutes(app: FastifyInstance, { monitor }: { moni
   app.post(
     '/connections/:id/test',
     { schema: { tags, summary: 'Try a saved connection now: one compound_metrics read, nothing stored', params: IdParams, response: { 200: TestResult } } },
-    async (request) => asTestResult(await monitor.probe(connectionOr404(monitor, (request.params as { id: string }).id))),
+    async (request) => asTestResult(await monitor.probe(connectionOr404(monitor, request.params.id))),
   );
 
   app.get(
     '/connections/:id/thresholds',
     { schema: { tags, summary: 'Alert thresholds of a connection: per queue, a default, and a failure rate', params: IdParams, response: { 200: Thresholds } } },
-    async (request) => connectionOr404(monitor, (request.params as { id: string }).id).thresholds,
+    async (request) => connectionOr404(monitor, request.params.id).thresholds,
   );
 
   app.put(
     '/connections/:id/thresholds',
     { schema: { tags, summary: 'Replace the alert thresholds of a connection', params: IdParams, body: Thresholds, response: { 200: Thresholds } } },
     async (request) => {
-      const c = connectionOr404(monitor, (request.params as { id: string }).id);
-      const t = request.body as Thresholds;
+      const c = connectionOr404(monitor, request.params.id);
+      const t = request.body;
       if (Object.keys(t.queues).length > 5000) throw badRequest('queues: at most 5000 per-queue rules');
       monitor.connections.setThresholds(c.id, t);
       return t;

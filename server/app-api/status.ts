@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.ts';
 import { AppStatus } from '../contract/app.ts';
 import { packageRoot } from '../ui/package-root.ts';
@@ -14,7 +15,8 @@ function version(): string {
   }
 }
 
-export async function statusRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
+export async function statusRoutes(fastify: FastifyInstance, { ctx }: { ctx: AppContext }) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const v = version();
   app.get('/status', { schema: { tags: ['app API'], summary: 'Version, host mode and data dir of this backend', response: { 200: AppStatus } } }, async () => ({
     version: v,

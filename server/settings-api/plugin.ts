@@ -1,6 +1,7 @@
 // /api/app/settings and /api/app/logs: the Settings view's backend (the saved settings file through
 // saved-settings.ts, validated by the config schema in server/config.ts).
 import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.ts';
 import { requireAdmin } from '../auth/admin.ts';
 import { ConfigError } from '../config.ts';
@@ -13,7 +14,8 @@ const tags = ['app API'];
 const LEVELS: Record<number, string> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
 const RANK: Record<string, number> = { debug: 20, info: 30, warn: 40, error: 50 };
 
-export async function settingsApi(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
+export async function settingsApi(fastify: FastifyInstance, { ctx }: { ctx: AppContext }) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.addHook('onRequest', async (request) => requireAdmin(ctx.store, request));
   for (const w of ctx.config.settingsWarnings ?? []) app.log.warn(w);
 
@@ -21,7 +23,7 @@ export async function settingsApi(app: FastifyInstance, { ctx }: { ctx: AppConte
     settingsView(ctx.config),
   );
 
-  app.put<{ Body: SettingsUpdate }>(
+  app.put(
     '/settings',
     { schema: { tags, summary: 'Save settings to <data dir>/settings.json (applied at the next start; flags and env still win)', body: SettingsUpdate, response: { 200: SettingsView } } },
     async (request) => {
@@ -35,7 +37,7 @@ export async function settingsApi(app: FastifyInstance, { ctx }: { ctx: AppConte
     },
   );
 
-  app.post<{ Body: ResetRequest }>(
+  app.post(
     '/reset',
     {
       schema: {
@@ -55,7 +57,7 @@ export async function settingsApi(app: FastifyInstance, { ctx }: { ctx: AppConte
     },
   );
 
-  app.get<{ Querystring: LogQuery }>(
+  app.get(
     '/logs',
     { schema: { tags, summary: 'The last lines of the server log (<data dir>/logs/jobscope.log), newest last', querystring: LogQuery, response: { 200: LogView } } },
     async (request) => {
