@@ -5,6 +5,17 @@ import type { Store } from '../store/index.ts';
 import type { NewRunner, Runner, RunnerInfo } from '../store/runners.ts';
 import { safeEqual } from '../auth/tokens.ts';
 
+/** Only the keys GitLab copies from `info` into the runner row (helpers.rb `update_runner_info`). */
+export function pickInfo(info: unknown): RunnerInfo | undefined {
+  if (!info || typeof info !== 'object' || Array.isArray(info)) return undefined;
+  const out: RunnerInfo = {};
+  for (const key of ['name', 'version', 'revision', 'platform', 'architecture', 'executor'] as const) {
+    const v = (info as Record<string, unknown>)[key];
+    if (typeof v === 'string' && v.length <= 255) out[key] = v;
+  }
+  return out;
+}
+
 export type RegisterResult =
   | { ok: true; runner: Runner }
   /** The token is neither the registration token nor a project's runners token. */

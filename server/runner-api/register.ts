@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { notFound } from '../http/errors.ts';
 import { readParams, str } from '../http/params.ts';
-import { pickInfo } from '../store/runners.ts';
+import { pickInfo } from '../domain/runners.ts';
 import { authenticateRunner } from './auth.ts';
 import { buildDetails } from './build-details.ts';
 

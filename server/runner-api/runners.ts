@@ -4,7 +4,7 @@ import type { AppContext } from '../context.ts';
 import { asToken } from '../auth/tokens.ts';
 import { forbidden, missing, notFound } from '../http/errors.ts';
 import { bool, given, readParams, str, type Params } from '../http/params.ts';
-import { pickInfo } from '../store/runners.ts';
+import { pickInfo } from '../domain/runners.ts';
 import { authenticateRunner } from './auth.ts';
 
 /**

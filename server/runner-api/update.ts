@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.ts';
 import { ApiError, recordNotFound, tooLarge } from '../http/errors.ts';
 import { pathId, readParams, str } from '../http/params.ts';
-import { pickInfo } from '../store/runners.ts';
+import { pickInfo } from '../domain/runners.ts';
 import { authenticateRunner } from './auth.ts';
 import { buildDetails } from './build-details.ts';
 import { RunnerPathId } from './schemas.ts';

@@ -104,6 +104,9 @@ export interface TracesPort {
   release(buildId: number): void;
 }
 
+/** What ArtifactsPort.stage throws when the upload reaches the limit (exactly the limit is too large, as in GitLab). */
+export { TooLargeError } from './artifacts.ts';
+
 /** Artifact archives: staged whole, then committed under a server-made key. */
 export interface ArtifactsPort {
   readonly maxBytes: number;

@@ -72,17 +72,6 @@ export interface NewRunner {
   active?: boolean;
 }
 
-/** Only the keys GitLab copies from `info` into the runner row (helpers.rb `update_runner_info`). */
-export function pickInfo(info: unknown): RunnerInfo | undefined {
-  if (!info || typeof info !== 'object' || Array.isArray(info)) return undefined;
-  const out: RunnerInfo = {};
-  for (const key of ['name', 'version', 'revision', 'platform', 'architecture', 'executor'] as const) {
-    const v = (info as Record<string, unknown>)[key];
-    if (typeof v === 'string' && v.length <= 255) out[key] = v;
-  }
-  return out;
-}
-
 /** How stale a stored contact time may get while a runner keeps polling. */
 export const CONTACT_WRITE_MS = 3000;
 
