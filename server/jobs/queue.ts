@@ -58,9 +58,4 @@ export class JobQueue {
     this.head = 0;
     return out;
   }
-
-  /** Waiting jobs, oldest first (a copy, at most `limit`). */
-  peek(limit: number): Job[] {
-    return this.items.slice(this.head, this.head + limit);
-  }
 }
