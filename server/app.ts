@@ -60,7 +60,6 @@ export async function buildServer(config: Config, deps: ServerDeps = {}): Promis
 }
 
 async function assemble(config: Config, store: Store, deps: ServerDeps): Promise<JobscopeServer> {
-  const closers: (() => Promise<void> | void)[] = [];
   const jobs = new JobSystem(config, new SqliteJobBackend(store.db), { clock: deps.clock ?? systemClock });
   const events = new AppEvents();
   const ctx: AppContext = {
@@ -73,7 +72,6 @@ async function assemble(config: Config, store: Store, deps: ServerDeps): Promise
     demo: new DemoLoad(jobs, config.demo),
     services: new Services(),
     startedAt: Date.now(),
-    onClose: (fn) => void closers.push(fn),
   };
 
   const app = Fastify({
@@ -127,10 +125,9 @@ async function assemble(config: Config, store: Store, deps: ServerDeps): Promise
     await ctx.services.startAll();
   } catch (err) {
     await ctx.services.stopAll().catch(() => undefined);
-    for (const fn of closers.reverse()) await fn();
     throw err;
   }
-  // Work that talks to this server over HTTP finishes while it still answers.
+  // Work that talks to this server over HTTP (a simulator fleet) stops before the server closes its sockets.
   app.addHook('preClose', () => ctx.services.drainAll());
 
   let closed = false;
@@ -152,7 +149,6 @@ async function assemble(config: Config, store: Store, deps: ServerDeps): Promise
       try {
         await ctx.services.stopAll();
       } finally {
-        for (const fn of closers.reverse()) await fn();
         store.close();
       }
     },

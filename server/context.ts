@@ -51,8 +51,6 @@ export interface AppContext {
   /** Every long-running part (monitor, simulator, ...): the app starts them after its routes, stops them before the store closes. */
   services: Services;
   startedAt: number;
-  /** Services register their shutdown here; run in reverse order before the store closes. */
-  onClose(fn: () => Promise<void> | void): void;
   /** Set by a host that can restart the server (server/hosts/server-host.ts): empties the data and restarts. */
   requestReset?: () => Promise<void>;
 }

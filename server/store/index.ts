@@ -18,8 +18,9 @@ import type { ArtifactsPort, BuildsPort, ListingsPort, ProjectsPort, RunnersPort
 
 /**
  * Storage as ports (store/ports.ts): the domain layer reads and writes through these, never through
- * an adapter class. Only the database handle is still handed out, for the job rows and the monitor's
- * history until their SQL moves in here too (issue 11); nothing else may use it.
+ * an adapter class; the monitor's are store/monitor-ports.ts (Store.monitor). The database handle is
+ * still handed out, for the app to build the job backend's adapter (store/sqlite-job-backend.ts) on
+ * it and for tests that read rows; nothing else may use it.
  */
 export interface Store extends Transactions {
   layout: DataDirLayout;
