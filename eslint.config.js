@@ -14,6 +14,9 @@ export default tseslint.config(
     rules: {
       // `const { pid: _pid, ...fields } = x` is how a field is left out of a copy.
       '@typescript-eslint/no-unused-vars': ['error', { ignoreRestSiblings: true }],
+      // A `let` that a callback registered earlier reads (`if (!win) return`) cannot be a const
+      // declared at its one assignment: the callback would hit the temporal dead zone instead.
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
     },
   },
   {

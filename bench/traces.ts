@@ -70,7 +70,7 @@ export async function run({ quick = false }: { quick?: boolean } = {}): Promise<
     const runner = await registerRunner(s, 'bench-traces');
     const tokens = new Map<number, string>();
     for (let i = 0; i < STREAMS; i++) {
-      const r = await sendJson(`${s.url}/ci/api/v1/builds/register.json`, 'POST', { token: runner });
+      const r = await sendJson<{ id: number; token: string }>(`${s.url}/ci/api/v1/builds/register.json`, 'POST', { token: runner });
       tokens.set(r.body.id, r.body.token);
     }
     const oursTarget: Target = { ids: [...tokens.keys()], url: (id) => `${s.url}/ci/api/v1/builds/${id}/trace.txt`, headers: (id) => ({ 'build-token': tokens.get(id)!, 'user-agent': RUNNER_UA }) };

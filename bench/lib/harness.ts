@@ -167,7 +167,7 @@ export function send(url: string, opts: { method?: string; headers?: Record<stri
   });
 }
 
-export async function sendJson<T = any>(url: string, method: string, body: unknown, headers: Record<string, string> = {}, agent?: http.Agent): Promise<{ status: number; body: T }> {
+export async function sendJson<T = unknown>(url: string, method: string, body: unknown, headers: Record<string, string> = {}, agent?: http.Agent): Promise<{ status: number; body: T }> {
   const r = await send(url, { method, agent, headers: { 'content-type': 'application/json', 'user-agent': RUNNER_UA, ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = r.body.toString('utf8');
   return { status: r.status, body: (text && String(r.headers['content-type']).startsWith('application/json') ? JSON.parse(text) : text) as T };
@@ -179,7 +179,7 @@ export const log = (msg: string) => process.stderr.write(`${msg}\n`);
 
 /** Sets up a project and registers a shared runner with it, through the control and runner APIs. */
 export async function project(s: BenchServer, name: string): Promise<{ id: number }> {
-  const r = await sendJson(`${s.url}/api/v3/sim/projects`, 'POST', { name }, { 'private-token': s.adminToken });
+  const r = await sendJson<{ id: number }>(`${s.url}/api/v3/sim/projects`, 'POST', { name }, { 'private-token': s.adminToken });
   if (r.status !== 201) throw new Error(`create project: ${r.status} ${JSON.stringify(r.body)}`);
   return r.body;
 }
@@ -192,7 +192,7 @@ export async function createBuilds(s: BenchServer, projectId: number, count: num
 }
 
 export async function registerRunner(s: BenchServer, description: string, agent?: http.Agent): Promise<string> {
-  const r = await sendJson(`${s.url}/ci/api/v1/runners/register.json`, 'POST', { token: s.registrationToken, description }, {}, agent);
+  const r = await sendJson<{ token: string }>(`${s.url}/ci/api/v1/runners/register.json`, 'POST', { token: s.registrationToken, description }, {}, agent);
   if (r.status !== 201) throw new Error(`register runner: ${r.status} ${JSON.stringify(r.body)}`);
-  return r.body.token as string;
+  return r.body.token;
 }

@@ -287,10 +287,14 @@ export class Builds {
   list(f: BuildFilter = {}): Build[] {
     const where: string[] = [];
     const params: (string | number)[] = [];
-    if (f.status) (where.push('status = ?'), params.push(f.status));
-    if (f.project_id !== undefined) (where.push('project_id = ?'), params.push(f.project_id));
-    if (f.runner_id !== undefined) (where.push('runner_id = ?'), params.push(f.runner_id));
-    if (f.before_id !== undefined) (where.push('id < ?'), params.push(f.before_id));
+    const filter = (sql: string, value: string | number) => {
+      where.push(sql);
+      params.push(value);
+    };
+    if (f.status) filter('status = ?', f.status);
+    if (f.project_id !== undefined) filter('project_id = ?', f.project_id);
+    if (f.runner_id !== undefined) filter('runner_id = ?', f.runner_id);
+    if (f.before_id !== undefined) filter('id < ?', f.before_id);
     params.push(Math.min(Math.max(f.limit ?? 100, 1), 1000));
     const sql = `SELECT * FROM builds ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY id DESC LIMIT ?`;
     return this.db.all<BuildRow>(sql, params).map(toBuild);

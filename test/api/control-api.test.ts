@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
+import type { BuildView, ProjectView, RunnerView } from '../../server/contract/control.ts';
 import { createBuild, createProject, registerRunner } from '../helpers/fixtures.ts';
 import { control, INFO, patchTrace, raw, runnerJson, runningBuild } from './lib.ts';
 
@@ -72,7 +73,7 @@ describe('projects', () => {
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({ id: expect.any(Number), name: 'listed', runners_token: expect.any(String), ci_token: expect.any(String) });
     expect(r.body.runners_token).not.toBe(r.body.ci_token);
-    const list = (await control(s, '/projects')).body as any[];
+    const list = (await control(s, '/projects')).body as ProjectView[];
     expect(list.find((p) => p.id === r.body.id)).toMatchObject({ name: 'listed', runners_token: r.body.runners_token });
     expect((await control(s, '/projects', { method: 'POST', json: {} })).status).toBe(400);
   });
@@ -126,11 +127,11 @@ describe('builds', () => {
     const pending = await createBuild(s, project.id, { tag_list: ['never'] });
     const other = await createProject(s, 'filters-other');
     const otherBuild = await createBuild(s, other.id, { tag_list: ['never'] });
-    const mine = (await control(s, `/builds?project_id=${project.id}`)).body as any[];
+    const mine = (await control(s, `/builds?project_id=${project.id}`)).body as BuildView[];
     expect(mine.map((b) => b.id)).toEqual([pending.id, build.id]);
-    const running = (await control(s, `/builds?project_id=${project.id}&status=running`)).body as any[];
+    const running = (await control(s, `/builds?project_id=${project.id}&status=running`)).body as BuildView[];
     expect(running.map((b) => b.id)).toEqual([build.id]);
-    const allPending = (await control(s, '/builds?status=pending')).body as any[];
+    const allPending = (await control(s, '/builds?status=pending')).body as BuildView[];
     expect(allPending.map((b) => b.id)).toEqual(expect.arrayContaining([pending.id, otherBuild.id]));
     expect(allPending.every((b) => b.status === 'pending')).toBe(true);
     const one = await control(s, `/builds/${build.id}`);
@@ -178,14 +179,18 @@ describe('runners', () => {
   it('GET /runners → id, description, active, is_shared, project_id and last_contact_at updated by polls', async () => {
     const project = await createProject(s, 'runners');
     const reg = await runnerJson(`${s.url}/ci/api/v1/runners/register.json`, 'POST', { token: project.runners_token, description: 'mine', info: INFO });
-    const find = async () => ((await control(s, '/runners')).body as any[]).find((r) => r.id === reg.json.id);
+    const find = async () => {
+      const row = ((await control(s, '/runners')).body as RunnerView[]).find((r) => r.id === reg.json.id);
+      if (!row) throw new Error(`runner ${reg.json.id} is not listed`);
+      return row;
+    };
     const first = await find();
     expect(first).toMatchObject({ id: reg.json.id, description: 'mine', active: true, is_shared: false, project_id: project.id });
-    expect(Number.isNaN(Date.parse(first.last_contact_at))).toBe(false);
+    expect(Number.isNaN(Date.parse(first.last_contact_at ?? ''))).toBe(false);
     await new Promise((r) => setTimeout(r, 15));
     await runnerJson(`${s.url}/ci/api/v1/builds/register.json`, 'POST', { token: reg.json.token, info: { ...INFO, version: '1.11.6' } });
     const second = await find();
-    expect(Date.parse(second.last_contact_at)).toBeGreaterThan(Date.parse(first.last_contact_at));
+    expect(Date.parse(second.last_contact_at ?? '')).toBeGreaterThan(Date.parse(first.last_contact_at ?? ''));
     expect(second.version).toBe('1.11.6');
     expect(JSON.stringify(await control(s, '/runners'))).not.toContain(reg.json.token);
   });

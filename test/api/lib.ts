@@ -6,6 +6,7 @@ import yazl from 'yazl';
 import { http, RUNNER_UA } from '../helpers/http.ts';
 import { createBuild, createProject, registerRunner } from '../helpers/fixtures.ts';
 import type { TestServer } from '../helpers/server.ts';
+import type { LooseJson } from '../helpers/json.ts';
 
 export { RUNNER_UA };
 
@@ -14,7 +15,7 @@ export interface RawRes {
   headers: nodeHttp.IncomingHttpHeaders;
   raw: Buffer;
   /** Parsed JSON when the answer is JSON, else undefined. */
-  json: any;
+  json: LooseJson;
 }
 
 export interface RawOpts {
@@ -131,7 +132,7 @@ export function patchTrace(s: TestServer, buildId: number | string, opts: { toke
 export interface Running {
   project: { id: number; name: string; runners_token: string; ci_token: string };
   runner: { id: number; token: string };
-  build: any;
+  build: LooseJson;
 }
 
 /** A project, a project runner, and one build that the runner has taken (status running). */

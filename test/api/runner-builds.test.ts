@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { createBuild, createProject, registerRunner } from '../helpers/fixtures.ts';
+import type { BuildView } from '../../server/contract/control.ts';
 import { control, INFO, multipart, patchTrace, raw, runnerJson, runningBuild, RUNNER_UA } from './lib.ts';
 
 let s: TestServer;
@@ -108,7 +109,7 @@ describe('POST /builds/register: which build a runner gets', () => {
     for (let i = 0; i < 3; i++) got.push((await poll(runner.token)).json.id);
     expect(got).toEqual([...ids].sort((a, b) => a - b));
     expect((await poll(runner.token)).status).toBe(204);
-    const listed = (await control(s, `/builds?project_id=${project.id}`)).body as any[];
+    const listed = (await control(s, `/builds?project_id=${project.id}`)).body as BuildView[];
     expect(listed.every((b) => b.status === 'running' && b.runner_id === runner.id && b.started_at)).toBe(true);
   });
 
@@ -207,7 +208,7 @@ describe('BuildDetails', () => {
       expect(typeof v.value).toBe('string');
       expect(typeof v.public).toBe('boolean');
     }
-    const vars = Object.fromEntries(b.variables.map((v: any) => [v.key, v]));
+    const vars = Object.fromEntries((b.variables as { key: string; value: string; public: boolean }[]).map((v) => [v.key, v]));
     expect(vars.CI_BUILD_ID.value).toBe(String(b.id));
     expect(vars.CI_BUILD_TOKEN).toEqual({ key: 'CI_BUILD_TOKEN', value: b.token, public: false });
     expect(vars.CI_BUILD_REF.value).toBe(b.sha);

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { createProject } from '../helpers/fixtures.ts';
+import type { RunnerView } from '../../server/contract/control.ts';
 import { control, INFO, multipart, raw, runnerJson, RUNNER_UA } from './lib.ts';
 
 let s: TestServer;
@@ -15,9 +16,17 @@ beforeAll(async () => {
 });
 afterAll(() => s.close());
 
-async function runnerRow(id: number) {
-  const list = (await control(s, '/runners')).body as any[];
+/** The runner's row in the control API's list, undefined once it is deleted. */
+async function runnerRow(id: number): Promise<RunnerView | undefined> {
+  const list = (await control(s, '/runners')).body as RunnerView[];
   return list.find((r) => r.id === id);
+}
+
+/** The row of a runner that must be listed. */
+async function listedRunner(id: number): Promise<RunnerView> {
+  const row = await runnerRow(id);
+  if (!row) throw new Error(`runner ${id} is not listed`);
+  return row;
 }
 
 describe('POST /runners/register', () => {
@@ -48,7 +57,7 @@ describe('POST /runners/register', () => {
     expect(multi.status).toBe(201);
     const query = await raw(url(`/runners/register.json?token=${s.registrationToken}&description=query`), { method: 'POST' });
     expect(query.status).toBe(201);
-    const rows = await Promise.all([form, multi, query].map((r) => runnerRow(r.json.id)));
+    const rows = await Promise.all([form, multi, query].map((r) => listedRunner(r.json.id)));
     expect(rows.map((r) => r.description)).toEqual(['form', 'multi', 'query']);
     expect(rows[0].tag_list).toEqual(['a', 'b']);
   });
@@ -79,8 +88,8 @@ describe('POST /runners/register', () => {
     const specific = await runnerJson(url('/runners/register.json'), 'POST', { token: project.runners_token });
     expect(shared.status).toBe(201);
     expect(specific.status).toBe(201);
-    const a = await runnerRow(shared.json.id);
-    const b = await runnerRow(specific.json.id);
+    const a = await listedRunner(shared.json.id);
+    const b = await listedRunner(specific.json.id);
     expect([a.is_shared, a.project_id]).toEqual([true, null]);
     expect([b.is_shared, b.project_id]).toEqual([false, project.id]);
     // `info` updates the runner row
@@ -94,7 +103,7 @@ describe('POST /runners/register', () => {
       body: `token=${s.registrationToken}&info%5Bversion%5D=1.5.3&info%5Bplatform%5D=darwin&tag_list%5B%5D=ruby&tag_list%5B%5D=mysql`,
     });
     expect(r.status).toBe(201);
-    const row = await runnerRow(r.json.id);
+    const row = await listedRunner(r.json.id);
     expect([row.version, row.platform]).toEqual(['1.5.3', 'darwin']);
     expect(row.tag_list).toEqual(['ruby', 'mysql']);
     const mp = multipart([
@@ -104,7 +113,7 @@ describe('POST /runners/register', () => {
     ]);
     const m = await raw(url('/runners/register'), { method: 'POST', headers: { 'content-type': mp.contentType }, body: mp.body });
     expect(m.status).toBe(201);
-    expect((await runnerRow(m.json.id)).architecture).toBe('arm64');
+    expect((await listedRunner(m.json.id)).architecture).toBe('arm64');
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
@@ -116,7 +125,7 @@ describe('POST /runners/register', () => {
       run_untagged: false,
     });
     expect(r.status).toBe(201);
-    const row = await runnerRow(r.json.id);
+    const row = await listedRunner(r.json.id);
     expect(row.description).toBe('tagged one');
     expect(row.tag_list).toEqual(['docker', 'linux']);
     expect(row.run_untagged).toBe(false);

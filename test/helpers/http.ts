@@ -1,12 +1,13 @@
 // A small fetch wrapper for tests: real HTTP, JSON in and out, headers and raw bytes kept.
-export interface Res<T = any> {
+import type { LooseJson } from './json.ts';
+export interface Res<T = LooseJson> {
   status: number;
   headers: Headers;
   body: T;
   raw: Buffer;
 }
 
-export async function http<T = any>(
+export async function http<T = LooseJson>(
   url: string,
   opts: { method?: string; json?: unknown; body?: BodyInit; headers?: Record<string, string>; token?: string } = {},
 ): Promise<Res<T>> {

@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { LooseJson } from '../helpers/json.ts';
 import { seededRandom } from '../../common/prng.ts';
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -121,7 +122,7 @@ export function request(
   });
 }
 
-export async function json<T = any>(url: string, method: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: T }> {
+export async function json<T = LooseJson>(url: string, method: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: T }> {
   const r = await request(url, { method, headers: { 'content-type': 'application/json', 'user-agent': RUNNER_UA, ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = r.body.toString('utf8');
   return { status: r.status, body: (text && (r.headers['content-type'] ?? '').startsWith('application/json') ? JSON.parse(text) : text) as T };

@@ -4,13 +4,16 @@
 import assert from 'node:assert/strict';
 import { Model, type MBuild } from './model.ts';
 import type { RealSystem } from './system.ts';
+import type { BuildView } from '../../../server/contract/control.ts';
+import type { ConnectionView } from '../../../server/contract/app.ts';
 
 /** One build's detail against the model: status, runner, trace length, artifact metadata. */
-export async function checkBuild(model: Model, real: RealSystem, b: MBuild, view?: any): Promise<void> {
+export async function checkBuild(model: Model, real: RealSystem, b: MBuild, listed?: BuildView): Promise<void> {
+  let view = listed;
   if (!view) {
     const r = await real.admin('GET', `/api/v3/sim/builds/${b.id}`);
     assert.equal(r.status, 200, `GET build ${b.id}`);
-    view = r.json();
+    view = r.json() as BuildView;
   }
   const what = `build ${b.id}`;
   assert.equal(view.status, b.status, `${what}: status`);
@@ -20,7 +23,7 @@ export async function checkBuild(model: Model, real: RealSystem, b: MBuild, view
 }
 
 /** Compares the artifact metadata; an expired one may be gone (the sweep runs every 100 ms). */
-async function settleArtifact(model: Model, real: RealSystem, b: MBuild, shown: any): Promise<void> {
+async function settleArtifact(model: Model, real: RealSystem, b: MBuild, shown: BuildView['artifacts']): Promise<void> {
   const a = b.artifact;
   const what = `build ${b.id}: artifact`;
   if (!a) {
@@ -36,7 +39,7 @@ async function settleArtifact(model: Model, real: RealSystem, b: MBuild, shown: 
   assert.equal(shown.filename, a.filename, `${what} filename`);
   if (a.expire === null) assert.equal(shown.expire_at, null, `${what} expire_at`);
   else {
-    const at = Date.parse(shown.expire_at);
+    const at = Date.parse(shown.expire_at ?? '');
     assert.ok(at >= a.expire.lo - 1 && at <= a.expire.hi + 1, `${what} expire_at ${shown.expire_at} outside [${new Date(a.expire.lo).toISOString()}, ${new Date(a.expire.hi).toISOString()}]`);
   }
   // The background job fills the listing in later (lists may leave it out); a zip lists its entries, anything else none.
@@ -150,7 +153,7 @@ export async function sweep(model: Model, real: RealSystem): Promise<void> {
     'runners (id, active, shared)',
   );
 
-  const list = (await real.admin('GET', '/api/v3/sim/builds?limit=1000')).json() as any[];
+  const list = (await real.admin('GET', '/api/v3/sim/builds?limit=1000')).json() as BuildView[];
   assert.equal(list.length, Math.min(1000, model.builds.length), 'build count');
   const byId = new Map(list.map((v) => [v.id as number, v]));
   for (const b of model.builds) {
@@ -174,7 +177,7 @@ export async function sweep(model: Model, real: RealSystem): Promise<void> {
 }
 
 export async function checkConnections(model: Model, real: RealSystem): Promise<void> {
-  const shown = (await real.admin('GET', '/api/app/connections')).json() as any[];
+  const shown = (await real.admin('GET', '/api/app/connections')).json() as ConnectionView[];
   const norm = (xs: { id: string; name: string; enabled: boolean; interval: number; hasToken: boolean }[]) => xs.map((c) => JSON.stringify(c)).sort();
   assert.deepEqual(
     norm(shown.map((c) => ({ id: c.id, name: c.name, enabled: c.enabled, interval: c.interval_s, hasToken: c.has_token }))),

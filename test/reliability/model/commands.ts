@@ -52,11 +52,14 @@ class CreateProject implements Cmd {
 }
 
 /** The ids of created builds, whatever the answer's shape (one view, a list of views, or ids). */
-function createdIds(json: any): number[] {
-  if (Array.isArray(json)) return json.map((b) => (typeof b === 'number' ? b : b.id));
-  if (Array.isArray(json?.ids)) return json.ids;
-  if (Array.isArray(json?.builds)) return json.builds.map((b: any) => (typeof b === 'number' ? b : b.id));
-  return [json.id];
+type Created = number | { id: number };
+const idOf = (b: Created) => (typeof b === 'number' ? b : b.id);
+
+function createdIds(json: Created[] | { ids: number[] } | { builds: Created[] } | { id: number }): number[] {
+  if (Array.isArray(json)) return json.map(idOf);
+  if ('ids' in json && Array.isArray(json.ids)) return json.ids;
+  if ('builds' in json && Array.isArray(json.builds)) return json.builds.map(idOf);
+  return [(json as { id: number }).id];
 }
 
 class CreateBuilds implements Cmd {
@@ -155,9 +158,16 @@ class TracePart implements Cmd {
     let header: string | undefined;
     let start = len;
     if (this.range === 'right') header = `${len}-${len + part.length}`;
-    else if (this.range === 'behind') (start = Math.max(0, len - 1 - (this.seed % 100))), (header = `${start}-${start + part.length}`);
-    else if (this.range === 'ahead') (start = len + 1 + (this.seed % 100)), (header = `${start}-${start + part.length}`);
-    else if (this.range === 'garbage') (start = 0), (header = pick(GARBAGE_RANGES, this.seed));
+    else if (this.range === 'behind') {
+      start = Math.max(0, len - 1 - (this.seed % 100));
+      header = `${start}-${start + part.length}`;
+    } else if (this.range === 'ahead') {
+      start = len + 1 + (this.seed % 100);
+      header = `${start}-${start + part.length}`;
+    } else if (this.range === 'garbage') {
+      start = 0;
+      header = pick(GARBAGE_RANGES, this.seed);
+    }
     const headers: Record<string, string> = { 'content-type': 'text/plain' };
     if (header !== undefined) headers['content-range'] = header;
     if (this.token !== 'query') headers['build-token'] = token;

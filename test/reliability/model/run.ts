@@ -6,6 +6,7 @@ import { commandArbitrary, Kill9 } from './commands.ts';
 import { sweep } from './checks.ts';
 import { Model } from './model.ts';
 import { RealSystem } from './system.ts';
+import type { ConnectionView } from '../../../server/contract/app.ts';
 
 export interface ModelRunOptions {
   name: string;
@@ -33,7 +34,7 @@ async function setupModel(real: RealSystem): Promise<Model> {
   const m = new Model();
   const stats = (await real.admin('GET', '/api/v3/sidekiq/job_stats')).json().jobs;
   m.counters = { processed0: stats.processed, failed0: stats.failed, processed: stats.processed, failed: stats.failed };
-  for (const c of (await real.admin('GET', '/api/app/connections')).json() as any[]) {
+  for (const c of (await real.admin('GET', '/api/app/connections')).json() as ConnectionView[]) {
     m.connections.push({ id: c.id, name: c.name, enabled: c.enabled, interval: c.interval_s, hasToken: c.has_token, embedded: c.kind === 'embedded' });
   }
   return m;

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startServer, type TestServer } from '../../helpers/server.ts';
 import { spawnServer, type ChildServer } from '../support.ts';
+import type { LooseJson } from '../../helpers/json.ts';
 
 export const ADMIN = 'model-admin-token-0123456789abcdef';
 export const REGISTRATION = 'model-registration-token-0123456789';
@@ -18,7 +19,7 @@ export interface Answer {
   status: number;
   headers: http.IncomingHttpHeaders;
   body: Buffer;
-  json(): any;
+  json(): LooseJson;
 }
 
 export class FiveHundred extends Error {}
