@@ -39,6 +39,8 @@ export function createHttp(opts: HttpOptions): AxiosInstance {
 
   http.interceptors.request.use((config) => {
     config.headers.set('PRIVATE-TOKEN', opts.token);
+    // false keeps axios's own `axios/x.y` off: the backend sees the browser's (or Node's) agent, as before axios.
+    config.headers.set('User-Agent', false);
     // axios would label a body-less POST (and, outside a browser, a FormData body) as a urlencoded
     // form; false keeps any type off, so an empty POST carries none and fetch writes the multipart
     // boundary itself. JSON bodies still get application/json from axios.

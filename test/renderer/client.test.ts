@@ -146,6 +146,7 @@ describe('renderer client request shapes', () => {
     const [empty, json] = seen.slice(-2);
     expect(empty!.headers['content-type']).toBeUndefined();
     expect(empty!.headers['private-token']).toBe('tok');
+    expect(empty!.headers['user-agent'] ?? '').not.toMatch(/axios/);
     expect(empty!.body).toBe('');
     expect(json!.headers['content-type']).toMatch(/^application\/json/);
     expect(JSON.parse(json!.body)).toMatchObject({ name: 'x' });
