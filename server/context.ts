@@ -1,24 +1,13 @@
 // What every route plugin and background service of one server shares.
-import { EventEmitter } from 'node:events';
+export { AppEvents, type AppEventMap } from './events.ts';
 import crypto from 'node:crypto';
 import type { Config } from './config.ts';
 import type { Store } from './store/index.ts';
-import type { Build } from './store/builds.ts';
+import type { AppEvents } from './events.ts';
 import type { JobSystem } from './jobs/job-system.ts';
 import type { Domain } from './domain/index.ts';
 import type { DemoLoad } from './jobs/demo-load.ts';
 import type { Services } from './lifecycle.ts';
-
-export interface AppEventMap {
-  /** A build became pending (created or re-queued): runners' queues tick. */
-  'build:pending': [Build];
-  /** A build left `running` (success, failed, canceled, timed out). */
-  'build:finished': [Build];
-  /** An artifacts archive was stored for a build (its key is the file's). */
-  'artifacts:stored': [{ buildId: number; key: string }];
-}
-
-export class AppEvents extends EventEmitter<AppEventMap> {}
 
 /**
  * The value behind `X-GitLab-Last-Update`. GitLab kept one per runner in Redis and ticked it when a

@@ -2,7 +2,7 @@
 // artifacts kept. Route handlers and jobs call these; they own the transactions, the events
 // (build:pending, build:finished, artifacts:stored) and the trace release, so no caller can forget one.
 import type { Readable } from 'node:stream';
-import type { AppEvents } from '../context.ts';
+import type { AppEvents } from '../events.ts';
 import type { Store } from '../store/index.ts';
 import type { Build, BuildCredentials, BuildFilter, NewBuild } from '../store/builds.ts';
 import type { Runner, RunnerInfo } from '../store/runners.ts';

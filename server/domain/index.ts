@@ -1,7 +1,7 @@
 // The domain layer: the rules of builds, runners, projects and users, over the storage ports.
 // HTTP handlers and jobs call it and translate its results; they do not open transactions, emit
 // domain events or reach the store themselves.
-import type { AppEvents } from '../context.ts';
+import type { AppEvents } from '../events.ts';
 import type { Store } from '../store/index.ts';
 import { BuildsDomain } from './builds.ts';
 import { RunnersDomain } from './runners.ts';

@@ -1,7 +1,7 @@
 // Jobscope's own background work, as jobs in plain-named queues: periodic ones scheduled like
 // sidekiq-cron (intervals in server/config.ts), the archive listing triggered by each upload.
 import type { Config } from '../../config.ts';
-import type { AppEvents } from '../../context.ts';
+import type { AppEvents } from '../../events.ts';
 import type { Store } from '../../store/index.ts';
 import type { JobSystem } from '../job-system.ts';
 import { SYNTHETIC, syntheticJob } from './synthetic.ts';
