@@ -25,7 +25,18 @@ export async function settingsApi(fastify: FastifyInstance, { ctx }: { ctx: AppC
 
   app.put(
     '/settings',
-    { schema: { tags, summary: 'Save settings to <data dir>/settings.json (applied at the next start; flags and env still win)', body: SettingsUpdate, response: { 200: SettingsView } } },
+    {
+      schema: { tags, summary: 'Save settings to <data dir>/settings.json (applied at the next start; flags and env still win)', body: SettingsUpdate, response: { 200: SettingsView } },
+      // The validator's array coercion would save ["1"] as "1": a value must be a scalar as sent.
+      preValidation: async (request) => {
+        const values = (request.body as { values?: unknown } | undefined)?.values;
+        if (values && typeof values === 'object') {
+          for (const [name, v] of Object.entries(values)) {
+            if (v !== null && typeof v === 'object') throw new ApiError(400, `400 (Bad request) --${name}: expected a string, number, boolean or null, got ${JSON.stringify(v).slice(0, 80)}`);
+          }
+        }
+      },
+    },
     async (request) => {
       try {
         saveSettings(ctx.config.dataDir, request.body.values, { confirmExpose: request.body.confirm_expose === true });

@@ -34,3 +34,19 @@ it('null removes a saved setting, and values keep their JSON type', async () => 
     await s.close();
   }
 });
+
+it('an array or object value is refused, not unwrapped into a scalar', async () => {
+  const s = await startServer();
+  try {
+    for (const value of [[1], ['debug'], { a: 1 }]) {
+      const key = Array.isArray(value) && typeof value[0] === 'string' ? 'log-level' : 'max-trace-mb';
+      const r = await http(`${s.url}/api/app/settings`, { method: 'PUT', json: { values: { [key]: value } }, token: s.adminToken });
+      expect(r.status, JSON.stringify(r.body)).toBe(400);
+      expect(r.body.message).toMatch(/expected a string, number, boolean or null/);
+    }
+    const saved = await http(`${s.url}/api/app/settings`, { token: s.adminToken });
+    expect(JSON.stringify(saved.body)).not.toMatch(/"saved":\s*1\b/);
+  } finally {
+    await s.close();
+  }
+});

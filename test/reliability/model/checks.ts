@@ -2,7 +2,7 @@
 // after restarts and kills the full sweep: every list and detail route, every build's status,
 // trace bytes and artifact, the runners, projects, connections, saved settings and job counters.
 import assert from 'node:assert/strict';
-import { Model, type MBuild } from './model.ts';
+import { Model, OVERRIDDEN, type MBuild } from './model.ts';
 import type { RealSystem } from './system.ts';
 import type { BuildView } from '../../../server/contract/control.ts';
 import type { ConnectionView } from '../../../server/contract/app.ts';
@@ -173,10 +173,20 @@ export async function sweep(model: Model, real: RealSystem): Promise<void> {
   await checkSettings(model, real);
   await checkCounters(model, real, false);
   const dead = (await real.admin('GET', '/api/v3/sim/jobs/dead?limit=1000')).json() as unknown[];
-  assert.ok(dead.length <= model.jobs.dead, `dead set has ${dead.length} jobs, at most ${model.jobs.dead} can have died`);
+  assert.ok(dead.length <= model.jobs.deadMax, `dead set has ${dead.length} jobs, at most ${model.jobs.deadMax} can have died`);
+}
+
+/** Every token a stand-in remote received was given for the origin it reached (a stored token never follows a changed URL). */
+export function checkTokensStayHome(model: Model, real: RealSystem): void {
+  for (const got of real.remotes.received) {
+    if (got.token === undefined) continue;
+    const home = model.tokenOrigin.get(got.token);
+    assert.equal(home, got.origin, `token ${got.token} was sent to ${got.origin}; it was given for ${home ?? 'no connection'}`);
+  }
 }
 
 export async function checkConnections(model: Model, real: RealSystem): Promise<void> {
+  checkTokensStayHome(model, real);
   const shown = (await real.admin('GET', '/api/app/connections')).json() as ConnectionView[];
   const norm = (xs: { id: string; name: string; enabled: boolean; interval: number; hasToken: boolean }[]) => xs.map((c) => JSON.stringify(c)).sort();
   assert.deepEqual(
@@ -187,9 +197,27 @@ export async function checkConnections(model: Model, real: RealSystem): Promise<
 }
 
 export async function checkSettings(model: Model, real: RealSystem): Promise<void> {
-  const view = (await real.admin('GET', '/api/app/settings')).json() as { settings: { name: string; saved: unknown; effective: unknown }[] };
+  const view = (await real.admin('GET', '/api/app/settings')).json() as {
+    settings: { name: string; saved: unknown; effective: unknown; default: unknown; problem: string | null }[];
+    warnings: string[];
+  };
   for (const s of view.settings) {
-    assert.equal(s.saved, model.saved[s.name] ?? null, `saved setting ${s.name}`);
+    if (s.name in model.savedBad) {
+      const bad = model.savedBad[s.name];
+      assert.deepEqual(s.saved, bad !== null && typeof bad === 'object' ? null : bad, `saved (invalid) setting ${s.name}`);
+      assert.ok(s.problem, `saved ${s.name} = ${JSON.stringify(bad)} is shown without its problem`);
+    } else {
+      assert.equal(s.saved, model.saved[s.name] ?? null, `saved setting ${s.name}`);
+      assert.equal(s.problem, null, `saved setting ${s.name} has a problem`);
+    }
+    // What is in force: the valid value saved before the last start, else the default (a bad saved value is ignored).
+    if (!OVERRIDDEN.has(s.name)) assert.deepEqual(s.effective, model.inForce[s.name] ?? s.default, `setting ${s.name} in force`);
+  }
+  // The warnings of the last start: one per ignored value (named), one for an unusable file, nothing else.
+  assert.equal(view.warnings.length, model.warnings.length, `settings warnings ${JSON.stringify(view.warnings)}, expected about ${JSON.stringify(model.warnings)}`);
+  for (const w of model.warnings) {
+    const found = w === 'file' ? view.warnings.some((x) => /ignored, not (valid JSON|a JSON object)/.test(x)) : view.warnings.some((x) => x.includes(`ignored ${w} =`));
+    assert.ok(found, `no settings warning about ${w}: ${JSON.stringify(view.warnings)}`);
   }
   const eff = (name: string) => view.settings.find((s) => s.name === name)?.effective;
   assert.equal(eff('max-trace-mb'), model.maxTraceBytes / 1024 / 1024, 'max-trace-mb in force');

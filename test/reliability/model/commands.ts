@@ -5,13 +5,12 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import yazl from 'yazl';
 import { prng } from '../support.ts';
-import { Model, type MArtifact, type MBuild, type MRunner } from './model.ts';
-import { checkBuild, checkConnections, checkCounters, checkDownload, checkRoute, checkSettings, checkTrace, checkTraceTail, cheapRoutes, sweep } from './checks.ts';
-import { REGISTRATION, type Answer, type RealSystem } from './system.ts';
+import { Model, QUEUES, type MArtifact, type MBuild, type MRunner } from './model.ts';
+import { checkConnections, checkTokensStayHome, checkCounters, checkDownload, checkRoute, checkSettings, checkTrace, checkTraceTail, sweep } from './checks.ts';
+import { REGISTRATION, type RealSystem } from './system.ts';
+import { afterStep, assertMessage, body, pick, type Cmd } from './step.ts';
+import { hardeningArbitraries } from './hardening.ts';
 
-type Cmd = fc.AsyncCommand<Model, RealSystem>;
-const pick = <T>(xs: readonly T[], n: number): T => xs[n % xs.length]!;
-const body = (r: Answer) => r.body.subarray(0, 300).toString('utf8');
 /**
  * Bytes a step sends, derived from its seed: the same sequence sends the same bytes. Text (with
  * UTF-8 and ANSI escapes) for even seeds, binary for odd ones; past 4 KiB a seeded block repeats,
@@ -28,14 +27,6 @@ export function bytesOf(seed: number, n: number): Buffer {
     if (off + 12 <= n) out.write(`@${off.toString(16).padStart(10, '0')}|`, off, 'latin1');
   }
   return out;
-}
-
-/** After every step: the build it touched (when it touched one) and the next route of the sweep. */
-async function afterStep(model: Model, real: RealSystem, b?: MBuild): Promise<void> {
-  model.steps++;
-  if (b) await checkBuild(model, real, b);
-  const routes = cheapRoutes(model);
-  await checkRoute(real, routes[model.steps % routes.length]!);
 }
 
 class CreateProject implements Cmd {
@@ -253,6 +244,11 @@ class Cancel implements Cmd {
 export const EXPIRE_IN: [string, number | undefined][] = [
   ['1 week', 604800], ['7d', 604800], ['2 hrs 30 min', 9000], ['3600', 3600], ['1 sec', 1], ['0.2', 0.2], ['0', 0],
   ['bogus', undefined], ['', undefined], ['1 year', 31557600],
+  // Past what a Date holds or far past the cap: stored as --max-artifact-expire-days (issue 10 item 1).
+  ['300000 years', 300000 * 31557600], ['9'.repeat(99), Number('9'.repeat(99))], ['36526 days', 36526 * 86400], ['36524 days', 36524 * 86400],
+  ['99999999999999999999 years', 99999999999999999999 * 31557600], ['2 days', 172800],
+  // Not durations: no expiry, as GitLab.
+  ['1e400', undefined], ['-5', undefined], ['-1 week', undefined], ['Infinity', undefined], ['NaN', undefined], ['1'.padEnd(101, '0'), undefined],
 ];
 const FILENAMES: [string, string][] = [
   ['artifacts.zip', 'artifacts.zip'], ['out/dir/build.zip', 'build.zip'], ['Größe läuft.zip', 'Größe läuft.zip'], ['..', 'artifacts.zip'],
@@ -318,10 +314,11 @@ class Upload implements Cmd {
     else if (content.length >= m.maxArtifactBytes) assert.equal(res.status, 413, `${what}: ${body(res)}`);
     else {
       assert.equal(res.status, 201, `${what}: ${body(res)}`);
+      const ms = Math.min((seconds ?? 0) * 1000, m.maxExpireDays * 86_400_000);
       const a: MArtifact = {
         content,
         filename: storedName,
-        expire: seconds === undefined ? null : { lo: t0 + Math.floor(seconds * 1000) - 1, hi: t1 + Math.ceil(seconds * 1000) + 1 },
+        expire: seconds === undefined ? null : { lo: t0 + Math.floor(ms) - 1, hi: t1 + Math.ceil(ms) + 1 },
         listing: zip ? zip.listing : null,
       };
       b.artifact = a;
@@ -400,23 +397,24 @@ class DeleteRunner implements Cmd {
   toString = () => `DeleteRunner(runner#${this.runner}, runnerApi=${this.viaRunnerApi})`;
 }
 
-const QUEUES = ['model_a', 'model_b', 'model-c.d:e'];
 
 class EnqueueJobs implements Cmd {
-  constructor(readonly queue: number, readonly count: number, readonly fail: boolean, readonly retry: false | 0) {}
-  check = (m: Readonly<Model>) => m.jobs.dead + this.count < 900;
+  constructor(readonly queue: number, readonly count: number, readonly fail: boolean, readonly retry: false | 0, readonly durationMs = 0) {}
+  check = (m: Readonly<Model>) => m.jobs.deadMax + this.count < 900;
   async run(m: Model, r: RealSystem) {
     const queue = pick(QUEUES, this.queue);
-    const res = await r.admin('POST', '/api/v3/sim/jobs', { queue, count: this.count, duration_ms: 0, ...(this.fail ? { fail: true, retry: this.retry } : {}) });
+    const res = await r.admin('POST', '/api/v3/sim/jobs', { queue, count: this.count, duration_ms: this.durationMs, ...(this.fail ? { fail: true, retry: this.retry } : {}) });
     assert.equal(res.status, 202, `enqueue: ${body(res)}`);
     assert.equal(res.json().enqueued, this.count);
     m.jobs.acked += this.count;
-    m.jobs.queues.add(queue);
-    if (this.fail) m.jobs.failing += this.count;
-    if (this.fail && this.retry === 0) m.jobs.dead += this.count;
+    const q = m.jobs.queues.get(queue) ?? { total: 0, failing: 0, dead: 0 };
+    m.jobs.queues.set(queue, q);
+    q.total += this.count;
+    if (this.fail) (m.jobs.failing += this.count), (q.failing += this.count);
+    if (this.fail && this.retry === 0) (m.jobs.deadMin += this.count), (m.jobs.deadMax += this.count), (q.dead += this.count);
     await afterStep(m, r);
   }
-  toString = () => `EnqueueJobs(queue#${this.queue}, ${this.count}, fail=${this.fail}, retry=${this.retry})`;
+  toString = () => `EnqueueJobs(queue#${this.queue}, ${this.count}, fail=${this.fail}, retry=${this.retry}, ${this.durationMs} ms)`;
 }
 
 /** Waits until the model's queues are empty, then checks the counters and the dead set (and clears it). */
@@ -430,16 +428,25 @@ class DrainJobs implements Cmd {
       const dead = (await r.admin('GET', '/api/v3/sim/jobs/dead?limit=1000')).json() as unknown[];
       const busy = (await r.admin('GET', '/api/v3/sidekiq/job_stats')).json().jobs;
       const waiting = queues.filter((q) => m.jobs.queues.has(q.name)).reduce((n, q) => n + q.backlog, 0);
-      if (waiting === 0 && dead.length === m.jobs.dead && busy.processed - m.counters.processed0 >= m.jobs.acked) break;
-      assert.ok(Date.now() < deadline, `jobs not drained in 15 s: backlog ${waiting}, dead ${dead.length}/${m.jobs.dead}, processed ${busy.processed - m.counters.processed0}/${m.jobs.acked}`);
+      // Jobscope's own jobs count as processed too, and a job taken is out of the backlog while it runs:
+      // the failed count is waited for as well, so that a running failing job is not missed.
+      const failed = busy.failed - m.counters.failed0;
+      if (waiting === 0 && dead.length >= m.jobs.deadMin && busy.processed - m.counters.processed0 >= m.jobs.acked && failed >= m.jobs.failing) break;
+      assert.ok(
+        Date.now() < deadline,
+        `jobs not drained in 15 s: backlog ${waiting}, dead ${dead.length}/${m.jobs.deadMin}..${m.jobs.deadMax}, processed ${busy.processed - m.counters.processed0}/${m.jobs.acked}, failed ${failed}/${m.jobs.failing}`,
+      );
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     await checkCounters(m, r, true);
     if (this.clearDead) {
       const res = await r.admin('DELETE', '/api/v3/sim/jobs/dead');
       assert.equal(res.status, 200);
-      assert.equal(res.json().count, m.jobs.dead, 'jobs cleared from the dead set');
-      m.jobs.dead = 0;
+      const n = res.json().count as number;
+      assert.ok(n >= m.jobs.deadMin && n <= m.jobs.deadMax, `${n} jobs cleared from the dead set, expected ${m.jobs.deadMin}..${m.jobs.deadMax}`);
+      // A job a queue deletion dropped while it ran may still die later: at most the rest of the range.
+      m.jobs.deadMax -= n;
+      m.jobs.deadMin = 0;
     }
     await afterStep(m, r);
   }
@@ -455,6 +462,8 @@ const SETTING_VALUES: [string, (string | number | boolean | null)[]][] = [
   ['sim-journal-entries', [10, 5000, null]],
   ['runner-offline-after-ms', [60000, 3600000, null]],
   ['log-level', ['warn', 'info', null]],
+  ['max-artifact-expire-days', [1, 36525, null]],
+  ['max-build-batch-mb', [1, 2, 16, null]],
 ];
 
 class ChangeSetting implements Cmd {
@@ -465,6 +474,9 @@ class ChangeSetting implements Cmd {
     const value = pick(values, this.value);
     const res = await r.admin('PUT', '/api/app/settings', { values: { [name]: value } });
     assert.equal(res.status, 200, `save ${name}=${value}: ${body(res)}`);
+    // A save rewrites settings.json: an unreadable one is replaced, this name's invalid value too.
+    if (m.fileBroken) m.fileBroken = false;
+    delete m.savedBad[name];
     if (value === null) delete m.saved[name];
     else m.saved[name] = value;
     await checkSettings(m, r);
@@ -474,44 +486,83 @@ class ChangeSetting implements Cmd {
 }
 
 class AddConnection implements Cmd {
-  constructor(readonly interval: number, readonly enabled: boolean) {}
+  constructor(readonly interval: number, readonly enabled: boolean, readonly url = 0) {}
   check = (m: Readonly<Model>) => m.connections.length < 12;
   async run(m: Model, r: RealSystem) {
     const name = `remote ${m.steps}`;
-    // Port 9 on loopback: refused at once, so the sampler records errors without waiting.
-    const res = await r.admin('POST', '/api/app/connections', { name, base_url: 'http://127.0.0.1:9', private_token: 'model-remote-token', interval_s: this.interval, enabled: this.enabled });
+    // Port 9 on loopback: refused at once, so the sampler records errors without waiting; or a stand-in remote.
+    const url = this.url === 0 ? 'http://127.0.0.1:9' : pick(r.remotes.urls, this.url);
+    const token = m.giveToken(url);
+    const res = await r.admin('POST', '/api/app/connections', { name, base_url: url, private_token: token, interval_s: this.interval, enabled: this.enabled });
     assert.equal(res.status, 201, `add connection: ${body(res)}`);
     const c = res.json();
-    m.connections.push({ id: c.id, name, enabled: this.enabled, interval: this.interval, hasToken: true, embedded: false });
+    m.connections.push({ id: c.id, name, enabled: this.enabled, interval: this.interval, hasToken: true, embedded: false, url, token });
     await checkConnections(m, r);
     await afterStep(m, r);
   }
-  toString = () => `AddConnection(${this.interval}s, enabled=${this.enabled})`;
+  toString = () => `AddConnection(${this.interval}s, enabled=${this.enabled}, url#${this.url})`;
 }
 
+type ConnChange = 'name' | 'interval' | 'enabled' | 'url' | 'urlNoToken' | 'token';
+
 class PatchConnection implements Cmd {
-  constructor(readonly conn: number, readonly change: 'name' | 'interval' | 'enabled' | 'url', readonly n: number) {}
+  constructor(readonly conn: number, readonly change: ConnChange, readonly n: number) {}
   check = (m: Readonly<Model>) => m.connections.length > 0;
   async run(m: Model, r: RealSystem) {
     const c = pick(m.connections, this.conn);
+    const urls = ['http://127.0.0.1:9', 'http://127.0.0.1:10/gitlab', ...r.remotes.urls];
+    const url = pick(urls, this.n);
     let patch: Record<string, unknown>;
+    let token: string | undefined;
     if (this.change === 'name') patch = { name: `renamed ${this.n}` };
     else if (this.change === 'interval') patch = { interval_s: 2 + (this.n % 59) };
     else if (this.change === 'enabled') patch = { enabled: this.n % 2 === 0 };
     // With the token again: a changed URL must not carry the old one (issue 10 item 6), either way has_token.
-    else patch = { base_url: `http://127.0.0.1:${9 + (this.n % 3)}/gitlab`, private_token: 'model-remote-token-2' };
+    else if (this.change === 'url') patch = { base_url: url, private_token: (token = m.giveToken(url)) };
+    else if (this.change === 'urlNoToken') patch = { base_url: url };
+    else patch = { private_token: (token = m.giveToken(c.url ?? 'http://embedded.invalid')) };
     const res = await r.admin('PATCH', `/api/app/connections/${c.id}`, patch);
-    if (c.embedded && this.change === 'url') assert.equal(res.status, 400, `URL of the embedded connection: ${body(res)}`);
-    else {
-      assert.equal(res.status, 200, `patch connection ${c.id} ${JSON.stringify(patch)}: ${body(res)}`);
+    const what = `patch connection ${c.id} (${c.url ?? 'embedded'}) ${JSON.stringify(patch)}`;
+    const otherOrigin = c.url !== undefined && new URL(url).origin !== new URL(c.url).origin;
+    if (c.embedded && ['url', 'urlNoToken', 'token'].includes(this.change)) assert.equal(res.status, 400, `${what}: the embedded connection: ${body(res)}`);
+    else if (this.change === 'urlNoToken' && otherOrigin) {
+      // The stored token was given for the old origin: moving needs it again, and nothing changes.
+      assert.equal(res.status, 400, `${what}: another origin without private_token: ${body(res)}`);
+      assertMessage(res, what);
+    } else {
+      assert.equal(res.status, 200, `${what}: ${body(res)}`);
       if (this.change === 'name') c.name = String(patch.name);
       if (this.change === 'interval') c.interval = Number(patch.interval_s);
       if (this.change === 'enabled') c.enabled = Boolean(patch.enabled);
+      if (this.change === 'url' || this.change === 'urlNoToken') c.url = url;
+      if (token !== undefined) c.token = token;
     }
     await checkConnections(m, r);
     await afterStep(m, r);
   }
   toString = () => `PatchConnection(#${this.conn}, ${this.change}, ${this.n})`;
+}
+
+/** Tries a saved connection now: a stand-in remote it points at must get exactly its current token. */
+class TestConnection implements Cmd {
+  constructor(readonly conn: number) {}
+  check = (m: Readonly<Model>) => m.connections.some((c) => !c.embedded);
+  async run(m: Model, r: RealSystem) {
+    const c = pick(m.connections.filter((x) => !x.embedded), this.conn);
+    const from = r.remotes.received.length;
+    const res = await r.admin('POST', `/api/app/connections/${c.id}/test`);
+    assert.equal(res.status, 200, `test connection ${c.id}: ${body(res)}`);
+    const origin = new URL(c.url!).origin;
+    const stand = r.remotes.urls.some((u) => new URL(u).origin === origin);
+    const got = r.remotes.received.slice(from);
+    if (stand) {
+      assert.equal(res.json().status, 404, `test connection ${c.id} at ${c.url}: the stand-in answers 404: ${body(res)}`);
+      assert.ok(got.some((g) => g.origin === origin && g.token === c.token), `test connection ${c.id}: ${origin} did not get ${c.token}: ${JSON.stringify(got)}`);
+    } else assert.equal(res.json().ok, false, `test connection ${c.id} at ${c.url}: ${body(res)}`);
+    checkTokensStayHome(m, r);
+    await afterStep(m, r);
+  }
+  toString = () => `TestConnection(#${this.conn})`;
 }
 
 class DeleteConnection implements Cmd {
@@ -589,11 +640,23 @@ export function commandArbitrary(opts: { restartWeight: number; killWeight: numb
     { weight: 20, arbitrary: fc.tuple(idx, token).map(([b, t]) => new DeleteArtifacts(b, t)) },
     { weight: 12, arbitrary: fc.tuple(idx, fc.boolean()).map(([x, a]) => new PauseRunner(x, a)) },
     { weight: 6, arbitrary: fc.tuple(idx, fc.boolean()).map(([x, v]) => new DeleteRunner(x, v)) },
-    { weight: 25, arbitrary: fc.tuple(idx, fc.integer({ min: 1, max: 20 }), fc.boolean(), fc.constantFrom<false | 0>(false, 0)).map(([q, c, f, rt]) => new EnqueueJobs(q, c, f, rt)) },
+    {
+      weight: 25,
+      arbitrary: fc
+        .tuple(idx, fc.integer({ min: 1, max: 20 }), fc.boolean(), fc.constantFrom<false | 0>(false, 0), fc.constantFrom(0, 0, 0, 20))
+        .map(([q, c, f, rt, d]) => new EnqueueJobs(q, c, f, rt, d)),
+    },
     { weight: 4, arbitrary: fc.boolean().map((c) => new DrainJobs(c)) },
     { weight: 10, arbitrary: fc.tuple(idx, idx).map(([s, v]) => new ChangeSetting(s, v)) },
-    { weight: 6, arbitrary: fc.tuple(fc.integer({ min: 2, max: 60 }), fc.boolean()).map(([i, e]) => new AddConnection(i, e)) },
-    { weight: 8, arbitrary: fc.tuple(idx, fc.constantFrom<'name' | 'interval' | 'enabled' | 'url'>('name', 'interval', 'enabled', 'url'), idx).map(([c, k, n]) => new PatchConnection(c, k, n)) },
+    { weight: 6, arbitrary: fc.tuple(fc.integer({ min: 2, max: 60 }), fc.boolean(), fc.nat({ max: 4 })).map(([i, e, u]) => new AddConnection(i, e, u)) },
+    {
+      weight: 12,
+      arbitrary: fc
+        .tuple(idx, fc.constantFrom<ConnChange>('name', 'interval', 'enabled', 'url', 'urlNoToken', 'urlNoToken', 'token'), idx)
+        .map(([c, k, n]) => new PatchConnection(c, k, n)),
+    },
+    { weight: 5, arbitrary: idx.map((c) => new TestConnection(c)) },
+    ...hardeningArbitraries(idx),
     { weight: 3, arbitrary: idx.map((c) => new DeleteConnection(c)) },
   ];
   if (opts.restartWeight > 0) arbs.push({ weight: opts.restartWeight, arbitrary: fc.constant(new Restart()) });

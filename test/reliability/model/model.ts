@@ -44,10 +44,25 @@ export interface MConnection {
   interval: number;
   hasToken: boolean;
   embedded: boolean;
+  /** Remote ones: the base URL and the token it was last given (each token the model gives is unique). */
+  url?: string;
+  token?: string;
+}
+/** The synthetic jobs enqueued into one queue since it was (re)created: what its deletion may drop. */
+export interface MQueue {
+  total: number;
+  failing: number;
+  dead: number;
 }
 
 export const DEFAULT_MAX_TRACE_MB = 64;
 export const DEFAULT_MAX_ARTIFACT_MB = 100;
+/** The queues the model's synthetic jobs go to. */
+export const QUEUES = ['model_a', 'model_b', 'model-c.d:e'];
+export const DEFAULT_MAX_EXPIRE_DAYS = 36525;
+export const DEFAULT_MAX_BATCH_MB = 16;
+/** Settings the test server gets as flags (startServer / spawnServer): a saved value never applies, nor is it warned about. */
+export const OVERRIDDEN = new Set(['port', 'log-level', 'data-dir', 'artifact-expiry-every-ms']);
 
 export class Model {
   projects: MProject[] = [];
@@ -56,11 +71,29 @@ export class Model {
   connections: MConnection[] = [];
   /** Ticks whenever the server's X-GitLab-Last-Update must change: a build created, a restart. */
   epoch = 0;
-  /** settings.json as saved through the API, and what is in force since the last start. */
+  /** settings.json as saved through the API (valid values), and what is in force since the last start. */
   saved: Record<string, string | number | boolean> = {};
+  /** Invalid values written into settings.json directly (as an older version could): shown with a problem, ignored at start. */
+  savedBad: Record<string, unknown> = {};
+  /** settings.json is not a JSON object (then nothing in it is saved). */
+  fileBroken = false;
+  inForce: Record<string, string | number | boolean> = {};
+  /** What GET /api/app/settings must warn about since the last start: names of ignored values, and 'file' when unreadable. */
+  warnings: string[] = [];
+  maxExpireDays = DEFAULT_MAX_EXPIRE_DAYS;
+  maxBatchBytes = DEFAULT_MAX_BATCH_MB * 1024 * 1024;
+  /** Bytes of commands and options stored in builds by big batches: bounded per run to keep the lists cheap. */
+  bigBytes = 0;
+  /** The origin each token given to a connection was given for: it must never be sent anywhere else. */
+  tokenOrigin = new Map<string, string>();
+  tokensGiven = 0;
   maxTraceBytes = DEFAULT_MAX_TRACE_MB * 1024 * 1024;
   maxArtifactBytes = DEFAULT_MAX_ARTIFACT_MB * 1024 * 1024;
-  jobs = { acked: 0, failing: 0, dead: 0, queues: new Set<string>() };
+  /**
+   * acked: jobs that must run (enqueued minus those a queue deletion dropped); failing: at least this
+   * many must fail; the dead set holds between deadMin and deadMax (a dropped job may have died first).
+   */
+  jobs = { acked: 0, failing: 0, deadMin: 0, deadMax: 0, queues: new Map<string, MQueue>() };
   /** The server's job counters at the start of the run, and the highest seen since (they never go down). */
   counters = { processed0: 0, failed0: 0, processed: 0, failed: 0 };
   steps = 0;
@@ -83,8 +116,19 @@ export class Model {
   /** What a restart changes: the queue value's boot id, and saved settings come into force. */
   restarted(): void {
     this.epoch++;
+    this.inForce = { ...this.saved };
     this.maxTraceBytes = Number(this.saved['max-trace-mb'] ?? DEFAULT_MAX_TRACE_MB) * 1024 * 1024;
     this.maxArtifactBytes = Number(this.saved['max-artifact-mb'] ?? DEFAULT_MAX_ARTIFACT_MB) * 1024 * 1024;
+    this.maxExpireDays = Number(this.saved['max-artifact-expire-days'] ?? DEFAULT_MAX_EXPIRE_DAYS);
+    this.maxBatchBytes = Number(this.saved['max-build-batch-mb'] ?? DEFAULT_MAX_BATCH_MB) * 1024 * 1024;
+    this.warnings = [...(this.fileBroken ? ['file'] : []), ...Object.keys(this.savedBad).filter((n) => !OVERRIDDEN.has(n) && !n.startsWith('unknown'))];
+  }
+
+  /** A new token for a connection at `url`, remembered with its origin. */
+  giveToken(url: string): string {
+    const token = `model-remote-token-${++this.tokensGiven}`;
+    this.tokenOrigin.set(token, new URL(url).origin);
+    return token;
   }
 
   /**

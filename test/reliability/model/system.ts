@@ -24,11 +24,52 @@ export interface Answer {
 
 export class FiveHundred extends Error {}
 
+/** What a stand-in remote GitLab received: the origin it was asked as (Host) and the PRIVATE-TOKEN sent. */
+export interface Received {
+  origin: string;
+  token: string | undefined;
+  at: number;
+}
+
+/**
+ * Two stand-in remotes on loopback, each its own origin (and a third by naming the first as
+ * localhost): connections point at them, and every token they receive is checked against the
+ * origin it was given for. They answer 404, so a sample is quick and stores nothing.
+ */
+class Remotes {
+  readonly received: Received[] = [];
+  private servers: http.Server[] = [];
+  urls: string[] = [];
+
+  async start(): Promise<void> {
+    for (let i = 0; i < 2; i++) {
+      const server = http.createServer((req, res) => {
+        const token = req.headers['private-token'];
+        this.received.push({ origin: `http://${req.headers.host}`, token: Array.isArray(token) ? token.join(',') : token, at: Date.now() });
+        if (this.received.length > 10_000) this.received.splice(0, 5_000);
+        res.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"404 Not Found"}');
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      this.servers.push(server);
+    }
+    const ports = this.servers.map((s) => (s.address() as { port: number }).port);
+    this.urls = [`http://127.0.0.1:${ports[0]}`, `http://127.0.0.1:${ports[0]}/gitlab`, `http://localhost:${ports[0]}`, `http://127.0.0.1:${ports[1]}`];
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.servers) {
+      s.closeAllConnections();
+      await new Promise((resolve) => s.close(resolve));
+    }
+  }
+}
+
 export class RealSystem {
   url = '';
   /** Every request and its status, newest last: what a failure message shows. */
   readonly recent: string[] = [];
   private agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+  readonly remotes = new Remotes();
   private inproc?: TestServer;
   private child?: ChildServer;
 
@@ -39,6 +80,7 @@ export class RealSystem {
 
   static async start(kind: 'inproc' | 'child'): Promise<RealSystem> {
     const sys = new RealSystem(kind, fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-model-')));
+    await sys.remotes.start();
     await sys.boot();
     return sys;
   }
@@ -74,6 +116,7 @@ export class RealSystem {
     this.agent.destroy();
     if (this.inproc) await this.inproc.close({ keepData: true });
     if (this.child) await this.child.kill9();
+    await this.remotes.close();
     fs.rmSync(this.dataDir, { recursive: true, force: true });
   }
 
