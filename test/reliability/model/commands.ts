@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import yazl from 'yazl';
 import { prng } from '../support.ts';
 import { Model, QUEUES, type MArtifact, type MBuild, type MRunner } from './model.ts';
-import { checkConnections, checkTokensStayHome, checkCounters, checkDownload, checkRoute, checkSettings, checkTrace, checkTraceTail, sweep } from './checks.ts';
+import { checkConnections, checkTokensStayHome, checkCounters, checkDownload, checkSettings, checkTrace, checkTraceTail, sweep } from './checks.ts';
 import { REGISTRATION, type RealSystem } from './system.ts';
 import { afterStep, assertMessage, body, pick, type Cmd } from './step.ts';
 import { hardeningArbitraries } from './hardening.ts';
@@ -410,8 +410,15 @@ class EnqueueJobs implements Cmd {
     const q = m.jobs.queues.get(queue) ?? { total: 0, failing: 0, dead: 0 };
     m.jobs.queues.set(queue, q);
     q.total += this.count;
-    if (this.fail) (m.jobs.failing += this.count), (q.failing += this.count);
-    if (this.fail && this.retry === 0) (m.jobs.deadMin += this.count), (m.jobs.deadMax += this.count), (q.dead += this.count);
+    if (this.fail) {
+      m.jobs.failing += this.count;
+      q.failing += this.count;
+    }
+    if (this.fail && this.retry === 0) {
+      m.jobs.deadMin += this.count;
+      m.jobs.deadMax += this.count;
+      q.dead += this.count;
+    }
     await afterStep(m, r);
   }
   toString = () => `EnqueueJobs(queue#${this.queue}, ${this.count}, fail=${this.fail}, retry=${this.retry}, ${this.durationMs} ms)`;
