@@ -1,8 +1,7 @@
 // The navigation: one entry per view, in menu order. Adding a view is one line here:
 //   { id: 'my-view', label: 'My view', component: lazy(() => import('./my-view/MyView.tsx')) },
 // The component receives the route (`#/<id>/<rest…>?query`). `hidden` keeps an entry routable
-// but out of the menu (dev hooks). The two placeholders below are slots for engineer F's views:
-// replace `component` with the real one when server/simulator lands.
+// but out of the menu (dev hooks).
 import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
 import type { Route } from '../app/route.ts';
 
