@@ -43,6 +43,31 @@ export default tseslint.config(
     },
   },
   {
+    // Outside store/, server code reaches storage through the ports (store/index.ts, ports.ts,
+    // monitor-ports.ts, jobs/backend.ts): no adapter class, no database handle. Types of stored
+    // records (Build, Runner…) may still be imported from the adapters' modules.
+    files: ['server/**/*.ts'],
+    ignores: ['server/store/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'electron', message: 'server/ runs outside Electron too: pass what you need in from electron/.' }],
+          patterns: [
+            { group: ['**/electron/**', '**/electron'], message: 'server/ must not import electron/: the dependence goes electron/ → server/.' },
+            { group: ['**/renderer/**', '**/renderer'], message: 'server/ must not import renderer/: the renderer talks to it over HTTP only.' },
+            { group: ['**/scripts/**'], message: 'server/ must not import scripts/: dev tooling (vite, Electron binaries) stays out of the engine.' },
+            {
+              regex: '(^|/)store/(db|sqlite-[^/]+|monitor-(alerts|connections|history|store)|builds|runners|projects|users|secrets|traces|artifacts|artifact-listings)\\.ts$',
+              allowTypeImports: true,
+              message: 'outside server/store/, storage is reached through the ports (store/index.ts, ports.ts, monitor-ports.ts): import only types from an adapter or the database module.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // The simulator is an HTTP client of any coordinator (ours or a real GitLab): it may know the
     // server's contract (types, schemas) and common/, never the server's internals.
     files: ['simulator/**/*.ts'],

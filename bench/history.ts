@@ -15,6 +15,7 @@ import type { CompoundMetrics } from '../server/contract/metrics.ts';
 import type { History } from '../server/contract/app.ts';
 import { percentile, round as roundTo, type BenchResult } from './lib/harness.ts';
 import { seededRandom } from '../common/prng.ts';
+import { databaseOf } from '../server/store/index.ts';
 
 /** The harness's nearest-rank percentile over a copy sorted here. */
 const pct = (xs: number[], p: number) => percentile([...xs].sort((a, b) => a - b), p);
@@ -51,7 +52,7 @@ export async function run({ quick = false }: { quick?: boolean } = {}): Promise<
     const perTx = 720; // one simulated hour per transaction
     let processed = 0;
     for (let i0 = 0; i0 < n; i0 += perTx) {
-      server.ctx.store.db.tx(() => {
+      databaseOf(server.ctx.store).tx(() => {
         for (let i = i0; i < Math.min(n, i0 + perTx); i++) {
           const queues: CompoundMetrics['queues'] = {};
           for (let q = 0; q < QUEUES; q++) {

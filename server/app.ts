@@ -26,7 +26,6 @@ import { uiServing } from './ui/plugin.ts';
 import { JobSystem } from './jobs/job-system.ts';
 import { DemoLoad } from './jobs/demo-load.ts';
 import { registerJobServices } from './jobs/service.ts';
-import { SqliteJobBackend } from './store/sqlite-job-backend.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { metricsApi } from './metrics-api/plugin.ts';
 import { createSimulator, simulatorApi } from './simulator-api/plugin.ts';
@@ -60,7 +59,7 @@ export async function buildServer(config: Config, deps: ServerDeps = {}): Promis
 }
 
 async function assemble(config: Config, store: Store, deps: ServerDeps): Promise<JobscopeServer> {
-  const jobs = new JobSystem(config, new SqliteJobBackend(store.db), { clock: deps.clock ?? systemClock });
+  const jobs = new JobSystem(config, store.jobBackend, { clock: deps.clock ?? systemClock });
   const events = new AppEvents();
   const ctx: AppContext = {
     config,

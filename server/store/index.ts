@@ -14,17 +14,19 @@ import { ArtifactListings } from './artifact-listings.ts';
 import { newToken } from '../auth/tokens.ts';
 import type { MonitorStore } from './monitor-ports.ts';
 import { sqliteMonitorStore } from './monitor-store.ts';
+import { SqliteJobBackend } from './sqlite-job-backend.ts';
+import type { JobBackend } from '../jobs/backend.ts';
 import type { ArtifactsPort, BuildsPort, ListingsPort, ProjectsPort, RunnersPort, SecretsPort, TracesPort, Transactions, UsersPort } from './ports.ts';
 
 /**
  * Storage as ports (store/ports.ts): the domain layer reads and writes through these, never through
- * an adapter class; the monitor's are store/monitor-ports.ts (Store.monitor). The database handle is
- * still handed out, for the app to build the job backend's adapter (store/sqlite-job-backend.ts) on
- * it and for tests that read rows; nothing else may use it.
+ * an adapter class; the monitor's are store/monitor-ports.ts (Store.monitor), the job system's
+ * jobs/backend.ts (Store.jobBackend). The database handle is not part of it: see databaseOf.
  */
 export interface Store extends Transactions {
   layout: DataDirLayout;
-  db: Db;
+  /** Where the job system keeps its jobs, retries, dead set and counters (SQLite here; Redis later). */
+  jobBackend: JobBackend;
   /** The instance's tokens (the `settings` table; not user settings: those are in config.ts and settings.json). */
   secrets: SecretsPort;
   users: UsersPort;
@@ -39,6 +41,19 @@ export interface Store extends Transactions {
   adminToken: string;
   registrationToken: string;
   close(): void;
+}
+
+const handles = new WeakMap<Store, Db>();
+
+/**
+ * The raw SQLite handle under a store, for tests and benchmarks that inspect the file itself (row
+ * counts, integrity_check, planting an old version's rows). Server code goes through the ports;
+ * lint keeps server/ outside store/ from importing the handle's module.
+ */
+export function databaseOf(store: Store): Db {
+  const db = handles.get(store);
+  if (!db) throw new Error('not a store opened by openStore');
+  return db;
 }
 
 export function openStore(config: Config): Store {
@@ -58,9 +73,9 @@ export function openStore(config: Config): Store {
   artifacts.sweep(builds.artifactKeys());
   const traces = new TraceStore(layout.tracesDir, layout.tmpDir, { fsync: config.fsync, maxBytes: config.maxTraceBytes });
   let closed = false;
-  return {
+  const store: Store = {
     layout,
-    db,
+    jobBackend: new SqliteJobBackend(db),
     tx: (fn) => db.tx(fn),
     secrets,
     users: new Users(db),
@@ -81,4 +96,6 @@ export function openStore(config: Config): Store {
       releaseDataDir(layout);
     },
   };
+  handles.set(store, db);
+  return store;
 }

@@ -4,7 +4,6 @@ import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../server/store/index.ts';
 import { resolveConfig } from '../../server/config.ts';
-import { SqliteJobBackend } from '../../server/store/sqlite-job-backend.ts';
 import type { JobBackend, NewJob } from '../../server/jobs/backend.ts';
 import type { FailedJob, Job } from '../../server/jobs/types.ts';
 import { tempDir } from '../helpers/server.ts';
@@ -14,7 +13,7 @@ function openBackend(dir = tempDir()) {
   const store = openStore(resolveConfig({ dataDir: dir, logLevel: 'silent' }, {}));
   open.push({ store, dir });
   // Through the port, as the job system sees it.
-  const backend: JobBackend = new SqliteJobBackend(store.db);
+  const backend: JobBackend = store.jobBackend;
   return { backend, store, dir };
 }
 function reopen(dir: string) {

@@ -6,6 +6,7 @@ import { startServer, type TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
 import type { History } from '../../server/contract/app.ts';
 import { addConnection, metrics, monitor } from './support.ts';
+import { databaseOf } from '../../server/store/index.ts';
 
 const HOUR = 3_600_000;
 const MIN = 60_000;
@@ -31,7 +32,7 @@ beforeAll(async () => {
   id = await addConnection(s, { base_url: 'http://127.0.0.1:9', private_token: 'x', enabled: false });
   const m = monitor(s);
   const c = m.connections.get(id)!;
-  s.server.ctx.store.db.tx(() => {
+  databaseOf(s.server.ctx.store).tx(() => {
     for (let i = 0; i < N; i++) {
       m.record(c, tOf(i), metrics({ a: [backlogA(i), latencyA(i)], b: [backlogB(i), 1], c: [1, 0] }, { processed: 3 * i, failed: Math.floor(i / 10) }), '');
     }

@@ -8,6 +8,7 @@ import { http as request } from '../helpers/http.ts';
 import type { History, TestResult } from '../../server/contract/app.ts';
 import { ManualClock } from '../../server/clock.ts';
 import { addConnection, metrics, monitor } from './support.ts';
+import { databaseOf } from '../../server/store/index.ts';
 
 const HOUR = 3_600_000;
 const MIN = 60_000;
@@ -42,7 +43,7 @@ describe('retention', () => {
     expect(old.queues.q!.backlog).toEqual([7, 7, 7]);
     const recent = await history(id, now - 4 * MIN, now);
     expect(recent.t.length).toBe(36); // every raw sample
-    const rows = s.server.ctx.store.db.all<{ tier: number; n: number; oldest: number }>(
+    const rows = databaseOf(s.server.ctx.store).all<{ tier: number; n: number; oldest: number }>(
       'SELECT tier, COUNT(*) AS n, MIN(t) AS oldest FROM monitor_samples WHERE connection_id = ? GROUP BY tier ORDER BY tier',
       [id],
     );
@@ -90,7 +91,7 @@ describe('retention', () => {
       const c = m.connections.get(id)!;
       for (let i = 0; i < 36; i++) m.record(c, clock.now() + i * 5000, metrics({ q: [7, 1] }, { processed: i, failed: 0 }), '');
       const tiers = () =>
-        own.server.ctx.store.db.all<{ tier: number; n: number }>('SELECT tier, COUNT(*) AS n FROM monitor_samples WHERE connection_id = ? GROUP BY tier ORDER BY tier', [id]);
+        databaseOf(own.server.ctx.store).all<{ tier: number; n: number }>('SELECT tier, COUNT(*) AS n FROM monitor_samples WHERE connection_id = ? GROUP BY tier ORDER BY tier', [id]);
       expect(tiers().map((r) => r.tier)).toEqual([0, 1]);
       clock.advance(HOUR);
       await m.idle();

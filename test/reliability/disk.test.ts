@@ -12,6 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { json, patchTrace, request, spawnServer, uploadArtifact, type Reply } from './support.ts';
+import { databaseOf } from '../../server/store/index.ts';
 
 const MOUNT_MB = 8;
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-disk-'));
@@ -202,7 +203,7 @@ describe.skipIf(!canMount)('disk trouble on a real small file system', () => {
     const listed = lasting((await json(`${s.url}/api/v3/sim/builds?project_id=${projectId}&limit=1000`, 'GET', undefined, admin())).body as V[]);
     await s.close({ keepData: true });
     s = await startServer({ dataDir, maxArtifactBytes: 64, logLevel: process.env.DISK_LOG ?? 'silent' });
-    expect(s.server.ctx.store.db.get<{ integrity_check: string }>('PRAGMA integrity_check')?.integrity_check).toBe('ok');
+    expect(databaseOf(s.server.ctx.store).get<{ integrity_check: string }>('PRAGMA integrity_check')?.integrity_check).toBe('ok');
     const again = lasting((await json(`${s.url}/api/v3/sim/builds?project_id=${projectId}&limit=1000`, 'GET', undefined, admin())).body as V[]);
     expect(again).toEqual(listed);
     const b = await takeBuild();

@@ -11,6 +11,7 @@ import { http } from '../helpers/http.ts';
 import { patchTrace, runnerJson } from '../api/lib.ts';
 import { Db } from '../../server/store/db.ts';
 import { SYNTHETIC } from '../../server/jobs/builtin/synthetic.ts';
+import { databaseOf } from '../../server/store/index.ts';
 
 const MiB = 1024 * 1024;
 const open: TestServer[] = [];
@@ -105,6 +106,6 @@ describe('the WAL stays bounded while the server runs', () => {
     while (walSize(s.dataDir) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(walSize(s.dataDir)).toBe(0);
     // And the data is in the database file, not lost with the WAL.
-    expect(s.server.ctx.store.db.get<{ n: number }>('SELECT count(*) AS n FROM schema_migrations')!.n).toBeGreaterThan(0);
+    expect(databaseOf(s.server.ctx.store).get<{ n: number }>('SELECT count(*) AS n FROM schema_migrations')!.n).toBeGreaterThan(0);
   });
 });

@@ -7,6 +7,7 @@ import { startServer, type TestServer } from '../helpers/server.ts';
 import { http as req } from '../helpers/http.ts';
 import { REDACTED, redactEntry } from '../../simulator/journal-redact.ts';
 import type { JournalEntry } from '../../server/contract/simulator.ts';
+import { databaseOf } from '../../server/store/index.ts';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -19,7 +20,7 @@ const api = (p: string, o: Parameters<typeof req>[1] = {}) => req(`${s.url}/api/
 
 /** Every token this server issued or knows, read from its own store. */
 function knownSecrets(): string[] {
-  const db = s.server.ctx.store.db;
+  const db = databaseOf(s.server.ctx.store);
   const col = (sql: string) => db.all<{ t: string | null }>(sql).map((r) => r.t).filter((t): t is string => !!t);
   return [
     s.adminToken,
