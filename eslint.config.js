@@ -4,6 +4,15 @@
 import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
 
+// The engine's boundaries, shared by the rule for all of server/ and the stricter one outside store/
+// (a later block's no-restricted-imports replaces an earlier one's for the files both match).
+const engineNoElectron = [{ name: 'electron', message: 'server/ runs outside Electron too: pass what you need in from electron/.' }];
+const engineBoundaries = [
+  { group: ['**/electron/**', '**/electron'], message: 'server/ must not import electron/: the dependence goes electron/ → server/.' },
+  { group: ['**/renderer/**', '**/renderer'], message: 'server/ must not import renderer/: the renderer talks to it over HTTP only.' },
+  { group: ['**/scripts/**'], message: 'server/ must not import scripts/: dev tooling (vite, Electron binaries) stays out of the engine.' },
+];
+
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'dist-electron/**', 'release/**', '.tmp/**', 'test-results/**', 'playwright-report/**'] },
   ...tseslint.configs.recommended,
@@ -32,12 +41,8 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          paths: [{ name: 'electron', message: 'server/ runs outside Electron too: pass what you need in from electron/.' }],
-          patterns: [
-            { group: ['**/electron/**', '**/electron'], message: 'server/ must not import electron/: the dependence goes electron/ → server/.' },
-            { group: ['**/renderer/**', '**/renderer'], message: 'server/ must not import renderer/: the renderer talks to it over HTTP only.' },
-            { group: ['**/scripts/**'], message: 'server/ must not import scripts/: dev tooling (vite, Electron binaries) stays out of the engine.' },
-          ],
+          paths: engineNoElectron,
+          patterns: engineBoundaries,
         },
       ],
     },
@@ -52,11 +57,9 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          paths: [{ name: 'electron', message: 'server/ runs outside Electron too: pass what you need in from electron/.' }],
+          paths: engineNoElectron,
           patterns: [
-            { group: ['**/electron/**', '**/electron'], message: 'server/ must not import electron/: the dependence goes electron/ → server/.' },
-            { group: ['**/renderer/**', '**/renderer'], message: 'server/ must not import renderer/: the renderer talks to it over HTTP only.' },
-            { group: ['**/scripts/**'], message: 'server/ must not import scripts/: dev tooling (vite, Electron binaries) stays out of the engine.' },
+            ...engineBoundaries,
             {
               regex: '(^|/)store/(db|sqlite-[^/]+|monitor-(alerts|connections|history|store)|builds|runners|projects|users|secrets|traces|artifacts|artifact-listings)\\.ts$',
               allowTypeImports: true,
