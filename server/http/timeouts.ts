@@ -81,6 +81,13 @@ export function installBodyProgress(app: FastifyInstance, config: TimeoutConfig)
     }
     done();
   });
+  // A body read whole is out of the rule's reach at once, not at the next check: holding every
+  // request of the last second (10,000+ under a runner fleet) kept them alive into the old
+  // generation, and the trace path ran at 0.5x its bare reference instead of 0.85x.
+  app.addHook('onResponse', (request, _reply, done) => {
+    if (request.raw.complete) open.delete(request.raw);
+    done();
+  });
   app.addHook('onClose', (_app, done) => {
     clearInterval(timer);
     open.clear();
