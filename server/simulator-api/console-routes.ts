@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { MultipartFile } from '@fastify/multipart';
 import {
@@ -13,14 +14,15 @@ const tags = ['simulator API: runner console'];
 const State = ConsoleExchange.properties.state;
 const reply200 = { 200: ConsoleExchange };
 
-export async function consoleRoutes(app: FastifyInstance, { ctx, simulator }: SimulatorRouteOpts) {
+export async function consoleRoutes(fastify: FastifyInstance, { ctx, simulator }: SimulatorRouteOpts) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const c = () => simulator.console;
 
   app.get('/console', { schema: { tags, summary: 'The console runner’s state: target, runner token, build, trace length', response: { 200: State } } }, async () =>
     c().state(),
   );
 
-  app.post<{ Body: ConsoleRegister }>(
+  app.post(
     '/console/register',
     { schema: { tags, summary: 'POST runners/register.json (with a registration token; default: this server’s)', body: ConsoleRegister, response: reply200 } },
     async (request) => {
@@ -36,7 +38,7 @@ export async function consoleRoutes(app: FastifyInstance, { ctx, simulator }: Si
     },
   );
 
-  app.post<{ Body: { runner_token: string; target_url?: string } }>(
+  app.post(
     '/console/use-token',
     {
       schema: {
@@ -51,7 +53,7 @@ export async function consoleRoutes(app: FastifyInstance, { ctx, simulator }: Si
 
   app.post('/console/request-build', { schema: { tags, summary: 'POST builds/register.json: ask for a build', response: reply200 } }, async () => c().requestBuild());
 
-  app.post<{ Body: ConsoleTrace }>(
+  app.post(
     '/console/trace',
     {
       schema: {
@@ -67,13 +69,13 @@ export async function consoleRoutes(app: FastifyInstance, { ctx, simulator }: Si
     },
   );
 
-  app.post<{ Body: ConsoleUpdate }>(
+  app.post(
     '/console/update',
     { schema: { tags, summary: 'PUT builds/:id.json with a state and optionally the full trace', body: ConsoleUpdate, response: reply200 } },
     async (request) => c().update({ state: request.body.state, trace: request.body.trace, buildId: request.body.build_id }),
   );
 
-  app.post<{ Body: ConsoleUpload }>(
+  app.post(
     '/console/upload',
     { schema: { tags, summary: 'POST builds/:id/artifacts: upload bytes given as base64 (streamed chunked, field "file")', body: ConsoleUpload, response: reply200 } },
     async (request) => {
@@ -125,13 +127,13 @@ export async function consoleRoutes(app: FastifyInstance, { ctx, simulator }: Si
     },
   );
 
-  app.post<{ Body: ConsoleBuildRef }>(
+  app.post(
     '/console/download',
     { schema: { tags, summary: 'GET builds/:id/artifacts (body shown as base64 up to 1 MiB)', body: ConsoleBuildRef, response: reply200 } },
     async (request) => c().download({ buildId: request.body?.build_id, buildToken: request.body?.build_token }),
   );
 
-  app.post<{ Body: ConsoleBuildRef }>(
+  app.post(
     '/console/delete-artifacts',
     { schema: { tags, summary: 'DELETE builds/:id/artifacts (no 1.x runner sends it; here to test the endpoint)', body: ConsoleBuildRef, response: reply200 } },
     async (request) => c().deleteArtifacts({ buildId: request.body?.build_id, buildToken: request.body?.build_token }),

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { FleetStatus, Scenario, StartFleet, Throughput, ThroughputQuery } from '../contract/simulator.ts';
 import { badRequest } from '../http/errors.ts';
@@ -7,8 +8,9 @@ import type { SimulatorRouteOpts } from './route-options.ts';
 
 const tags = ['simulator API'];
 
-export async function fleetRoutes(app: FastifyInstance, { simulator }: SimulatorRouteOpts) {
-  app.post<{ Body: StartFleet }>(
+export async function fleetRoutes(fastify: FastifyInstance, { simulator }: SimulatorRouteOpts) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  app.post(
     '/fleet',
     {
       schema: {
@@ -27,7 +29,7 @@ export async function fleetRoutes(app: FastifyInstance, { simulator }: Simulator
   app.get('/fleet', { schema: { tags, summary: 'The fleet: state, totals, each runner’s state and counters, violations', response: { 200: FleetStatus } } }, async () =>
     simulator.status(),
   );
-  app.get<{ Querystring: ThroughputQuery }>(
+  app.get(
     '/fleet/throughput',
     { schema: { tags, summary: 'Builds/min, trace bytes/s and requests/s over the last minutes', querystring: ThroughputQuery, response: { 200: Throughput } } },
     async (request) => {
