@@ -48,9 +48,13 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunTotals> {
   console.log(`[model:${opts.name}] seed ${seed}, ${numRuns} runs of up to ${opts.maxCommands} steps (${opts.kind} server); replay with FC_SEED=${seed}`);
   const totals: ModelRunTotals = { runs: 0, steps: 0, restarts: 0, kills: 0, ms: 0 };
   const started = Date.now();
+  // A time limit stops fast-check from starting runs, not the one in progress: it is awaited below,
+  // so its steps are counted here and it never overlaps what the caller runs next.
+  let active = 0;
   const commands = fc.commands([commandArbitrary({ restartWeight: opts.restartWeight, killWeight: opts.killWeight })], { maxCommands: opts.maxCommands, size: 'max' });
   await fc.assert(
     fc.asyncProperty(commands, async (cmds) => {
+      active++;
       const real = await RealSystem.start(opts.kind);
       let model: Model | undefined;
       try {
@@ -62,6 +66,7 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunTotals> {
         await sweep(m, real);
       } finally {
         await real.close();
+        active--;
         if (model) {
           totals.runs++;
           totals.steps += model.steps;
@@ -79,6 +84,7 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunTotals> {
       markInterruptAsFailure: false,
     },
   );
+  while (active > 0) await new Promise((resolve) => setTimeout(resolve, 50));
   totals.ms = Date.now() - started;
   console.log(`[model:${opts.name}] ${totals.runs} runs, ${totals.steps} steps, ${totals.restarts} restarts, ${totals.kills} kill -9 in ${(totals.ms / 1000).toFixed(1)} s`);
   return totals;
