@@ -8,6 +8,7 @@ import net from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
 import { ApiError } from './errors.ts';
+import { isLoopbackHost } from '../host-address.ts';
 
 interface HostPort {
   name: string;
@@ -22,7 +23,6 @@ export function parseHost(value: string): HostPort | undefined {
   return name === '' ? undefined : { name, port: m[3] };
 }
 
-const isLoopbackName = (name: string) => name === 'localhost' || name === '::1' || (net.isIPv4(name) && name.startsWith('127.'));
 const isWildcard = (host: string) => ['0.0.0.0', '::', '[::]', ''].includes(host.trim());
 
 export function hostFilter(config: Pick<Config, 'host' | 'allowedHosts'>): ((host: string | undefined) => boolean) | null {
@@ -40,7 +40,7 @@ export function hostFilter(config: Pick<Config, 'host' | 'allowedHosts'>): ((hos
     if (value === undefined) return true;
     const h = parseHost(value);
     if (!h) return false;
-    if (isLoopbackName(h.name) || h.name === bound) return true;
+    if (isLoopbackHost(h.name) || h.name === bound) return true;
     if (wildcard && net.isIP(h.name) !== 0) return true;
     return extra.some((e) => e.name === h.name && (e.port === undefined || e.port === h.port));
   };

@@ -6,16 +6,21 @@ import type { ConnectionView, Thresholds } from '../contract/app.ts';
 import type { Connection, ConnectionFields, ConnectionsRepo } from '../store/monitor-ports.ts';
 import type { Clock } from '../clock.ts';
 import type { RemoteTarget } from './remote-client.ts';
+import { isLoopbackHost } from '../host-address.ts';
 
 export const EMBEDDED_ID = 'embedded';
 export const DEFAULT_INTERVAL_S = 5;
 
 export type { Connection };
 
-/** Loopback names and addresses: a token sent there never crosses a network. */
-export function isLoopbackHost(hostname: string): boolean {
+/**
+ * A URL host a token sent to never crosses a network: a loopback host (host-address.ts), and also the
+ * forms a URL may spell one in (`x.localhost`, which browsers and resolvers keep local, a trailing
+ * dot, IPv4-mapped ::ffff:127.x).
+ */
+function staysOnThisMachine(hostname: string): boolean {
   const h = hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
-  return h === 'localhost' || h.endsWith('.localhost') || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h) || h === '::1' || h === '::ffff:127.0.0.1' || /^::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}$/.test(h);
+  return isLoopbackHost(h) || h.endsWith('.localhost') || h === '::ffff:127.0.0.1' || /^::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}$/.test(h);
 }
 
 /** What a person should know before the stored token is sent to this URL. */
@@ -27,7 +32,7 @@ export function tokenWarnings(baseUrl: string | null, hasToken: boolean): string
   } catch {
     return [];
   }
-  if (u.protocol !== 'http:' || isLoopbackHost(u.hostname)) return [];
+  if (u.protocol !== 'http:' || staysOnThisMachine(u.hostname)) return [];
   return [`the PRIVATE-TOKEN goes to ${u.host} over plain http: anyone on the network path can read it; use https://`];
 }
 
