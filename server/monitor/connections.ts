@@ -7,6 +7,7 @@ import type { Connection, ConnectionFields, ConnectionsRepo } from '../store/mon
 import type { Clock } from '../clock.ts';
 import type { RemoteTarget } from './remote-client.ts';
 import { isLoopbackHost } from '../host-address.ts';
+import { isoTime, isoTimeOr0 } from '../store/row-values.ts';
 
 export const EMBEDDED_ID = 'embedded';
 export const DEFAULT_INTERVAL_S = 5;
@@ -59,9 +60,9 @@ export function view(c: Connection): ConnectionView {
     enabled: c.enabled,
     has_token: hasToken,
     warnings: tokenWarnings(c.baseUrl, hasToken),
-    last_sample_at: c.lastSampleAt === null ? null : new Date(c.lastSampleAt).toISOString(),
+    last_sample_at: isoTime(c.lastSampleAt),
     last_error: c.lastError,
-    created_at: new Date(c.createdAt).toISOString(),
+    created_at: isoTimeOr0(c.createdAt),
   };
 }
 

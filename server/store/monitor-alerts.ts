@@ -1,5 +1,6 @@
 // SQLite adapter of AlertsRepo (store/monitor-ports.ts): the monitor_alerts table.
 import type { Db } from './db.ts';
+import { isoTimeOr0 } from './row-values.ts';
 import type { Alert } from '../contract/app.ts';
 import type { AlertsRepo, NewAlert } from './monitor-ports.ts';
 
@@ -20,7 +21,7 @@ const toAlert = (r: AlertRow): Alert => ({
   queue: r.queue,
   value: r.value,
   threshold: r.threshold,
-  at: new Date(r.at).toISOString(),
+  at: isoTimeOr0(r.at),
 });
 
 export class SqliteAlerts implements AlertsRepo {
