@@ -6,12 +6,12 @@ import type { Service } from '../lifecycle.ts';
 import { registerBuiltins, scheduleBuiltins } from './builtin/index.ts';
 
 export function registerJobServices(ctx: AppContext, log: { warn(obj: unknown, msg?: string): void }): void {
-  const { jobs, demo, config, store, events, services } = ctx;
+  const { jobs, demo, config, domain, events, services } = ctx;
   jobs.log = log;
-  registerBuiltins(jobs, { config, store, events });
+  registerBuiltins(jobs, { config, domain });
   services.add(jobs);
   // Enqueueing before the start would load the same rows twice: the schedule starts after it.
-  const schedule: Service = { name: 'job-schedule', start: () => scheduleBuiltins(jobs, { config, events, store }), stop: () => undefined };
+  const schedule: Service = { name: 'job-schedule', start: () => scheduleBuiltins(jobs, { config, events, domain }), stop: () => undefined };
   services.add(schedule);
   services.add(demo);
 }

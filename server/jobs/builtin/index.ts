@@ -2,20 +2,17 @@
 // sidekiq-cron (intervals in server/config.ts), the archive listing triggered by each upload.
 import type { Config } from '../../config.ts';
 import type { AppEvents } from '../../events.ts';
-import type { Store } from '../../store/index.ts';
+import type { Domain } from '../../domain/index.ts';
 import type { JobSystem } from '../job-system.ts';
 import { SYNTHETIC, syntheticJob } from './synthetic.ts';
 import { stuckBuildsJob } from './stuck-builds.ts';
 import { artifactExpiryJob } from './artifact-expiry.ts';
 import { runnerContactJob } from './runner-contact.ts';
 import { archiveListingJob } from './archive-listing.ts';
-import { createDomain } from '../../domain/index.ts';
 
-export function registerBuiltins(jobs: JobSystem, deps: { config: Config; store: Store; events: AppEvents }): void {
-  const { config, store, events } = deps;
-  // The same rules as the app's domain: its caches live behind the store's ports, and the one state of
-  // its own (the dispatch batch of runner polls) is never used by a job.
-  const { builds, runners } = createDomain(store, events);
+export function registerBuiltins(jobs: JobSystem, deps: { config: Config; domain: Domain }): void {
+  const { config } = deps;
+  const { builds, runners } = deps.domain;
   jobs.register(SYNTHETIC, syntheticJob);
   jobs.register('stuck_builds', stuckBuildsJob(builds));
   jobs.register('artifact_expiry', artifactExpiryJob(builds));
@@ -24,8 +21,8 @@ export function registerBuiltins(jobs: JobSystem, deps: { config: Config; store:
 }
 
 /** Starts the periodic schedule and the upload trigger; call after `jobs.start()`. */
-export function scheduleBuiltins(jobs: JobSystem, deps: { config: Config; events: AppEvents; store: Store }): void {
-  const { config, events, store } = deps;
+export function scheduleBuiltins(jobs: JobSystem, deps: { config: Config; events: AppEvents; domain: Domain }): void {
+  const { config, events, domain } = deps;
   const periodic: [string, number][] = [
     ['stuck_builds', config.stuckBuildsEveryMs],
     ['artifact_expiry', config.artifactExpiryEveryMs],
@@ -34,7 +31,7 @@ export function scheduleBuiltins(jobs: JobSystem, deps: { config: Config; events
   for (const [kind, ms] of periodic) if (ms > 0) jobs.every(ms, () => void jobs.enqueueOnce(kind));
   // Archives stored without a listing: their job was lost, or an older version kept listings in the
   // builds row (migration 5 dropped those). A listing job already waiting just finds it done.
-  for (const { id, key } of createDomain(store, events).builds.unlistedArchives()) jobs.enqueue('archive_listing', { build_id: id, key });
+  for (const { id, key } of domain.builds.unlistedArchives()) jobs.enqueue('archive_listing', { build_id: id, key });
   events.on('artifacts:stored', ({ buildId, key }) => {
     // The upload is already answered 201; a store error here must not turn into its failure.
     try {
