@@ -6,21 +6,18 @@
 // non-public build variables), then by value, so that a token found in one place is also hidden
 // where it shows up unlabelled (the build token inside repo_url, a runner token echoed in a trace).
 import type { BodyPreview, JournalEntry } from '../server/contract/simulator.ts';
+import { SECRET_HEADERS, SECRET_NAME, decodeURIComponentSafe, hideQuery, isSecretName } from '../common/secrets.ts';
 
 export const REDACTED = '[REDACTED]';
 
 /** Known secrets, looked up by whole word. */
 export type SecretLookup = Pick<ReadonlySet<string>, 'has' | 'size'>;
 
-const SECRET_HEADERS = new Set(['private-token', 'build-token', 'job-token', 'authorization', 'proxy-authorization', 'cookie', 'set-cookie']);
-/** Field, key and parameter names whose string values are secrets: token, private_token, runners_token, password… */
-const SECRET_NAME = /token|password|passwd|secret/i;
 /** Shorter values are not searched for in free text: they would match ordinary words. */
 const MIN_FREE_TEXT = 6;
 /** Characters tokens are made of; free text is cut on anything else before looking words up. */
 const WORD = /[A-Za-z0-9_\-.~]+/g;
 
-const isSecretName = (name: string) => SECRET_NAME.test(name);
 
 function headerValue(headers: [string, string][], name: string): string | undefined {
   return headers.find(([n]) => n.toLowerCase() === name)?.[1];
@@ -99,20 +96,7 @@ function scrub(text: string, own: string[], learned: SecretLookup): string {
 }
 
 // By position, for values too short to look for in free text ("tok" would also hit "token").
-const QUERY_FIELD = /([?&])([^=&#]{1,100})=([^&#]*)/g;
 const FORM_FIELD = /(^|&)([^=&]{1,100})=([^&]*)/g;
-
-function hideQuery(url: string): string {
-  return url.replace(QUERY_FIELD, (m, sep: string, name: string) => (isSecretName(decodeURIComponentSafe(name)) ? `${sep}${name}=${REDACTED}` : m));
-}
-
-function decodeURIComponentSafe(s: string): string {
-  try {
-    return decodeURIComponent(s.replace(/\+/g, ' '));
-  } catch {
-    return s;
-  }
-}
 
 function hideFields(text: string, type: string): string {
   if (type.includes('x-www-form-urlencoded')) return text.replace(FORM_FIELD, (m, sep: string, name: string) => (isSecretName(decodeURIComponentSafe(name)) ? `${sep}${name}=${REDACTED}` : m));
@@ -141,8 +125,8 @@ export function redactEntry(e: JournalEntry, learned: SecretLookup = new Set()):
     list.map(([n, v]): [string, string] => [n, SECRET_HEADERS.has(n.toLowerCase()) ? REDACTED : scrub(v, own, learned)]);
   return {
     ...e,
-    url: scrub(hideQuery(e.url), own, learned),
-    path: scrub(hideQuery(e.path), own, learned),
+    url: scrub(hideQuery(e.url, REDACTED), own, learned),
+    path: scrub(hideQuery(e.path, REDACTED), own, learned),
     request_headers: headers(e.request_headers),
     response_headers: headers(e.response_headers),
     request_body: scrubBody(e.request_body, headerValue(e.request_headers, 'content-type') ?? '', own, learned),
