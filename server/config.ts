@@ -212,7 +212,7 @@ export function savedValueProblem(spec: SettingSpec, raw: unknown): string | nul
 }
 
 /** `--max-artifact-mb <mb>` → `max-artifact-mb`: how a setting is named in settings.json. */
-export const settingName = (spec: SettingSpec) => spec.flag.replace(/^--/, '').split(' ')[0]!;
+export const settingName = (spec: SettingSpec) => flagName(spec).slice(2);
 
 /** Settings that the UI may save: not where the data lives, nor the secrets kept inside it. */
 export const SAVABLE = SETTINGS.filter((s) => !['dataDir', 'adminToken', 'registrationToken', 'uiDir'].includes(s.key));
@@ -283,7 +283,7 @@ export function resolveConfig(options: Partial<Record<keyof Config, unknown>> = 
     // A short token given by hand can be guessed (a rebinding page only needs the registration token).
     if (token !== undefined && token.length < MIN_TOKEN_LENGTH) {
       const spec = SETTINGS.find((s) => s.key === key)!;
-      throw new ConfigError(`${spec.flag.split(' ')[0]} (${spec.env}): a token must have at least ${MIN_TOKEN_LENGTH} characters, got ${token.length}; leave it out to have one generated`);
+      throw new ConfigError(`${flagName(spec)} (${spec.env}): a token must have at least ${MIN_TOKEN_LENGTH} characters, got ${token.length}; leave it out to have one generated`);
     }
   }
   if (warnings.length) config.settingsWarnings = warnings;
