@@ -1,8 +1,8 @@
 // Ajv coerces the strings "Infinity", "1e400" or 400 nines into Infinity for an integer or number,
 // and its minimum/maximum checks skip non-finite numbers: `limit=Infinity` passed `maximum: 1000`,
 // `PUT /load {"processes":"Infinity"}` ran the server out of memory, and a project stored a
-// build_timeout of Infinity. JSON itself cannot say Infinity, so any non-finite number in a validated
-// request came from that coercion: every route with a schema refuses it after validation.
+// build_timeout of Infinity. JSON has no Infinity, but JSON.parse reads 1e400 as one: either way a
+// non-finite number in a request is refused, on every route with a schema, after validation.
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, preHandlerHookHandler } from 'fastify';
 import { badRequest } from './errors.ts';
 
