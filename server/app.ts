@@ -93,7 +93,7 @@ async function assemble(config: Config, store: Store, deps: ServerDeps): Promise
       if (method !== 'HEAD') routes.push({ method, url: r.url, hidden: (r.schema as { hide?: boolean } | undefined)?.hide === true });
     }
   });
-  installErrorHandling(app);
+  installErrorHandling(app, config);
   installHostCheck(app, config);
   installBodyProgress(app, config);
   installBodyBudget(app, config);

@@ -79,6 +79,8 @@ export interface Config {
   headersTimeoutMs: number;
   /** Window of the body progress rule (see http/timeouts.ts), ms. */
   bodyTimeoutMs: number;
+  /** How long a connection closed after an early answer keeps reading the body's rest (lingering close), ms. */
+  lingeringCloseMs: number;
   /** Average rate a body must keep over every --body-timeout-ms window, bytes/s (0 = whole within one window). */
   bodyMinBytesPerS: number;
   /** A connection silent this long (nothing read or written) while a request is open is closed, ms. */
@@ -153,6 +155,7 @@ export const SETTINGS: SettingSpec[] = [
   { key: 'bodyTimeoutMs', flag: '--body-timeout-ms <ms>', env: 'JOBSCOPE_BODY_TIMEOUT_MS', kind: 'int', default: 30000, help: 'window of the body rule: a request body still arriving must send --body-min-bytes-per-s over every window of this length, or it gets 408 and its connection is closed, in ms', min: 100, max: 86_400_000 },
   { key: 'bodyMinBytesPerS', flag: '--body-min-bytes-per-s <n>', env: 'JOBSCOPE_BODY_MIN_BYTES_PER_S', kind: 'int', default: 4096, help: 'average rate a request body must keep over every --body-timeout-ms window (a 100 MiB upload may take ~7 h at the default); 0 = every body must be whole within --body-timeout-ms' },
   { key: 'idleTimeoutMs', flag: '--idle-timeout-ms <ms>', env: 'JOBSCOPE_IDLE_TIMEOUT_MS', kind: 'int', default: 60000, help: 'a connection with a request open and nothing read or written for this long is closed, in ms', min: 100, max: 86_400_000 },
+  { key: 'lingeringCloseMs', flag: '--lingering-close-ms <ms>', env: 'JOBSCOPE_LINGERING_CLOSE_MS', kind: 'int', default: 5000, help: 'after an early answer to a body still arriving (413, 507), the connection keeps reading and dropping it for up to this long so the client reads the answer instead of a reset, in ms; 0 = close at once', max: 600_000 },
   { key: 'keepAliveTimeoutMs', flag: '--keep-alive-timeout-ms <ms>', env: 'JOBSCOPE_KEEP_ALIVE_TIMEOUT_MS', kind: 'int', default: 10000, help: 'an idle keep-alive connection is closed after this (runners poll every 3 s), in ms', min: 100, max: 600_000 },
   { key: 'maxRunnerBodyKib', flag: '--max-runner-body-kib <kib>', env: 'JOBSCOPE_MAX_RUNNER_BODY_KIB', kind: 'int', default: 64, help: 'largest runner request body read before its token is checked (register, poll, delete, updates of builds that are not running), in KiB', min: 1, max: 65536 },
   { key: 'maxInflightBodyBytes', flag: '--max-inflight-body-mb <mb>', env: 'JOBSCOPE_MAX_INFLIGHT_BODY_MB', kind: 'mb', default: 256, help: 'request bodies held in memory at once across all requests (artifact uploads stream to disk and do not count); past it requests get 503 with Retry-After, in MiB', min: 1 },

@@ -2,6 +2,7 @@
 // Anything a client can cause maps to a 4xx; storage trouble maps to 507/503 with what to do next;
 // only a real bug is a 500, and that is logged.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { closeLingeringly } from './lingering-close.ts';
 
 export class ApiError extends Error {
   constructor(
@@ -66,12 +67,12 @@ export function describeError(err: unknown): { status: number; message: string; 
   return { status: 500, message: '500 Internal Server Error', headers: {}, bug: true };
 }
 
-export function sendError(reply: FastifyReply, err: unknown, request?: FastifyRequest): FastifyReply | Promise<FastifyReply> {
+export function sendError(reply: FastifyReply, err: unknown, request?: FastifyRequest, lingerMs = 0): FastifyReply | Promise<FastifyReply> {
   const d = describeError(err);
   if (d.bug) (request?.log ?? reply.log).error({ err }, 'unhandled error');
   else if (d.status >= 500) (request?.log ?? reply.log).warn({ err }, d.message);
   const answer = () => reply.code(d.status).headers(d.headers).type('application/json').send({ message: d.message });
-  const unread = request && !request.raw.complete ? settleUnreadBody(request, reply) : undefined;
+  const unread = request && !request.raw.complete ? settleUnreadBody(request, reply, lingerMs) : undefined;
   // A promise is what fastify waits on for an error handler that answers later.
   return unread ? unread.then(answer) : answer();
 }
@@ -87,21 +88,25 @@ export const DRAIN_MAX_BYTES = 1024 * 1024;
  * a read-only disk) leaves the rest of the body in the socket, where a keep-alive client's next
  * request would wait behind it for ever, and an answer sent while the client still writes reaches
  * it as EPIPE. So:
- * - a body declared larger than DRAIN_MAX_BYTES is cut off: answered now, connection closed after;
+ * - a body declared larger than DRAIN_MAX_BYTES is answered now with Connection: close, and the
+ *   connection closed lingeringly (lingering-close.ts) so the answer is not lost to a reset;
  * - a body declared smaller is read and dropped as the answer goes out (node then keeps the connection);
  * - a chunked body of no declared size is drained *before* answering: if it ends within the cap the
  *   answer goes out on a connection that stays open; past the cap it is answered with
- *   Connection: close, as a large declared one is. The body timeouts bound how long this can wait.
+ *   Connection: close and closed lingeringly, as a large declared one is. The body timeouts bound
+ *   how long this can wait.
  * Returns a promise when the answer must wait for the drain.
  */
-function settleUnreadBody(request: FastifyRequest, reply: FastifyReply): Promise<void> | undefined {
+function settleUnreadBody(request: FastifyRequest, reply: FastifyReply, lingerMs: number): Promise<void> | undefined {
   const length = request.headers['content-length'];
   const declared = length === undefined ? undefined : Number(length);
+  const raw = request.raw;
   if (declared !== undefined && !(Number.isFinite(declared) && declared <= DRAIN_MAX_BYTES)) {
     reply.header('Connection', 'close');
+    raw.unpipe();
+    closeLingeringly(raw, lingerMs);
     return undefined;
   }
-  const raw = request.raw;
   // Whoever was reading (a body parser, busboy) has given up: detach it, then read the rest into nothing.
   raw.unpipe();
   reply.removeHeader('connection');
@@ -123,8 +128,8 @@ function settleUnreadBody(request: FastifyRequest, reply: FastifyReply): Promise
       drained += chunk.length;
       if (drained <= DRAIN_MAX_BYTES) return;
       reply.header('Connection', 'close');
-      raw.pause();
       done();
+      closeLingeringly(raw, lingerMs);
     };
     raw.on('data', onData);
     raw.once('end', done);
@@ -134,8 +139,8 @@ function settleUnreadBody(request: FastifyRequest, reply: FastifyReply): Promise
   });
 }
 
-export function installErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((err, request, reply) => sendError(reply, err, request));
+export function installErrorHandling(app: FastifyInstance, config: { lingeringCloseMs: number }): void {
+  app.setErrorHandler((err, request, reply) => sendError(reply, err, request, config.lingeringCloseMs));
   app.setNotFoundHandler((request, reply) => {
     // GitLab answers unknown paths 404 and wrong methods on known paths 405; we answer 404 for both.
     reply.code(404).type('application/json').send({ message: '404 Not Found' });

@@ -69,8 +69,8 @@ test('an artifact over the limit gets 413 whether Content-Length says so or not,
   const b = await takeBuild();
   // Chunked, as the runner sends it: the server only finds out while streaming.
   const chunked = await uploadArtifact(s.url, b.id, b.token, crypto.randomBytes(ARTIFACT_LIMIT + 4096), { chunk: 16 * 1024 }).done.catch((e: Error) => e);
-  if (chunked instanceof Error) expect(chunked.message).toMatch(/ECONNRESET|EPIPE|hang up/);
-  else expect(chunked.status).toBe(413);
+  // Answered while the body still streams in; the lingering close lets the answer through, not a reset.
+  expect(chunked instanceof Error ? chunked.message : chunked.status).toBe(413);
   // With a Content-Length far above the limit: refused up front.
   const boundary = 'limitsboundary';
   const body = Buffer.concat([
@@ -83,8 +83,7 @@ test('an artifact over the limit gets 413 whether Content-Length says so or not,
     headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'build-token': b.token },
     body,
   }).catch((e: Error) => e);
-  if (sized instanceof Error) expect(sized.message).toMatch(/ECONNRESET|EPIPE|hang up/);
-  else expect(sized.status).toBe(413);
+  expect(sized instanceof Error ? sized.message : sized.status).toBe(413);
 
   const get = await request(`${s.url}/ci/api/v1/builds/${b.id}/artifacts`, { headers: { 'build-token': b.token } });
   expect(get.status).toBe(404);
