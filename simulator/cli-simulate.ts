@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import type { FleetStatus, Scenario } from '../server/contract/simulator.ts';
+import type { InstanceView } from '../server/contract/control.ts';
 import { parseFaultList } from './faults.ts';
 import { Fleet, FleetSetupError } from './fleet.ts';
 import { Journal } from './journal.ts';
@@ -112,6 +113,28 @@ export function scenarioOf(f: Flags): Scenario {
   return s;
 }
 
+/**
+ * The target's runner registration token, read with the admin token from the control API (the
+ * same call the UI makes): a Jobscope target then needs only --admin-token. A refused token is a
+ * usage error naming the flag, not a fleet whose every register answers 403.
+ */
+async function registrationTokenOf(target: string, adminToken: string): Promise<string> {
+  const url = new URL('api/v3/sim/instance', target.endsWith('/') ? target : `${target}/`);
+  let res: Response;
+  try {
+    res = await fetch(url, { headers: { 'PRIVATE-TOKEN': adminToken }, signal: AbortSignal.timeout(10_000) });
+  } catch (err) {
+    throw new UsageError(`--admin-token: reading ${url.pathname} failed (${(err as Error).message}); give --registration-token instead`);
+  }
+  const body = (await res.json().catch(() => null)) as Partial<InstanceView> | { message?: string } | null;
+  const token = body && 'runners_registration_token' in body ? body.runners_registration_token : undefined;
+  if (res.ok && typeof token === 'string' && token) return token;
+  const why = body && 'message' in body && typeof body.message === 'string' ? `: ${body.message}` : '';
+  throw new UsageError(
+    `--admin-token: the target answered ${res.status}${why} to GET ${url.pathname}, so its registration token is unknown; check the admin token, or give --registration-token (a target that is not Jobscope needs it)`,
+  );
+}
+
 /** Fails early, with what to do, when nothing answers at the target (runners would retry forever). */
 async function reachable(target: string): Promise<void> {
   try {
@@ -149,8 +172,9 @@ export async function simulate(f: Flags, deps: SimulateDeps): Promise<number> {
     await reachable(target);
   }
   const groups = groupsOf(scenario);
+  if (!registrationToken && adminToken && !groups.every((g) => g.tokens?.length)) registrationToken = await registrationTokenOf(target, adminToken);
   if (!registrationToken && !groups.every((g) => g.tokens?.length)) {
-    throw new UsageError('the runners need --registration-token (or runner tokens in the scenario) to talk to --target');
+    throw new UsageError('the runners need --registration-token, --admin-token of a Jobscope target, or runner tokens in the scenario to talk to --target');
   }
   if (scenario.builds === undefined && duration === undefined && !process.stdin.isTTY) {
     process.stderr.write('note: no --builds and no --duration: running until interrupted (Ctrl-C)\n');
@@ -211,8 +235,8 @@ function withOptions(cmd: Command): Command {
   return cmd
     .description('run a fleet of virtual GitLab runners (API v1) against a server; exit 1 if the server broke the protocol')
     .option('--target <url>', 'coordinator base URL (default: an embedded Jobscope on a temp data dir)')
-    .option('--registration-token <token>', 'runner registration token of the target')
-    .option('--admin-token <token>', 'PRIVATE-TOKEN of a Jobscope target: create --builds and verify traces and artifacts')
+    .option('--registration-token <token>', 'runner registration token of the target (read with --admin-token from a Jobscope target when not given)')
+    .option('--admin-token <token>', 'PRIVATE-TOKEN of a Jobscope target: read its registration token, create --builds and verify traces and artifacts')
     .option('--runners <n>', 'virtual runners (default 4)')
     .option('--builds <m>', 'builds to finish (created through the control API when an admin token is known; default 20 embedded)')
     .option('--scenario <file.json>', 'a fleet described as JSON (docs/simulator.md); flags below override its defaults')
