@@ -61,6 +61,24 @@ export async function buildsRoutes(fastify: FastifyInstance, { ctx }: { ctx: App
     },
   );
 
+  app.post(
+    '/builds/:id/retry',
+    {
+      schema: {
+        tags,
+        summary: 'Retry a finished build (success, failed, canceled), as GitLab does: a new pending build with its project, name, stage, ref, commands, variables, tags and options; the old one stays. 409 while it is pending or running',
+        params: IdParams,
+        response: { 201: BuildView },
+      },
+    },
+    async (request, reply) => {
+      const r = builds.retry(Number(request.params.id));
+      if (!r.ok && r.reason === 'not-found') throw notFound('Build');
+      if (!r.ok) throw conflict(`build is ${r.status}; only a finished build (success, failed, canceled) can be retried`);
+      return reply.code(201).send(buildView(ctx, r.build));
+    },
+  );
+
   app.get(
     '/builds/:id/artifacts',
     { schema: { tags, summary: 'Download a build’s artifacts archive (admin; no build token needed)', params: IdParams } },

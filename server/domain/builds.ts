@@ -10,6 +10,7 @@ import type { AppendResult } from '../store/traces.ts';
 import type { StagedUpload } from '../store/artifacts.ts';
 import type { ArchiveListing, ListingSummary } from '../store/artifact-listings.ts';
 import { DispatchBatch, type Taken } from './dispatch-batch.ts';
+import { canRetry, retryInput, type RetryResult } from './build-retry.ts';
 
 export type UpdateResult =
   /** `Ci::Build.where(runner_id:).running.find(id)` found nothing: the runner hears 404. */
@@ -88,6 +89,17 @@ export class BuildsDomain {
   /** pending|running → canceled; the canceled build, or undefined when it was neither. */
   cancel(id: number): Build | undefined {
     return this.settle(id, () => this.store.builds.cancel(id));
+  }
+
+  /**
+   * GitLab's retry: a new pending build of a finished build's definition (build-retry.ts); the old
+   * one stays. Check and create run in one synchronous turn, so no status change slips between.
+   */
+  retry(id: number): RetryResult {
+    const old = this.store.builds.byId(id);
+    if (!old) return { ok: false, reason: 'not-found' };
+    if (!canRetry(old)) return { ok: false, reason: 'not-finished', status: old.status };
+    return { ok: true, build: this.create(retryInput(old), 1)[0]! };
   }
 
   /** Fails builds running past their timeout (the build's, else the project's); how many. */
