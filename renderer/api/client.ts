@@ -6,7 +6,7 @@
 import type { AxiosInstance, AxiosResponse, Method } from 'axios';
 import type { Alert, AppStatus, ConnectionPatch, ConnectionView, CurrentSample, History, HistoryQuery, NewConnection, TestResult, Thresholds } from '../../server/contract/app.ts';
 import type { CompoundMetrics } from '../../server/contract/metrics.ts';
-import type { BuildQuery, BuildView, InstanceView, ProjectView, RunnerView } from '../../server/contract/control.ts';
+import type { BuildQuery, BuildView, CreatedBuilds, InstanceView, NewBuild, NewProject, ProjectView, RunnerView } from '../../server/contract/control.ts';
 import type { DeletedQueue } from '../../server/contract/jobs.ts';
 import { ApiError, createHttp, type Query } from './http.ts';
 import { filenameOf } from './filename.ts';
@@ -14,6 +14,7 @@ import { filenameOf } from './filename.ts';
 export { ApiError };
 export type { Query };
 export type { Alert, AppStatus, ConnectionView, CurrentSample, History, NewConnection, TestResult, Thresholds, CompoundMetrics, BuildView, ProjectView, RunnerView, InstanceView };
+export type { NewBuild, NewProject, CreatedBuilds };
 
 export interface TraceChunk {
   status: number; // 200 or 206; 416 when the offset is past the end (the trace was reset)
@@ -100,6 +101,11 @@ export class Client {
   builds = (q: BuildQuery = {}) => this.json<BuildView[]>('GET', '/api/v3/sim/builds', { query: q });
   build = (id: number) => this.json<BuildView>('GET', `/api/v3/sim/builds/${id}`);
   cancelBuild = (id: number) => this.json<BuildView>('POST', `/api/v3/sim/builds/${id}/cancel`);
+  /** GitLab's retry: a new pending build of a finished one (409 while it is pending or running). */
+  retryBuild = (id: number) => this.json<BuildView>('POST', `/api/v3/sim/builds/${id}/retry`);
+  createProject = (p: NewProject) => this.json<ProjectView>('POST', '/api/v3/sim/projects', { json: p });
+  /** One build (the answer is the build) or, with `count`, that many (the answer is their ids). */
+  createBuild = (projectId: number, b: NewBuild) => this.json<BuildView | CreatedBuilds>('POST', `/api/v3/sim/projects/${projectId}/builds`, { json: b });
   /** Deletes one of the embedded job system's queues with its waiting jobs (built-in ones answer 409). */
   deleteQueue = (name: string) => this.json<DeletedQueue>('DELETE', `/api/v3/sim/jobs/queues/${encodeURIComponent(name)}`);
 
