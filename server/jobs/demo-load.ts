@@ -6,7 +6,7 @@
 // given setting replays the same arrivals.
 import type { Service } from '../lifecycle.ts';
 import type { Cancel, Clock } from '../clock.ts';
-import { seededRandom } from '../util/prng.ts';
+import { Prng, seededRandom } from '../util/prng.ts';
 import type { JobQueue } from './queue.ts';
 import type { PoolIdentity, WorkerPool } from './worker-pool.ts';
 import { SYNTHETIC } from './builtin/synthetic.ts';
@@ -65,6 +65,26 @@ const TICK_MS = 100;
 const PROCESS_QUEUES_CAP = 10;
 
 const className = (queue: string) => queue.replace(/(^|_)([a-z0-9])/g, (_m, _u, c: string) => c.toUpperCase()) + 'Worker';
+
+/**
+ * A pid and a start time for each simulated process, as real Sidekiq processes have: each its own pid
+ * (they once all showed the server's), started a while before the demo, hosts booted at different
+ * times. Drawn from their own generator of the seed, so the arrivals' sequence does not shift.
+ */
+export function processPasts(seed: number, count: number, now: number): { pid: number; startedAt: number }[] {
+  const rng = new Prng(seed).fork(0x5eed_0b1d);
+  const used = new Set<number>();
+  const out: { pid: number; startedAt: number }[] = [];
+  for (let p = 0; p < count; p++) {
+    // Above the low pids system daemons take at boot, within the classic 32768 pid_max.
+    let pid = rng.int(1200, 32_000);
+    while (used.has(pid)) pid = pid >= 32_000 ? 1200 : pid + 1;
+    used.add(pid);
+    // Between 10 minutes and 3 days ago, to the millisecond.
+    out.push({ pid, startedAt: now - rng.int(10 * 60_000, 3 * 86_400_000) });
+  }
+  return out;
+}
 
 export interface LoadStatus {
   running: boolean;
@@ -161,6 +181,7 @@ export class DemoLoad implements Service {
     let sum = 0;
     this.cumulative = this.queues.map((_q, i) => (sum += 1 / (i + 1)));
     const m = Math.min(s.processes, this.queues.length);
+    const pasts = processPasts(s.seed, s.processes, this.jobs.clock.now());
     for (let p = 0; p < s.processes; p++) {
       let served: JobQueue[];
       if (this.queues.length <= PROCESS_QUEUES_CAP) served = this.queues;
@@ -170,7 +191,7 @@ export class DemoLoad implements Service {
       }
       this.pools.push(
         this.jobs.addPool(
-          { hostname: `simulated-${String(p + 1).padStart(2, '0')}`, pid: process.pid, tag: 'demo', labels: ['simulated'], concurrency: Math.max(1, s.concurrency) },
+          { hostname: `simulated-${String(p + 1).padStart(2, '0')}`, ...pasts[p]!, tag: 'demo', labels: ['simulated'], concurrency: Math.max(1, s.concurrency) },
           served,
         ),
       );

@@ -10,6 +10,8 @@ export interface PoolIdentity {
   tag: string;
   labels: string[];
   concurrency: number;
+  /** When the process started, if not when it joined: the demo's simulated processes have a past. */
+  startedAt?: number;
 }
 
 export class WorkerPool {
