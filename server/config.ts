@@ -93,6 +93,8 @@ export interface Config {
   maxInflightBodyBytes: number;
   /** Period of the database's WAL checkpoint (copied back and truncated), ms (0 = only SQLite's automatic one). */
   walCheckpointEveryMs: number;
+  /** Largest UI state document (/api/app/ui-state) kept, KiB. */
+  maxUiStateKib: number;
 }
 
 type Kind = 'string' | 'int' | 'bool' | 'mb';
@@ -165,6 +167,7 @@ export const SETTINGS: SettingSpec[] = [
   { key: 'queueForgetIdleMinutes', flag: '--queue-forget-idle-minutes <min>', env: 'JOBSCOPE_QUEUE_FORGET_IDLE_MINUTES', kind: 'int', default: 60, help: 'an empty queue of synthetic jobs idle this long is forgotten, in minutes; 0 = never' },
   { key: 'historyMaxQueues', flag: '--history-max-queues <n>', env: 'JOBSCOPE_HISTORY_MAX_QUEUES', kind: 'int', default: 200, help: 'most queues each dashboard history sample records; queues seen after the limit is reached are not sampled' },
   { key: 'walCheckpointEveryMs', flag: '--wal-checkpoint-every-ms <ms>', env: 'JOBSCOPE_WAL_CHECKPOINT_EVERY_MS', kind: 'int', default: 60000, help: 'how often the database\'s write-ahead log (jobscope.db-wal) is copied into jobscope.db and truncated, in ms; 0 = only SQLite\'s automatic checkpoint (every ~4 MiB of WAL)', max: 86_400_000 },
+  { key: 'maxUiStateKib', flag: '--max-ui-state-kib <kib>', env: 'JOBSCOPE_MAX_UI_STATE_KIB', kind: 'int', default: 64, help: 'largest UI state (view range, filters, selected connection) the UI may save in the data dir, in KiB; a larger PUT /api/app/ui-state gets 413', min: 1, max: 1024 },
 ];
 
 export class ConfigError extends Error {}

@@ -8,6 +8,7 @@ import { statusRoutes } from './status.ts';
 import { connectionRoutes } from './connections.ts';
 import { historyRoutes } from './history.ts';
 import { alertRoutes } from './alerts.ts';
+import { uiStateRoutes } from './ui-state.ts';
 
 export async function appApi(app: FastifyInstance, { ctx, monitor }: { ctx: AppContext; monitor: Monitor }) {
   const opts = { ctx, monitor }; // not the caller's options: they carry the prefix
@@ -16,4 +17,5 @@ export async function appApi(app: FastifyInstance, { ctx, monitor }: { ctx: AppC
   await app.register(connectionRoutes, opts);
   await app.register(historyRoutes, opts);
   await app.register(alertRoutes, opts);
+  await app.register(uiStateRoutes, opts);
 }

@@ -16,7 +16,8 @@ import type { MonitorStore } from './monitor-ports.ts';
 import { sqliteMonitorStore } from './monitor-store.ts';
 import { SqliteJobBackend } from './sqlite-job-backend.ts';
 import type { JobBackend } from '../jobs/backend.ts';
-import type { ArtifactsPort, BuildsPort, ListingsPort, ProjectsPort, RunnersPort, SecretsPort, TracesPort, Transactions, UsersPort } from './ports.ts';
+import type { ArtifactsPort, BuildsPort, ListingsPort, ProjectsPort, RunnersPort, SecretsPort, TracesPort, Transactions, UiStatePort, UsersPort } from './ports.ts';
+import { UiStateFile } from './ui-state.ts';
 
 /**
  * Storage as ports (store/ports.ts): the domain layer reads and writes through these, never through
@@ -38,6 +39,8 @@ export interface Store extends Transactions {
   listings: ListingsPort;
   /** Watched connections, their sampled history and alerts (store/monitor-ports.ts). */
   monitor: MonitorStore;
+  /** The UI's saved state (<data dir>/ui-state.json; kept by "reset data", like settings.json). */
+  uiState: UiStatePort;
   adminToken: string;
   registrationToken: string;
   close(): void;
@@ -86,6 +89,7 @@ export function openStore(config: Config): Store {
     artifacts,
     listings: new ArtifactListings(db),
     monitor: sqliteMonitorStore(db),
+    uiState: new UiStateFile(layout.root, layout.tmpDir, { fsync: config.fsync }),
     adminToken: secrets.ensure('admin_token', config.adminToken, () => newToken(16)),
     registrationToken: secrets.ensure('registration_token', config.registrationToken, () => newToken()),
     close() {

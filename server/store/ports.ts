@@ -129,3 +129,16 @@ export interface ListingsPort {
   /** Builds with an archive but no listing yet. */
   unlisted(): { id: number; key: string }[];
 }
+
+/** The UI's saved state (range, filters, selected connection…): one small JSON document, replaced whole. */
+export interface SavedUiState {
+  values: Record<string, unknown>;
+  /** Epoch ms of the save; 0 when the file did not say. */
+  savedAt: number;
+}
+
+export interface UiStatePort {
+  /** undefined when nothing was saved (or the file cannot be read). */
+  read(): SavedUiState | undefined;
+  write(values: Record<string, unknown>, savedAt: number): void;
+}
