@@ -1,6 +1,6 @@
 // The console's log: each step's raw request and response (status, headers, body), newest first.
 import type { ConsoleExchange } from '../../api/simulator.ts';
-import { bodyText } from '../simulator/bytes.ts';
+import { BodyView } from '../simulator/BodyView.tsx';
 import { Headers } from '../simulator/JournalPanel.tsx';
 
 export interface LogItem {
@@ -46,7 +46,7 @@ function Exchange({ item }: { item: LogItem }) {
             <h4>Request</h4>
             <code className="wrap">{x.request.method} {x.request.url}</code>
             <Headers list={x.request.headers} />
-            {bodyText(x.request.body) && <pre className="body-view">{bodyText(x.request.body)}</pre>}
+            <BodyView body={x.request.body} testId="request-body" />
           </div>
           <div data-testid="exchange-response">
             <h4>Response</h4>
@@ -55,7 +55,7 @@ function Exchange({ item }: { item: LogItem }) {
               <>
                 <code>HTTP {res.status} {res.status_text}</code>
                 <Headers list={res.headers} testId="response-headers" />
-                {bodyText(res.body) && <pre className="body-view" data-testid="response-body">{bodyText(res.body)}</pre>}
+                <BodyView body={res.body} testId="response-body" />
               </>
             )}
           </div>

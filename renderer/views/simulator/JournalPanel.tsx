@@ -5,7 +5,8 @@ import { Fragment, useState } from 'react';
 import { useClient } from '../../app/client-context.tsx';
 import { saveBlob } from '../../app/save-file.ts';
 import { sim, type JournalEntry, type JournalQuery } from '../../api/simulator.ts';
-import { bodyText, bytes } from './bytes.ts';
+import { bytes } from './bytes.ts';
+import { BodyView } from './BodyView.tsx';
 import { copyText } from './clipboard.ts';
 import { FAULT_KINDS } from './fleet-form.ts';
 import { useJournalTail } from './useJournalTail.ts';
@@ -69,13 +70,13 @@ function EntryDetail({ e, secrets }: { e: JournalEntry; secrets: boolean }) {
         <h4>Request</h4>
         <code className="wrap">{e.method} {e.url}</code>
         <Headers list={e.request_headers} />
-        {bodyText(e.request_body) && <pre className="body-view">{bodyText(e.request_body)}</pre>}
+        <BodyView body={e.request_body} testId="journal-request-body" />
       </div>
       <div>
         <h4>Response {e.status === 0 ? '(none)' : e.status}</h4>
         {e.error && <p className="error small">{e.error}</p>}
         <Headers list={e.response_headers} />
-        {bodyText(e.response_body) && <pre className="body-view">{bodyText(e.response_body)}</pre>}
+        <BodyView body={e.response_body} testId="journal-response-body" />
       </div>
       <CurlBox key={String(secrets)} id={e.id} secrets={secrets} />
     </div>
