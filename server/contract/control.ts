@@ -150,10 +150,12 @@ export const RunnerView = Type.Object({
   locked: Type.Boolean(),
   tag_list: Type.Array(Type.String()),
   version: Type.Union([Type.String(), Type.Null()]),
+  revision: Type.Union([Type.String(), Type.Null()], { description: 'as the runner sent it in `info` (register, poll, update)' }),
   platform: Type.Union([Type.String(), Type.Null()]),
   architecture: Type.Union([Type.String(), Type.Null()]),
   last_contact_at: Type.Union([Type.String(), Type.Null()]),
   created_at: Type.String(),
+  builds_count: Type.Integer({ description: 'builds handed to this runner, whatever their status now' }),
 });
 export type RunnerView = Static<typeof RunnerView>;
 

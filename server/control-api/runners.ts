@@ -11,16 +11,17 @@ const tags = ['control API'];
 export async function runnersRoutes(fastify: FastifyInstance, { ctx }: { ctx: AppContext }) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const runners = ctx.domain.runners;
-  app.get('/runners', { schema: { tags, summary: 'List runners with their last contact', response: { 200: Type.Array(RunnerView) } } }, async () =>
-    (await runners.list()).map(runnerView),
-  );
+  app.get('/runners', { schema: { tags, summary: 'List runners with their last contact, what they sent about themselves and how many builds they ran', response: { 200: Type.Array(RunnerView) } } }, async () => {
+    const counts = await runners.buildCounts();
+    return (await runners.list()).map((r) => runnerView(r, counts.get(r.id) ?? 0));
+  });
   app.patch(
     '/runners/:id',
     { schema: { tags, summary: 'Pause or resume a runner (a paused runner gets 404 on builds/register)', params: IdParams, body: RunnerPatch, response: { 200: RunnerView } } },
     async (request) => {
       const runner = await runners.setActive(Number(request.params.id), request.body.active);
       if (!runner) throw notFound('Runner');
-      return runnerView(runner);
+      return runnerView(runner, await runners.buildCount(runner.id));
     },
   );
   app.delete('/runners/:id', { schema: { tags, summary: 'Remove a runner', params: IdParams } }, async (request, reply) => {

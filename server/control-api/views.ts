@@ -55,7 +55,8 @@ function filesOf(ctx: AppContext, buildId: number, withEntries: boolean): Pick<N
   return l ? { files: l.entries, files_total: l.total, files_truncated: l.truncated } : { files: null, files_total: null, files_truncated: false };
 }
 
-export function runnerView(r: Runner): RunnerView {
+/** `buildsCount`: builds handed to the runner (RunnersDomain.buildCounts). */
+export function runnerView(r: Runner, buildsCount: number): RunnerView {
   const s = (v: unknown) => (typeof v === 'string' ? v : null);
   return {
     id: r.id,
@@ -68,9 +69,11 @@ export function runnerView(r: Runner): RunnerView {
     locked: r.locked,
     tag_list: r.tag_list,
     version: s(r.info.version),
+    revision: s(r.info.revision),
     platform: s(r.info.platform),
     architecture: s(r.info.architecture),
     last_contact_at: iso(r.contacted_at),
     created_at: isoTimeOr0(r.created_at),
+    builds_count: buildsCount,
   };
 }

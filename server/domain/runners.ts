@@ -38,6 +38,15 @@ export class RunnersDomain {
     return this.store.runners.list();
   }
 
+  /** Builds handed to each runner so far, by runner id (absent: none). */
+  buildCounts(): Map<number, number> {
+    return this.store.runners.buildCounts();
+  }
+
+  buildCount(id: number): number {
+    return this.store.runners.buildCount(id);
+  }
+
   register(token: string, fields: Omit<NewRunner, 'is_shared' | 'project_id' | 'active'>): RegisterResult {
     let projectId: number | null = null;
     let shared = false;

@@ -65,6 +65,10 @@ export interface RunnersPort {
   markOffline(before: number): number;
   delete(id: number): boolean;
   list(): Runner[];
+  /** Builds handed to each runner (any status), by runner id; runners with none are absent. */
+  buildCounts(): Map<number, number>;
+  /** Builds handed to one runner (any status). */
+  buildCount(id: number): number;
 }
 
 export interface ProjectsPort {

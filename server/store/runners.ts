@@ -179,4 +179,15 @@ export class Runners {
   list(): Runner[] {
     return this.db.all<RunnerRow>('SELECT * FROM runners ORDER BY id').map(toRunner);
   }
+
+  /** Builds handed to each runner (any status), by runner id; runners with none are absent. Reads the builds_runner index only. */
+  buildCounts(): Map<number, number> {
+    const rows = this.db.all<{ runner_id: number; n: number }>('SELECT runner_id, count(*) AS n FROM builds WHERE runner_id IS NOT NULL GROUP BY runner_id');
+    return new Map(rows.map((r) => [r.runner_id, r.n]));
+  }
+
+  /** Builds handed to one runner (any status). */
+  buildCount(id: number): number {
+    return this.db.get<{ n: number }>('SELECT count(*) AS n FROM builds WHERE runner_id = ?', [id])?.n ?? 0;
+  }
 }
