@@ -45,8 +45,47 @@ export const QueueView = Type.Object({
   latency: Type.Integer(),
   oldest_enqueued_at: Type.Union([Type.String(), Type.Null()]),
   processes: Type.Integer({ description: 'worker processes serving it' }),
+  builtin: Type.Boolean({ description: 'a queue of Jobscope’s own jobs: never deleted' }),
 });
 export type QueueView = Static<typeof QueueView>;
+
+/** A job waiting in a queue, as Sidekiq Web's queue page lists it. */
+export const QueuedJobView = Type.Object({
+  id: Type.Integer({ description: 'the job’s id (Sidekiq’s jid)' }),
+  queue: Type.String(),
+  class: Type.String(),
+  args: Type.Record(Type.String(), Type.Unknown()),
+  retry: Type.Union([Type.Integer(), Type.Boolean()]),
+  retry_count: Type.Integer(),
+  created_at: Type.String(),
+  enqueued_at: Type.String(),
+});
+export type QueuedJobView = Static<typeof QueuedJobView>;
+
+/** GitLab's pagination: `page` from 1, `per_page` rows; the answer carries X-Total, X-Total-Pages, X-Page, X-Per-Page, X-Next-Page, X-Prev-Page. */
+export const PageQuery = Type.Object({
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
+  per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'rows per page (default 25; `limit` is the same, kept for older callers)' })),
+  private_token: Type.Optional(Type.String()),
+});
+export type PageQuery = Static<typeof PageQuery>;
+
+/** Jobs of the retry or the dead set, by id (a selection). */
+export const JobIds = Type.Object(
+  { ids: Type.Array(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), { minItems: 1, maxItems: 10000 }) },
+  { additionalProperties: false },
+);
+export type JobIds = Static<typeof JobIds>;
+
+/** `ids` given: only those; absent: every job of the set. */
+export const SomeJobIds = Type.Partial(JobIds, { additionalProperties: false });
+export type SomeJobIds = Static<typeof SomeJobIds>;
+
+export const ActedOn = Type.Object({
+  count: Type.Integer({ description: 'jobs retried or deleted' }),
+  missing: Type.Array(Type.Integer(), { description: 'ids given that were not in the set (already retried, run or deleted)' }),
+});
+export type ActedOn = Static<typeof ActedOn>;
 
 export const FailedJobView = Type.Object({
   id: Type.Integer(),
@@ -56,6 +95,8 @@ export const FailedJobView = Type.Object({
   retry: Type.Union([Type.Integer(), Type.Boolean()]),
   retry_count: Type.Integer(),
   error: Type.Union([Type.String(), Type.Null()]),
+  error_class: Type.Union([Type.String(), Type.Null()], { description: 'the error’s class, from `error` (Sidekiq’s error_class)' }),
+  error_message: Type.Union([Type.String(), Type.Null()], { description: 'the error’s message, from `error` (Sidekiq’s error_message)' }),
   created_at: Type.String(),
   enqueued_at: Type.String(),
   failed_at: Type.Union([Type.String(), Type.Null()]),
@@ -65,6 +106,8 @@ export type FailedJobView = Static<typeof FailedJobView>;
 
 export const ListQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+  page: PageQuery.properties.page,
+  per_page: PageQuery.properties.per_page,
   private_token: Type.Optional(Type.String()),
 });
 export type ListQuery = Static<typeof ListQuery>;

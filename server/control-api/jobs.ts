@@ -1,39 +1,21 @@
-// /api/v3/sim/jobs…: enqueue synthetic jobs into durable queues, list queues, read the retry and
-// dead sets (retry or clear the dead), and /api/v3/sim/load: start, change, stop the demo load.
+// /api/v3/sim/jobs…: enqueue synthetic jobs into durable queues, list and delete queues, and
+// /api/v3/sim/load: start, change, stop the demo load. A queue's jobs and the retry and dead sets
+// are job-sets.ts.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../context.ts';
-import {
-  Count, DeletedQueue, EnqueuedJobs, FailedJobView, ListQuery, LoadPatch, LoadStatus, NewJobs, QueueParams, QueueView, RetryDead,
-  type LoadStatus as LoadStatusT, type FailedJobView as FailedJobViewT,
-} from '../contract/jobs.ts';
+import { DeletedQueue, EnqueuedJobs, LoadPatch, LoadStatus, NewJobs, QueueParams, QueueView, type LoadStatus as LoadStatusT } from '../contract/jobs.ts';
 import { conflict, notFound } from '../http/errors.ts';
 import { QueueKindError, QueueLimitError } from '../jobs/job-system.ts';
 import { SYNTHETIC } from '../jobs/builtin/synthetic.ts';
-import type { FailedJob } from '../jobs/types.ts';
 import type { LoadStatus as DemoStatus } from '../jobs/demo-load.ts';
-import { isoTime, isoTimeOr0 } from '../store/row-values.ts';
+import { isoTime } from '../store/row-values.ts';
+import { queueView, servedCounts } from './job-sets.ts';
 
 const tags = ['control API: jobs'];
 // Never new Date(x).toISOString(): it throws on a time past Date's range.
 const iso = isoTime;
-
-function failedView(j: FailedJob): FailedJobViewT {
-  return {
-    id: j.id,
-    queue: j.queue,
-    class: j.class,
-    args: j.args,
-    retry: j.retry,
-    retry_count: j.retry_count,
-    error: j.error,
-    created_at: isoTimeOr0(j.created_at),
-    enqueued_at: isoTimeOr0(j.enqueued_at),
-    failed_at: iso(j.failed_at),
-    run_at: iso(j.run_at),
-  };
-}
 
 /** `curl -X PUT …/load` with no body means "no changes", not a 400. */
 async function emptyBodyIsEmptyObject(request: FastifyRequest): Promise<void> {
@@ -71,17 +53,8 @@ export async function jobsRoutes(fastify: FastifyInstance, { ctx }: { ctx: AppCo
   );
 
   app.get('/jobs/queues', { schema: { tags, summary: 'Every queue with its backlog, latency and how many processes serve it', response: { 200: Type.Array(QueueView) } } }, async () => {
-    const now = jobs.now();
-    const served = new Map<string, number>();
-    for (const p of jobs.processes()) for (const name of p.queueNames()) served.set(name, (served.get(name) ?? 0) + 1);
-    return [...jobs.queues()].map((q) => ({
-      name: q.name,
-      durable: q.durable,
-      backlog: q.backlog,
-      latency: q.latency(now),
-      oldest_enqueued_at: iso(q.oldestEnqueuedAt()),
-      processes: served.get(q.name) ?? 0,
-    }));
+    const served = servedCounts(jobs);
+    return [...jobs.queues()].map((q) => queueView(jobs, q, served.get(q.name) ?? 0));
   });
 
   app.delete(
@@ -106,28 +79,6 @@ export async function jobsRoutes(fastify: FastifyInstance, { ctx }: { ctx: AppCo
       }
     },
   );
-
-  app.get(
-    '/jobs/retries',
-    { schema: { tags, summary: 'The retry set: failed jobs waiting for their next attempt, soonest first', querystring: ListQuery, response: { 200: Type.Array(FailedJobView) } } },
-    async (request) => jobs.retries().slice(0, request.query.limit ?? 100).map(failedView),
-  );
-
-  app.get(
-    '/jobs/dead',
-    { schema: { tags, summary: 'The dead set: jobs that failed all their retries, newest first', querystring: ListQuery, response: { 200: Type.Array(FailedJobView) } } },
-    async (request) => jobs.dead(request.query.limit ?? 100).map(failedView),
-  );
-
-  app.post(
-    '/jobs/dead/retry',
-    { schema: { tags, summary: 'Put dead jobs (all, or `ids`) back into their queues', body: RetryDead, response: { 200: Count } }, preValidation: emptyBodyIsEmptyObject },
-    async (request) => ({ count: jobs.retryDead(request.body?.ids) }),
-  );
-
-  app.delete('/jobs/dead', { schema: { tags, summary: 'Empty the dead set', response: { 200: Count } } }, async () => ({
-    count: jobs.clearDead(),
-  }));
 
   app.get('/load', { schema: { tags, summary: 'The demo load generator: running or not, its settings', response: { 200: LoadStatus } } }, async () =>
     loadView(demo.status()),

@@ -7,6 +7,7 @@ import { projectsRoutes } from './projects.ts';
 import { buildsRoutes } from './builds.ts';
 import { runnersRoutes } from './runners.ts';
 import { jobsRoutes } from './jobs.ts';
+import { jobSetsRoutes } from './job-sets.ts';
 
 export async function controlApi(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   const opts = { ctx }; // not the caller's options: they carry the prefix, which must not apply twice
@@ -16,4 +17,5 @@ export async function controlApi(app: FastifyInstance, { ctx }: { ctx: AppContex
   await app.register(buildsRoutes, opts);
   await app.register(runnersRoutes, opts);
   await app.register(jobsRoutes, opts);
+  await app.register(jobSetsRoutes, opts);
 }

@@ -46,8 +46,14 @@ export interface JobBackend {
   requeue(ids: number[], now: number): void;
   /** Counters of jobs whose end is not otherwise written (memory jobs): INCRBY stat:processed/failed. */
   addCounters(counters: JobCounters): void;
-  /** The dead set, newest first. */
-  dead(limit: number): FailedJob[];
+  /** A page of the dead set, newest first (ZREVRANGE dead offset offset+limit-1). */
+  dead(limit: number, offset?: number): FailedJob[];
+  /** How many jobs the dead set holds (ZCARD dead). */
+  deadSize(): number;
+  /** Removes these jobs from the retry or the dead set (ZREM); returns the ids that were there. */
+  deleteFailed(ids: number[], set: 'retry' | 'dead'): number[];
+  /** Empties the retry set (DEL retry); returns how many it held. */
+  clearRetries(): number;
   /** Dead jobs by id (all when undefined, oldest first); ids not dead are skipped. */
   deadByIds(ids: number[] | undefined): FailedJob[];
   /** Empties the dead set; returns how many it held. */

@@ -21,6 +21,17 @@ import { JobRunner } from './job-runner.ts';
 import type { EnqueueOptions, FailedJob, Job, JobCounters, JobKind } from './types.ts';
 
 export class QueueKindError extends Error {}
+
+/** What a retry or delete by ids did: how many jobs it moved, and the ids not in the set (already gone). */
+export interface Acted {
+  count: number;
+  missing: number[];
+}
+
+function acted(ids: number[] | undefined, done: Job[]): Acted {
+  const hit = new Set(done.map((j) => j.id));
+  return { count: done.length, missing: ids ? [...new Set(ids)].filter((id) => !hit.has(id)) : [] };
+}
 /** Creating the queue would pass --max-queues. */
 export class QueueLimitError extends Error {}
 
@@ -270,24 +281,60 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
   }
 
   /** The dead set, newest first. */
-  dead(limit: number): FailedJob[] {
-    return this.backend.dead(limit);
+  dead(limit: number, offset = 0): FailedJob[] {
+    return this.backend.dead(limit, offset);
   }
 
-  private moveDueRetries(): void {
+  deadSize(): number {
+    return this.backend.deadSize();
+  }
+
+  /**
+   * Moves jobs of the retry set (all, or the given ids) back into their queues now, as the poll
+   * does when they are due; their retry count stays. Returns the ids moved and those not in the set.
+   */
+  retryNow(ids?: number[]): Acted {
+    const due = ids ? this.retrySet.take(new Set(ids)) : this.retrySet.clear();
+    this.requeueFailed(due);
+    return acted(ids, due);
+  }
+
+  /** Deletes jobs from the retry set (Sidekiq Web's Delete): they never run again. */
+  deleteRetries(ids: number[]): Acted {
+    const gone = this.retrySet.take(new Set(ids));
+    this.backend.deleteFailed(gone.map((j) => j.id), 'retry');
+    return acted(ids, gone);
+  }
+
+  /** Empties the retry set; returns how many jobs it held. */
+  clearRetries(): number {
+    this.retrySet.clear();
+    return this.backend.clearRetries();
+  }
+
+  /** Deletes jobs from the dead set by id. */
+  deleteDead(ids: number[]): Acted {
+    const gone = new Set(this.backend.deleteFailed([...new Set(ids)], 'dead'));
+    return { count: gone.size, missing: [...new Set(ids)].filter((id) => !gone.has(id)) };
+  }
+
+  private requeueFailed(jobs: FailedJob[]): void {
+    if (jobs.length === 0) return;
     const now = this.clock.now();
-    const due = this.retrySet.takeDue(now);
-    if (due.length === 0) return;
     this.backend.requeue(
-      due.map((j) => j.id),
+      jobs.map((j) => j.id),
       now,
     );
     const touched = new Set<string>();
-    for (const job of due) {
+    for (const job of jobs) {
       this.pushWaiting(this.durableQueue(job.queue), { ...job, enqueued_at: now });
       touched.add(job.queue);
     }
     for (const q of touched) this.wake(q);
+  }
+
+  private moveDueRetries(): void {
+    this.requeueFailed(this.retrySet.takeDue(this.clock.now()));
   }
 
   /** Empties the dead set; returns how many jobs it held. */

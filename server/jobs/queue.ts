@@ -51,6 +51,12 @@ export class JobQueue {
     return job;
   }
 
+  /** Waiting jobs in the order workers take them, `offset` of them skipped (Sidekiq Web's queue page). */
+  peek(offset: number, limit: number): Job[] {
+    const from = this.head + Math.max(0, offset);
+    return this.items.slice(from, from + Math.max(0, limit));
+  }
+
   /** Empties the queue; returns what was waiting. */
   drain(): Job[] {
     const out = this.items.slice(this.head);

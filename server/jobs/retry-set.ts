@@ -22,6 +22,20 @@ export class RetrySet {
     return n === 0 ? [] : this.jobs.splice(0, n);
   }
 
+  /** Removes and returns the jobs of these ids (retry now, delete); ids not here are skipped. */
+  take(ids: ReadonlySet<number>): FailedJob[] {
+    const taken: FailedJob[] = [];
+    this.jobs = this.jobs.filter((j) => (ids.has(j.id) ? (taken.push(j), false) : true));
+    return taken;
+  }
+
+  /** Removes and returns every job. */
+  clear(): FailedJob[] {
+    const all = this.jobs;
+    this.jobs = [];
+    return all;
+  }
+
   dropQueue(name: string): void {
     this.jobs = this.jobs.filter((j) => j.queue !== name);
   }

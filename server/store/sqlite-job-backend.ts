@@ -140,8 +140,22 @@ export class SqliteJobBackend implements JobBackend {
     this.db.tx(() => this.writeCounters(counters));
   }
 
-  dead(limit: number): FailedJob[] {
-    return this.db.all<JobRow>(`SELECT * FROM jobs WHERE state = 'dead' ORDER BY failed_at DESC, id DESC LIMIT ?`, [limit]).map(toJob);
+  dead(limit: number, offset = 0): FailedJob[] {
+    return this.db.all<JobRow>(`SELECT * FROM jobs WHERE state = 'dead' ORDER BY failed_at DESC, id DESC LIMIT ? OFFSET ?`, [limit, offset]).map(toJob);
+  }
+
+  deadSize(): number {
+    return this.deadCount;
+  }
+
+  deleteFailed(ids: number[], set: 'retry' | 'dead'): number[] {
+    const gone = this.db.tx(() => ids.filter((id) => this.db.run('DELETE FROM jobs WHERE id = ? AND state = ?', [id, set]).changes > 0));
+    if (set === 'dead') this.deadCount -= gone.length;
+    return gone;
+  }
+
+  clearRetries(): number {
+    return this.db.tx(() => this.db.run(`DELETE FROM jobs WHERE state = 'retry'`).changes);
   }
 
   deadByIds(ids: number[] | undefined): FailedJob[] {

@@ -1,0 +1,210 @@
+// /api/v3/sim/jobs…: what Sidekiq Web shows of the job system, page by page. A queue's next jobs,
+// the retry set (retry now, delete) and the dead set (retry, delete), each list paged the way
+// GitLab's API pages (`page`, `per_page`, X-Total… headers) so that the arrays stay what they were
+// for callers that know no pages. Everything is read from the job system (its memory mirror or
+// its backend), never with SQL here.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../context.ts';
+import {
+  ActedOn, Count, FailedJobView, JobIds, ListQuery, PageQuery, QueueParams, QueuedJobView, QueueView, RetryDead, SomeJobIds,
+  type FailedJobView as FailedJobViewT, type QueuedJobView as QueuedJobViewT, type QueueView as QueueViewT,
+} from '../contract/jobs.ts';
+import { notFound } from '../http/errors.ts';
+import type { Acted, JobSystem } from '../jobs/job-system.ts';
+import type { FailedJob, Job } from '../jobs/types.ts';
+import type { JobQueue } from '../jobs/queue.ts';
+import { isoTime, isoTimeOr0 } from '../store/row-values.ts';
+
+const tags = ['control API: jobs'];
+const DEFAULT_PER_PAGE = 25;
+
+/** "RuntimeError: boom" → class and message, as Sidekiq keeps them apart; text of another shape is all message. */
+export function splitError(error: string | null): { error_class: string | null; error_message: string | null } {
+  if (error === null) return { error_class: null, error_message: null };
+  const m = /^([A-Za-z_$][\w$.:]*): ([\s\S]*)$/.exec(error);
+  return m ? { error_class: m[1]!, error_message: m[2]! } : { error_class: null, error_message: error };
+}
+
+// Never new Date(x).toISOString(): it throws on a time past Date's range.
+export function failedView(j: FailedJob): FailedJobViewT {
+  return {
+    id: j.id,
+    queue: j.queue,
+    class: j.class,
+    args: j.args,
+    retry: j.retry,
+    retry_count: j.retry_count,
+    error: j.error,
+    ...splitError(j.error),
+    created_at: isoTimeOr0(j.created_at),
+    enqueued_at: isoTimeOr0(j.enqueued_at),
+    failed_at: isoTime(j.failed_at),
+    run_at: isoTime(j.run_at),
+  };
+}
+
+const queuedView = (j: Job): QueuedJobViewT => ({
+  id: j.id,
+  queue: j.queue,
+  class: j.class,
+  args: j.args,
+  retry: j.retry,
+  retry_count: j.retry_count,
+  created_at: isoTimeOr0(j.created_at),
+  enqueued_at: isoTimeOr0(j.enqueued_at),
+});
+
+export function queueView(jobs: JobSystem, q: JobQueue, served: number): QueueViewT {
+  return {
+    name: q.name,
+    durable: q.durable,
+    backlog: q.backlog,
+    latency: q.latency(jobs.now()),
+    oldest_enqueued_at: isoTime(q.oldestEnqueuedAt()),
+    processes: served,
+    builtin: jobs.isBuiltin(q.name),
+  };
+}
+
+export function servedCounts(jobs: JobSystem): Map<string, number> {
+  const served = new Map<string, number>();
+  for (const p of jobs.processes()) for (const name of p.queueNames()) served.set(name, (served.get(name) ?? 0) + 1);
+  return served;
+}
+
+interface Paging {
+  page: number;
+  perPage: number;
+  offset: number;
+}
+
+function paging(q: { page?: number; per_page?: number; limit?: number }, fallback = DEFAULT_PER_PAGE): Paging {
+  const page = q.page ?? 1;
+  const perPage = q.per_page ?? q.limit ?? fallback;
+  return { page, perPage, offset: (page - 1) * perPage };
+}
+
+/** GitLab's pagination headers. */
+function pageHeaders(reply: FastifyReply, { page, perPage }: Paging, total: number): void {
+  const pages = Math.max(1, Math.ceil(total / perPage));
+  reply.headers({
+    'X-Total': String(total),
+    'X-Total-Pages': String(pages),
+    'X-Page': String(page),
+    'X-Per-Page': String(perPage),
+    'X-Next-Page': page < pages ? String(page + 1) : '',
+    'X-Prev-Page': page > 1 ? String(Math.min(page - 1, pages)) : '',
+  });
+}
+
+/** Ids given and none of them in the set: nothing was done, say so (some missing is a partial success). */
+function foundSome(acted: Acted, ids: number[] | undefined, set: string): Acted {
+  if (ids && acted.count === 0) throw notFound(`Job ${acted.missing.slice(0, 20).join(', ')} in the ${set}`);
+  return acted;
+}
+
+/** `curl -X POST …/retry` with no body means "all", not a 400. */
+async function emptyBodyIsEmptyObject(request: FastifyRequest): Promise<void> {
+  if (request.body === undefined || request.body === null || request.body === '') request.body = {};
+}
+
+export async function jobSetsRoutes(fastify: FastifyInstance, { ctx }: { ctx: AppContext }) {
+  const { jobs } = ctx;
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const queueOr404 = (name: string) => jobs.queue(name) ?? (() => { throw notFound('Queue'); })();
+
+  app.get(
+    '/jobs/queues/:name',
+    { schema: { tags, summary: 'One queue: size, latency, whether it is built in or the demo’s', params: QueueParams, response: { 200: QueueView } } },
+    async (request) => queueView(jobs, queueOr404(request.params.name), servedCounts(jobs).get(request.params.name) ?? 0),
+  );
+
+  app.get(
+    '/jobs/queues/:name/jobs',
+    {
+      schema: {
+        tags,
+        summary: 'A queue’s waiting jobs in the order workers take them, paged (`page`, `per_page`; X-Total… headers); running jobs are not listed',
+        params: QueueParams,
+        querystring: PageQuery,
+        response: { 200: Type.Array(QueuedJobView) },
+      },
+    },
+    async (request, reply) => {
+      const q = queueOr404(request.params.name);
+      const p = paging(request.query);
+      pageHeaders(reply, p, q.backlog);
+      return q.peek(p.offset, p.perPage).map(queuedView);
+    },
+  );
+
+  app.get(
+    '/jobs/retries',
+    {
+      schema: {
+        tags,
+        summary: 'The retry set: failed jobs waiting for their next attempt, soonest first; paged with `page` and `per_page` (default 100 = `limit`), X-Total… headers',
+        querystring: ListQuery,
+        response: { 200: Type.Array(FailedJobView) },
+      },
+    },
+    async (request, reply) => {
+      const all = jobs.retries();
+      const p = paging(request.query, 100);
+      pageHeaders(reply, p, all.length);
+      return all.slice(p.offset, p.offset + p.perPage).map(failedView);
+    },
+  );
+
+  app.post(
+    '/jobs/retries/retry',
+    {
+      schema: { tags, summary: 'Retry now: jobs of the retry set (`ids`, or all) go back into their queues at once; 404 when none of the ids is there', body: SomeJobIds, response: { 200: ActedOn } },
+      preValidation: emptyBodyIsEmptyObject,
+    },
+    async (request) => foundSome(jobs.retryNow(request.body?.ids), request.body?.ids, 'retry set'),
+  );
+
+  app.post(
+    '/jobs/retries/delete',
+    { schema: { tags, summary: 'Delete jobs from the retry set by id: they never run again; 404 when none of the ids is there', body: JobIds, response: { 200: ActedOn } } },
+    async (request) => foundSome(jobs.deleteRetries(request.body.ids), request.body.ids, 'retry set'),
+  );
+
+  app.delete('/jobs/retries', { schema: { tags, summary: 'Empty the retry set', response: { 200: Count } } }, async () => ({ count: jobs.clearRetries() }));
+
+  app.get(
+    '/jobs/dead',
+    {
+      schema: {
+        tags,
+        summary: 'The dead set: jobs that failed all their retries, newest first; paged with `page` and `per_page` (default 100 = `limit`), X-Total… headers',
+        querystring: ListQuery,
+        response: { 200: Type.Array(FailedJobView) },
+      },
+    },
+    async (request, reply) => {
+      const p = paging(request.query, 100);
+      pageHeaders(reply, p, jobs.deadSize());
+      return jobs.dead(p.perPage, p.offset).map(failedView);
+    },
+  );
+
+  app.post(
+    '/jobs/dead/retry',
+    { schema: { tags, summary: 'Put dead jobs (all, or `ids`) back into their queues; ids not dead are skipped', body: RetryDead, response: { 200: Count } }, preValidation: emptyBodyIsEmptyObject },
+    async (request) => ({ count: jobs.retryDead(request.body?.ids) }),
+  );
+
+  app.post(
+    '/jobs/dead/delete',
+    { schema: { tags, summary: 'Delete jobs from the dead set by id; 404 when none of the ids is there', body: JobIds, response: { 200: ActedOn } } },
+    async (request) => foundSome(jobs.deleteDead(request.body.ids), request.body.ids, 'dead set'),
+  );
+
+  app.delete('/jobs/dead', { schema: { tags, summary: 'Empty the dead set', response: { 200: Count } } }, async () => ({
+    count: jobs.clearDead(),
+  }));
+}
