@@ -10,6 +10,7 @@ import { CSP } from '../server/ui/plugin.ts';
 import type { BrowserWindowLike, ElectronLike, IpcEventLike } from './electron-like.ts';
 import { IPC, type FileFilter } from './bridge-types.ts';
 import { createMainWindow } from './window.ts';
+import { startTray } from './tray.ts';
 
 const MAX_OPEN_BYTES = 50 * 1024 * 1024;
 
@@ -26,6 +27,10 @@ export interface DesktopOptions {
   /** Extra settings (tests pass a log level); flags and JOBSCOPE_* still apply through resolveConfig. */
   overrides?: Record<string, unknown>;
   env?: NodeJS.ProcessEnv;
+  /** The tray icon (a PNG; main.ts passes the built UI's tray-icon.png). */
+  trayIcon?: string;
+  /** How often the tray's worst-queue status is refreshed, ms (tests shorten it). */
+  trayIntervalMs?: number;
 }
 
 /** Resolves to the running desktop, or undefined when another instance owns the lock (it gets focused). */
@@ -124,6 +129,19 @@ export async function startDesktop(e: ElectronLike, opts: DesktopOptions): Promi
   win = createMainWindow(e, { backendUrl: url, preload: opts.preload, dataDir });
   await win.loadURL(`${url}/`);
 
+  const tray = startTray(e, {
+    backend: () => ({ url, token }),
+    icon: opts.trayIcon ?? '',
+    intervalMs: opts.trayIntervalMs,
+    onOpen: () => {
+      if (!win || win.isDestroyed()) return;
+      if (win.isMinimized()) win.restore();
+      win.show();
+      win.focus();
+    },
+    onQuit: () => app.quit(),
+  });
+
   app.on('window-all-closed', () => app.quit());
   // A terminal's Ctrl-C or a session logout: the same clean path as closing the window.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => app.quit());
@@ -133,6 +151,7 @@ export async function startDesktop(e: ElectronLike, opts: DesktopOptions): Promi
     event.preventDefault();
     if (quitting === 'closing') return;
     quitting = 'closing';
+    tray.stop();
     void host
       .close()
       .catch(() => undefined)

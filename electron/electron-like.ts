@@ -27,6 +27,21 @@ export interface BrowserWindowLike {
 export type PermissionRequestHandler = (webContents: unknown, permission: string, callback: (granted: boolean) => void, details: unknown) => void;
 export type PermissionCheckHandler = (webContents: unknown, permission: string, requestingOrigin: string, details: unknown) => boolean;
 
+/** The tray (menu-bar) icon: electron/tray.ts. */
+export interface TrayLike {
+  setToolTip(text: string): void;
+  setTitle(title: string): void;
+  setContextMenu(menu: unknown): void;
+  on(event: 'click', listener: () => void): void;
+  destroy(): void;
+}
+
+export type MenuItemLike = { label: string; enabled?: boolean; click?: () => void } | { type: 'separator' };
+
+export interface NativeImageLike {
+  isEmpty(): boolean;
+}
+
 export interface IpcEventLike {
   senderFrame: { url: string } | null;
 }
@@ -64,4 +79,7 @@ export interface ElectronLike {
     };
   };
   screen?: { getDisplayMatching(rect: Rectangle): { workArea: Rectangle } };
+  Tray: new (image: NativeImageLike) => TrayLike;
+  Menu: { buildFromTemplate(template: MenuItemLike[]): unknown };
+  nativeImage: { createFromPath(path: string): NativeImageLike; createEmpty(): NativeImageLike };
 }

@@ -7,4 +7,4 @@ import { startDesktop } from './desktop.ts';
 import type { ElectronLike } from './electron-like.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-void startDesktop(electron as unknown as ElectronLike, { preload: path.join(here, 'preload.cjs') });
+void startDesktop(electron as unknown as ElectronLike, { preload: path.join(here, 'preload.cjs'), trayIcon: path.join(here, '..', 'dist', 'renderer', 'tray-icon.png') });

@@ -29,6 +29,7 @@ describe('compiled Electron shell', () => {
     expect(loaded.loaded).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
     expect(loaded.csp).toMatch(/script-src 'self'/);
     expect(lines.find((l) => 'status' in l && typeof l.status === 'object')!.status).toMatchObject({ mode: 'electron', data_dir: userData });
+    expect(lines.find((l) => 'trayIcon' in l)!.trayIcon).toBe(path.join(root, 'dist/renderer/tray-icon.png'));
     expect(lines.at(-1)).toEqual({ quit: true });
     expect(fs.existsSync(path.join(userData, 'jobscope.db'))).toBe(true);
     expect(fs.existsSync(path.join(userData, 'jobscope.pid'))).toBe(false); // released on the way out

@@ -1,8 +1,9 @@
 // A stand-in for Electron's main-process module (the binary cannot run here). It records what the
 // shell asks of Electron so tests can check it; the backend the shell starts is the real one.
+import fs from 'node:fs';
 import { EventEmitter } from 'node:events';
 import type { BrowserWindowConstructorOptions, Rectangle } from 'electron';
-import type { ElectronLike, IpcEventLike, PermissionCheckHandler, PermissionRequestHandler } from '../../electron/electron-like.ts';
+import type { ElectronLike, IpcEventLike, MenuItemLike, NativeImageLike, PermissionCheckHandler, PermissionRequestHandler } from '../../electron/electron-like.ts';
 
 export class FakeWindow {
   static all: FakeWindow[] = [];
@@ -82,6 +83,43 @@ export class FakeWindow {
   }
 }
 
+/** A tray icon: what the shell set on it, and a click as the user would make it. */
+export class FakeTray {
+  static all: FakeTray[] = [];
+  tooltip = '';
+  title = '';
+  menu: MenuItemLike[] = [];
+  destroyed = false;
+  private readonly events = new EventEmitter();
+  constructor(readonly image: NativeImageLike & { path?: string }) {
+    FakeTray.all.push(this);
+  }
+  setToolTip(t: string) {
+    this.tooltip = t;
+  }
+  setTitle(t: string) {
+    this.title = t;
+  }
+  setContextMenu(menu: unknown) {
+    this.menu = menu as MenuItemLike[];
+  }
+  on(e: string, l: () => void) {
+    this.events.on(e, l);
+  }
+  destroy() {
+    this.destroyed = true;
+  }
+  click() {
+    this.events.emit('click');
+  }
+  /** Chooses the menu item with this label. */
+  choose(label: string) {
+    const item = this.menu.find((m) => 'label' in m && m.label === label);
+    if (!item || !('click' in item) || !item.click) throw new Error(`no menu item ${label}`);
+    item.click();
+  }
+}
+
 export function fakeElectron(opts: { userData: string; lock?: boolean }) {
   const appEvents = new EventEmitter();
   const handlers = new Map<string, (event: IpcEventLike, ...args: unknown[]) => unknown>();
@@ -115,6 +153,13 @@ export function fakeElectron(opts: { userData: string; lock?: boolean }) {
       exit: (code?: number) => void (rec.exitCode = code ?? 0),
     },
     BrowserWindow: FakeWindow,
+    Tray: FakeTray,
+    // The menu is its template: tests read the labels back.
+    Menu: { buildFromTemplate: (template: MenuItemLike[]) => template },
+    nativeImage: {
+      createFromPath: (p: string) => ({ path: p, isEmpty: () => !p || !fs.existsSync(p) }),
+      createEmpty: () => ({ isEmpty: () => true }),
+    },
     ipcMain: { handle: (ch: string, l: (event: IpcEventLike, ...args: unknown[]) => unknown) => void handlers.set(ch, l) },
     shell: { openExternal: async (url: string) => void rec.external.push(url) },
     dialog: {
