@@ -19,6 +19,7 @@ export interface ViewEntry {
 export const VIEWS: ViewEntry[] = [
   { id: 'dashboard', label: 'Dashboard', component: lazy(() => import('./dashboard/DashboardView.tsx')) },
   { id: 'connections', label: 'Connections', component: lazy(() => import('./connections/ConnectionsView.tsx')) },
+  { id: 'projects', label: 'Projects', component: lazy(() => import('./projects/ProjectsView.tsx')) },
   { id: 'builds', label: 'Builds', component: lazy(() => import('./builds/BuildsView.tsx')) },
   { id: 'runners', label: 'Runners', component: lazy(() => import('./runners/RunnersView.tsx')) },
   { id: 'simulator', label: 'Simulator', component: lazy(() => import('./simulator/SimulatorView.tsx')) },

@@ -1,22 +1,23 @@
-// One build: its facts, a live trace, its artifacts, and a cancel button while it can be cancelled.
+// One build: its facts, a live trace, its artifacts; cancel while it is active, retry once finished
+// (the retry opens the new build, as GitLab's does).
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useClient } from '../../app/client-context.tsx';
 import { saveBlob } from '../../app/save-file.ts';
 import { humanDuration, num } from '../../components/format.ts';
 import { StatusBadge } from '../../components/StatusBadge.tsx';
 import { useTraceTail } from './useTraceTail.ts';
+import { BuildActions } from './BuildActions.tsx';
+import { navigate } from '../../app/route.ts';
 
 export function BuildPage({ id }: { id: number }) {
   const client = useClient();
-  const qc = useQueryClient();
   const build = useQuery({
     queryKey: ['build', id],
     queryFn: () => client.build(id),
     refetchInterval: (q) => (q.state.data && ['pending', 'running'].includes(q.state.data.status) ? 1500 : false),
   });
   const trace = useTraceTail(client, id);
-  const cancel = useMutation({ mutationFn: () => client.cancelBuild(id), onSuccess: (b) => qc.setQueryData(['build', id], b) });
   const [downloadMsg, setDownloadMsg] = useState<string | null>(null);
 
   // The trace's Build-Status is fresher than the build query: refetch when they disagree.
@@ -38,7 +39,6 @@ export function BuildPage({ id }: { id: number }) {
   const b = build.data;
   if (build.error) return <section className="view"><p className="error">{(build.error as Error).message}</p><a href="#/builds">← Builds</a></section>;
   if (!b) return <section className="view"><p className="muted">Loading build #{id}…</p></section>;
-  const active = b.status === 'pending' || b.status === 'running';
 
   return (
     <section className="view" data-testid="view-build">
@@ -47,11 +47,8 @@ export function BuildPage({ id }: { id: number }) {
         <h2>#{b.id} {b.name}</h2>
         <StatusBadge status={b.status} />
         <span className="spacer" />
-        {active && (
-          <button className="danger" onClick={() => cancel.mutate()} disabled={cancel.isPending} data-testid="build-cancel">Cancel build</button>
-        )}
+        <BuildActions build={b} wide onRetried={(n) => navigate(`/builds/${n.id}`)} />
       </div>
-      {cancel.error && <p className="error">{(cancel.error as Error).message}</p>}
       <dl className="facts">
         <dt>Stage</dt><dd>{b.stage}</dd>
         <dt>Ref</dt><dd>{b.ref} <code>{b.sha.slice(0, 8)}</code></dd>

@@ -1,4 +1,5 @@
-// Builds of the embedded server: a filterable list, and a build's page at #/builds/<id>.
+// Builds of the embedded server: a filterable list that follows status and duration live (polled
+// through TanStack Query), a "New build" form, retry and cancel per row, and a build's page at #/builds/<id>.
 import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import type { BuildView } from '../../api/client.ts';
@@ -7,19 +8,25 @@ import type { ViewProps } from '../registry.ts';
 import { humanDuration } from '../../components/format.ts';
 import { StatusBadge } from '../../components/StatusBadge.tsx';
 import { BuildPage } from './BuildPage.tsx';
+import { BuildActions } from './BuildActions.tsx';
+import { NewBuildForm } from './NewBuildForm.tsx';
+import './builds.css';
 
 const STATUSES = ['pending', 'running', 'success', 'failed', 'canceled'] as const;
 
 export default function BuildsView({ route }: ViewProps) {
   const id = route.rest[0];
-  if (id && /^\d+$/.test(id)) return <BuildPage id={Number(id)} />;
-  return <BuildList />;
+  // Keyed by id: a retry opens the new build, whose trace tail must start from nothing.
+  if (id && /^\d+$/.test(id)) return <BuildPage key={id} id={Number(id)} />;
+  return <BuildList initialProject={route.query.get('project') ?? ''} />;
 }
 
-function BuildList() {
+/** `initialProject`: #/builds?project=<id> (a project's link in the Projects view) opens filtered. */
+function BuildList({ initialProject }: { initialProject: string }) {
   const client = useClient();
   const [status, setStatus] = useState<string>('');
-  const [project, setProject] = useState<string>('');
+  const [project, setProject] = useState<string>(initialProject);
+  const [creating, setCreating] = useState(false);
   const projects = useQuery({ queryKey: ['projects'], queryFn: client.projects, refetchInterval: 15_000 });
   const runners = useQuery({ queryKey: ['runners'], queryFn: client.runners, refetchInterval: 15_000 });
   const builds = useQuery({
@@ -47,12 +54,19 @@ function BuildList() {
             {(projects.data ?? []).map((p) => <option key={p.id} value={p.id}>{p.name}</option>)}
           </select>
         </label>
+        <span className="spacer" />
+        <button onClick={() => setCreating((c) => !c)} aria-expanded={creating}>New build</button>
       </div>
+      {creating && projects.data && (
+        <div id="new-build">
+          <NewBuildForm projects={projects.data} onClose={() => setCreating(false)} />
+        </div>
+      )}
       {builds.error && <p className="error">{(builds.error as Error).message}</p>}
       <div className="table-wrap card">
         <table data-testid="builds-table">
           <thead>
-            <tr><th>#</th><th>Name</th><th>Project</th><th>Status</th><th>Runner</th><th>Duration</th><th>Created</th></tr>
+            <tr><th>#</th><th>Name</th><th>Project</th><th>Status</th><th>Runner</th><th>Duration</th><th>Created</th><th>Actions</th></tr>
           </thead>
           <tbody>
             {(builds.data ?? []).map((b) => (
@@ -62,11 +76,12 @@ function BuildList() {
                 <td>{projectName.get(b.project_id) ?? b.project_id}</td>
                 <td><StatusBadge status={b.status} /></td>
                 <td>{b.runner_id === null ? '—' : runnerName.get(b.runner_id) ?? `#${b.runner_id}`}</td>
-                <td>{b.duration === null ? (b.started_at ? humanDuration((asOf - Date.parse(b.started_at)) / 1000) : '—') : humanDuration(b.duration)}</td>
+                <td data-testid="build-duration">{b.duration === null ? (b.started_at ? humanDuration((asOf - Date.parse(b.started_at)) / 1000) : '—') : humanDuration(b.duration)}</td>
                 <td>{new Date(b.created_at).toLocaleString()}</td>
+                <td><BuildActions build={b} /></td>
               </tr>
             ))}
-            {builds.data && !builds.data.length && <tr><td colSpan={7} className="muted">No builds match. Create some through the control API or the simulator.</td></tr>}
+            {builds.data && !builds.data.length && <tr><td colSpan={8} className="muted">No builds match. Create some with <strong>New build</strong> (or a simulator fleet).</td></tr>}
           </tbody>
         </table>
       </div>
