@@ -112,3 +112,20 @@ test('runners: the view is in the menu and keyboard-operable', async ({ page }) 
   const outline = await copyToken.evaluate((el) => getComputedStyle(el).outlineStyle);
   expect(outline).not.toBe('none');
 });
+
+test('runners: at 1024×700 the command and the table fit the window (no sideways scrolling)', async ({ page }, testInfo) => {
+  await page.setViewportSize({ width: 1024, height: 700 });
+  await registerRunner(s, s.registrationToken, { description: 'a runner with a rather long description for the narrow window', tag_list: 'docker, linux, ruby, postgres', info: INFO });
+  await openSignedIn(page, s, '/runners');
+  await expect(page.getByTestId('runner-row').first()).toBeVisible();
+  const overflow = await page.evaluate(() => {
+    const wide = (el: Element | null) => (el ? el.scrollWidth - el.clientWidth : -1);
+    return {
+      page: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      table: wide(document.querySelector('[data-testid="runners-table"]')?.parentElement ?? null),
+    };
+  });
+  expect(overflow.page).toBeLessThanOrEqual(0);
+  expect(overflow.table).toBeLessThanOrEqual(0);
+  await screenshot(page, testInfo, 'runners-1024');
+});

@@ -55,7 +55,7 @@ export function RunnersTable({ runners, projects, asOf, actions }: { runners: Ru
               <td><Contact r={r} asOf={asOf} /></td>
               <td className="c-num" data-testid="runner-builds">{num(r.builds_count)}</td>
               <td data-testid="runner-state">{r.active ? 'active' : <strong>paused</strong>}</td>
-              <td className="actions">
+              <td><div className="actions">
                 <button className="ghost" disabled={actions.busy} onClick={() => actions.setActive(r, !r.active)} data-testid="runner-toggle"
                   aria-label={`${r.active ? 'Pause' : 'Resume'} runner #${r.id} ${r.description}`}>
                   {r.active ? 'Pause' : 'Resume'}
@@ -64,7 +64,7 @@ export function RunnersTable({ runners, projects, asOf, actions }: { runners: Ru
                   aria-label={`Delete runner #${r.id} ${r.description}`}>
                   Delete
                 </button>
-              </td>
+              </div></td>
             </tr>
           ))}
           {!runners.length && (

@@ -44,10 +44,11 @@ export default function RunnersView() {
     <section className="view" data-testid="view-runners">
       <div className="toolbar">
         <h2>Runners</h2>
+        {/* Always rendered: a live region announces changes only if it was there before them. */}
+        <p className={`runner-message ${message?.error ? 'error' : 'ok-text'}`} role="status" data-testid="runner-message">{message?.text}</p>
       </div>
       <RegisterCard token={instance.data?.runners_registration_token} origin={origin} />
       {instance.error && <p className="error" role="alert">{(instance.error as Error).message}</p>}
-      <p className={message?.error ? 'error' : 'ok-text'} role="status" data-testid="runner-message">{message?.text}</p>
       {runners.error && <p className="error" role="alert">{(runners.error as Error).message}</p>}
       <RunnersTable
         runners={runners.data ?? []}
