@@ -3,11 +3,14 @@
 // docs/screenshots/ (the README shows them).
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Page, TestInfo } from '@playwright/test';
+import { expect, type Page, type TestInfo } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
 
-export const UI_DIR = 'dist/renderer';
+/** E2E_UI_DIR: a UI built elsewhere (`npx vite build --outDir <dir>`), so a spec can run while
+ *  another build rewrites dist/renderer. */
+export const UI_DIR = process.env.E2E_UI_DIR ?? 'dist/renderer';
 
 export function requireBuiltUi(): void {
   if (!fs.existsSync(path.join(UI_DIR, 'index.html'))) throw new Error(`${UI_DIR}/index.html is missing: run \`npx vite build\` before the e2e tests`);
@@ -81,4 +84,19 @@ export async function canvasHasColor(page: Page, chartTestId: string, color: str
 /** The legend entry (a toggle button) of a series. */
 export function legendItem(page: Page, chartTestId: string, name: string) {
   return page.locator(`[data-testid="${chartTestId}"] .legend-item[data-series="${name}"]`);
+}
+
+/** axe-core on the page as it is now (WCAG 2.x A and AA rules plus axe's best practices): each
+ *  serious or critical violation as one line naming the rule, with the first elements it found. */
+export async function accessibilityProblems(page: Page): Promise<string[]> {
+  const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice']).analyze();
+  return result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id}: ${v.help}\n${v.nodes.slice(0, 5).map((n) => `    ${n.target.join(' ')}: ${n.failureSummary?.split('\n').slice(1, 2).join('').trim() ?? ''}`).join('\n')}`);
+}
+
+/** Fails on any serious or critical axe violation. Call it from any spec once a view has rendered;
+ *  a11y.spec.ts runs it on every view of the menu in both themes. */
+export async function expectAccessible(page: Page, what = ''): Promise<void> {
+  expect(await accessibilityProblems(page), `axe found serious or critical violations${what ? ` on ${what}` : ''}`).toEqual([]);
 }

@@ -68,10 +68,13 @@ export function QueuesTable({ connectionId, current, spark, deletable = false }:
   // eslint-disable-next-line react-hooks/incompatible-library -- no React Compiler here; nothing memoizes over `virtual`, which is read fresh each render
   const virtual = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW, overscan: 8 });
 
-  const header = (key: SortKey, label: ReactNode) => (
-    <button className="th" onClick={() => setSort((s) => ({ key, desc: s.key === key ? !s.desc : key !== 'name' }))} aria-sort={sort.key === key ? (sort.desc ? 'descending' : 'ascending') : 'none'} data-testid={`queues-sort-${key}`}>
-      {label} {sort.key === key ? (sort.desc ? '▼' : '▲') : ''}
-    </button>
+  // aria-sort belongs on the column header, not on the button inside it (ARIA allows it there only).
+  const header = (key: SortKey, label: ReactNode, className: string) => (
+    <span role="columnheader" className={className} aria-sort={sort.key === key ? (sort.desc ? 'descending' : 'ascending') : 'none'}>
+      <button className="th" onClick={() => setSort((s) => ({ key, desc: s.key === key ? !s.desc : key !== 'name' }))} data-testid={`queues-sort-${key}`}>
+        {label} {sort.key === key ? (sort.desc ? '▼' : '▲') : ''}
+      </button>
+    </span>
   );
 
   return (
@@ -84,9 +87,9 @@ export function QueuesTable({ connectionId, current, spark, deletable = false }:
       <div className="vtable" role="table" aria-label="Queues" data-testid="queues-table">
         <div className={`vrow vhead${deletable ? ' with-actions' : ''}`} role="row">
           <span role="columnheader" className="c-pin" />
-          <span role="columnheader" className="c-name">{header('name', 'Name')}</span>
-          <span role="columnheader" className="c-num">{header('backlog', <Glossary term="backlog">Backlog</Glossary>)}</span>
-          <span role="columnheader" className="c-num">{header('latency', <Glossary term="latency">Latency</Glossary>)}</span>
+          {header('name', 'Name', 'c-name')}
+          {header('backlog', <Glossary term="backlog">Backlog</Glossary>, 'c-num')}
+          {header('latency', <Glossary term="latency">Latency</Glossary>, 'c-num')}
           <span role="columnheader" className="c-spark">Backlog trend</span>
           {deletable && <span role="columnheader" className="c-act" />}
         </div>

@@ -136,7 +136,7 @@ export default function RunnerConsoleView() {
               <input value={range} onChange={(e) => setRange(e.target.value)} placeholder={autoRange} data-testid="c-range" />
             </label>
           </div>
-          <textarea value={traceBody} onChange={(e) => setTraceBody(e.target.value)} rows={4} className="curl-text" data-testid="c-trace-body" />
+          <textarea value={traceBody} onChange={(e) => setTraceBody(e.target.value)} rows={4} className="curl-text" aria-label="Trace part to send" data-testid="c-trace-body" />
           <div className="row gap">
             <button disabled={off} data-testid="c-send-trace"
               onClick={() => void run('trace part', () => runnerConsole.trace(client, { body: traceBody, ...(range.trim() ? { content_range: range.trim() } : {}) }))}>
@@ -148,22 +148,22 @@ export default function RunnerConsoleView() {
 
         <Step title="4. Update state">
           <div className="row gap">
-            <select value={updState} onChange={(e) => setUpdState(e.target.value)} data-testid="c-state">
+            <select value={updState} onChange={(e) => setUpdState(e.target.value)} aria-label="Build state to send" data-testid="c-state">
               {STATES.map((s) => <option key={s}>{s}</option>)}
             </select>
             <label className="check"><input type="checkbox" checked={sendFull} onChange={(e) => setSendFull(e.target.checked)} data-testid="c-send-full" /> with the full trace</label>
             <button disabled={off} data-testid="c-update" onClick={() => void run('update', () => runnerConsole.update(client, { state: updState, ...(sendFull ? { trace: fullTrace } : {}) }))}>Send update</button>
           </div>
-          {sendFull && <textarea value={fullTrace} onChange={(e) => setFullTrace(e.target.value)} rows={3} className="curl-text" placeholder="the whole trace, as a 1.x runner sends it with the final state" data-testid="c-full-trace" />}
+          {sendFull && <textarea value={fullTrace} onChange={(e) => setFullTrace(e.target.value)} rows={3} className="curl-text" placeholder="the whole trace, as a 1.x runner sends it with the final state" aria-label="Full trace to send with the state" data-testid="c-full-trace" />}
         </Step>
 
         <Step title="5. Artifacts">
           <div className="row gap">
-            <input type="file" onChange={(e) => setFile(e.target.files?.[0] ?? null)} data-testid="c-file" />
+            <input type="file" onChange={(e) => setFile(e.target.files?.[0] ?? null)} aria-label="Artifacts archive to upload" data-testid="c-file" />
             {nativeOpenAvailable() && (
               <button className="ghost" onClick={() => void nativeOpen().then((f) => f && setFile(new File([f.data as Uint8Array<ArrayBuffer>], f.name)))}>Open…</button>
             )}
-            <input value={expireIn} onChange={(e) => setExpireIn(e.target.value)} placeholder="expire_in, e.g. 1 week" size={14} data-testid="c-expire-in" />
+            <input value={expireIn} onChange={(e) => setExpireIn(e.target.value)} placeholder="expire_in, e.g. 1 week" size={14} aria-label="Artifacts expire_in" data-testid="c-expire-in" />
           </div>
           <div className="row gap">
             <button disabled={off || !file} data-testid="c-upload" onClick={() => file && void run('upload', () => runnerConsole.upload(client, file, file.name, { expire_in: expireIn.trim() || undefined }))}>

@@ -1,0 +1,83 @@
+// Accessibility of every view: axe-core (serious and critical rules) on each entry of the views
+// menu, in light and in dark, against a server with something to show (demo load, a running build
+// with a trace, an alert). The views are read from the menu the page renders, so a view added to
+// renderer/views/registry.ts is covered without touching this file.
+import { test, expect, type Page } from '@playwright/test';
+import type { TestServer } from '../helpers/server.ts';
+import { http } from '../helpers/http.ts';
+import { patchTrace, runningBuild } from '../api/lib.ts';
+import { expectAccessible, openSignedIn, startUiServer } from './support.ts';
+import { VIEWS } from '../../renderer/views/registry.ts';
+
+// axe walks the whole page: on a loaded machine one view takes tens of seconds.
+test.describe.configure({ timeout: 150_000 });
+
+let s: TestServer;
+let buildId: number;
+test.beforeAll(async () => {
+  s = await startUiServer();
+  const load = await http(`${s.url}/api/v3/sim/load`, { method: 'PUT', json: { queues: 12, processes: 2, concurrency: 3, rate: 20, seed: 3 }, token: s.adminToken });
+  expect(load.status).toBe(200);
+  const { build } = await runningBuild(s, { name: 'rspec', commands: 'bundle exec rspec' }, 'webapp');
+  buildId = build.id;
+  const part = Buffer.from('\u001b[32;1mRunning with gitlab-ci-multi-runner 1.11.5\u001b[0;m\n$ bundle exec rspec\n');
+  expect((await patchTrace(s, build.id, { token: build.token, range: `0-${part.length}`, body: part })).status).toBe(202);
+});
+test.afterAll(async () => {
+  await s?.close();
+});
+
+/** The views the menu offers, as the page renders them: [id from the href, label]. */
+export async function menuViews(page: Page): Promise<{ id: string; label: string }[]> {
+  // The header may fold some links into its "More" menu: those are in the DOM too.
+  const links = page.locator('header [data-testid^="nav-"][href^="#/"]');
+  await expect(links.first()).toBeAttached();
+  return links.evaluateAll((as) => as.map((a) => ({ id: a.getAttribute('href')!.slice(2), label: a.textContent!.trim() })));
+}
+
+/** Opens a view by its route and waits until it has rendered (not the lazy-loading fallback). */
+export async function openView(page: Page, id: string): Promise<void> {
+  await page.evaluate((r) => (location.hash = r), `/${id}`);
+  await expect(page.locator('main .view').first()).toBeVisible();
+  await expect(page.locator('header [aria-current="page"]')).toBeAttached();
+  await expect(page.locator('main')).not.toContainText('Loading…');
+}
+
+async function setTheme(page: Page, theme: 'light' | 'dark'): Promise<void> {
+  await page.evaluate((t) => localStorage.setItem('jobscope.theme', t), theme);
+  await page.reload();
+  await expect(page.locator('html')).toHaveAttribute('data-theme', theme);
+}
+
+// The menu's entries, straight from the registry: one test per view and theme, so a new view gets
+// its own tests (and the first test checks the page's menu offers exactly these).
+const MENU = VIEWS.filter((v) => !v.hidden);
+
+test('the page menu offers every view of the registry', async ({ page }) => {
+  await openSignedIn(page, s);
+  expect((await menuViews(page)).map((v) => v.id)).toEqual(MENU.map((v) => v.id));
+});
+
+for (const theme of ['light', 'dark'] as const) {
+  for (const v of MENU) {
+    test(`${v.label} has no serious or critical axe violation (${theme})`, async ({ page }) => {
+      await openSignedIn(page, s);
+      await setTheme(page, theme);
+      await openView(page, v.id);
+      await expectAccessible(page, `${v.label} (${theme})`);
+    });
+  }
+  test(`a build's page has no serious or critical axe violation (${theme})`, async ({ page }) => {
+    await openSignedIn(page, s);
+    await setTheme(page, theme);
+    await openView(page, `builds/${buildId}`);
+    await expect(page.getByTestId('trace')).toContainText('Running with');
+    await expectAccessible(page, `a build's page (${theme})`);
+  });
+}
+
+test('the sign-in form has no serious or critical axe violation', async ({ page }) => {
+  await page.goto(s.url + '/');
+  await expect(page.getByTestId('signin')).toBeVisible();
+  await expectAccessible(page, 'sign-in');
+});
