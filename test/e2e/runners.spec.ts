@@ -65,6 +65,9 @@ test('runners: register command, list, pause and resume, delete', async ({ page,
   await expect(row(mine.id).getByTestId('runner-contact')).toContainText('online');
   await expect(row(shared.id).getByTestId('runner-builds')).toHaveText('0');
   await screenshot(page, testInfo, 'runners');
+  await page.getByTestId('theme-picker').selectOption('dark');
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+  await screenshot(page, testInfo, 'runners-dark');
 
   // Pause: the runner's poll gets no build, the build stays pending.
   const build = await createBuild(s, project.id, { tag_list: ['docker'] });
