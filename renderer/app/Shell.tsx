@@ -1,29 +1,33 @@
 // The app shell: navigation from the view registry, connection picker, theme, alert banner.
-import { Suspense, useMemo, useState } from 'react';
+import { Suspense, useMemo } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { useClient } from './client-context.tsx';
 import { useRoute } from './route.ts';
 import { useTheme, type ThemeChoice } from './theme.ts';
 import { CONNECTION_KEY, SelectedConnection } from './connection-context.tsx';
 import { AlertCenter } from './AlertCenter.tsx';
+import { ShortcutsAndTour } from './ShortcutsAndTour.tsx';
+import { isString, useUiState, useUiStateSync } from './ui-state.ts';
 import { DEFAULT_VIEW, VIEWS } from '../views/registry.ts';
+import { HeaderNav } from './HeaderNav.tsx';
+
+const MENU = VIEWS.filter((v) => !v.hidden);
 
 export function Shell({ onSignOut, canSignOut }: { onSignOut: () => void; canSignOut: boolean }) {
   const client = useClient();
   const route = useRoute();
   const [theme, setTheme] = useTheme();
-  const [connectionId, setConnectionId] = useState(() => localStorage.getItem(CONNECTION_KEY) ?? 'embedded');
+  useUiStateSync(client);
+  // Remembered with the view state (the backend's data dir); the older localStorage key seeds it.
+  const [connectionId, setConnectionId] = useUiState('connection', localStorage.getItem(CONNECTION_KEY) ?? 'embedded', isString);
   const connections = useQuery({ queryKey: ['connections'], queryFn: client.connections, refetchInterval: 5000 });
 
   const selected = useMemo(
     () => ({
       id: connections.data && !connections.data.some((c) => c.id === connectionId) ? 'embedded' : connectionId,
-      set: (id: string) => {
-        localStorage.setItem(CONNECTION_KEY, id);
-        setConnectionId(id);
-      },
+      set: setConnectionId,
     }),
-    [connectionId, connections.data],
+    [connectionId, setConnectionId, connections.data],
   );
 
   const entry = VIEWS.find((v) => v.id === route.view) ?? VIEWS.find((v) => v.id === DEFAULT_VIEW)!;
@@ -34,14 +38,7 @@ export function Shell({ onSignOut, canSignOut }: { onSignOut: () => void; canSig
       <div className="shell">
         <header className="topbar">
           <span className="brand">Jobscope</span>
-          <nav aria-label="Views">
-            {VIEWS.filter((v) => !v.hidden).map((v) => (
-              <a key={v.id} href={`#/${v.id}`} className={v.id === entry.id ? 'active' : ''} aria-current={v.id === entry.id ? 'page' : undefined} data-testid={`nav-${v.id}`}>
-                {v.label}
-              </a>
-            ))}
-          </nav>
-          <span className="spacer" />
+          <HeaderNav views={MENU} activeId={entry.id} />
           <label className="inline">
             <span className="muted small">Connection</span>
             <select value={selected.id} onChange={(e) => selected.set(e.target.value)} data-testid="connection-picker" aria-label="Connection shown on the dashboard">
@@ -58,6 +55,7 @@ export function Shell({ onSignOut, canSignOut }: { onSignOut: () => void; canSig
               <option value="dark">Dark</option>
             </select>
           </label>
+          <ShortcutsAndTour />
           {canSignOut && <button className="ghost" onClick={onSignOut}>Sign out</button>}
         </header>
         <AlertCenter />

@@ -1,7 +1,10 @@
 // Light, dark or follow the system; kept in localStorage. The palette lives in CSS variables
 // (styles.css), so switching is one attribute on <html> and charts read the same variables.
-// One store for the whole page: every picker (header, Settings) shows the same choice.
+// One store for the whole page: every picker (header, Settings) shows the same choice. The choice
+// is also remembered with the view state on the backend (ui-state.ts), so a browser-mode restart
+// on another port (an empty localStorage) keeps it; localStorage paints the first frame.
 import { useSyncExternalStore } from 'react';
+import { getUiState, onUiStateChange, setUiState } from './ui-state.ts';
 
 export type ThemeChoice = 'light' | 'dark' | 'system';
 const KEY = 'jobscope.theme';
@@ -11,9 +14,11 @@ function resolved(choice: ThemeChoice): 'light' | 'dark' {
   return window.matchMedia?.('(prefers-color-scheme: dark)').matches ? 'dark' : 'light';
 }
 
+const isChoice = (v: unknown): v is ThemeChoice => v === 'light' || v === 'dark' || v === 'system';
+
 function stored(): ThemeChoice {
   const v = localStorage.getItem(KEY);
-  return v === 'light' || v === 'dark' || v === 'system' ? v : 'system';
+  return isChoice(v) ? v : 'system';
 }
 
 let choice: ThemeChoice = stored();
@@ -23,12 +28,24 @@ function apply(): void {
   document.documentElement.dataset.theme = resolved(choice);
 }
 
-function setTheme(next: ThemeChoice): void {
+function choose(next: ThemeChoice): void {
+  if (next === choice) return;
   choice = next;
   localStorage.setItem(KEY, next);
   apply();
   for (const l of listeners) l();
 }
+
+function setTheme(next: ThemeChoice): void {
+  choose(next);
+  setUiState('theme', next);
+}
+
+// The backend's copy arrived (or another change came in): follow its theme when it has one.
+onUiStateChange(() => {
+  const remembered = getUiState('theme');
+  if (isChoice(remembered)) choose(remembered);
+});
 
 apply();
 // "System" follows the OS switching between light and dark while the page is open.

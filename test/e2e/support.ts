@@ -27,10 +27,22 @@ export async function startUiServer(overrides: Record<string, unknown> = {}): Pr
 }
 
 /** Opens the UI through the sign-in link, as a user following the server's printed link would. */
-export async function openSignedIn(page: Page, s: TestServer, route = '/dashboard'): Promise<void> {
+export async function openSignedIn(page: Page, s: TestServer, route = '/dashboard', opts: { tour?: boolean } = {}): Promise<void> {
+  // The first-run tour is a modal dialog: every spec but the tour's own starts with it seen.
+  if (!opts.tour) await markTourSeen(s);
   await page.goto(`${s.url}/#token=${s.adminToken}`);
   await page.waitForFunction(() => !location.hash.includes('token='));
   if (route !== '/dashboard') await page.evaluate((r) => (location.hash = r), route);
+}
+
+/** Marks the first-run tour seen in the server's remembered UI state, keeping the rest of it. */
+export async function markTourSeen(s: TestServer): Promise<void> {
+  const url = `${s.url}/api/app/ui-state`;
+  const got = await http(url, { token: s.adminToken });
+  if (got.status !== 200) throw new Error(`GET ui-state: ${got.status}`);
+  if (got.body.values.tour_seen === true) return;
+  const put = await http(url, { method: 'PUT', json: { values: { ...got.body.values, tour_seen: true } }, token: s.adminToken });
+  if (put.status !== 200) throw new Error(`PUT ui-state: ${put.status} ${JSON.stringify(put.body)}`);
 }
 
 export async function enqueue(s: TestServer, queue: string, count: number, duration_ms = 0) {

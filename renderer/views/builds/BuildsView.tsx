@@ -1,6 +1,7 @@
 // Builds of the embedded server: a filterable list that follows status and duration live (polled
 // through TanStack Query), a "New build" form, retry and cancel per row, and a build's page at #/builds/<id>.
 import { useState } from 'react';
+import { isString, useUiState } from '../../app/ui-state.ts';
 import { useQuery } from '@tanstack/react-query';
 import type { BuildView } from '../../api/client.ts';
 import { useClient } from '../../app/client-context.tsx';
@@ -24,7 +25,7 @@ export default function BuildsView({ route }: ViewProps) {
 /** `initialProject`: #/builds?project=<id> (a project's link in the Projects view) opens filtered. */
 function BuildList({ initialProject }: { initialProject: string }) {
   const client = useClient();
-  const [status, setStatus] = useState<string>('');
+  const [status, setStatus] = useUiState('builds.status', '', isString); // remembered across restarts
   const [project, setProject] = useState<string>(initialProject);
   const [creating, setCreating] = useState(false);
   const projects = useQuery({ queryKey: ['projects'], queryFn: client.projects, refetchInterval: 15_000 });

@@ -9,7 +9,8 @@ import { saveBlob } from '../../app/save-file.ts';
 import { PALETTE, TimeSeriesChart, type Marker, type RefLine, type Series } from '../../components/TimeSeriesChart.tsx';
 import { Glossary } from '../../components/glossary.tsx';
 import { ago, humanDuration, num } from '../../components/format.ts';
-import { CHART_POINTS, RANGES, SPARK_POINTS, type RangeKey } from './ranges.ts';
+import { CHART_POINTS, RANGES, SPARK_POINTS, isRangeKey, type RangeKey } from './ranges.ts';
+import { useUiState } from '../../app/ui-state.ts';
 import { KpiCards } from './KpiCards.tsx';
 import { QueuesTable } from './QueuesTable.tsx';
 import { ProcessesTable } from './ProcessesTable.tsx';
@@ -46,7 +47,7 @@ function thresholdLines(t: Thresholds | undefined, field: 'backlog' | 'latency',
 export default function DashboardView() {
   const client = useClient();
   const { id } = useSelectedConnection();
-  const [rangeKey, setRangeKey] = useState<RangeKey>('15m');
+  const [rangeKey, setRangeKey] = useUiState<RangeKey>('dashboard.range', '15m', isRangeKey); // remembered across restarts
   const [pausedAt, setPausedAt] = useState<number | null>(null);
   const [queues, setQueues] = useState<string[] | null>(null);
   const [exportError, setExportError] = useState<string | null>(null);

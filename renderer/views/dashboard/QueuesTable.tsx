@@ -9,6 +9,7 @@ import type { CurrentSample, History } from '../../api/client.ts';
 import { Sparkline } from '../../components/Sparkline.tsx';
 import { Glossary } from '../../components/glossary.tsx';
 import { humanDuration, num } from '../../components/format.ts';
+import { isString, useUiState } from '../../app/ui-state.ts';
 
 type SortKey = 'name' | 'backlog' | 'latency';
 const ROW = 34;
@@ -29,7 +30,7 @@ function usePins(connectionId: string): [Set<string>, (q: string) => void] {
 
 export function QueuesTable({ connectionId, current, spark, deletable = false }: { connectionId: string; current: CurrentSample | null | undefined; spark: History | undefined; deletable?: boolean }) {
   const client = useClient();
-  const [filter, setFilter] = useState('');
+  const [filter, setFilter] = useUiState('dashboard.queues-filter', '', isString); // remembered across restarts
   // Deleted here: hidden until the next sample no longer has them.
   const [deleted, setDeleted] = useState<Set<string>>(() => new Set());
   const [notice, setNotice] = useState<{ error: boolean; text: string } | null>(null);

@@ -8,6 +8,9 @@ export const RANGES = [
 
 export type RangeKey = (typeof RANGES)[number]['key'];
 
+/** Whether a remembered value (renderer/app/ui-state.ts) is still one of the ranges offered. */
+export const isRangeKey = (v: unknown): v is RangeKey => RANGES.some((r) => r.key === v);
+
 /** Points per series asked of the server: enough for a sharp line, well under its ~1,000 cap. */
 export const CHART_POINTS = 600;
 /** The sparklines in the queues table only need a trend. */

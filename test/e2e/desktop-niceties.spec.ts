@@ -1,0 +1,172 @@
+// Desktop niceties in Chromium against real servers: keyboard shortcuts (g + letter, "/", "?"),
+// the help dialog (focus trapped and restored, Esc), view state remembered across a restart on
+// another port with the same data dir (range, filters, connection, theme), and the first-run tour
+// (shown once, skippable, reachable again from the help dialog).
+import fs from 'node:fs';
+import { test, expect, type Page } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
+import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
+import { http } from '../helpers/http.ts';
+import { openSignedIn, startUiServer } from './support.ts';
+import { VIEWS } from '../../renderer/views/registry.ts';
+import { viewShortcuts } from '../../renderer/app/shortcuts.ts';
+
+const servers: TestServer[] = [];
+test.afterEach(async () => {
+  for (const s of servers.splice(0).reverse()) await s.close();
+});
+
+async function uiServer(overrides: Record<string, unknown> = {}) {
+  const s = await startUiServer(overrides);
+  servers.push(s);
+  return s;
+}
+
+const hash = (page: Page) => page.evaluate(() => location.hash);
+/** "g" then `key`; pressed again if the page was too busy to take the pair (2 shared cores). */
+async function go(page: Page, key: string, view: string) {
+  await expect(async () => {
+    await page.keyboard.press('g');
+    await page.keyboard.press(key);
+    await expect.poll(() => hash(page), { timeout: 2000 }).toBe(`#/${view}`);
+  }, `g ${key}`).toPass({ timeout: 15_000 });
+}
+const focusedTestId = (page: Page) => page.evaluate(() => document.activeElement?.getAttribute('data-testid') ?? document.activeElement?.tagName ?? null);
+
+test('keyboard shortcuts: g + letter opens views, / focuses the filter, ? opens the help', async ({ page }) => {
+  const s = await uiServer();
+  await openSignedIn(page, s);
+  await expect(page.getByTestId('queues-filter')).toBeVisible();
+
+  const shortcuts = viewShortcuts(VIEWS);
+  expect(shortcuts).toEqual(expect.arrayContaining([{ key: 'd', view: 'dashboard', label: 'Dashboard' }, { key: 'b', view: 'builds', label: 'Builds' }]));
+  await go(page, 'b', 'builds');
+  await expect(page.getByTestId('view-builds')).toBeVisible();
+  for (const sc of shortcuts) await go(page, sc.key, sc.view);
+  await go(page, 'd', 'dashboard');
+
+  // "/" focuses the view's filter; shortcuts typed there are text, not commands.
+  await expect(page.getByTestId('queues-filter')).toBeVisible();
+  await page.keyboard.press('/');
+  await expect(page.getByTestId('queues-filter')).toBeFocused();
+  await page.keyboard.type('gb?');
+  await expect(page.getByTestId('queues-filter')).toHaveValue('gb?');
+  expect(await hash(page)).toBe('#/dashboard');
+  await expect(page.getByRole('dialog')).toHaveCount(0);
+  await page.getByTestId('queues-filter').fill('');
+  await page.getByTestId('nav-builds').click();
+  await expect(page.getByTestId('filter-status')).toBeVisible();
+  await page.getByTestId('nav-builds').focus();
+  await page.keyboard.press('/');
+  await expect(page.getByTestId('filter-status')).toBeFocused();
+
+  // "?" opens the help: a labelled dialog listing the shortcuts, focus inside and trapped there.
+  await page.getByTestId('nav-builds').focus();
+  await page.keyboard.press('?');
+  const help = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+  await expect(help).toBeVisible();
+  await expect(help.getByRole('button', { name: 'Close' })).toBeFocused();
+  await expect(help.getByTestId('shortcut-row')).toHaveCount(shortcuts.length + 3);
+  await expect(help).toContainText('Open Dashboard');
+  await expect(help).toContainText('Open Builds');
+  for (let i = 0; i < 6; i++) {
+    await page.keyboard.press('Tab');
+    expect(await help.evaluate((d) => d.contains(document.activeElement)), `Tab ${i + 1}`).toBe(true);
+  }
+  for (let i = 0; i < 3; i++) {
+    await page.keyboard.press('Shift+Tab');
+    expect(await help.evaluate((d) => d.contains(document.activeElement)), `Shift+Tab ${i + 1}`).toBe(true);
+  }
+  // Shortcuts are off while it is open.
+  await page.keyboard.press('g');
+  await page.keyboard.press('d');
+  expect(await hash(page)).toBe('#/builds');
+  await page.keyboard.press('Escape');
+  await expect(page.getByRole('dialog')).toHaveCount(0);
+  expect(await focusedTestId(page)).toBe('nav-builds');
+  // The header's button opens it too.
+  await page.getByTestId('help-button').click();
+  await expect(help).toBeVisible();
+  await help.getByRole('button', { name: 'Close' }).click();
+  await expect(help).toHaveCount(0);
+  await expect(page.getByTestId('help-button')).toBeFocused();
+});
+
+test('range, filters, connection and theme come back after a restart on another port (same data dir)', async ({ page }) => {
+  const dataDir = tempDir('jobscope-e2e-ui-state-');
+  const other = await startServer(); // a second instance to watch: it outlives the restart
+  servers.push(other);
+  let s = await uiServer({ dataDir });
+  const conn = await http(`${s.url}/api/app/connections`, { json: { name: 'Other Jobscope', base_url: other.url, private_token: other.adminToken }, token: s.adminToken });
+  expect(conn.status).toBe(201);
+  const connId = (conn.body as { id: string }).id;
+
+  await openSignedIn(page, s);
+  await page.getByTestId('range-6h').click();
+  await page.getByTestId('queues-filter').fill('mail');
+  await page.getByTestId('theme-picker').selectOption('dark');
+  await page.getByTestId('connection-picker').selectOption(connId);
+  await page.getByTestId('nav-builds').click();
+  await page.getByTestId('filter-status').selectOption('failed');
+  // Saved on the backend (the page sends changes a moment after the last one).
+  await expect
+    .poll(async () => (await http(`${s.url}/api/app/ui-state`, { token: s.adminToken })).body.values)
+    .toMatchObject({ 'dashboard.range': '6h', 'dashboard.queues-filter': 'mail', theme: 'dark', connection: connId, 'builds.status': 'failed' });
+
+  const oldUrl = s.url;
+  await s.close({ keepData: true });
+  servers.splice(servers.indexOf(s), 1);
+  s = await uiServer({ dataDir });
+  expect(s.url).not.toBe(oldUrl); // another port: another origin, whose localStorage is empty
+  await openSignedIn(page, s);
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+  await expect(page.getByTestId('connection-picker')).toHaveValue(connId);
+  await expect(page.getByTestId('range-6h')).toHaveAttribute('aria-pressed', 'true');
+  await expect(page.getByTestId('queues-filter')).toHaveValue('mail');
+  await page.getByTestId('nav-builds').click();
+  await expect(page.getByTestId('filter-status')).toHaveValue('failed');
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+test('first-run tour: shown once, skippable, accessible, reachable again from the help dialog', async ({ page }) => {
+  const s = await uiServer();
+  await openSignedIn(page, s, '/dashboard', { tour: true });
+  const tour = page.getByRole('dialog', { name: 'Watch a job system' });
+  await expect(tour).toBeVisible();
+  await expect(tour.getByRole('button', { name: 'Next' })).toBeFocused();
+  expect((await new AxeBuilder({ page }).include('[data-testid="tour"]').analyze()).violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('dialog', { name: 'Simulate CI runners' })).toBeVisible();
+  await page.keyboard.press('Enter');
+  const connect = page.getByRole('dialog', { name: 'Connect a GitLab' });
+  await expect(connect).toBeVisible();
+  await expect(connect.getByTestId('tour-step')).toHaveText('Step 3 of 3');
+  await connect.getByRole('button', { name: 'Back' }).click();
+  await expect(page.getByRole('dialog', { name: 'Simulate CI runners' })).toBeVisible();
+  await page.getByRole('button', { name: 'Skip the tour' }).click();
+  await expect(page.getByRole('dialog')).toHaveCount(0);
+  await expect.poll(async () => (await http(`${s.url}/api/app/ui-state`, { token: s.adminToken })).body.values.tour_seen).toBe(true);
+
+  // Shown once: a reload (and a new browser profile) opens no tour; "?" still works, so the app is up.
+  await page.evaluate(() => localStorage.clear());
+  const read = page.waitForResponse((r) => r.url().endsWith('/api/app/ui-state') && r.request().method() === 'GET');
+  await page.reload();
+  await read;
+  await expect(page.getByTestId('queues-filter')).toBeVisible();
+  await page.keyboard.press('?');
+  await expect(page.getByRole('dialog', { name: 'Keyboard shortcuts' })).toBeVisible();
+  await expect(page.getByRole('dialog')).toHaveCount(1);
+
+  // Reachable again from the help; a step's button opens its view; Esc closes.
+  await page.getByRole('button', { name: 'Take the tour again' }).click();
+  await expect(tour).toBeVisible();
+  await page.keyboard.press('Enter');
+  await page.getByRole('button', { name: 'Open the simulator' }).click();
+  await expect(page.getByRole('dialog')).toHaveCount(0);
+  await expect.poll(() => hash(page)).toBe('#/simulator');
+  await page.keyboard.press('?');
+  await page.getByRole('button', { name: 'Take the tour again' }).click();
+  await expect(tour).toBeVisible();
+  await page.keyboard.press('Escape');
+  await expect(page.getByRole('dialog')).toHaveCount(0);
+});
