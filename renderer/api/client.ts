@@ -23,6 +23,14 @@ export interface TraceChunk {
   buildStatus: string | null;
 }
 
+/** One page of a list the control API pages as GitLab does (`page`, `per_page`; the X-Total header). */
+export interface Page<T> {
+  items: T[];
+  total: number;
+  page: number;
+  perPage: number;
+}
+
 export interface RequestOpts {
   json?: unknown;
   form?: FormData; // sent as multipart, the boundary written by fetch
@@ -46,6 +54,13 @@ export class Client {
   async json<T>(method: Method, path: string, opts: RequestOpts = {}): Promise<T> {
     const res = await this.http.request<T>({ method, url: path, params: opts.query, data: opts.form ?? opts.json });
     return (res.data === '' ? undefined : res.data) as T;
+  }
+
+  /** One page of a paged list: the rows and the total from X-Total (the rows' count when absent). */
+  async page<T>(path: string, page: number, perPage: number): Promise<Page<T>> {
+    const res = await this.http.get<T[]>(path, { params: { page, per_page: perPage } });
+    const total = Number(header(res, 'x-total'));
+    return { items: res.data, total: Number.isFinite(total) && header(res, 'x-total') ? total : res.data.length, page, perPage };
   }
 
   /** A file the backend answers (HAR, scenario, archive): the bytes and the plain name it suggests. */

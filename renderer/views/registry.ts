@@ -18,6 +18,10 @@ export interface ViewEntry {
 
 export const VIEWS: ViewEntry[] = [
   { id: 'dashboard', label: 'Dashboard', component: lazy(() => import('./dashboard/DashboardView.tsx')) },
+  { id: 'queues', label: 'Queues', component: lazy(() => import('./jobs/QueuesView.tsx')) },
+  // Reached from the Queues page's Queues · Retries · Dead tabs, as in Sidekiq Web.
+  { id: 'retries', label: 'Retries', component: lazy(() => import('./jobs/RetriesView.tsx')), hidden: true },
+  { id: 'dead', label: 'Dead', component: lazy(() => import('./jobs/DeadView.tsx')), hidden: true },
   { id: 'connections', label: 'Connections', component: lazy(() => import('./connections/ConnectionsView.tsx')) },
   { id: 'projects', label: 'Projects', component: lazy(() => import('./projects/ProjectsView.tsx')) },
   { id: 'builds', label: 'Builds', component: lazy(() => import('./builds/BuildsView.tsx')) },

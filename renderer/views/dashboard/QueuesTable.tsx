@@ -106,7 +106,7 @@ export function QueuesTable({ connectionId, current, spark, deletable = false }:
                       {pinned ? '★' : '☆'}
                     </button>
                   </span>
-                  <span role="cell" className="c-name" title={r.name}>{r.name}</span>
+                  <span role="cell" className="c-name" title={r.name}><a href={`#/queues/${encodeURIComponent(r.name)}`} data-testid="queue-link">{r.name}</a></span>
                   <span role="cell" className="c-num" data-testid="queue-backlog">{num(r.backlog)}</span>
                   <span role="cell" className="c-num" data-testid="queue-latency">{humanDuration(r.latency)}</span>
                   <span role="cell" className="c-spark"><Sparkline values={spark?.queues[r.name]?.backlog} /></span>

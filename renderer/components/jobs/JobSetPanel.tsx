@@ -1,0 +1,78 @@
+// A page of a failed-jobs set (retries or dead) with Sidekiq Web's actions: select some or all on
+// the page, then retry now or delete; or act on the whole set. Props only: the caller fetches and
+// says what each action does. `actions` absent = read-only (a remote connection's peek): no
+// checkboxes, no buttons, and `readOnlyNote` says why.
+import { useState, type ReactNode } from 'react';
+import { JobTable } from './JobTable.tsx';
+import { Pager } from './Pager.tsx';
+import type { JobColumn, JobRow } from './job-row.ts';
+
+export interface JobSetActions {
+  retry(keys: string[]): Promise<string>;
+  remove(keys: string[]): Promise<string>;
+  retryAll(): Promise<string>;
+  removeAll(): Promise<string>;
+}
+
+export function JobSetPanel({ title, setName, rows, total, page, perPage, onPage, columns, actions, readOnlyNote, empty, error }: {
+  title: string;
+  /** "retry set", "dead set": used in button names and confirms. */
+  setName: string;
+  rows: JobRow[];
+  total: number;
+  page: number;
+  perPage: number;
+  onPage(page: number): void;
+  columns: JobColumn[];
+  actions?: JobSetActions;
+  readOnlyNote?: ReactNode;
+  empty: ReactNode;
+  error?: string | null;
+}) {
+  const [selected, setSelected] = useState<Set<string>>(() => new Set());
+  const [busy, setBusy] = useState(false);
+  const [notice, setNotice] = useState<{ error: boolean; text: string } | null>(null);
+  // Only what is still on the page counts: a job retried or deleted meanwhile leaves the selection.
+  const onPage_ = new Set(rows.map((r) => r.key));
+  const chosen = [...selected].filter((k) => onPage_.has(k));
+
+  const run = async (what: () => Promise<string>) => {
+    setBusy(true);
+    try {
+      setNotice({ error: false, text: await what() });
+      setSelected(new Set());
+    } catch (err) {
+      setNotice({ error: true, text: err instanceof Error ? err.message : String(err) });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section className="card" aria-labelledby="job-set-h" data-testid="job-set">
+      <div className="card-head">
+        <h3 id="job-set-h">{title} <span className="muted small" data-testid="job-set-total">{total.toLocaleString('en-US')}</span></h3>
+        {actions && (
+          <div className="row gap">
+            <button onClick={() => void run(() => actions.retry(chosen))} disabled={busy || !chosen.length} data-testid="retry-selected">Retry selected{chosen.length ? ` (${chosen.length})` : ''}</button>
+            <button
+              className="ghost danger"
+              onClick={() => confirm(`Delete ${chosen.length} job${chosen.length === 1 ? '' : 's'} from the ${setName}? They will never run.`) && void run(() => actions.remove(chosen))}
+              disabled={busy || !chosen.length}
+              data-testid="delete-selected"
+            >
+              Delete selected
+            </button>
+            <button className="ghost" onClick={() => confirm(`Retry every job of the ${setName} (${total}) now?`) && void run(actions.retryAll)} disabled={busy || !total} data-testid="retry-all">Retry all</button>
+            <button className="ghost danger" onClick={() => confirm(`Delete every job of the ${setName} (${total})? They will never run.`) && void run(actions.removeAll)} disabled={busy || !total} data-testid="delete-all">Delete all</button>
+          </div>
+        )}
+      </div>
+      {!actions && readOnlyNote && <p className="muted small" data-testid="read-only-note">{readOnlyNote}</p>}
+      {notice && <p className={`small ${notice.error ? 'error' : 'muted'}`} role="status" data-testid="job-set-message">{notice.text}</p>}
+      {error && <p className="error small" role="alert">{error}</p>}
+      <JobTable rows={rows} columns={columns} label={title} empty={empty} selection={actions ? { selected: new Set(chosen), onChange: setSelected } : undefined} />
+      {total > perPage && <Pager page={page} perPage={perPage} total={total} onPage={onPage} label={`${title} pages`} />}
+    </section>
+  );
+}

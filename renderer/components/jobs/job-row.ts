@@ -1,0 +1,56 @@
+// What a job list shows of one job, whatever keeps it: the embedded job system's views map into
+// this shape here, and a peek into another Sidekiq (a read-only connection) can map its own. The
+// list components take only these rows, so they know nothing of where the jobs come from.
+import type { FailedJobView, QueuedJobView } from '../../../server/contract/jobs.ts';
+
+export interface JobRow {
+  /** Unique in the list; what a selection holds (Sidekiq's jid, or our job id as text). */
+  key: string;
+  class: string;
+  args: unknown;
+  queue?: string;
+  enqueuedAt?: string | null;
+  failedAt?: string | null;
+  errorClass?: string | null;
+  errorMessage?: string | null;
+  retryCount?: number;
+  nextRetryAt?: string | null;
+}
+
+export type JobColumn = 'id' | 'class' | 'args' | 'queue' | 'enqueued' | 'failed' | 'error' | 'retries' | 'next_retry';
+
+export const ARGS_MAX = 120;
+
+/** The args as one line of JSON, cut to `max` characters (the whole text goes in a tooltip). */
+export function argsText(args: unknown, max = ARGS_MAX): { short: string; full: string } {
+  let full: string;
+  try {
+    full = JSON.stringify(args) ?? String(args);
+  } catch {
+    full = String(args);
+  }
+  return { short: full.length > max ? `${full.slice(0, max - 1)}…` : full, full };
+}
+
+export const fromQueued = (j: QueuedJobView): JobRow => ({ key: String(j.id), class: j.class, args: j.args, queue: j.queue, enqueuedAt: j.enqueued_at, retryCount: j.retry_count });
+
+export const fromFailed = (j: FailedJobView): JobRow => ({
+  key: String(j.id),
+  class: j.class,
+  args: j.args,
+  queue: j.queue,
+  enqueuedAt: j.enqueued_at,
+  failedAt: j.failed_at,
+  errorClass: j.error_class,
+  errorMessage: j.error_message ?? j.error,
+  retryCount: j.retry_count,
+  nextRetryAt: j.run_at,
+});
+
+const STAMP = new Intl.DateTimeFormat('en-GB', { year: 'numeric', month: 'short', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+
+export function stamp(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const t = Date.parse(iso);
+  return Number.isFinite(t) ? STAMP.format(t) : '—';
+}

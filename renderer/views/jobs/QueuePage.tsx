@@ -1,0 +1,78 @@
+// One queue, as Sidekiq Web's queue page: size and latency, the next jobs in the order workers
+// take them (paged), and Delete for a queue of synthetic jobs (built-in and demo queues stay).
+import { useState } from 'react';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useClient } from '../../app/client-context.tsx';
+import { navigate } from '../../app/route.ts';
+import { ApiError } from '../../api/client.ts';
+import { jobsApi } from '../../api/jobs.ts';
+import { humanDuration, num } from '../../components/format.ts';
+import { JobTable } from '../../components/jobs/JobTable.tsx';
+import { Pager } from '../../components/jobs/Pager.tsx';
+import { fromQueued, stamp } from '../../components/jobs/job-row.ts';
+
+const PER_PAGE = 25;
+
+export function QueuePage({ name }: { name: string }) {
+  const client = useClient();
+  const qc = useQueryClient();
+  const [page, setPage] = useState(1);
+  const queue = useQuery({ queryKey: ['jobs', 'queue', name], queryFn: () => jobsApi.queue(client, name), refetchInterval: 2000, retry: false });
+  const jobs = useQuery({
+    queryKey: ['jobs', 'queue', name, 'jobs', page],
+    queryFn: () => jobsApi.queueJobs(client, name, page, PER_PAGE),
+    refetchInterval: 2000,
+    retry: false,
+    placeholderData: keepPreviousData,
+  });
+  const [message, setMessage] = useState<string | null>(null);
+  const remove = useMutation({
+    mutationFn: () => jobsApi.deleteQueue(client, name),
+    onSuccess: () => {
+      void qc.invalidateQueries({ queryKey: ['jobs', 'queues'] });
+      navigate('/queues');
+    },
+    onError: (err) => setMessage(err instanceof Error ? err.message : String(err)),
+  });
+
+  if (queue.error instanceof ApiError && queue.error.status === 404) {
+    return <p className="card" role="status" data-testid="queue-missing">There is no queue <code>{name}</code> (any more). <a href="#/queues">All queues</a></p>;
+  }
+  const q = queue.data;
+  const deletable = q && q.durable && !q.builtin;
+  const confirmDelete = () => {
+    const text = q && q.backlog > 0
+      ? `Delete queue ${name}? Its ${q.backlog} waiting job${q.backlog === 1 ? '' : 's'} and its retrying jobs are dropped; dead jobs stay in the dead set.`
+      : `Delete the empty queue ${name}?`;
+    if (confirm(text)) remove.mutate();
+  };
+  const total = jobs.data?.total ?? 0;
+  return (
+    <>
+      <div className="card">
+        {queue.error && <p className="error">{(queue.error as Error).message}</p>}
+        <dl className="facts" data-testid="queue-facts">
+          <dt>Size</dt><dd data-testid="queue-size">{num(q?.backlog)}</dd>
+          <dt>Latency</dt><dd data-testid="queue-latency">{q ? humanDuration(q.latency) : '—'}</dd>
+          <dt>Oldest enqueued</dt><dd>{stamp(q?.oldest_enqueued_at)}</dd>
+          <dt>Processes</dt><dd>{q?.processes ?? '—'}</dd>
+          <dt>Kind</dt><dd>{!q ? '—' : q.builtin ? 'built-in (Jobscope’s own jobs)' : q.durable ? 'synthetic' : 'demo load (memory)'}</dd>
+        </dl>
+        <div className="row gap" style={{ marginTop: 10 }}>
+          {deletable && <button className="ghost danger" onClick={confirmDelete} disabled={remove.isPending} data-testid="queue-page-delete">Delete queue</button>}
+          {q && !deletable && <span className="muted small" data-testid="queue-not-deletable">{q.builtin ? 'A built-in queue cannot be deleted.' : 'A demo queue goes when the demo load stops.'}</span>}
+          {message && <span className="error small" role="status" data-testid="queue-page-message">{message}</span>}
+        </div>
+      </div>
+      <section className="card" aria-labelledby="next-jobs-h">
+        <div className="card-head">
+          <h3 id="next-jobs-h">Next jobs</h3>
+          <span className="muted small">in the order workers take them; running jobs are not listed</span>
+        </div>
+        {jobs.error && <p className="error">{(jobs.error as Error).message}</p>}
+        <JobTable rows={(jobs.data?.items ?? []).map(fromQueued)} columns={['id', 'class', 'args', 'enqueued']} label={`Next jobs of ${name}`} empty={jobs.data ? 'No job is waiting.' : 'Loading…'} testId="queue-jobs" />
+        {total > PER_PAGE && <Pager page={page} perPage={PER_PAGE} total={total} onPage={setPage} label="Next jobs pages" />}
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,54 @@
+// #/queues: every queue of the embedded job system; #/queues/<name>: one queue's page (next jobs).
+// For another connection the page says its jobs cannot be browsed here.
+import { useQuery } from '@tanstack/react-query';
+import { useClient } from '../../app/client-context.tsx';
+import { jobsApi } from '../../api/jobs.ts';
+import { humanDuration, num } from '../../components/format.ts';
+import type { ViewProps } from '../registry.ts';
+import { JobsNav, JobsUnavailable, useSelectedConnectionView } from './job-source.tsx';
+import { QueuePage } from './QueuePage.tsx';
+import './jobs.css';
+
+export default function QueuesView({ route }: ViewProps) {
+  const name = route.rest[0];
+  const { conn } = useSelectedConnectionView();
+  const remote = conn && conn.kind !== 'embedded';
+  return (
+    <section className="view" data-testid={name ? 'view-queue' : 'view-queues'}>
+      <div className="toolbar">
+        <h2>{name ? <>Queue <code>{name}</code></> : 'Queues'}</h2>
+        <span className="spacer" />
+        <JobsNav current="queues" />
+      </div>
+      {remote ? <JobsUnavailable conn={conn} what={name ? 'A queue’s jobs' : 'Queues'} /> : name ? <QueuePage key={name} name={name} /> : <QueueList />}
+    </section>
+  );
+}
+
+function QueueList() {
+  const client = useClient();
+  const queues = useQuery({ queryKey: ['jobs', 'queues'], queryFn: () => jobsApi.queues(client), refetchInterval: 2000 });
+  const rows = [...(queues.data ?? [])].sort((a, b) => b.backlog - a.backlog || a.name.localeCompare(b.name));
+  return (
+    <div className="card table-wrap">
+      {queues.error && <p className="error">{(queues.error as Error).message}</p>}
+      <table aria-label="Queues" data-testid="queue-list">
+        <thead>
+          <tr><th scope="col">Queue</th><th scope="col" className="c-num">Size</th><th scope="col" className="c-num">Latency</th><th scope="col" className="c-num">Processes</th><th scope="col">Kind</th></tr>
+        </thead>
+        <tbody>
+          {rows.map((q) => (
+            <tr key={q.name} data-queue={q.name}>
+              <td><a href={`#/queues/${encodeURIComponent(q.name)}`}>{q.name}</a></td>
+              <td className="c-num">{num(q.backlog)}</td>
+              <td className="c-num">{humanDuration(q.latency)}</td>
+              <td className="c-num">{q.processes}</td>
+              <td>{q.builtin ? 'built-in' : q.durable ? 'synthetic' : 'demo (memory)'}</td>
+            </tr>
+          ))}
+          {queues.data && !rows.length && <tr><td colSpan={5} className="muted">No queues.</td></tr>}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,124 @@
+// Queues, retries and the dead set from the UI, as Sidekiq Web offers them: a queue opened from the
+// dashboard shows its next jobs paged; a dead job retried from the Dead page leaves the dead set and
+// waits in its queue; a retry is deleted (and the rest retried now) from the Retries page; on a
+// GitLab connection the pages say they are not available instead of offering actions.
+import { test, expect, type Page } from '@playwright/test';
+import type { TestServer } from '../helpers/server.ts';
+import { http } from '../helpers/http.ts';
+import { openSignedIn, screenshot, startUiServer } from './support.ts';
+
+let s: TestServer;
+
+type Listed = { id: number; queue: string; class: string };
+const api = (path: string) => http(`${s.url}/api/v3/sim${path}`, { token: s.adminToken });
+const dead = async () => (await api('/jobs/dead')).body as Listed[];
+const retries = async () => (await api('/jobs/retries')).body as Listed[];
+const backlog = async (queue: string) => (await api(`/jobs/queues/${queue}`)).body.backlog as number;
+
+async function push(body: Record<string, unknown>) {
+  const r = await http(`${s.url}/api/v3/sim/jobs`, { json: body, token: s.adminToken });
+  if (r.status !== 202) throw new Error(`enqueue: ${r.status} ${JSON.stringify(r.body)}`);
+}
+
+test.beforeAll(async () => {
+  // One worker, and a backoff "second" of a minute: a retry waits 15+ minutes, so it stays put.
+  s = await startUiServer({ jobConcurrency: 1, jobBackoffUnitMs: 60_000 });
+  await push({ queue: 'e2e_dead', class: 'DeadWorker', count: 3, fail: true, retry: 0 });
+  await push({ queue: 'e2e_retry', class: 'RetryWorker', count: 2, fail: true, retry: 5 });
+  await expect.poll(async () => [(await dead()).length, (await retries()).length], { timeout: 20_000 }).toEqual([3, 2]);
+  // Then the only worker is kept busy, so whatever is enqueued or retried next waits where the UI can see it.
+  await push({ queue: 'e2e_block', duration_ms: 600_000 });
+  await expect.poll(() => backlog('e2e_block')).toBe(0);
+  await push({ queue: 'e2e_next', class: 'NextJob', count: 30, duration_ms: 5 });
+});
+test.afterAll(async () => {
+  await s?.close();
+});
+
+const rows = (page: Page) => page.getByTestId('job-row');
+
+test('a queue opened from the dashboard shows its size and next jobs, paged', async ({ page }, testInfo) => {
+  await openSignedIn(page, s);
+  await page.locator('[data-testid="queue-row"][data-queue="e2e_next"]').getByTestId('queue-link').click();
+  await expect(page).toHaveURL(/#\/queues\/e2e_next$/);
+  await expect(page.getByTestId('queue-size')).toHaveText('30');
+  const table = page.getByTestId('queue-jobs');
+  await expect(table.getByTestId('job-row')).toHaveCount(25);
+  await expect(table.getByTestId('job-row').first().locator('[data-col="class"]')).toHaveText('NextJob');
+  await expect(table.getByTestId('job-row').first().locator('[data-col="args"]')).toHaveText('{"duration_ms":5}');
+  await expect(page.getByTestId('pager-status')).toHaveText('Page 1 of 2 · 30 jobs');
+  const firstPage = await table.getByTestId('job-row').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-job')));
+  await screenshot(page, testInfo, 'queue');
+
+  await page.getByTestId('pager-next').click();
+  await expect(page.getByTestId('pager-status')).toHaveText('Page 2 of 2 · 30 jobs');
+  await expect(table.getByTestId('job-row')).toHaveCount(5);
+  const secondPage = await table.getByTestId('job-row').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-job')));
+  expect(new Set([...firstPage, ...secondPage]).size).toBe(30);
+  // The order workers take them: ids ascending (pushed in one batch).
+  expect([...firstPage, ...secondPage].map(Number)).toEqual([...firstPage, ...secondPage].map(Number).sort((a, b) => a - b));
+});
+
+test('a dead job retried from the Dead page leaves the dead set and waits in its queue', async ({ page }, testInfo) => {
+  await openSignedIn(page, s, '/dead');
+  await expect(rows(page)).toHaveCount(3);
+  await expect(rows(page).first().locator('[data-col="error"]')).toContainText('Error: SyntheticJob failed on purpose');
+  await screenshot(page, testInfo, 'dead');
+  const id = Number(await rows(page).first().getAttribute('data-job'));
+  await rows(page).first().getByTestId('select-job').check();
+  await page.getByTestId('retry-selected').click();
+  await expect(page.getByTestId('job-set-message')).toHaveText('Retried 1 job: back in their queues.');
+  await expect(rows(page)).toHaveCount(2);
+  await expect(page.locator(`[data-testid="job-row"][data-job="${id}"]`)).toHaveCount(0);
+  expect((await dead()).map((j) => j.id)).not.toContain(id);
+
+  // It waits in its queue behind the busy worker: its queue page lists it.
+  await page.locator('[data-testid="job-row"]').first().locator('[data-col="queue"] a').click();
+  await expect(page).toHaveURL(/#\/queues\/e2e_dead$/);
+  await expect(page.getByTestId('queue-jobs').locator(`[data-testid="job-row"][data-job="${id}"]`)).toBeVisible();
+});
+
+test('a retry is deleted from the Retries page; the rest are retried now with select-all', async ({ page }, testInfo) => {
+  await openSignedIn(page, s, '/dead');
+  await page.getByTestId('jobs-nav').getByRole('link', { name: 'Retries' }).click();
+  await expect(page).toHaveURL(/#\/retries$/);
+  await expect(rows(page)).toHaveCount(2);
+  await expect(rows(page).first().locator('[data-col="retries"]')).toHaveText('1');
+  await expect(rows(page).first().locator('[data-col="next_retry"]')).not.toHaveText('—');
+  await screenshot(page, testInfo, 'retries');
+  const [doomed, kept] = await rows(page).evaluateAll((trs) => trs.map((tr) => Number(tr.getAttribute('data-job'))));
+
+  const asked: string[] = [];
+  page.once('dialog', (d) => void (asked.push(d.message()), d.accept()));
+  await page.locator(`[data-testid="job-row"][data-job="${doomed}"]`).getByTestId('select-job').check();
+  await page.getByTestId('delete-selected').click();
+  await expect(page.getByTestId('job-set-message')).toHaveText('Deleted 1 job.');
+  expect(asked[0]).toContain('Delete 1 job from the retry set?');
+  await expect(rows(page)).toHaveCount(1);
+  expect((await retries()).map((j) => j.id)).toEqual([kept]);
+
+  await page.getByTestId('select-all').check();
+  await page.getByTestId('retry-selected').click();
+  await expect(page.getByTestId('job-set-message')).toHaveText('Retried 1 job now.');
+  await expect(page.getByTestId('job-set')).toContainText('No job is waiting for a retry.');
+  await expect(rows(page)).toHaveCount(0);
+  expect(await retries()).toEqual([]);
+  expect(await backlog('e2e_retry')).toBe(1); // waiting behind the busy worker, not deleted
+});
+
+test('on a GitLab connection the pages say they are not available and offer no action', async ({ page }) => {
+  const c = await http(`${s.url}/api/app/connections`, { json: { name: 'Remote GitLab', base_url: 'http://127.0.0.1:9/', private_token: 'remote-token-123' }, token: s.adminToken });
+  expect(c.status).toBe(201);
+  await openSignedIn(page, s, '/dead');
+  await expect(rows(page).first()).toBeVisible();
+  await page.getByTestId('connection-picker').selectOption({ label: 'Remote GitLab' });
+  for (const route of ['/dead', '/retries', '/queues/e2e_next']) {
+    await page.evaluate((r) => (location.hash = r), route);
+    await expect(page.getByTestId('jobs-unavailable')).toContainText('not available for “Remote GitLab”');
+    await expect(page.getByTestId('retry-selected')).toHaveCount(0);
+    await expect(page.getByTestId('job-row')).toHaveCount(0);
+  }
+  await page.getByTestId('connection-picker').selectOption({ label: 'This Jobscope' });
+  await expect(page.getByTestId('jobs-unavailable')).toHaveCount(0);
+  await expect(page.getByTestId('queue-size')).toHaveText('30');
+});
