@@ -8,6 +8,8 @@ import { DEFAULT_INTERVAL_S, originOf, view, type Connection } from '../monitor/
 import { normalizeBaseUrl, type FetchOutcome } from '../monitor/remote-client.ts';
 import { ApiError, badRequest } from '../http/errors.ts';
 import { IdParams } from './schemas.ts';
+import { NewSidekiqConnection, SidekiqFields } from '../contract/sidekiq.ts';
+import { sidekiqPatch, sidekiqTargetOrThrow, unionErrors } from './sidekiq-fields.ts';
 
 const tags = ['app API'];
 
@@ -23,6 +25,11 @@ function baseUrlOrThrow(raw: string): string {
   return u;
 }
 
+/** A GitLab connection's body, or a sidekiq one's (`kind: "sidekiq"`). */
+const AnyNewConnection = Type.Union([NewConnection, NewSidekiqConnection]);
+const AnyConnectionPatch = Type.Composite([ConnectionPatch, Type.Partial(SidekiqFields)]);
+const isSidekiq = (b: NewConnection | NewSidekiqConnection): b is NewSidekiqConnection => (b as { kind?: string }).kind === 'sidekiq';
+
 const asTestResult = (o: FetchOutcome): TestResult => ({ ok: o.ok, status: o.status, message: o.message, latency_ms: o.latencyMs, sample: o.metrics });
 
 export async function connectionRoutes(fastify: FastifyInstance, { monitor }: { monitor: Monitor }) {
@@ -33,9 +40,27 @@ export async function connectionRoutes(fastify: FastifyInstance, { monitor }: { 
 
   app.post(
     '/connections',
-    { schema: { tags, summary: 'Add a remote GitLab (or Jobscope) to watch; sampling starts at once', body: NewConnection, response: { 201: ConnectionView } } },
+    {
+      schema: { tags, summary: 'Add a remote GitLab (or Jobscope), or a Sidekiq through its Redis (kind "sidekiq"), to watch; sampling starts at once', body: AnyNewConnection, response: { 201: ConnectionView } },
+      schemaErrorFormatter: unionErrors,
+    },
     async (request, reply) => {
       const b = request.body;
+      if (isSidekiq(b)) {
+        const t = sidekiqTargetOrThrow(b.redis_url, b.password, b.namespace);
+        const c = monitor.connections.create({
+          kind: 'sidekiq',
+          name: b.name.trim() || 'Sidekiq',
+          baseUrl: t.url,
+          token: t.password,
+          apiVersion: 'v4',
+          segment: t.namespace,
+          intervalS: b.interval_s ?? DEFAULT_INTERVAL_S,
+          enabled: b.enabled ?? true,
+        });
+        monitor.changed(c);
+        return reply.code(201).send(view(c));
+      }
       const c = monitor.connections.create({
         name: b.name.trim() || 'GitLab',
         baseUrl: baseUrlOrThrow(b.base_url),
@@ -52,10 +77,26 @@ export async function connectionRoutes(fastify: FastifyInstance, { monitor }: { 
 
   app.patch(
     '/connections/:id',
-    { schema: { tags, summary: 'Change a connection (name, URL, token, API version, segment, interval, enabled)', params: IdParams, body: ConnectionPatch, response: { 200: ConnectionView } } },
+    {
+      schema: {
+        tags,
+        summary: 'Change a connection (name, URL, token, API version, segment, interval, enabled; a sidekiq one: redis_url, password, namespace)',
+        params: IdParams,
+        body: AnyConnectionPatch,
+        response: { 200: ConnectionView },
+      },
+    },
     async (request) => {
       const c = connectionOr404(monitor, request.params.id);
       const p = request.body;
+      if (c.kind === 'sidekiq') {
+        const updated = monitor.connections.update(c.id, sidekiqPatch(c, p))!;
+        monitor.changed(updated);
+        return view(updated);
+      }
+      if (p.redis_url !== undefined || p.password !== undefined || p.namespace !== undefined) {
+        throw badRequest('redis_url, password and namespace belong to sidekiq connections; this one reads a GitLab over HTTP');
+      }
       if (c.kind === 'embedded' && (p.base_url !== undefined || p.private_token !== undefined || p.api_version !== undefined || p.segment !== undefined)) {
         throw badRequest('the embedded connection is this server: only name, interval_s and enabled can change');
       }
@@ -95,9 +136,16 @@ export async function connectionRoutes(fastify: FastifyInstance, { monitor }: { 
 
   app.post(
     '/connections/test',
-    { schema: { tags, summary: 'Try a connection before saving it: one compound_metrics read, nothing stored', body: NewConnection, response: { 200: TestResult } } },
+    {
+      schema: { tags, summary: 'Try a connection before saving it: one compound_metrics read (a sidekiq one: one read of its Redis), nothing stored', body: AnyNewConnection, response: { 200: TestResult } },
+      schemaErrorFormatter: unionErrors,
+    },
     async (request) => {
       const b = request.body;
+      if (isSidekiq(b)) {
+        const t = sidekiqTargetOrThrow(b.redis_url, b.password, b.namespace);
+        return asTestResult(await monitor.probe({ kind: 'sidekiq', baseUrl: t.url, token: t.password, apiVersion: 'v4', segment: t.namespace }));
+      }
       const o = await monitor.probe({ kind: 'gitlab', baseUrl: baseUrlOrThrow(b.base_url), token: b.private_token, apiVersion: b.api_version ?? 'v4', segment: b.segment ?? 'sidekiq' });
       return asTestResult(o);
     },

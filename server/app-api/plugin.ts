@@ -9,6 +9,7 @@ import { connectionRoutes } from './connections.ts';
 import { historyRoutes } from './history.ts';
 import { alertRoutes } from './alerts.ts';
 import { uiStateRoutes } from './ui-state.ts';
+import { sidekiqPeekRoutes } from './sidekiq-peek.ts';
 
 export async function appApi(app: FastifyInstance, { ctx, monitor }: { ctx: AppContext; monitor: Monitor }) {
   const opts = { ctx, monitor }; // not the caller's options: they carry the prefix
@@ -18,4 +19,5 @@ export async function appApi(app: FastifyInstance, { ctx, monitor }: { ctx: AppC
   await app.register(historyRoutes, opts);
   await app.register(alertRoutes, opts);
   await app.register(uiStateRoutes, opts);
+  await app.register(sidekiqPeekRoutes, opts);
 }

@@ -3,19 +3,21 @@
 // The renderer's typed client imports these types (types only).
 import { Type, type Static } from '@sinclair/typebox';
 import { CompoundMetrics } from './metrics.ts';
+import { SidekiqExtras } from './sidekiq.ts';
 
 export const ApiVersion = Type.Union([Type.Literal('v3'), Type.Literal('v4')]);
 
 export const ConnectionView = Type.Object({
-  id: Type.String({ description: '"embedded" for this server, a generated id for remote GitLab instances' }),
+  id: Type.String({ description: '"embedded" for this server, a generated id for remote GitLab instances and sidekiq connections' }),
   name: Type.String(),
-  kind: Type.Union([Type.Literal('embedded'), Type.Literal('gitlab')]),
-  base_url: Type.Union([Type.String(), Type.Null()]),
+  kind: Type.Union([Type.Literal('embedded'), Type.Literal('gitlab'), Type.Literal('sidekiq')]),
+  base_url: Type.Union([Type.String(), Type.Null()], { description: "GitLab's base URL; a sidekiq connection's Redis URL (never with its password)" }),
+  namespace: Type.Optional(Type.String({ description: "sidekiq connections: redis-namespace's prefix, '' for none" })),
   api_version: ApiVersion,
   segment: Type.String({ description: 'path segment of the metrics API: "sidekiq" (GitLab) or another' }),
   interval_s: Type.Integer({ minimum: 2, maximum: 60 }),
   enabled: Type.Boolean(),
-  has_token: Type.Boolean({ description: 'the token itself never leaves the backend' }),
+  has_token: Type.Boolean({ description: 'the token (a sidekiq connection: the Redis password) itself never leaves the backend' }),
   warnings: Type.Array(Type.String(), { description: 'risks of this connection as configured, e.g. a token sent over plain http to another machine' }),
   last_sample_at: Type.Union([Type.String(), Type.Null()]),
   last_error: Type.Union([Type.String(), Type.Null()]),
@@ -118,6 +120,7 @@ export const CurrentSample = Type.Object({
   queues: CompoundMetrics.properties.queues,
   processes: CompoundMetrics.properties.processes,
   jobs: CompoundMetrics.properties.jobs,
+  sidekiq: Type.Optional(SidekiqExtras),
 });
 export type CurrentSample = Static<typeof CurrentSample>;
 

@@ -32,6 +32,11 @@ function processesOf(jobs: MetricsView): ProcessEntry[] {
 
 /** queue_metrics, process_metrics and job_stats merged at the top level, from one consistent moment. */
 export function compoundMetrics(ctx: AppContext, now = ctx.jobs.now()): CompoundMetrics {
-  const { queues, enqueued } = queuesOf(ctx.jobs, now);
-  return { queues, processes: processesOf(ctx.jobs), jobs: { ...ctx.jobs.counters(), enqueued } };
+  return compoundOf(ctx.jobs, now);
+}
+
+/** The same shape from any source's view (a sidekiq connection's Redis is one). */
+export function compoundOf(view: MetricsView, now: number): CompoundMetrics {
+  const { queues, enqueued } = queuesOf(view, now);
+  return { queues, processes: processesOf(view), jobs: { ...view.counters(), enqueued } };
 }

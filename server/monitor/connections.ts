@@ -8,6 +8,7 @@ import type { Clock } from '../clock.ts';
 import type { RemoteTarget } from './remote-client.ts';
 import { isLoopbackHost } from '../host-address.ts';
 import { isoTime, isoTimeOr0 } from '../store/row-values.ts';
+import { passwordWarnings } from '../sidekiq/redis-url.ts';
 
 export const EMBEDDED_ID = 'embedded';
 export const DEFAULT_INTERVAL_S = 5;
@@ -58,8 +59,9 @@ export function view(c: Connection): ConnectionView {
     segment: c.segment,
     interval_s: c.intervalS,
     enabled: c.enabled,
+    ...(c.kind === 'sidekiq' ? { namespace: c.segment } : {}),
     has_token: hasToken,
-    warnings: tokenWarnings(c.baseUrl, hasToken),
+    warnings: c.kind === 'sidekiq' ? passwordWarnings(c.baseUrl, hasToken, staysOnThisMachine) : tokenWarnings(c.baseUrl, hasToken),
     last_sample_at: isoTime(c.lastSampleAt),
     last_error: c.lastError,
     created_at: isoTimeOr0(c.createdAt),
@@ -87,8 +89,9 @@ export class Connections {
     return this.repo.get(id);
   }
 
-  create(c: ConnectionFields & { baseUrl: string; token: string }): Connection {
-    return this.repo.create(`gl-${crypto.randomBytes(5).toString('hex')}`, c, this.clock.now());
+  create(c: ConnectionFields & { baseUrl: string; token: string; kind?: 'gitlab' | 'sidekiq' }): Connection {
+    const prefix = c.kind === 'sidekiq' ? 'sk' : 'gl';
+    return this.repo.create(`${prefix}-${crypto.randomBytes(5).toString('hex')}`, c, this.clock.now());
   }
 
   update(id: string, patch: Partial<ConnectionFields>): Connection | undefined {

@@ -14,8 +14,11 @@ import { Sampler } from './sampler.ts';
 import { embeddedSource, type MetricsSource } from './embedded-source.ts';
 import { fetchCompound, type FetchOutcome } from './remote-client.ts';
 import { queryHistory, type HistoryParams } from './downsample.ts';
+import { SidekiqSources, targetOfConnection } from '../sidekiq/sources.ts';
 
 const HOUR = 3_600_000;
+/** Day counters a sidekiq connection reads back (Sidekiq Web's default history graph is 30 days). */
+const SIDEKIQ_DAYS = 30;
 
 export interface MonitorLog {
   info(msg: string): void;
@@ -39,6 +42,8 @@ export class Monitor implements Service {
   private readonly sampler: Sampler;
   private readonly store: MonitorStore;
   private readonly embedded: MetricsSource;
+  /** One Redis client per sidekiq connection (server/sidekiq/). */
+  readonly sidekiq: SidekiqSources;
   private housekeeping: Cancel | null = null;
 
   constructor(
@@ -51,6 +56,10 @@ export class Monitor implements Service {
     this.embedded = embeddedSource(ctx);
     this.connections = new Connections(this.store.connections, clock);
     this.alerts = new Alerts(this.store.alerts);
+    this.sidekiq = new SidekiqSources(() => ({
+      timeoutMs: ctx.config.sidekiqTimeoutMs,
+      limits: { maxQueues: ctx.config.sidekiqMaxQueues, maxProcesses: ctx.config.sidekiqMaxProcesses, days: SIDEKIQ_DAYS },
+    }));
     this.sampler = new Sampler(
       {
         get: (id) => this.connections.get(id),
@@ -114,6 +123,7 @@ export class Monitor implements Service {
 
   removed(id: string): void {
     this.sampler.stop(id);
+    this.sidekiq.drop(id);
     this.histories.delete(id);
     this.latest.delete(id);
     this.failing.delete(id);
@@ -137,6 +147,14 @@ export class Monitor implements Service {
       const metrics = await this.embedded();
       return { ok: true, status: 200, message: 'OK: this server', latencyMs: performance.now() - started, metrics };
     }
+    if (c.kind === 'sidekiq') {
+      const source = this.sidekiq.transient(targetOfConnection(c));
+      try {
+        return { ...(await source.sample()), status: null };
+      } finally {
+        source.close();
+      }
+    }
     return fetchCompound(targetOf(c as Connection), { timeoutMs: this.ctx.config.remoteTimeoutMs });
   }
 
@@ -151,6 +169,10 @@ export class Monitor implements Service {
         metrics = null;
         error = `reading this server's job system failed: ${(err as Error).message}`;
       }
+    } else if (c.kind === 'sidekiq') {
+      const outcome = await this.sidekiq.of(c).sample();
+      metrics = outcome.metrics;
+      error = outcome.message;
     } else {
       const outcome = await fetchCompound(targetOf(c), { timeoutMs: this.ctx.config.remoteTimeoutMs, signal });
       metrics = outcome.metrics;
@@ -196,7 +218,10 @@ export class Monitor implements Service {
   async stop(): Promise<void> {
     this.housekeeping?.();
     this.housekeeping = null;
+    // Closing the Redis clients first ends sidekiq reads in flight now instead of at their timeout.
+    this.sidekiq.closeAll();
     await this.sampler.close();
+    this.sidekiq.closeAll();
   }
 }
 

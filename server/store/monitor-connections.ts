@@ -1,5 +1,6 @@
 // SQLite adapter of ConnectionsRepo (store/monitor-ports.ts): the monitor_connections table.
-// Remote connections' PRIVATE-TOKENs are stored here in the clear (the data dir is private).
+// Remote connections' PRIVATE-TOKENs (and sidekiq connections' Redis passwords) are stored here in
+// the clear (the data dir is private).
 import type { Db } from './db.ts';
 import type { Thresholds } from '../contract/app.ts';
 import type { Connection, ConnectionFields, ConnectionsRepo } from './monitor-ports.ts';
@@ -24,7 +25,7 @@ function fromRow(r: Row): Connection {
   return {
     id: r.id,
     name: r.name,
-    kind: r.kind === 'embedded' ? 'embedded' : 'gitlab',
+    kind: r.kind === 'embedded' || r.kind === 'sidekiq' ? r.kind : 'gitlab',
     baseUrl: r.base_url,
     token: r.private_token,
     apiVersion: r.api_version === 'v3' ? 'v3' : 'v4',
@@ -79,11 +80,11 @@ export class SqliteConnections implements ConnectionsRepo {
     return r ? fromRow(r) : undefined;
   }
 
-  create(id: string, c: ConnectionFields & { baseUrl: string; token: string }, createdAt: number): Connection {
+  create(id: string, c: ConnectionFields & { baseUrl: string; token: string; kind?: 'gitlab' | 'sidekiq' }, createdAt: number): Connection {
     this.db.run(
       `INSERT INTO monitor_connections (id, name, kind, base_url, private_token, api_version, segment, interval_s, enabled, created_at)
-       VALUES (?, ?, 'gitlab', ?, ?, ?, ?, ?, ?, ?)`,
-      [id, c.name, c.baseUrl, c.token, c.apiVersion, c.segment, c.intervalS, c.enabled ? 1 : 0, createdAt],
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [id, c.name, c.kind ?? 'gitlab', c.baseUrl, c.token, c.apiVersion, c.segment, c.intervalS, c.enabled ? 1 : 0, createdAt],
     );
     return this.get(id)!;
   }

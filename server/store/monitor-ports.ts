@@ -10,7 +10,8 @@ import type { Alert, Thresholds } from '../contract/app.ts';
 export interface Connection {
   id: string;
   name: string;
-  kind: 'embedded' | 'gitlab';
+  /** sidekiq: `baseUrl` is the Redis URL (no password), `token` the Redis password ('' for none), `segment` the namespace ('' for none). */
+  kind: 'embedded' | 'gitlab' | 'sidekiq';
   baseUrl: string | null;
   token: string | null;
   apiVersion: 'v3' | 'v4';
@@ -31,7 +32,7 @@ export interface ConnectionsRepo {
   /** The embedded connection first, then by creation. */
   list(): Connection[];
   get(id: string): Connection | undefined;
-  create(id: string, fields: ConnectionFields & { baseUrl: string; token: string }, createdAt: number): Connection;
+  create(id: string, fields: ConnectionFields & { baseUrl: string; token: string; kind?: 'gitlab' | 'sidekiq' }, createdAt: number): Connection;
   update(id: string, patch: Partial<ConnectionFields>): Connection | undefined;
   setThresholds(id: string, t: Thresholds): void;
   /** Health after a sample; the full sample (JSON) is passed only now and then. */

@@ -1,0 +1,180 @@
+// A sidekiq connection as a MetricsSource (metrics-api/source.ts): one ioredis client per
+// connection, read with read.ts. A Redis that is down, refuses us or stays silent fails this read
+// within `timeoutMs` with a sentence saying why (errors.ts); the client is dropped then and made
+// afresh next time, so nothing queues up behind a dead socket and no other connection waits on it.
+import { Redis } from 'ioredis';
+import type { CompoundMetrics } from '../contract/metrics.ts';
+import type { SidekiqExtras } from '../contract/sidekiq.ts';
+import type { MetricsSource, MetricsView, ProcessStats, QueueStats } from '../metrics-api/source.ts';
+import { compoundOf } from '../metrics-api/compound.ts';
+import { readSidekiq, type ReadLimits, type SidekiqSnapshot } from './read.ts';
+import { describeRedisError, RedisTimeout } from './errors.ts';
+import { redisHost, type RedisTarget } from './redis-url.ts';
+
+export interface SidekiqSourceOptions {
+  timeoutMs: number;
+  limits: ReadLimits;
+  now?: () => number;
+}
+
+export type SidekiqMetrics = CompoundMetrics & { sidekiq: SidekiqExtras };
+
+export interface SidekiqOutcome {
+  ok: boolean;
+  message: string;
+  latencyMs: number;
+  metrics: SidekiqMetrics | null;
+}
+
+/** The options ioredis gets: no retries, no offline queue, no INFO ready check (a read-only ACL user may lack it). */
+export function clientOptions(target: RedisTarget, timeoutMs: number) {
+  const u = new URL(target.url);
+  return {
+    host: u.hostname.replace(/^\[|\]$/g, ''),
+    port: u.port ? Number(u.port) : 6379,
+    db: Number(u.pathname.replace(/^\//, '') || 0),
+    username: u.username ? decodeURIComponent(u.username) : undefined,
+    password: target.password || undefined,
+    tls: u.protocol === 'rediss:' ? { servername: u.hostname } : undefined,
+    lazyConnect: true,
+    connectTimeout: timeoutMs,
+    commandTimeout: timeoutMs,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    enableOfflineQueue: false,
+    enableReadyCheck: false,
+    connectionName: 'jobscope-readonly',
+  };
+}
+
+export function viewOf(s: SidekiqSnapshot): MetricsView {
+  const queues: QueueStats[] = s.queues.map((q) => ({
+    name: q.name,
+    backlog: q.size,
+    // Sidekiq's Queue#latency (now - enqueued_at of the tail) and GitLab's `.to_i`.
+    latency: (now: number) => (q.oldestEnqueuedAt === null ? 0 : Math.trunc(now / 1000 - q.oldestEnqueuedAt)),
+  }));
+  const processes: ProcessStats[] = s.processes.map((p) => ({
+    identity: { hostname: p.info.hostname, pid: p.info.pid, tag: p.info.tag, labels: p.info.labels },
+    startedAt: p.info.started_at * 1000,
+    concurrency: p.info.concurrency,
+    busy: p.busy,
+    version: 0,
+    queueNames: () => p.info.queues,
+  }));
+  return { queues: () => queues, processes: () => processes, counters: () => ({ processed: s.processed, failed: s.failed }) };
+}
+
+export function extrasOf(s: SidekiqSnapshot): SidekiqExtras {
+  return {
+    retry_size: s.retrySize,
+    scheduled_size: s.scheduledSize,
+    dead_size: s.deadSize,
+    process_details: s.processes.map((p) => ({ identity: p.identity, quiet: p.quiet, beat: p.beat, rss_kb: p.rssKb })),
+    days: s.days,
+    queues_total: s.queuesTotal,
+    processes_total: s.processesTotal,
+  };
+}
+
+export function metricsOf(s: SidekiqSnapshot): SidekiqMetrics {
+  return { ...compoundOf(viewOf(s), s.at), sidekiq: extrasOf(s) };
+}
+
+export class SidekiqSource implements MetricsSource {
+  private client: Redis | null = null;
+  private readonly host: string;
+  private readonly clock: () => number;
+
+  constructor(
+    readonly target: RedisTarget,
+    private readonly opts: SidekiqSourceOptions,
+  ) {
+    this.host = redisHost(target.url);
+    this.clock = opts.now ?? Date.now;
+  }
+
+  now(): number {
+    return this.clock();
+  }
+
+  /** A connected client, made afresh after a failure. */
+  async redis(): Promise<Redis> {
+    if (this.client && this.client.status === 'ready') return this.client;
+    this.drop();
+    const c = new Redis(clientOptions(this.target, this.opts.timeoutMs));
+    // Without retries, connect() rejects with a bare "Connection is closed"; the reason (refused,
+    // WRONGPASS, NOAUTH…) comes as an 'error' event, which is also what keeps ioredis from printing it.
+    let reason: unknown = null;
+    c.on('error', (err: unknown) => {
+      reason ??= err;
+    });
+    this.client = c;
+    try {
+      await c.connect();
+    } catch (err) {
+      throw reason ?? err;
+    }
+    return c;
+  }
+
+  /** Runs `fn` on the client within the timeout; any failure drops the client. */
+  async use<T>(fn: (r: Redis) => Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new RedisTimeout(this.opts.timeoutMs)), this.opts.timeoutMs);
+    });
+    try {
+      return await Promise.race([this.redis().then(fn), deadline]);
+    } catch (err) {
+      this.drop();
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async snapshot(): Promise<SidekiqSnapshot> {
+    return this.use((r) => readSidekiq(r, this.target.namespace, this.opts.limits, this.clock));
+  }
+
+  async read(): Promise<MetricsView> {
+    return viewOf(await this.snapshot());
+  }
+
+  /** One sample for the monitor: never throws; a failure is a message naming the host, never the password. */
+  async sample(): Promise<SidekiqOutcome> {
+    const started = performance.now();
+    const took = () => Math.round((performance.now() - started) * 10) / 10;
+    try {
+      const s = await this.snapshot();
+      return { ok: true, message: summary(s, this.host, this.target.namespace), latencyMs: took(), metrics: metricsOf(s) };
+    } catch (err) {
+      return { ok: false, message: this.describe(err), latencyMs: took(), metrics: null };
+    }
+  }
+
+  describe(err: unknown): string {
+    return describeRedisError(err, this.host, this.opts.timeoutMs, this.target.password);
+  }
+
+  private drop(): void {
+    this.client?.disconnect();
+    this.client = null;
+  }
+
+  close(): void {
+    this.drop();
+  }
+}
+
+/** What the "Test" button says: what was found, or that nothing Sidekiq-like is there. */
+export function summary(s: SidekiqSnapshot, host: string, namespace: string): string {
+  const where = `Redis at ${host}${namespace ? `, namespace "${namespace}"` : ''}`;
+  if (s.queuesTotal === 0 && s.processesTotal === 0 && s.processed === 0 && s.retrySize + s.scheduledSize + s.deadSize === 0) {
+    return `OK: connected to ${where}, but found no Sidekiq data (no queues, processes or counters): check the database number (/0 in the URL) and the namespace`;
+  }
+  const enqueued = s.queues.reduce((n, q) => n + q.size, 0);
+  const cut = s.queuesTotal > s.queues.length ? ` (first ${s.queues.length} of ${s.queuesTotal} read)` : '';
+  return `OK: ${s.queuesTotal} queues${cut}, ${s.processes.length} processes, ${enqueued} enqueued, ${s.retrySize} retries, ${s.deadSize} dead at ${where}`;
+}

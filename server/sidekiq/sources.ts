@@ -1,0 +1,42 @@
+// The monitor's SidekiqSource per sidekiq connection: made on first use, replaced when the
+// connection's URL, password or namespace changes, closed when it is removed or the server stops.
+import type { Connection } from '../store/monitor-ports.ts';
+import { SidekiqSource, type SidekiqSourceOptions } from './source.ts';
+import type { RedisTarget } from './redis-url.ts';
+
+export function targetOfConnection(c: Pick<Connection, 'baseUrl' | 'token' | 'segment'>): RedisTarget {
+  return { url: c.baseUrl ?? '', password: c.token ?? '', namespace: c.segment };
+}
+
+const sameTarget = (a: RedisTarget, b: RedisTarget) => a.url === b.url && a.password === b.password && a.namespace === b.namespace;
+
+export class SidekiqSources {
+  private readonly sources = new Map<string, SidekiqSource>();
+
+  constructor(private readonly options: () => SidekiqSourceOptions) {}
+
+  of(c: Connection): SidekiqSource {
+    const target = targetOfConnection(c);
+    const had = this.sources.get(c.id);
+    if (had && sameTarget(had.target, target)) return had;
+    had?.close();
+    const s = new SidekiqSource(target, this.options());
+    this.sources.set(c.id, s);
+    return s;
+  }
+
+  /** A source for a connection not saved yet (the form's Test button); the caller closes it. */
+  transient(target: RedisTarget): SidekiqSource {
+    return new SidekiqSource(target, this.options());
+  }
+
+  drop(id: string): void {
+    this.sources.get(id)?.close();
+    this.sources.delete(id);
+  }
+
+  closeAll(): void {
+    for (const s of this.sources.values()) s.close();
+    this.sources.clear();
+  }
+}

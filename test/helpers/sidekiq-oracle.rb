@@ -1,0 +1,36 @@
+# Sidekiq's own view of a Redis, as JSON on stdout: the oracle Jobscope's sidekiq connection is
+# compared with. Read-only: ProcessSet.new(false) skips the cleanup that SREMs dead processes.
+#   ruby test/helpers/sidekiq-oracle.rb redis://127.0.0.1:6379/0 [days]
+# Namespaces: Debian ships no redis-namespace gem, so a namespaced Redis is checked by reading the
+# un-prefixed keys here and the prefixed copy in Jobscope (see test/sidekiq/).
+require "json"
+require "sidekiq"
+require "sidekiq/api"
+
+Redis.silence_deprecations = true if Redis.respond_to?(:silence_deprecations=)
+url = ARGV[0] or abort("usage: sidekiq-oracle.rb REDIS_URL [DAYS]")
+days = (ARGV[1] || "7").to_i
+Sidekiq.configure_client { |c| c.redis = { url: url } }
+Sidekiq.logger.level = Logger::WARN
+
+stats = Sidekiq::Stats.new
+history = Sidekiq::Stats::History.new(days)
+out = {
+  now: Time.now.to_f,
+  stats: {
+    processed: stats.processed, failed: stats.failed, enqueued: stats.enqueued,
+    scheduled_size: stats.scheduled_size, retry_size: stats.retry_size, dead_size: stats.dead_size,
+    processes_size: stats.processes_size,
+  },
+  queues: Sidekiq::Queue.all.map { |q| { name: q.name, size: q.size, latency: q.latency } },
+  processes: Sidekiq::ProcessSet.new(false).map { |p|
+    { identity: p.identity, hostname: p["hostname"], pid: p["pid"], tag: p.tag, started_at: p["started_at"],
+      queues: p.queues, labels: p.labels, concurrency: p["concurrency"], busy: p["busy"], beat: p["beat"],
+      quiet: p["quiet"] == "true" }
+  },
+  retry_size: Sidekiq::RetrySet.new.size,
+  scheduled_size: Sidekiq::ScheduledSet.new.size,
+  dead_size: Sidekiq::DeadSet.new.size,
+  history: { processed: history.processed, failed: history.failed },
+}
+puts JSON.generate(out)
