@@ -1,6 +1,6 @@
 // Deleting a queue from the dashboard's queues table: a confirm first (dismissing it keeps the
 // queue), then the queue and its waiting jobs are gone; a built-in queue is refused with the
-// server's message.
+// server's message. From a queue's own page, an empty synthetic queue is deleted the same way.
 import { test, expect } from '@playwright/test';
 import type { TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
@@ -41,4 +41,29 @@ test('a queue is deleted from the queues table after a confirm', async ({ page }
   await row('stuck_builds').getByTestId('queue-delete').click();
   await expect(page.getByTestId('queue-delete-message')).toContainText('built-in');
   await expect(row('stuck_builds')).toBeVisible();
+});
+
+test('an empty synthetic queue is deleted from its queue page; a built-in one offers no delete', async ({ page }) => {
+  // Its own server: the one above has its only worker busy for minutes.
+  const own = await startUiServer();
+  try {
+    await enqueue(own, 'e2e_emptied', 1, 0);
+    await expect.poll(async () => (await http(`${own.url}/api/v3/sim/jobs/queues/e2e_emptied`, { token: own.adminToken })).body.backlog).toBe(0);
+    await openSignedIn(page, own, '/queues/e2e_emptied');
+    await expect(page.getByTestId('queue-size')).toHaveText('0');
+    const asked: string[] = [];
+    page.once('dialog', (d) => void (asked.push(d.message()), d.accept()));
+    await page.getByTestId('queue-page-delete').click();
+    await expect(page).toHaveURL(/#\/queues$/);
+    expect(asked[0]).toBe('Delete the empty queue e2e_emptied?');
+    await expect(page.getByTestId('queue-list')).toContainText('stuck_builds');
+    await expect(page.getByTestId('queue-list').locator('[data-queue="e2e_emptied"]')).toHaveCount(0);
+    expect((await http(`${own.url}/api/v3/sim/jobs/queues/e2e_emptied`, { token: own.adminToken })).status).toBe(404);
+
+    await page.getByTestId('queue-list').getByRole('link', { name: 'stuck_builds' }).click();
+    await expect(page.getByTestId('queue-not-deletable')).toHaveText('A built-in queue cannot be deleted.');
+    await expect(page.getByTestId('queue-page-delete')).toHaveCount(0);
+  } finally {
+    await own.close();
+  }
 });
