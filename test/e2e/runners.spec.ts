@@ -132,3 +132,24 @@ test('runners: at 1024×700 the command and the table fit the window (no sideway
   expect(overflow.table).toBeLessThanOrEqual(0);
   await screenshot(page, testInfo, 'runners-1024');
 });
+
+test('runners: where the clipboard is refused (the desktop shell denies it), the text is selected for Ctrl+C', async ({ page }) => {
+  // As in the desktop window, which denies every web permission: writeText rejects.
+  await page.addInitScript(() => {
+    Object.defineProperty(navigator, 'clipboard', { value: { writeText: () => Promise.reject(new DOMException('denied', 'NotAllowedError')) } });
+  });
+  await openSignedIn(page, s, '/runners');
+  await expect(page.getByTestId('registration-token')).toHaveText(s.registrationToken);
+  const selected = () => page.evaluate(() => {
+    const active = document.activeElement;
+    if (active instanceof HTMLTextAreaElement) return active.value.slice(active.selectionStart, active.selectionEnd);
+    return window.getSelection()?.toString() ?? '';
+  });
+  await page.getByTestId('copy-command').click();
+  await expect(page.getByTestId('copy-status')).toHaveText('The clipboard is not available here: the command is selected, press Ctrl+C.');
+  await expect(page.getByTestId('register-command')).toBeFocused();
+  expect(await selected()).toBe(await page.getByTestId('register-command').inputValue());
+  await page.getByTestId('copy-token').click();
+  await expect(page.getByTestId('copy-status')).toContainText('the token is selected');
+  await expect.poll(selected).toBe(s.registrationToken);
+});

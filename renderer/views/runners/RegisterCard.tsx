@@ -1,6 +1,6 @@
 // The instance's registration token and the register command for this server, as GitLab's admin
 // Runners page shows them: copy either, edit the description and tags the command carries.
-import { useId, useState } from 'react';
+import { useId, useRef, useState } from 'react';
 import { copyText } from '../simulator/clipboard.ts';
 import { isLoopbackOrigin, registerCommand } from './register-command.ts';
 
@@ -11,10 +11,19 @@ export function RegisterCard({ token, origin }: { token: string | undefined; ori
   const [tags, setTags] = useState('');
   const [copied, setCopied] = useState<Copied>(null);
   const id = useId();
+  const tokenEl = useRef<HTMLElement>(null);
+  const commandEl = useRef<HTMLTextAreaElement>(null);
   const command = token ? registerCommand({ origin, token, description, tags }) : '';
 
-  async function copy(what: string, text: string) {
-    setCopied({ what, ok: await copyText(text) });
+  async function copy(what: 'token' | 'command', text: string) {
+    const ok = await copyText(text);
+    setCopied({ what, ok });
+    if (ok) return;
+    // The clipboard was refused (the desktop shell denies it): select the text, so Ctrl+C copies it.
+    if (what === 'command' && commandEl.current) {
+      commandEl.current.focus();
+      commandEl.current.select();
+    } else if (tokenEl.current) window.getSelection()?.selectAllChildren(tokenEl.current);
   }
 
   return (
@@ -22,7 +31,7 @@ export function RegisterCard({ token, origin }: { token: string | undefined; ori
       <h3 id={`${id}-h`}>Register a runner</h3>
       <div className="row gap">
         <span>Registration token</span>
-        <code className="token" data-testid="registration-token">{token ?? '…'}</code>
+        <code className="token" data-testid="registration-token" ref={tokenEl}>{token ?? '…'}</code>
         <button className="ghost" onClick={() => token && void copy('token', token)} disabled={!token} data-testid="copy-token">Copy token</button>
       </div>
       <div className="form-grid">
@@ -41,12 +50,12 @@ export function RegisterCard({ token, origin }: { token: string | undefined; ori
         rows={command.split('\n').length || 5}
         value={command}
         data-testid="register-command"
-        ref={(el) => { if (el && copied && !copied.ok && copied.what === 'command') el.select(); }}
+        ref={commandEl}
       />
       <div className="row gap">
         <button onClick={() => void copy('command', command)} disabled={!token} data-testid="copy-command">Copy command</button>
         <p className={`small ${copied?.ok ? 'ok-text' : 'muted'}`} role="status" data-testid="copy-status">
-          {copied && (copied.ok ? `Copied the ${copied.what} to the clipboard.` : `The clipboard is not available here: select the ${copied.what} and press Ctrl+C.`)}
+          {copied && (copied.ok ? `Copied the ${copied.what} to the clipboard.` : `The clipboard is not available here: the ${copied.what} is selected, press Ctrl+C.`)}
         </p>
       </div>
       {isLoopbackOrigin(origin) && (
