@@ -75,7 +75,7 @@ test('create a project and builds from the UI; a runner finishes one live; retry
   await form.getByLabel('SHA', { exact: true }).fill('not-hex');
   await form.getByRole('button', { name: 'Create builds' }).click();
   const shaError = form.getByTestId('field-error-sha');
-  await expect(shaError).toContainText('SHA must match pattern');
+  await expect(shaError).toHaveText('SHA must be 8 to 64 hexadecimal characters (0-9, a-f)');
   await expect(form.getByLabel('SHA', { exact: true })).toHaveAttribute('aria-invalid', 'true');
   expect((await control(s, '/builds')).body).toEqual([]);
   await form.getByLabel('SHA', { exact: true }).fill('');
@@ -146,12 +146,12 @@ test('the form shows each refusal beside its field, in words, and creates nothin
 
   await form.getByLabel('Count').fill('10001');
   await form.getByRole('button', { name: 'Create builds' }).click();
-  await expect(form.getByTestId('field-error-count')).toContainText('Count must be <= 10000');
+  await expect(form.getByTestId('field-error-count')).toHaveText('Count must be at most 10000');
 
   await form.getByLabel('Count').fill('1');
   await form.getByLabel('Depends on').fill('1, first');
   await form.getByRole('button', { name: 'Create builds' }).click();
-  await expect(form.getByTestId('field-error-depends_on')).toContainText('Depends on');
+  await expect(form.getByTestId('field-error-depends_on')).toHaveText('Depends on takes build ids (numbers); "first" is not one');
   await expect(form.getByTestId('field-error-count')).toHaveCount(0);
 
   // Options that are not JSON never reach the server: the form says so itself.

@@ -129,10 +129,34 @@ export function toNewBuild(f: BuildForm): NewBuild {
   return body;
 }
 
+/** The validator's phrases, in plain words (ajv writes "must be <= 10000", "must match pattern …"). */
+const PLAIN: [RegExp, string | ((...m: string[]) => string)][] = [
+  [/^must match pattern .*/, 'is not in the form its hint describes'],
+  [/^must be <= (\S+)$/, (_, n) => `must be at most ${n}`],
+  [/^must be >= (\S+)$/, (_, n) => `must be at least ${n}`],
+  [/^must NOT have more than (\d+) characters$/, (_, n) => `must be at most ${n} characters long`],
+  [/^must NOT have fewer than 1 characters$/, 'must not be empty'],
+  [/^must NOT have more than (\d+) items$/, (_, n) => `takes at most ${n} entries`],
+  [/^must be integer$/, 'must be a whole number'],
+];
+const PATTERNS: Record<string, string> = {
+  sha: 'must be 8 to 64 hexadecimal characters (0-9, a-f)',
+  before_sha: 'must be 8 to 64 hexadecimal characters (0-9, a-f)',
+};
+
+function plain(field: string, said: string): string {
+  if (/^must match pattern/.test(said) && PATTERNS[field]) return PATTERNS[field];
+  for (const [re, say] of PLAIN) {
+    const m = re.exec(said);
+    if (m) return typeof say === 'string' ? say : say(...m);
+  }
+  return said;
+}
+
 /**
  * The field a server refusal is about, and the refusal in the form's words: the validator's
- * "400 (Bad request) body/depends_on/0 must be integer" becomes "Depends on item 1 must be integer".
- * Undefined when the message names no field (a batch too large, a missing project).
+ * "400 (Bad request) body/depends_on/0 must be integer" becomes "Depends on item 1 must be a whole
+ * number". Undefined when the message names no field (a batch too large, a missing project).
  */
 export function fieldErrorOf(message: string): { field: string; text: string } | undefined {
   const m = /body\/(\w+)((?:\/\w+)*) (.*?)(?:, body\/.*)?$/.exec(message);
@@ -140,5 +164,5 @@ export function fieldErrorOf(message: string): { field: string; text: string } |
   const field = m[1]!;
   const label = FIELD_LABELS[field] ?? field;
   const index = /^\/(\d+)/.exec(m[2]!);
-  return { field: field === 'tag_list' ? 'tags' : field, text: `${label}${index ? ` item ${Number(index[1]) + 1}` : ''} ${m[3]}` };
+  return { field: field === 'tag_list' ? 'tags' : field, text: `${label}${index ? ` item ${Number(index[1]) + 1}` : ''} ${plain(field, m[3]!)}` };
 }

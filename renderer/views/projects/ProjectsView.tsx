@@ -30,16 +30,16 @@ export default function ProjectsView() {
   return (
     <section className="view" data-testid="view-projects">
       <div className="toolbar"><h2>Projects</h2></div>
-      <form className="card form-grid" aria-labelledby="np-h" onSubmit={(e) => { e.preventDefault(); create.mutate(); }}>
+      <form className="card form-grid projects-form" aria-labelledby="np-h" onSubmit={(e) => { e.preventDefault(); create.mutate(); }}>
         <h3 id="np-h">New project</h3>
         <label>Project name<input value={name} onChange={(e) => setName(e.target.value)} required maxLength={255} /></label>
         <label className="check"><input type="checkbox" checked={shared} onChange={(e) => setShared(e.target.checked)} /> Shared runners may take its builds</label>
         <div className="row gap"><button type="submit" disabled={create.isPending}>Create project</button></div>
         {create.error && <p className="error" role="alert">{(create.error as Error).message}</p>}
+        <p className="small" role="status">{note}</p>
       </form>
-      <p className="small" role="status">{note}</p>
       {projects.error && <p className="error">{(projects.error as Error).message}</p>}
-      <div className="table-wrap card">
+      <div className="table-wrap card projects-table">
         <table data-testid="projects-table">
           <caption className="muted small">
             A runner registered with a project's runners token takes only that project's builds; the instance registration token registers shared runners.
