@@ -5,12 +5,16 @@
 // ~55 ms (50 path strings built, then parsed back and laid out by the browser); the canvas costs
 // less than bare DOM polylines do (bench/ui.ts). Gaps: a null value (failed or missing sample)
 // breaks the line, it is never drawn as zero. No animation anywhere: live data must not lag.
+// The x axis is the from..to the caller gives (the dashboard: the whole selected range), whatever
+// part of it has samples, so a range looks the same from one minute to the next; stretches of time
+// (a pause) are shaded over the plot.
 import { memo, useCallback, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { createPortal } from 'react-dom';
 import { CartesianGrid, ComposedChart, ReferenceLine, ResponsiveContainer, XAxis, YAxis, usePlotArea } from 'recharts';
 import { clock, timeTicks } from './format.ts';
-import { niceCeil, yTicks } from './chart-geometry.ts';
+import { hoverIndex, niceCeil, spanBox, yTicks } from './chart-geometry.ts';
 import { drawSeries, type DrawnSeries } from './chart-canvas.ts';
+import './time-chart.css';
 
 export interface Series {
   name: string;
@@ -29,6 +33,14 @@ export interface Marker {
   label: string;
 }
 
+/** A stretch of time shaded on the plot, e.g. while the dashboard was paused; to null: still open
+ *  (up to the chart's end: a line there when the chart ends where it began). */
+export interface Span {
+  from: number;
+  to: number | null;
+  label: string;
+}
+
 export const PALETTE = ['#3b82f6', '#f97316', '#10b981', '#e11d48', '#8b5cf6', '#eab308', '#06b6d4', '#db2777', '#84cc16', '#64748b', '#a16207', '#0ea5e9'];
 
 export interface ChartProps {
@@ -43,13 +55,14 @@ export interface ChartProps {
   markers?: Marker[];
   /** Whole-number series (counts): the y axis spans at least 0–5, so it never ticks at 0.2 jobs. */
   integers?: boolean;
+  spans?: Span[];
 }
 
 /** The series, on a canvas portalled into the chart's HTML box at the plot area's place, over
  *  recharts' SVG (grid, threshold lines, alert markers), under the hover cursor and readout.
  *  Inside the recharts tree only to read the plot area. Drawn in a layout effect: in the same
  *  commit as the axes, so the lines never lag one frame behind them. */
-function SeriesCanvas({ lines, over, t, series, hidden, from, to, yMax, yFormat }: { lines: HTMLElement | null; over: HTMLElement | null; t: number[]; series: Series[]; hidden: Set<number>; from: number; to: number; yMax: number; yFormat?: (v: number) => string }) {
+function SeriesCanvas({ lines, over, t, series, hidden, from, to, yMax, yFormat, spans }: { lines: HTMLElement | null; over: HTMLElement | null; t: number[]; series: Series[]; hidden: Set<number>; from: number; to: number; yMax: number; yFormat?: (v: number) => string; spans: Span[] }) {
   const plot = usePlotArea();
   const ref = useRef<HTMLCanvasElement>(null);
   const w = plot?.width ?? 0;
@@ -82,9 +95,11 @@ function SeriesCanvas({ lines, over, t, series, hidden, from, to, yMax, yFormat 
           className="series-canvas"
           role="img"
           style={{ position: 'absolute', left: plot.x, top: plot.y - PAD, width: w, height: h + 2 * PAD, pointerEvents: 'none' }}
+          data-plot-width={Math.round(w)}
         />,
         lines,
       )}
+      {spans.length > 0 && createPortal(<SpanLayer left={plot.x} top={plot.y} width={w} height={h} spans={spans} from={from} to={to} />, over)}
       {createPortal(<HoverLayer left={plot.x} top={plot.y} width={w} height={h} t={t} series={series} hidden={hidden} from={from} to={to} yFormat={yFormat} />, over)}
     </>
   );
@@ -95,8 +110,12 @@ function SeriesCanvas({ lines, over, t, series, hidden, from, to, yMax, yFormat 
  *  recharts' own series items, and the series are drawn on the canvas instead. */
 function HoverLayer({ left, top, width, height, t, series, hidden, from, to, yFormat }: { left: number; top: number; width: number; height: number; t: number[]; series: Series[]; hidden: Set<number>; from: number; to: number; yFormat?: (v: number) => string }) {
   const [at, setAt] = useState<{ x: number } | null>(null);
-  const i = at && t.length && to > from ? indexAt(t, from + (at.x / width) * (to - from)) : -1;
-  const cx = i >= 0 ? ((t[i]! - from) / (to - from)) * width : 0;
+  const span = to - from;
+  const time = at && span > 0 && width > 0 ? from + (at.x / width) * span : null;
+  // A sample near the cursor (HOVER_REACH_PX, or along the samples); over an empty stretch of the
+  // range the readout says so, with the time under the cursor.
+  const i = time !== null ? hoverIndex(t, time, (HOVER_REACH_PX / width) * span) : -1;
+  const cx = i >= 0 ? ((t[i]! - from) / span) * width : (at?.x ?? 0);
   return (
     <div
       className="chart-hover"
@@ -107,12 +126,19 @@ function HoverLayer({ left, top, width, height, t, series, hidden, from, to, yFo
       }}
       onMouseLeave={() => setAt(null)}
     >
-      {at && i >= 0 && (
+      {at && time !== null && (
         <>
           <div className="chart-cursor" style={{ position: 'absolute', left: cx, top: 0, height, borderLeft: '1px dashed var(--muted)' }} />
           {/* Beside the cursor, on the side with room. */}
           <div style={{ position: 'absolute', top: 4, ...(cx > width / 2 ? { right: width - cx + 10 } : { left: cx + 10 }), pointerEvents: 'none', zIndex: 3 }}>
-            <Readout i={i} t={t} series={series} hidden={hidden} yFormat={yFormat} />
+            {i >= 0 ? (
+              <Readout i={i} t={t} series={series} hidden={hidden} yFormat={yFormat} />
+            ) : (
+              <div className="chart-tooltip" data-testid="chart-tooltip">
+                <div className="muted small">{new Date(time).toLocaleString()}</div>
+                <div className="tt-row" data-testid="chart-tooltip-empty">no sample here</div>
+              </div>
+            )}
           </div>
         </>
       )}
@@ -121,6 +147,27 @@ function HoverLayer({ left, top, width, height, t, series, hidden, from, to, yFo
 }
 
 const PAD = 2;
+/** How far from the cursor, in CSS pixels, the hover readout still picks up a lone sample. */
+const HOVER_REACH_PX = 12;
+
+/** The spans, shaded over the plot area under the hover layer, each labelled (on the side with
+ *  room). Its element carries the span's times for tests: data-from, data-to. */
+function SpanLayer({ left, top, width, height, spans, from, to }: { left: number; top: number; width: number; height: number; spans: Span[]; from: number; to: number }) {
+  return (
+    <>
+      {spans.map((s, k) => {
+        const box = spanBox(s.from, s.to, from, to, width);
+        if (!box) return null;
+        return (
+          <div key={k} className={`chart-span${box.left > width / 2 ? ' label-left' : ''}`} data-testid="chart-span" data-from={s.from} data-to={s.to ?? ''}
+            style={{ position: 'absolute', left: left + box.left, top, width: box.width, height }}>
+            <span className="chart-span-label">{s.label}</span>
+          </div>
+        );
+      })}
+    </>
+  );
+}
 
 /** What the canvas drew, from the drawing loop itself: an aria-label for screen readers, the list
  *  as JSON in data-drawn, and one fallback element per drawn series inside the canvas (never
@@ -137,24 +184,15 @@ function publish(canvas: HTMLCanvasElement, drawn: DrawnSeries[]): void {
     li.dataset.color = d.color;
     li.dataset.points = String(d.points);
     li.dataset.segments = String(d.segments);
-    li.textContent = `${d.name}: ${d.points} points${d.segments > 1 ? `, ${d.segments - 1} gaps` : ''}`;
+    li.dataset.dots = String(d.dots);
+    li.dataset.x0 = String(d.x0);
+    li.dataset.x1 = String(d.x1);
+    li.textContent = `${d.name}: ${d.points} point${d.points === 1 ? '' : 's'}${d.segments > 1 ? `, ${d.segments - 1} gaps` : ''}`;
     return li;
   });
   const ul = document.createElement('ul');
   ul.append(...items);
   canvas.replaceChildren(ul);
-}
-
-function indexAt(t: number[], x: number): number {
-  let lo = 0;
-  let hi = t.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (t[mid]! < x) lo = mid + 1;
-    else hi = mid;
-  }
-  if (lo > 0 && Math.abs(t[lo - 1]! - x) < Math.abs(t[lo]! - x)) lo--;
-  return lo;
 }
 
 function Readout({ i, t, series, hidden, yFormat }: { i: number; t: number[]; series: Series[]; hidden: Set<number>; yFormat?: (v: number) => string }) {
@@ -194,8 +232,9 @@ function legendEntries(key: string): { name: string; color: string }[] {
 // Shared empty defaults: a fresh [] per render would change the memos that read them every time.
 const NO_REF_LINES: RefLine[] = [];
 const NO_MARKERS: Marker[] = [];
+const NO_SPANS: Span[] = [];
 
-export const TimeSeriesChart = memo(function TimeSeriesChart({ testId, t, series, from, to, height = 220, yFormat, refLines = NO_REF_LINES, markers = NO_MARKERS, integers = false }: ChartProps) {
+export const TimeSeriesChart = memo(function TimeSeriesChart({ testId, t, series, from, to, height = 220, yFormat, refLines = NO_REF_LINES, markers = NO_MARKERS, integers = false, spans = NO_SPANS }: ChartProps) {
   const [hidden, setHidden] = useState<Set<number>>(() => new Set());
   const [lines, setLines] = useState<HTMLDivElement | null>(null);
   const [over, setOver] = useState<HTMLDivElement | null>(null);
@@ -251,7 +290,7 @@ export const TimeSeriesChart = memo(function TimeSeriesChart({ testId, t, series
   );
 
   return (
-    <div className="chart" data-testid={testId} data-series={series.length} data-series-drawn={drawn} data-points={t.length} data-first-t={firstT}>
+    <div className="chart" data-testid={testId} data-series={series.length} data-series-drawn={drawn} data-points={t.length} data-first-t={firstT} data-from={from} data-to={to}>
       <div className="chart-box" style={{ position: 'relative' }}>
       <ResponsiveContainer width="100%" height={height} initialDimension={{ width: 600, height }}>
         {/* No data: recharts draws only the frame, so a data update costs it no per-point work. */}
@@ -259,7 +298,7 @@ export const TimeSeriesChart = memo(function TimeSeriesChart({ testId, t, series
           <CartesianGrid stroke="var(--grid)" strokeDasharray="3 3" />
           <XAxis dataKey="t" type="number" domain={xDomain} ticks={xTicks} interval={0} tickFormatter={xFormat} stroke="var(--muted)" fontSize={11} allowDataOverflow />
           <YAxis type="number" domain={yDomain} ticks={yTickList} interval={0} allowDataOverflow stroke="var(--muted)" fontSize={11} width={56} tickFormatter={yFormat} />
-          <SeriesCanvas lines={lines} over={over} t={t} series={series} hidden={hidden} from={from} to={to} yMax={yMax} yFormat={yFormat} />
+          <SeriesCanvas lines={lines} over={over} t={t} series={series} hidden={hidden} from={from} to={to} yMax={yMax} yFormat={yFormat} spans={spans} />
           {refLines.map((r, i) => (
             <ReferenceLine key={`r${i}`} y={r.y} stroke="var(--danger)" strokeDasharray="6 3" label={{ value: r.label, position: 'insideTopRight', fill: 'var(--danger)', fontSize: 11 }} className="threshold-line" />
           ))}

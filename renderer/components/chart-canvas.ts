@@ -5,6 +5,8 @@
 // (bench/ui.ts). Apart from React, against a minimal context interface, so it is unit-tested.
 // Where several samples fall into one device-pixel column they are reduced M4-style (first, min,
 // max, last of the column, in their order): the drawn shape, peaks included, is the same.
+// A run narrower than one CSS pixel (a lone sample between gaps, the first sample of a fresh
+// history) would be an invisible zero-length line: it is drawn as a dot instead.
 import type { SeriesKind } from './chart-geometry.ts';
 
 /** The part of CanvasRenderingContext2D the drawing uses. */
@@ -13,6 +15,7 @@ export interface Pen {
   moveTo(x: number, y: number): void;
   lineTo(x: number, y: number): void;
   closePath(): void;
+  arc(x: number, y: number, radius: number, startAngle: number, endAngle: number): void;
   stroke(): void;
   fill(): void;
   strokeStyle: unknown;
@@ -40,7 +43,15 @@ export interface DrawnSeries {
   segments: number;
   /** Vertices handed to the canvas after the per-column reduction. */
   vertices: number;
+  /** Runs narrower than a pixel, drawn as a dot. */
+  dots: number;
+  /** Where the first and last drawn sample sit, CSS pixels from the plot's left edge (0.1 px). */
+  x0: number;
+  x1: number;
 }
+
+/** Radius of the dot a run narrower than a pixel is drawn as, in CSS pixels. */
+export const DOT_RADIUS = 2.5;
 
 export interface Frame {
   /** Plot area size in CSS pixels; y = 0 is the top of the plot. */
@@ -68,6 +79,7 @@ class Run {
   private prevY = 0;
   firstX = 0;
   lastX = 0;
+  lastY = 0;
   vertices = 0;
 
   constructor(private readonly pen: Pen, private readonly step: boolean, private readonly baseY: number | null, private readonly dpr: number) {}
@@ -104,6 +116,7 @@ class Run {
     }
     this.prevY = y;
     this.lastX = x;
+    this.lastY = y;
     this.vertices++;
   }
 
@@ -140,6 +153,7 @@ export function drawSeries(pen: Pen, t: number[], series: DrawSeries[], hidden: 
   const ky = f.height / f.yMax;
   const y0 = f.top + f.height;
   pen.lineJoin = 'miter';
+  const dots: number[] = []; // x, y of each run narrower than a pixel, per series
   for (let k = 0; k < series.length; k++) {
     if (hidden.has(k)) continue;
     const s = series[k]!;
@@ -151,13 +165,22 @@ export function drawSeries(pen: Pen, t: number[], series: DrawSeries[], hidden: 
     let segments = 0;
     let vertices = 0;
     let run: Run | null = null;
+    dots.length = 0;
+    let x0 = 0;
+    let x1 = 0;
+    const endRun = (r: Run) => {
+      r.end();
+      vertices += r.vertices;
+      if (r.lastX - r.firstX < 1) dots.push(r.lastX, r.lastY);
+      if (segments === 1) x0 = r.firstX;
+      x1 = r.lastX;
+    };
     pen.beginPath();
     for (let i = 0; i < n; i++) {
       const v = values[i];
       if (v === null || v === undefined) {
         if (run) {
-          run.end();
-          vertices += run.vertices;
+          endRun(run);
           run = null;
         }
         continue;
@@ -169,10 +192,7 @@ export function drawSeries(pen: Pen, t: number[], series: DrawSeries[], hidden: 
       run.add((t[i]! - f.from) * kx, y0 - v * ky);
       points++;
     }
-    if (run) {
-      run.end();
-      vertices += run.vertices;
-    }
+    if (run) endRun(run);
     if (points === 0) continue;
     if (area) {
       pen.fillStyle = s.color;
@@ -183,7 +203,16 @@ export function drawSeries(pen: Pen, t: number[], series: DrawSeries[], hidden: 
     pen.strokeStyle = s.color;
     pen.lineWidth = 1;
     pen.stroke();
-    drawn.push({ name: s.name, kind, color: s.color, points, segments, vertices });
+    if (dots.length) {
+      pen.beginPath();
+      for (let d = 0; d < dots.length; d += 2) {
+        pen.moveTo(dots[d]! + DOT_RADIUS, dots[d + 1]!);
+        pen.arc(dots[d]!, dots[d + 1]!, DOT_RADIUS, 0, 2 * Math.PI);
+      }
+      pen.fillStyle = s.color;
+      pen.fill();
+    }
+    drawn.push({ name: s.name, kind, color: s.color, points, segments, vertices, dots: dots.length / 2, x0: Math.round(x0 * 10) / 10, x1: Math.round(x1 * 10) / 10 });
   }
   return drawn;
 }

@@ -1,4 +1,5 @@
-// The chart's axis arithmetic, apart from React so it can be unit-tested: round maxima and ticks.
+// The chart's axis arithmetic, apart from React so it can be unit-tested: round maxima and ticks,
+// which sample the hover readout shows, where a stretch of time (a pause) sits on the plot.
 // (The series themselves are drawn by chart-canvas.ts.)
 export type SeriesKind = 'line' | 'area' | 'step' | undefined;
 
@@ -18,4 +19,42 @@ export function yTicks(max: number): number[] {
   };
   const n = isNice(max / 5) ? 5 : 4;
   return Array.from({ length: n + 1 }, (_, i) => Math.round(((max * i) / n) * 1e6) / 1e6);
+}
+
+/** Index of the sample time nearest x (t ascending, not empty). */
+export function nearestIndex(t: readonly number[], x: number): number {
+  let lo = 0;
+  let hi = t.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (t[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo > 0 && Math.abs(t[lo - 1]! - x) < Math.abs(t[lo]! - x)) lo--;
+  return lo;
+}
+
+/** The sample the hover readout shows for time x: the nearest one, if it is within `reachMs` of x
+ *  or within the spacing to its own nearest neighbour (so the readout follows the cursor along the
+ *  samples); otherwise -1. The chart spans the whole range, and a cursor over a stretch without
+ *  samples (before the history starts, a long gap) must not read a sample from minutes away. */
+export function hoverIndex(t: readonly number[], x: number, reachMs: number): number {
+  if (!t.length) return -1;
+  const i = nearestIndex(t, x);
+  const prev = i > 0 ? t[i]! - t[i - 1]! : Infinity;
+  const next = i < t.length - 1 ? t[i + 1]! - t[i]! : Infinity;
+  const spacing = Math.min(prev, next);
+  return Math.abs(t[i]! - x) <= Math.max(reachMs, Number.isFinite(spacing) ? spacing : 0) ? i : -1;
+}
+
+/** Left offset and width in pixels of the stretch from..to (to null: up to the chart's end) on a
+ *  plot `width` px wide showing chartFrom..chartTo; clipped to the plot, null when outside it. */
+export function spanBox(from: number, to: number | null, chartFrom: number, chartTo: number, width: number): { left: number; width: number } | null {
+  if (!(chartTo > chartFrom) || !(width > 0)) return null;
+  const end = to ?? chartTo;
+  if (end < chartFrom || from > chartTo) return null;
+  const k = width / (chartTo - chartFrom);
+  const l = (Math.max(from, chartFrom) - chartFrom) * k;
+  const r = (Math.min(end, chartTo) - chartFrom) * k;
+  return { left: l, width: Math.max(0, r - l) };
 }

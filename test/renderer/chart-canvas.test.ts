@@ -22,15 +22,24 @@ class RecordingPen implements Pen {
   closePath() {
     this.ops.push('Z');
   }
+  arc(x: number, y: number, r: number, a0: number, a1: number) {
+    this.ops.push(`A${+x.toFixed(2)},${+y.toFixed(2)} r${r} ${a0}-${+a1.toFixed(2)}`);
+  }
   stroke() {
     this.ops.push(`stroke ${String(this.strokeStyle)} ${this.lineWidth}`);
   }
   fill() {
     this.ops.push(`fill ${String(this.fillStyle)} ${this.globalAlpha}`);
   }
-  /** The path commands only, joined like SVG path data. */
+  /** The lines' path commands (up to their stroke; the dots come after it), joined like SVG path data. */
   path() {
-    return this.ops.filter((o) => /^[MLZ]/.test(o)).join('');
+    const i = this.ops.findIndex((o) => o.startsWith('stroke'));
+    return this.ops.slice(0, i >= 0 ? i : undefined).filter((o) => /^[MLZ]/.test(o)).join('');
+  }
+  /** What was drawn as dots: the ops after the lines' stroke. */
+  dots() {
+    const i = this.ops.findIndex((o) => o.startsWith('stroke'));
+    return i >= 0 ? this.ops.slice(i + 1) : [];
   }
 }
 
@@ -48,7 +57,8 @@ describe('drawSeries', () => {
     const { pen, drawn } = one([1, 2, 3, 4, 5]);
     expect(pen.path()).toBe('M0,99L10,98L20,97L30,96L40,95');
     expect(pen.ops.at(-1)).toBe('stroke #3b82f6 1');
-    expect(drawn).toEqual([{ name: 'q', kind: 'line', color: '#3b82f6', points: 5, segments: 1, vertices: 5 }]);
+    expect(drawn).toEqual([{ name: 'q', kind: 'line', color: '#3b82f6', points: 5, segments: 1, vertices: 5, dots: 0, x0: 0, x1: 40 }]);
+    expect(pen.dots()).toEqual([]);
   });
 
   it('breaks the line at a null (a failed sample), never drawing it as zero', () => {
@@ -65,6 +75,26 @@ describe('drawSeries', () => {
     expect(drawn).toEqual([]);
   });
 
+  it('draws a lone sample as a dot: alone in the series, and between gaps', () => {
+    const alone = one([null, null, 3, null, null]);
+    expect(alone.pen.dots()).toEqual(['begin', 'M22.5,97', 'A20,97 r2.5 0-6.28', 'fill #3b82f6 1']);
+    expect(alone.drawn).toEqual([{ name: 'q', kind: 'line', color: '#3b82f6', points: 1, segments: 1, vertices: 1, dots: 1, x0: 20, x1: 20 }]);
+    // Two lone samples and a line: two dots, the line stays a line.
+    const mixed = one([1, null, 3, 4, null]);
+    expect(mixed.drawn[0]).toMatchObject({ points: 3, segments: 2, dots: 1 });
+    const both = one([1, null, 3, null, 5]);
+    expect(both.drawn[0]).toMatchObject({ points: 3, segments: 3, dots: 3, x0: 0, x1: 40 });
+    expect(both.pen.dots().filter((o) => o.startsWith('A'))).toEqual(['A0,99 r2.5 0-6.28', 'A20,97 r2.5 0-6.28', 'A40,95 r2.5 0-6.28']);
+  });
+
+  it('a run of samples narrower than a pixel is a dot too (a young history in a long range)', () => {
+    const tt = [1000, 1001, 1002];
+    const pen = new RecordingPen();
+    const [d] = drawSeries(pen, tt, [{ name: 'q', values: [5, 6, 7], color: '#000' }], new Set(), { width: 100, height: 100, top: 0, from: 0, to: 100_000, yMax: 100, dpr: 1 });
+    expect(d).toMatchObject({ points: 3, segments: 1, dots: 1, x0: 1, x1: 1 });
+    expect(pen.dots().filter((o) => o.startsWith('A'))).toHaveLength(1);
+  });
+
   it('steps: across at the old value, then up or down', () => {
     expect(one([1, 3, null, null, null], 'step').pen.path()).toBe('M0,99L10,99L10,97');
   });
@@ -72,8 +102,9 @@ describe('drawSeries', () => {
   it('areas: each run closed down to the baseline and filled translucent, then stroked', () => {
     const { pen, drawn } = one([1, 3, null, 4, null], 'area');
     expect(pen.path()).toBe('M0,100L0,99L10,97L10,100L0,100ZM30,100L30,96L30,100L30,100Z');
-    expect(pen.ops.filter((o) => /^(fill|stroke)/.test(o))).toEqual(['fill #3b82f6 0.2', 'stroke #3b82f6 1']);
-    expect(drawn[0]).toMatchObject({ kind: 'area', points: 3, segments: 2 });
+    // The lone 4 is a one-pixel-wide area: a dot marks it, opaque, after the stroke.
+    expect(pen.ops.filter((o) => /^(fill|stroke)/.test(o))).toEqual(['fill #3b82f6 0.2', 'stroke #3b82f6 1', 'fill #3b82f6 1']);
+    expect(drawn[0]).toMatchObject({ kind: 'area', points: 3, segments: 2, dots: 1 });
   });
 
   it('leaves hidden series out, in the drawing and in the report', () => {

@@ -16,6 +16,8 @@ import { QueuesTable } from './QueuesTable.tsx';
 import { ProcessesTable } from './ProcessesTable.tsx';
 import { ThresholdsEditor } from './ThresholdsEditor.tsx';
 import { QueuePicker } from './QueuePicker.tsx';
+import { PollControl } from './PollControl.tsx';
+import { usePauses } from './usePauses.ts';
 
 const TOP = 8;
 // Module-level, so the memoized charts get the same function on every render.
@@ -48,7 +50,9 @@ export default function DashboardView() {
   const client = useClient();
   const { id } = useSelectedConnection();
   const [rangeKey, setRangeKey] = useUiState<RangeKey>('dashboard.range', '15m', isRangeKey); // remembered across restarts
-  const [pausedAt, setPausedAt] = useState<number | null>(null);
+  const { pausedAt, toggle: togglePause, spans: pauseSpans } = usePauses();
+  // Chosen with the refresh slider; until then the connection's sampling interval.
+  const [pollS, setPollS] = useState<number | null>(null);
   const [queues, setQueues] = useState<string[] | null>(null);
   const [exportError, setExportError] = useState<string | null>(null);
   // Where the charts end before the first history arrives (render must not read the clock).
@@ -57,7 +61,7 @@ export default function DashboardView() {
 
   const connections = useQuery({ queryKey: ['connections'], queryFn: client.connections, refetchInterval: 5000 });
   const conn = connections.data?.find((c) => c.id === id);
-  const everyMs = Math.max(2, conn?.interval_s ?? 5) * 1000;
+  const everyMs = (pollS ?? Math.max(2, conn?.interval_s ?? 5)) * 1000;
   const live = pausedAt === null;
   const refetchInterval = live ? everyMs : false;
 
@@ -93,8 +97,10 @@ export default function DashboardView() {
 
   const h = history.data;
   const to = h?.to ?? pausedAt ?? openedAt;
-  // Charts start where the history starts: a fresh install's first minutes would otherwise be a
-  // sliver at the right edge of an empty range. Gaps inside the history still show as gaps.
+  // The charts show the whole range, however little of it has history: the same range looks the
+  // same from one minute to the next, and a fresh history is a short line at the right edge.
+  const windowFrom = to - range.ms;
+  // Where the history starts in the range: the sparklines and the CSV export cover only that.
   const from = useMemo(() => {
     const start = h?.from ?? (pausedAt ?? openedAt) - range.ms;
     if (!h) return start;
@@ -129,10 +135,10 @@ export default function DashboardView() {
     const by: Record<string, Marker[]> = { latency: [], backlog: [], failure_rate: [] };
     for (const a of alerts.data ?? []) {
       const t = Date.parse(a.at);
-      if (a.connection_id === id && t >= from && t <= to) by[a.kind]!.push({ t, label: a.kind });
+      if (a.connection_id === id && t >= windowFrom && t <= to) by[a.kind]!.push({ t, label: a.kind });
     }
     return by;
-  }, [alerts.data, id, from, to]);
+  }, [alerts.data, id, windowFrom, to]);
   // Memoized like the series: new arrays here would re-render the (memo) charts on every render.
   const backlogLines = useMemo(() => thresholdLines(thresholds.data, 'backlog', names), [thresholds.data, names]);
   const latencyLines = useMemo(() => thresholdLines(thresholds.data, 'latency', names), [thresholds.data, names]);
@@ -156,8 +162,9 @@ export default function DashboardView() {
             </button>
           ))}
         </div>
-        <button onClick={() => setPausedAt(live ? Date.now() : null)} aria-pressed={!live} data-testid="live-toggle">{live ? '❚❚ Pause' : '▶ Resume live'}</button>
+        <button onClick={togglePause} aria-pressed={!live} data-testid="live-toggle">{live ? '❚❚ Pause' : '▶ Resume live'}</button>
         <button className="ghost" onClick={() => { void history.refetch(); void spark.refetch(); void current.refetch(); }} data-testid="refresh">↻ Refresh</button>
+        <PollControl seconds={everyMs / 1000} onChange={setPollS} disabled={!live} />
         <QueuePicker all={h?.queue_names ?? []} chosen={queues} onChange={setQueues} top={TOP} />
         <span className="spacer" />
         <button className="ghost" onClick={() => { setExportError(null); void exportCsv().catch((e) => setExportError(`CSV export failed: ${(e as Error).message}`)); }} data-testid="export-csv">Export CSV</button>
@@ -165,6 +172,7 @@ export default function DashboardView() {
 
       <Health
         live={live}
+        pausedAt={pausedAt}
         lastSampleAt={conn?.last_sample_at ?? null}
         lastError={conn?.last_error ?? null}
         gaps={h?.gaps.length ?? 0}
@@ -177,19 +185,19 @@ export default function DashboardView() {
       <div className="charts">
         <div className="card">
           <h3><Glossary term="backlog">Backlog per queue</Glossary></h3>
-          <TimeSeriesChart testId="chart-backlog" integers t={h?.t ?? NO_TIMES} series={backlog} from={from} to={to} yFormat={num} refLines={backlogLines} markers={markers.backlog} />
+          <TimeSeriesChart testId="chart-backlog" integers t={h?.t ?? NO_TIMES} series={backlog} from={windowFrom} to={to} yFormat={num} refLines={backlogLines} markers={markers.backlog} spans={pauseSpans} />
         </div>
         <div className="card">
           <h3><Glossary term="latency">Latency per queue</Glossary></h3>
-          <TimeSeriesChart testId="chart-latency" t={h?.t ?? NO_TIMES} series={latency} from={from} to={to} yFormat={formatDuration} refLines={latencyLines} markers={markers.latency} />
+          <TimeSeriesChart testId="chart-latency" t={h?.t ?? NO_TIMES} series={latency} from={windowFrom} to={to} yFormat={formatDuration} refLines={latencyLines} markers={markers.latency} spans={pauseSpans} />
         </div>
         <div className="card">
           <h3><Glossary term="busy">Busy workers</Glossary> vs <Glossary term="concurrency">concurrency</Glossary></h3>
-          <TimeSeriesChart testId="chart-workers" integers t={h?.t ?? NO_TIMES} series={workers} from={from} to={to} yFormat={num} />
+          <TimeSeriesChart testId="chart-workers" integers t={h?.t ?? NO_TIMES} series={workers} from={windowFrom} to={to} yFormat={num} spans={pauseSpans} />
         </div>
         <div className="card">
           <h3><Glossary term="processed">Processed</Glossary> and <Glossary term="failed">failed</Glossary> per second</h3>
-          <TimeSeriesChart testId="chart-rates" t={h?.t ?? NO_TIMES} series={rates} from={from} to={to} yFormat={formatRate} refLines={failLine} markers={markers.failure_rate} />
+          <TimeSeriesChart testId="chart-rates" t={h?.t ?? NO_TIMES} series={rates} from={windowFrom} to={to} yFormat={formatRate} refLines={failLine} markers={markers.failure_rate} spans={pauseSpans} />
         </div>
       </div>
 
@@ -202,12 +210,12 @@ export default function DashboardView() {
   );
 }
 
-function Health({ live, lastSampleAt, lastError, gaps, error, every }: { live: boolean; lastSampleAt: string | null; lastError: string | null; gaps: number; error: Error | null; every: number }) {
+function Health({ live, pausedAt, lastSampleAt, lastError, gaps, error, every }: { live: boolean; pausedAt: number | null; lastSampleAt: string | null; lastError: string | null; gaps: number; error: Error | null; every: number }) {
   const ok = !lastError && !error;
   return (
     <div className={`health ${ok ? 'ok' : 'bad'}`} data-testid="connection-health" role="status">
       <span className={`dot ${ok ? 'ok' : 'bad'}`} aria-hidden="true" />
-      <span>{live ? `Live, every ${every} s` : 'Paused'}</span>
+      <span data-testid="live-state">{live ? `Live, every ${every} s` : `Paused since ${pausedAt !== null ? new Date(pausedAt).toLocaleTimeString() : '—'}`}</span>
       <span className="muted">Last sample: <span data-testid="last-sample">{lastSampleAt ? `${new Date(lastSampleAt).toLocaleTimeString()} (${ago(lastSampleAt)})` : 'none yet'}</span></span>
       {gaps > 0 && <span className="muted" data-testid="gap-count">{gaps} failed sample{gaps === 1 ? '' : 's'} in range (shown as gaps)</span>}
       {lastError && <span className="error" data-testid="last-error">Sampling failed: {lastError}</span>}
