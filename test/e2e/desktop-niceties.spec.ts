@@ -11,6 +11,9 @@ import { openSignedIn, startUiServer } from './support.ts';
 import { VIEWS } from '../../renderer/views/registry.ts';
 import { viewShortcuts } from '../../renderer/app/shortcuts.ts';
 
+// Each test walks a whole feature (many views, two servers): more than the default minute on a busy machine.
+test.describe.configure({ timeout: 180_000 });
+
 const servers: TestServer[] = [];
 test.afterEach(async () => {
   for (const s of servers.splice(0).reverse()) await s.close();
@@ -31,6 +34,22 @@ async function go(page: Page, key: string, view: string) {
     await expect.poll(() => hash(page), { timeout: 2000 }).toBe(`#/${view}`);
   }, `g ${key}`).toPass({ timeout: 15_000 });
 }
+/** Serious or critical axe findings inside the open dialog. */
+async function dialogProblems(page: Page, testId: string): Promise<string[]> {
+  const r = await new AxeBuilder({ page }).include(`[data-testid="${testId}"]`).analyze();
+  return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+/** The dialog has no serious or critical axe finding in the light theme nor in the dark one. */
+async function expectDialogAccessible(page: Page, testId: string) {
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme }); // the theme is "system" unless chosen
+    await expect(page.locator('html')).toHaveAttribute('data-theme', scheme);
+    expect(await dialogProblems(page, testId), `${testId} (${scheme})`).toEqual([]);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
 const focusedTestId = (page: Page) => page.evaluate(() => document.activeElement?.getAttribute('data-testid') ?? document.activeElement?.tagName ?? null);
 
 test('keyboard shortcuts: g + letter opens views, / focuses the filter, ? opens the help', async ({ page }) => {
@@ -67,6 +86,7 @@ test('keyboard shortcuts: g + letter opens views, / focuses the filter, ? opens 
   await expect(help).toBeVisible();
   await expect(help.getByRole('button', { name: 'Close' })).toBeFocused();
   await expect(help.getByTestId('shortcut-row')).toHaveCount(shortcuts.length + 3);
+  await expectDialogAccessible(page, 'help-dialog');
   await expect(help).toContainText('Open Dashboard');
   await expect(help).toContainText('Open Builds');
   for (let i = 0; i < 6; i++) {
@@ -134,7 +154,7 @@ test('first-run tour: shown once, skippable, accessible, reachable again from th
   const tour = page.getByRole('dialog', { name: 'Watch a job system' });
   await expect(tour).toBeVisible();
   await expect(tour.getByRole('button', { name: 'Next' })).toBeFocused();
-  expect((await new AxeBuilder({ page }).include('[data-testid="tour"]').analyze()).violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
+  await expectDialogAccessible(page, 'tour');
   await page.keyboard.press('Enter');
   await expect(page.getByRole('dialog', { name: 'Simulate CI runners' })).toBeVisible();
   await page.keyboard.press('Enter');
