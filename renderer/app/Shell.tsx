@@ -9,6 +9,9 @@ import { AlertCenter } from './AlertCenter.tsx';
 import { ShortcutsAndTour } from './ShortcutsAndTour.tsx';
 import { isString, useUiState, useUiStateSync } from './ui-state.ts';
 import { DEFAULT_VIEW, VIEWS } from '../views/registry.ts';
+import { HeaderNav } from './HeaderNav.tsx';
+
+const MENU = VIEWS.filter((v) => !v.hidden);
 
 export function Shell({ onSignOut, canSignOut }: { onSignOut: () => void; canSignOut: boolean }) {
   const client = useClient();
@@ -35,14 +38,7 @@ export function Shell({ onSignOut, canSignOut }: { onSignOut: () => void; canSig
       <div className="shell">
         <header className="topbar">
           <span className="brand">Jobscope</span>
-          <nav aria-label="Views">
-            {VIEWS.filter((v) => !v.hidden).map((v) => (
-              <a key={v.id} href={`#/${v.id}`} className={v.id === entry.id ? 'active' : ''} aria-current={v.id === entry.id ? 'page' : undefined} data-testid={`nav-${v.id}`}>
-                {v.label}
-              </a>
-            ))}
-          </nav>
-          <span className="spacer" />
+          <HeaderNav views={MENU} activeId={entry.id} />
           <label className="inline">
             <span className="muted small">Connection</span>
             <select value={selected.id} onChange={(e) => selected.set(e.target.value)} data-testid="connection-picker" aria-label="Connection shown on the dashboard">
