@@ -153,3 +153,27 @@ test('runners: where the clipboard is refused (the desktop shell denies it), the
   await expect(page.getByTestId('copy-status')).toContainText('the token is selected');
   await expect.poll(selected).toBe(s.registrationToken);
 });
+
+test('runners: a runner silent past --runner-offline-after-ms shows offline; its next poll shows it online', async ({ page }) => {
+  // Its own server: silent runners are marked offline after 1 s here (GitLab: an hour).
+  const quick = await startUiServer({ runnerOfflineAfterMs: 1000, runnerContactEveryMs: 200 });
+  try {
+    const r = await registerRunner(quick, quick.registrationToken, { description: 'e2e-silent', info: INFO });
+    await openSignedIn(page, quick, '/runners');
+    const contact = page.locator(`[data-testid="runner-row"][data-runner="${r.id}"]`).getByTestId('runner-contact');
+    await expect(contact).toHaveAttribute('data-online', 'no');
+    await expect(contact).toContainText('offline');
+    await expect(contact).toContainText('ago');
+    // The runner polls again, as a live one does (every 3 s for real; faster than the 1 s cut-off here).
+    expect((await requestBuild(quick, r.token, { info: INFO })).status).toBe(204);
+    const polling = setInterval(() => void requestBuild(quick, r.token, { info: INFO }).catch(() => {}), 200);
+    try {
+      await expect(contact).toHaveAttribute('data-online', 'yes');
+      await expect(contact).toContainText('online');
+    } finally {
+      clearInterval(polling);
+    }
+  } finally {
+    await quick.close();
+  }
+});
