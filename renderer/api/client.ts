@@ -8,12 +8,14 @@ import type { Alert, AppStatus, ConnectionPatch, ConnectionView, CurrentSample, 
 import type { CompoundMetrics } from '../../server/contract/metrics.ts';
 import type { BuildQuery, BuildView, CreatedBuilds, InstanceView, NewBuild, NewProject, ProjectView, RunnerView } from '../../server/contract/control.ts';
 import type { DeletedQueue } from '../../server/contract/jobs.ts';
+import type { NewSidekiqConnection, PeekPage } from '../../server/contract/sidekiq.ts';
 import { ApiError, createHttp, type Query } from './http.ts';
 import { filenameOf } from './filename.ts';
 
 export { ApiError };
 export type { Query };
 export type { Alert, AppStatus, ConnectionView, CurrentSample, History, NewConnection, TestResult, Thresholds, CompoundMetrics, BuildView, ProjectView, RunnerView, InstanceView };
+export type { NewSidekiqConnection, PeekPage };
 export type { NewBuild, NewProject, CreatedBuilds };
 
 export interface TraceChunk {
@@ -77,6 +79,13 @@ export class Client {
   deleteConnection = (id: string) => this.json<unknown>('DELETE', `/api/app/connections/${encodeURIComponent(id)}`);
   testConnection = (id: string) => this.json<TestResult>('POST', `/api/app/connections/${encodeURIComponent(id)}/test`);
   testNewConnection = (c: NewConnection) => this.json<TestResult>('POST', '/api/app/connections/test', { json: c });
+  // A sidekiq connection (a Sidekiq's Redis): the same endpoints with kind "sidekiq", and read-only peeks.
+  createSidekiqConnection = (c: NewSidekiqConnection) => this.json<ConnectionView>('POST', '/api/app/connections', { json: c });
+  testNewSidekiqConnection = (c: NewSidekiqConnection) => this.json<TestResult>('POST', '/api/app/connections/test', { json: c });
+  peekSidekiqQueue = (id: string, queue: string, page: number, perPage: number) =>
+    this.json<PeekPage>('GET', `/api/app/connections/${encodeURIComponent(id)}/sidekiq/queues/${encodeURIComponent(queue)}`, { query: { page, per_page: perPage } });
+  peekSidekiqSet = (id: string, set: 'retry' | 'schedule' | 'dead', page: number, perPage: number) =>
+    this.json<PeekPage>('GET', `/api/app/connections/${encodeURIComponent(id)}/sidekiq/sets/${set}`, { query: { page, per_page: perPage } });
   /** The latest good sample; null before the first one (the server answers 404 then). */
   current = (id: string) =>
     this.json<CurrentSample>('GET', `/api/app/connections/${encodeURIComponent(id)}/current`).catch((e: unknown) => {

@@ -7,6 +7,10 @@ import { useClient } from '../../app/client-context.tsx';
 import { useSelectedConnection } from '../../app/connection-context.tsx';
 import { navigate } from '../../app/route.ts';
 import { ago } from '../../components/format.ts';
+import { AddConnectionChooser } from './AddSidekiqConnection.tsx';
+import { SidekiqPeek } from './SidekiqPeek.tsx';
+
+const KIND_LABEL = { embedded: 'this server', gitlab: 'GitLab', sidekiq: 'Sidekiq (Redis)' } as const;
 
 function TestOutcome({ r }: { r: TestResult }) {
   return (
@@ -22,6 +26,8 @@ export default function ConnectionsView() {
   const selected = useSelectedConnection();
   const list = useQuery({ queryKey: ['connections'], queryFn: client.connections, refetchInterval: 5000 });
   const [tests, setTests] = useState<Record<string, TestResult | string>>({});
+  const [peekId, setPeekId] = useState<string | null>(null);
+  const peeked = (list.data ?? []).find((c) => c.id === peekId && c.kind === 'sidekiq');
   const refresh = () => qc.invalidateQueries({ queryKey: ['connections'] });
 
   const patch = useMutation({ mutationFn: ({ id, enabled }: { id: string; enabled: boolean }) => client.patchConnection(id, { enabled }), onSettled: refresh });
@@ -53,12 +59,12 @@ export default function ConnectionsView() {
               return (
                 <tr key={c.id} data-testid="connection-row" data-connection={c.name}>
                   <td>{c.name}</td>
-                  <td>{c.kind === 'embedded' ? 'this server' : 'GitLab'}</td>
+                  <td>{KIND_LABEL[c.kind]}</td>
                   <td className="wrap">
                     {c.base_url ?? '—'}
                     {c.warnings.map((w) => <p key={w} className="error small" role="note" data-testid="connection-warning">⚠ {w}</p>)}
                   </td>
-                  <td>{c.api_version}/{c.segment}</td>
+                  <td>{c.kind === 'sidekiq' ? (c.namespace ? `namespace ${c.namespace}` : '—') : `${c.api_version}/${c.segment}`}</td>
                   <td>{c.interval_s} s</td>
                   <td>{ago(c.last_sample_at)}</td>
                   <td>
@@ -69,6 +75,7 @@ export default function ConnectionsView() {
                     <button className="ghost" onClick={() => void test(c)} data-testid="connection-test">Test</button>
                     <button className="ghost" onClick={() => patch.mutate({ id: c.id, enabled: !c.enabled })} data-testid="connection-toggle">{c.enabled ? 'Disable' : 'Enable'}</button>
                     <button className="ghost" onClick={() => { selected.set(c.id); navigate('/dashboard'); }} data-testid="connection-show">Dashboard</button>
+                    {c.kind === 'sidekiq' && <button className="ghost" onClick={() => setPeekId(peekId === c.id ? null : c.id)} aria-expanded={peekId === c.id} data-testid="connection-peek">Peek</button>}
                     {c.kind !== 'embedded' && (
                       <button className="ghost danger" onClick={() => { if (confirm(`Remove ${c.name} and its history?`)) remove.mutate(c.id); }} data-testid="connection-remove">Remove</button>
                     )}
@@ -80,7 +87,8 @@ export default function ConnectionsView() {
         </table>
         {(patch.error || remove.error) && <p className="error">{((patch.error ?? remove.error) as Error).message}</p>}
       </div>
-      <AddConnection onAdded={refresh} />
+      {peeked && <SidekiqPeek connection={peeked} onClose={() => setPeekId(null)} />}
+      <AddConnectionChooser onAdded={refresh} gitlab={<AddConnection onAdded={refresh} />} />
     </section>
   );
 }
