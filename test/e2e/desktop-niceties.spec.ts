@@ -150,6 +150,8 @@ test('range, filters, connection and theme come back after a restart on another 
 
 test('first-run tour: shown once, skippable, accessible, reachable again from the help dialog', async ({ page }) => {
   const s = await uiServer();
+  // A first run: nothing remembered yet (startUiServer marks the tour seen for every other spec).
+  expect((await http(`${s.url}/api/app/ui-state`, { method: 'PUT', json: { values: {} }, token: s.adminToken })).status).toBe(200);
   await openSignedIn(page, s, '/dashboard', { tour: true });
   const tour = page.getByRole('dialog', { name: 'Watch a job system' });
   await expect(tour).toBeVisible();

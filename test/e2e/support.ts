@@ -23,6 +23,7 @@ export async function startUiServer(overrides: Record<string, unknown> = {}): Pr
   const s = await startServer({ uiDir: UI_DIR, monitorIntervalMs: 500, ...overrides });
   const r = await http(`${s.url}/api/app/connections/embedded`, { method: 'PATCH', json: { interval_s: 2 }, token: s.adminToken });
   if (r.status !== 200) throw new Error(`PATCH embedded connection: ${r.status} ${JSON.stringify(r.body)}`);
+  await markTourSeen(s); // also for specs that open the page without openSignedIn
   return s;
 }
 
