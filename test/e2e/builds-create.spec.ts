@@ -168,4 +168,11 @@ test('the form shows each refusal beside its field, in words, and creates nothin
   await expect(page.getByTestId('new-build-result')).toContainText('Created build #');
   const newest = ((await control(s, `/builds?project_id=${project.id}`)).body as BuildView[])[0]!;
   expect(newest.options).toEqual({ image: 'ruby:2.3' });
+
+  // A project's name in the Projects view opens its builds, filtered to it.
+  await page.getByRole('navigation').getByRole('link', { name: 'Projects' }).click();
+  await page.getByTestId('view-projects').getByRole('link', { name: 'refusals' }).click();
+  await expect(page.getByTestId('filter-project')).toHaveValue(String(project.id));
+  await expect(row(page, newest.id)).toBeVisible();
+  await expect(page.getByTestId('build-row')).toHaveCount(1);
 });
