@@ -1,10 +1,13 @@
 // Queues, retries and the dead set from the UI, as Sidekiq Web offers them: a queue opened from the
 // dashboard shows its next jobs paged; a dead job retried from the Dead page leaves the dead set and
 // waits in its queue; a retry is deleted (and the rest retried now) from the Retries page; on a
-// GitLab connection the pages say they are not available instead of offering actions.
+// GitLab connection the pages say they are not available instead of offering actions, and on a
+// sidekiq connection (a real redis-server seeded by Sidekiq's own client) they list read-only.
 import { test, expect, type Page } from '@playwright/test';
 import type { TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
+import { startRedis } from '../helpers/redis.ts';
+import { sidekiqRuby } from '../helpers/sidekiq-oracle.ts';
 import { openSignedIn, screenshot, startUiServer } from './support.ts';
 
 let s: TestServer;
@@ -121,4 +124,40 @@ test('on a GitLab connection the pages say they are not available and offer no a
   await page.getByTestId('connection-picker').selectOption({ label: 'This Jobscope' });
   await expect(page.getByTestId('jobs-unavailable')).toHaveCount(0);
   await expect(page.getByTestId('queue-size')).toHaveText('30');
+});
+
+test('on a sidekiq connection the pages list its queue, retries and dead jobs read-only', async ({ page }) => {
+  const redis = await startRedis();
+  try {
+    await sidekiqRuby(
+      redis.url,
+      `3.times { |i| Sidekiq::Client.push("class" => "MailerJob", "queue" => "emails", "args" => ["user-#{i}@example.com"]) }
+       Sidekiq.redis { |c| c.zadd("retry", Time.now.to_f + 3600, Sidekiq.dump_json("class" => "SyncJob", "queue" => "sync", "args" => [7], "jid" => "r" * 24, "error_class" => "Net::ReadTimeout", "error_message" => "read timed out", "failed_at" => Time.now.to_f - 60, "retry_count" => 2)) }
+       Sidekiq.redis { |c| c.zadd("dead", Time.now.to_f, Sidekiq.dump_json("class" => "ExportJob", "queue" => "exports", "args" => [42], "jid" => "d" * 24, "error_class" => "Timeout::Error", "error_message" => "export took too long", "failed_at" => Time.now.to_f - 5, "retry_count" => 25)) }`,
+    );
+    const c = await http(`${s.url}/api/app/connections`, { json: { name: 'Shop Sidekiq', kind: 'sidekiq', redis_url: redis.url }, token: s.adminToken });
+    expect(c.status).toBe(201);
+    await openSignedIn(page, s, '/retries');
+    await page.getByTestId('connection-picker').selectOption({ label: 'Shop Sidekiq' });
+
+    await expect(page.locator('[data-testid="job-row"][data-job="rrrrrrrrrrrrrrrrrrrrrrrr"]')).toBeVisible();
+    await expect(rows(page).first().locator('[data-col="error"]')).toHaveText('Net::ReadTimeout: read timed out');
+    await expect(rows(page).first().locator('[data-col="retries"]')).toHaveText('2');
+    await expect(page.getByTestId('read-only-note')).toContainText('Read-only');
+    for (const id of ['select-job', 'select-all', 'retry-selected', 'delete-selected', 'retry-all', 'delete-all']) await expect(page.getByTestId(id)).toHaveCount(0);
+
+    await page.getByTestId('jobs-nav').getByRole('link', { name: 'Dead' }).click();
+    await expect(page.locator('[data-testid="job-row"][data-job="dddddddddddddddddddddddd"]')).toBeVisible();
+    await expect(rows(page).first().locator('[data-col="error"]')).toHaveText('Timeout::Error: export took too long');
+    await expect(page.getByTestId('retry-selected')).toHaveCount(0);
+
+    await page.getByTestId('jobs-nav').getByRole('link', { name: 'Queues' }).click();
+    await page.getByTestId('queue-list').getByRole('link', { name: 'emails' }).click();
+    await expect(page.getByTestId('queue-size')).toHaveText('3');
+    await expect(page.getByTestId('queue-jobs').getByTestId('job-row')).toHaveCount(3);
+    await expect(page.getByTestId('queue-jobs').getByTestId('job-row').first().locator('[data-col="class"]')).toHaveText('MailerJob');
+    await expect(page.getByTestId('queue-page-delete')).toHaveCount(0);
+  } finally {
+    await redis.stop();
+  }
 });

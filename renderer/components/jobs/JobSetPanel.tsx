@@ -68,7 +68,7 @@ export function JobSetPanel({ title, setName, rows, total, page, perPage, onPage
           </div>
         )}
       </div>
-      {!actions && readOnlyNote && <p className="muted small" data-testid="read-only-note">{readOnlyNote}</p>}
+      {!actions && readOnlyNote}
       {notice && <p className={`small ${notice.error ? 'error' : 'muted'}`} role="status" data-testid="job-set-message">{notice.text}</p>}
       {error && <p className="error small" role="alert">{error}</p>}
       <JobTable rows={rows} columns={columns} label={title} empty={empty} selection={actions ? { selected: new Set(chosen), onChange: setSelected } : undefined} />

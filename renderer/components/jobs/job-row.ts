@@ -2,11 +2,13 @@
 // this shape here, and a peek into another Sidekiq (a read-only connection) can map its own. The
 // list components take only these rows, so they know nothing of where the jobs come from.
 import type { FailedJobView, QueuedJobView } from '../../../server/contract/jobs.ts';
+import type { PeekJob } from '../../../server/contract/sidekiq.ts';
 
 export interface JobRow {
   /** Unique in the list; what a selection holds (Sidekiq's jid, or our job id as text). */
   key: string;
   class: string;
+  /** Any JSON value; a string is taken as arguments already written out (a peek's, cut by the server). */
   args: unknown;
   queue?: string;
   enqueuedAt?: string | null;
@@ -25,7 +27,7 @@ export const ARGS_MAX = 120;
 export function argsText(args: unknown, max = ARGS_MAX): { short: string; full: string } {
   let full: string;
   try {
-    full = JSON.stringify(args) ?? String(args);
+    full = typeof args === 'string' ? args : (JSON.stringify(args) ?? String(args));
   } catch {
     full = String(args);
   }
@@ -46,6 +48,31 @@ export const fromFailed = (j: FailedJobView): JobRow => ({
   retryCount: j.retry_count,
   nextRetryAt: j.run_at,
 });
+
+/** "Timeout::Error: took too long" → class and message (Sidekiq keeps them apart; a peek joins them). */
+export function splitError(error: string | null | undefined): { errorClass: string | null; errorMessage: string | null } {
+  if (!error) return { errorClass: null, errorMessage: null };
+  const m = /^([A-Za-z_$][\w$.:]*): ([\s\S]*)$/.exec(error);
+  return m ? { errorClass: m[1]!, errorMessage: m[2]! } : { errorClass: null, errorMessage: error };
+}
+
+/**
+ * A job read from a sidekiq connection's Redis (read-only peek). `at` is the sorted set's score:
+ * the next retry in the retry set, the death in the dead set.
+ */
+export function fromPeek(j: PeekJob, index: number, set: 'queue' | 'retry' | 'dead'): JobRow {
+  return {
+    key: j.jid ?? `#${index + 1}`,
+    class: j.class,
+    args: j.args_truncated ? `${j.args}…` : j.args,
+    queue: j.queue ?? undefined,
+    enqueuedAt: j.enqueued_at,
+    failedAt: set === 'dead' ? (j.failed_at ?? j.at) : j.failed_at,
+    ...splitError(j.error),
+    retryCount: j.retry_count ?? undefined,
+    nextRetryAt: set === 'retry' ? j.at : null,
+  };
+}
 
 const STAMP = new Intl.DateTimeFormat('en-GB', { year: 'numeric', month: 'short', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' });
 

@@ -1,5 +1,6 @@
 // The Retries and the Dead pages of the embedded job system: one page of the set, polled, with
-// retry and delete through JobSetPanel. For another connection the page says it is not available.
+// retry and delete through JobSetPanel. A sidekiq connection's set is shown read-only
+// (SidekiqJobs.tsx); for a GitLab connection the page says it is not available.
 import { useState } from 'react';
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useClient } from '../../app/client-context.tsx';
@@ -7,6 +8,7 @@ import { jobsApi } from '../../api/jobs.ts';
 import { JobSetPanel, type JobSetActions } from '../../components/jobs/JobSetPanel.tsx';
 import { fromFailed, type JobColumn } from '../../components/jobs/job-row.ts';
 import { JobsNav, JobsUnavailable, useSelectedConnectionView } from './job-source.tsx';
+import { SidekiqSet } from './SidekiqJobs.tsx';
 import './jobs.css';
 
 const PER_PAGE = 25;
@@ -41,7 +43,7 @@ export function FailedSetView({ set }: { set: 'retries' | 'dead' }) {
         <span className="spacer" />
         <JobsNav current={set} />
       </div>
-      {conn && conn.kind !== 'embedded' ? <JobsUnavailable conn={conn} what={set === 'retries' ? 'Retries' : 'Dead jobs'} /> : <EmbeddedSet set={set} />}
+      {conn?.kind === 'gitlab' ? <JobsUnavailable conn={conn} what={set === 'retries' ? 'Retries' : 'Dead jobs'} /> : conn?.kind === 'sidekiq' ? <SidekiqSet key={conn.id} conn={conn} set={set} /> : <EmbeddedSet set={set} />}
     </section>
   );
 }

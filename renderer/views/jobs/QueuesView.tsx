@@ -1,5 +1,5 @@
 // #/queues: every queue of the embedded job system; #/queues/<name>: one queue's page (next jobs).
-// For another connection the page says its jobs cannot be browsed here.
+// A sidekiq connection's queues are shown read-only; a GitLab connection's cannot be browsed at all.
 import { useQuery } from '@tanstack/react-query';
 import { useClient } from '../../app/client-context.tsx';
 import { jobsApi } from '../../api/jobs.ts';
@@ -7,12 +7,17 @@ import { humanDuration, num } from '../../components/format.ts';
 import type { ViewProps } from '../registry.ts';
 import { JobsNav, JobsUnavailable, useSelectedConnectionView } from './job-source.tsx';
 import { QueuePage } from './QueuePage.tsx';
+import { SidekiqQueueList, SidekiqQueuePage } from './SidekiqJobs.tsx';
 import './jobs.css';
 
 export default function QueuesView({ route }: ViewProps) {
   const name = route.rest[0];
   const { conn } = useSelectedConnectionView();
-  const remote = conn && conn.kind !== 'embedded';
+  const body = () => {
+    if (conn?.kind === 'gitlab') return <JobsUnavailable conn={conn} what={name ? 'A queue’s jobs' : 'Queues'} />;
+    if (conn?.kind === 'sidekiq') return name ? <SidekiqQueuePage key={name} conn={conn} name={name} /> : <SidekiqQueueList conn={conn} />;
+    return name ? <QueuePage key={name} name={name} /> : <QueueList />;
+  };
   return (
     <section className="view" data-testid={name ? 'view-queue' : 'view-queues'}>
       <div className="toolbar">
@@ -20,7 +25,7 @@ export default function QueuesView({ route }: ViewProps) {
         <span className="spacer" />
         <JobsNav current="queues" />
       </div>
-      {remote ? <JobsUnavailable conn={conn} what={name ? 'A queue’s jobs' : 'Queues'} /> : name ? <QueuePage key={name} name={name} /> : <QueueList />}
+      {body()}
     </section>
   );
 }

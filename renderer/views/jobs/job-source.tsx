@@ -1,6 +1,6 @@
 // Which job system the Queues, Retries and Dead pages show: the selected connection's. Only this
-// server's own (embedded) job system can be listed and changed here; a GitLab connection's metrics
-// API reports queue sizes, not jobs, so for it the pages say so instead of offering actions.
+// server's own (embedded) job system can be changed here; a sidekiq connection is shown read-only;
+// a GitLab connection's metrics API reports queue sizes, not jobs, so for it the pages say so.
 import { useQuery } from '@tanstack/react-query';
 import { useClient } from '../../app/client-context.tsx';
 import { useSelectedConnection } from '../../app/connection-context.tsx';
@@ -15,15 +15,13 @@ export function useSelectedConnectionView(): { id: string; conn: ConnectionView 
 
 /** The notice shown instead of the lists for a connection whose jobs cannot be browsed here. */
 export function JobsUnavailable({ conn, what }: { conn: ConnectionView; what: string }) {
-  const how = conn.kind === 'gitlab'
-    ? 'a GitLab instance read over HTTP: its Sidekiq metrics API reports queue sizes and latency, not the jobs themselves'
-    : 'a read-only connection to someone else’s job system';
+  const how = 'a GitLab instance read over HTTP: its Sidekiq metrics API reports queue sizes and latency, not the jobs themselves';
   return (
     <div className="card" role="note" data-testid="jobs-unavailable">
       <p>
         <strong>{what} are not available for “{conn.name}”.</strong> It is {how}, so its jobs cannot be listed, retried or deleted from Jobscope.
       </p>
-      <p className="muted small">Retry and delete work on this server’s own job system: pick the embedded connection in the header to use them.</p>
+      <p className="muted small">Retry and delete work on this server’s own job system (“This Jobscope” in the header); a Sidekiq added through its Redis is shown read-only.</p>
     </div>
   );
 }

@@ -1,0 +1,97 @@
+// The Queues, Retries and Dead pages for a sidekiq connection: the same lists, read-only, from the
+// connection's peeks into its Redis (someone's production Sidekiq: Sidekiq Web is where to act).
+import { useState } from 'react';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useClient } from '../../app/client-context.tsx';
+import type { ConnectionView } from '../../api/client.ts';
+import { humanDuration, num } from '../../components/format.ts';
+import { JobSetPanel } from '../../components/jobs/JobSetPanel.tsx';
+import { JobTable } from '../../components/jobs/JobTable.tsx';
+import { Pager } from '../../components/jobs/Pager.tsx';
+import { fromPeek } from '../../components/jobs/job-row.ts';
+
+const PER_PAGE = 25;
+
+export function ReadOnlyNote({ conn }: { conn: ConnectionView }) {
+  return (
+    <p className="muted small" data-testid="read-only-note">
+      Read-only: “{conn.name}” is a Sidekiq read through its Redis. Jobscope shows its jobs but does not retry or delete them; use Sidekiq Web for that.
+    </p>
+  );
+}
+
+export function SidekiqQueueList({ conn }: { conn: ConnectionView }) {
+  const client = useClient();
+  const current = useQuery({ queryKey: ['current', conn.id], queryFn: () => client.current(conn.id), refetchInterval: 5000 });
+  const rows = Object.entries(current.data?.queues ?? {}).sort(([a, x], [b, y]) => y.backlog - x.backlog || a.localeCompare(b));
+  return (
+    <div className="card table-wrap">
+      <ReadOnlyNote conn={conn} />
+      {current.error && <p className="error">{(current.error as Error).message}</p>}
+      <table aria-label={`Queues of ${conn.name}`} data-testid="queue-list">
+        <thead><tr><th scope="col">Queue</th><th scope="col" className="c-num">Size</th><th scope="col" className="c-num">Latency</th></tr></thead>
+        <tbody>
+          {rows.map(([name, q]) => (
+            <tr key={name} data-queue={name}>
+              <td><a href={`#/queues/${encodeURIComponent(name)}`}>{name}</a></td>
+              <td className="c-num">{num(q.backlog)}</td>
+              <td className="c-num">{humanDuration(q.latency)}</td>
+            </tr>
+          ))}
+          {current.data !== undefined && !rows.length && <tr><td colSpan={3} className="muted">{current.data ? 'No queues.' : 'No sample yet.'}</td></tr>}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+export function SidekiqQueuePage({ conn, name }: { conn: ConnectionView; name: string }) {
+  const client = useClient();
+  const [page, setPage] = useState(1);
+  const jobs = useQuery({
+    queryKey: ['sidekiq-peek', conn.id, 'queue', name, page],
+    queryFn: () => client.peekSidekiqQueue(conn.id, name, page, PER_PAGE),
+    refetchInterval: 5000,
+    placeholderData: keepPreviousData,
+  });
+  const total = jobs.data?.total ?? 0;
+  return (
+    <section className="card" aria-labelledby="next-jobs-h">
+      <div className="card-head">
+        <h3 id="next-jobs-h">Jobs <span className="muted small" data-testid="queue-size">{jobs.data ? num(total) : '—'}</span></h3>
+        <span className="muted small">newest first, as Sidekiq Web lists them</span>
+      </div>
+      <ReadOnlyNote conn={conn} />
+      {jobs.error && <p className="error" role="alert">{(jobs.error as Error).message}</p>}
+      <JobTable rows={(jobs.data?.jobs ?? []).map((j, i) => fromPeek(j, (page - 1) * PER_PAGE + i, 'queue'))} columns={['id', 'class', 'args', 'enqueued']} label={`Jobs of ${name}`} empty={jobs.data ? 'No job is waiting.' : 'Loading…'} testId="queue-jobs" />
+      {total > PER_PAGE && <Pager page={page} perPage={PER_PAGE} total={total} onPage={setPage} label="Queue pages" />}
+    </section>
+  );
+}
+
+export function SidekiqSet({ conn, set }: { conn: ConnectionView; set: 'retries' | 'dead' }) {
+  const client = useClient();
+  const [page, setPage] = useState(1);
+  const key = set === 'retries' ? 'retry' : 'dead';
+  const jobs = useQuery({
+    queryKey: ['sidekiq-peek', conn.id, key, page],
+    queryFn: () => client.peekSidekiqSet(conn.id, key, page, PER_PAGE),
+    refetchInterval: 5000,
+    placeholderData: keepPreviousData,
+  });
+  return (
+    <JobSetPanel
+      title={set === 'retries' ? 'Retries' : 'Dead'}
+      setName={set === 'retries' ? 'retry set' : 'dead set'}
+      rows={(jobs.data?.jobs ?? []).map((j, i) => fromPeek(j, (page - 1) * PER_PAGE + i, key))}
+      total={jobs.data?.total ?? 0}
+      page={page}
+      perPage={PER_PAGE}
+      onPage={setPage}
+      columns={set === 'retries' ? ['class', 'args', 'queue', 'error', 'failed', 'retries', 'next_retry'] : ['class', 'args', 'queue', 'error', 'failed', 'retries']}
+      readOnlyNote={<ReadOnlyNote conn={conn} />}
+      empty={jobs.data ? (set === 'retries' ? 'No job is waiting for a retry.' : 'The dead set is empty.') : 'Loading…'}
+      error={jobs.error ? (jobs.error as Error).message : null}
+    />
+  );
+}
