@@ -25,6 +25,7 @@ const BENCHES: Entry[] = [
   { file: 'wal.ts', title: 'WAL under writes' },
   { file: 'artifacts.ts', title: 'artifacts' },
   { file: 'metrics.ts', title: 'metrics (compound_metrics)' },
+  { file: 'sidekiq.ts', title: 'sidekiq connection (a 1,000-queue Redis)' },
   { file: 'history.ts', title: 'history (7-day range)' },
   { file: 'footprint.ts', title: 'footprint' },
   { file: 'ui.ts', title: 'UI' },
