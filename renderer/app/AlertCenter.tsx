@@ -6,6 +6,7 @@ import type { Alert } from '../api/client.ts';
 import { nativeNotify } from '../api/bridge.ts';
 import { useClient } from './client-context.tsx';
 import { humanDuration, num } from '../components/format.ts';
+import { announce } from './announcer.tsx';
 
 const POLL_MS = 2000;
 const RECENT_MS = 10 * 60_000;
@@ -34,6 +35,7 @@ export function AlertCenter() {
         first.current = false;
         if (news.length && !stop) {
           for (const a of news.slice(-3)) nativeNotify('Jobscope alert', describeAlert(a));
+          announce(news.length === 1 ? `Alert: ${describeAlert(news[0]!)}` : `${news.length} new alerts. Latest: ${describeAlert(news[news.length - 1]!)}`);
           setShown((s) => [...s, ...news].slice(-5));
         }
       } catch {
@@ -50,7 +52,7 @@ export function AlertCenter() {
 
   if (!shown.length) return null;
   return (
-    <div className="banner alert" role="alert" data-testid="alert-banner">
+    <div className="banner alert" role="region" aria-label="Alerts" data-testid="alert-banner">
       <ul>
         {shown.map((a) => (
           <li key={a.id} data-testid="alert-item">

@@ -6,6 +6,7 @@ import { useRoute } from './route.ts';
 import { useTheme, type ThemeChoice } from './theme.ts';
 import { CONNECTION_KEY, SelectedConnection } from './connection-context.tsx';
 import { AlertCenter } from './AlertCenter.tsx';
+import { LiveAnnouncer } from './announcer.tsx';
 import { ShortcutsAndTour } from './ShortcutsAndTour.tsx';
 import { isString, useUiState, useUiStateSync } from './ui-state.ts';
 import { DEFAULT_VIEW, VIEWS } from '../views/registry.ts';
@@ -59,6 +60,7 @@ export function Shell({ onSignOut, canSignOut }: { onSignOut: () => void; canSig
           {canSignOut && <button className="ghost" onClick={onSignOut}>Sign out</button>}
         </header>
         <AlertCenter />
+        <LiveAnnouncer />
         <main className="content">
           <Suspense fallback={<p className="muted">Loading…</p>}>
             <View route={route} />

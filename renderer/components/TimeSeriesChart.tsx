@@ -14,6 +14,7 @@ import { CartesianGrid, ComposedChart, ReferenceLine, ResponsiveContainer, XAxis
 import { clock, timeTicks } from './format.ts';
 import { hoverIndex, niceCeil, spanBox, yTicks } from './chart-geometry.ts';
 import { drawSeries, type DrawnSeries } from './chart-canvas.ts';
+import { ChartSummary } from './ChartSummary.tsx';
 import './time-chart.css';
 
 export interface Series {
@@ -313,6 +314,7 @@ export const TimeSeriesChart = memo(function TimeSeriesChart({ testId, t, series
       <div ref={setOver} style={{ position: 'absolute', inset: 0, pointerEvents: 'none' }} />
       </div>
       {legend}
+      <ChartSummary series={series} from={from} to={to} yFormat={yFormat} />
     </div>
   );
 });

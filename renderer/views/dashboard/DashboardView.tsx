@@ -18,6 +18,7 @@ import { ThresholdsEditor } from './ThresholdsEditor.tsx';
 import { QueuePicker } from './QueuePicker.tsx';
 import { PollControl } from './PollControl.tsx';
 import { usePauses } from './usePauses.ts';
+import { useAnnounceChange } from '../../app/announcer.tsx';
 
 const TOP = 8;
 // Module-level, so the memoized charts get the same function on every render.
@@ -212,8 +213,11 @@ export default function DashboardView() {
 
 function Health({ live, pausedAt, lastSampleAt, lastError, gaps, error, every }: { live: boolean; pausedAt: number | null; lastSampleAt: string | null; lastError: string | null; gaps: number; error: Error | null; every: number }) {
   const ok = !lastError && !error;
+  // Not a live region: its clock text changes with every sample. Changes of state are announced.
+  useAnnounceChange(live ? `Live, every ${every} s` : 'Paused');
+  useAnnounceChange(ok ? 'Sampling works' : 'Sampling failed');
   return (
-    <div className={`health ${ok ? 'ok' : 'bad'}`} data-testid="connection-health" role="status">
+    <div className={`health ${ok ? 'ok' : 'bad'}`} data-testid="connection-health">
       <span className={`dot ${ok ? 'ok' : 'bad'}`} aria-hidden="true" />
       <span data-testid="live-state">{live ? `Live, every ${every} s` : `Paused since ${pausedAt !== null ? new Date(pausedAt).toLocaleTimeString() : '—'}`}</span>
       <span className="muted">Last sample: <span data-testid="last-sample">{lastSampleAt ? `${new Date(lastSampleAt).toLocaleTimeString()} (${ago(lastSampleAt)})` : 'none yet'}</span></span>

@@ -1,0 +1,53 @@
+// The chart's text alternative: a table (seen only by screen readers) with each series' latest,
+// lowest and highest value over the range shown, so what the canvas draws can be read, not only
+// its series' names. Rebuilt with the data; a table, not a live region: it is read on request.
+import { memo } from 'react';
+// Only what it reads of a series (importing TimeSeriesChart's type would make an import cycle).
+type Series = { name: string; values: (number | null)[] };
+
+function stats(values: (number | null)[]): { latest: number | null; min: number | null; max: number | null } {
+  let latest: number | null = null;
+  let min: number | null = null;
+  let max: number | null = null;
+  for (const v of values) {
+    if (v === null || v === undefined) continue;
+    latest = v;
+    if (min === null || v < min) min = v;
+    if (max === null || v > max) max = v;
+  }
+  return { latest, min, max };
+}
+
+export const ChartSummary = memo(function ChartSummary({ series, from, to, yFormat }: { series: Series[]; from: number; to: number; yFormat?: (v: number) => string }) {
+  const fmt = (v: number | null) => (v === null ? 'no data' : yFormat ? yFormat(v) : String(Math.round(v * 100) / 100));
+  const time = (ms: number) => new Date(ms).toLocaleTimeString();
+  return (
+    // The wrapper hides it: a table will not shrink to the 1 px box itself.
+    <div className="sr-only">
+      <table data-testid="chart-summary">
+        <caption>Chart values from {time(from)} to {time(to)}</caption>
+        <thead>
+          <tr>
+            <th scope="col">Series</th>
+            <th scope="col">Latest</th>
+            <th scope="col">Lowest</th>
+            <th scope="col">Highest</th>
+          </tr>
+        </thead>
+        <tbody>
+          {series.map((s) => {
+            const st = stats(s.values);
+            return (
+              <tr key={s.name} data-series={s.name}>
+                <th scope="row">{s.name}</th>
+                <td>{fmt(st.latest)}</td>
+                <td>{fmt(st.min)}</td>
+                <td>{fmt(st.max)}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+});
