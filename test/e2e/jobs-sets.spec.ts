@@ -8,7 +8,7 @@ import type { TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
 import { startRedis } from '../helpers/redis.ts';
 import { sidekiqRuby } from '../helpers/sidekiq-oracle.ts';
-import { openSignedIn, screenshot, startUiServer } from './support.ts';
+import { expectAccessible, openSignedIn, screenshot, startUiServer } from './support.ts';
 
 let s: TestServer;
 
@@ -60,6 +60,22 @@ test('a queue opened from the dashboard shows its size and next jobs, paged', as
   expect(new Set([...firstPage, ...secondPage]).size).toBe(30);
   // The order workers take them: ids ascending (pushed in one batch).
   expect([...firstPage, ...secondPage].map(Number)).toEqual([...firstPage, ...secondPage].map(Number).sort((a, b) => a - b));
+});
+
+// The a11y suite walks the menu's views; these pages are reached from the Queues page's tabs and rows.
+test('the queue, Retries and Dead pages pass axe in light and dark', async ({ page }) => {
+  test.setTimeout(240_000);
+  await openSignedIn(page, s);
+  for (const theme of ['light', 'dark'] as const) {
+    await page.evaluate((t) => localStorage.setItem('jobscope.theme', t), theme);
+    await page.reload();
+    await expect(page.locator('html')).toHaveAttribute('data-theme', theme);
+    for (const [route, ready] of [['/queues/e2e_next', 'queue-jobs'], ['/retries', 'job-set'], ['/dead', 'job-set']] as const) {
+      await page.evaluate((r) => (location.hash = r), route);
+      await expect(page.getByTestId(ready).getByTestId('job-row').first()).toBeVisible();
+      await expectAccessible(page, `${route} (${theme})`);
+    }
+  }
 });
 
 test('a dead job retried from the Dead page leaves the dead set and waits in its queue', async ({ page }, testInfo) => {
