@@ -189,6 +189,12 @@ describe('sidekiq connection: Jobscope says what Sidekiq says', () => {
     expect(ours.processes[0]).toMatchObject({ hostname: 'host-a', busy: 2, concurrency: 5 });
     expect(ours.jobs).toEqual({ processed: 41, failed: 3, enqueued: 5 });
     expect(ours.sidekiq!.processes_total).toBe(2);
+
+    // Thresholds and alerts work as for any connection.
+    expect((await api(`/connections/${c.id}/thresholds`, { method: 'PUT', json: { queues: { ns_q: { backlog: 2 } } } })).status).toBe(200);
+    await monitor(s).sampleNow(c.id);
+    const alerts = (await api(`/alerts?connection_id=${c.id}`)).body as { kind: string; queue: string; value: number }[];
+    expect(alerts).toMatchObject([{ kind: 'backlog', queue: 'ns_q', value: 4 }]);
   }, 60_000);
 });
 
