@@ -118,7 +118,10 @@ export class Monitor implements Service {
   /** A connection was created or changed: restart its timer (or stop it when disabled). */
   changed(c: Connection): void {
     if (c.enabled) this.sampler.schedule(c.id);
-    else this.sampler.stop(c.id);
+    else {
+      this.sampler.stop(c.id);
+      this.sidekiq.drop(c.id); // no idle socket to someone's Redis while nothing samples it
+    }
   }
 
   removed(id: string): void {
