@@ -14,12 +14,24 @@ step() { # name command... : a check that counts as one test
   if "$@" > "$out/$name.log" 2>&1; then count "$name" 1 0; else cat "$out/$name.log"; count "$name" 0 1; status=1; fi
 }
 
-step typecheck npx tsc -p . --noEmit
-step lint npx eslint .
+# The four static steps read the sources and write only their own log (and vite, dist/renderer), so
+# they run at the same time: tsc and eslint are single-threaded, and one after the other they left a
+# core idle for their whole length. Their results are reported in this order once all have ended.
+begin() { # name command... : a check that counts as one test, started in the background
+  local name=$1; shift
+  ( "$@" > "$out/$name.log" 2>&1; echo $? > "$out/$name.rc" ) &
+}
+end() { # name : counts a check begin started, once it has ended
+  if [ "$(cat "$out/$1.rc" 2>/dev/null)" = 0 ]; then count "$1" 1 0; else cat "$out/$1.log"; count "$1" 0 1; status=1; fi
+}
+begin typecheck npx tsc -p . --noEmit
+begin lint npx eslint .
 # Import cycles, type-only imports included (lazy view imports are not edges: they load on demand).
-step cycles npm run -s cycles
-# The UI is built first: the packaging check and the browser tests use dist/renderer.
-step build-ui npx vite build
+begin cycles npm run -s cycles
+# The UI is built before the suites: the packaging check and the browser tests use dist/renderer.
+begin build-ui npx vite build
+wait
+for name in typecheck lint cycles build-ui; do end "$name"; done
 
 npx vitest run --reporter=default --reporter=json --outputFile.json="$out/vitest.json" || status=1
 if [ -f "$out/vitest.json" ]; then
