@@ -3,6 +3,7 @@
 // (no checkboxes), which is how a peek into someone else's Sidekiq uses it.
 import type { ReactNode } from 'react';
 import { argsText, stamp, type JobColumn, type JobRow } from './job-row.ts';
+import './job-table.css';
 
 export interface Selection {
   selected: ReadonlySet<string>;

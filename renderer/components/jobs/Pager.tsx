@@ -1,4 +1,6 @@
 // Previous / next through a paged list, with where we are ("Page 2 of 5 · 112 jobs").
+import './job-table.css';
+
 export function Pager({ page, perPage, total, onPage, label }: { page: number; perPage: number; total: number; onPage(page: number): void; label: string }) {
   const pages = Math.max(1, Math.ceil(total / perPage));
   return (

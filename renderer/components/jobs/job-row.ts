@@ -75,9 +75,12 @@ export function fromPeek(j: PeekJob, index: number, set: 'queue' | 'retry' | 'de
 }
 
 const STAMP = new Intl.DateTimeFormat('en-GB', { year: 'numeric', month: 'short', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+const STAMP_THIS_YEAR = new Intl.DateTimeFormat('en-GB', { month: 'short', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' });
 
-export function stamp(iso: string | null | undefined): string {
+/** A time as people read it in a list: "23 Nov, 18:52:40" (the year only when it is not this one). */
+export function stamp(iso: string | null | undefined, now = new Date()): string {
   if (!iso) return '—';
   const t = Date.parse(iso);
-  return Number.isFinite(t) ? STAMP.format(t) : '—';
+  if (!Number.isFinite(t)) return '—';
+  return new Date(t).getFullYear() === now.getFullYear() ? STAMP_THIS_YEAR.format(t) : STAMP.format(t);
 }
