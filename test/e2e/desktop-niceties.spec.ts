@@ -120,6 +120,9 @@ test('range, filters, connection and theme come back after a restart on another 
   const conn = await http(`${s.url}/api/app/connections`, { json: { name: 'Other Jobscope', base_url: other.url, private_token: other.adminToken }, token: s.adminToken });
   expect(conn.status).toBe(201);
   const connId = (conn.body as { id: string }).id;
+  const project = await http(`${s.url}/api/v3/sim/projects`, { json: { name: 'webapp' }, token: s.adminToken });
+  expect(project.status).toBe(201);
+  const projectId = String((project.body as { id: number }).id);
 
   await openSignedIn(page, s);
   await page.getByTestId('range-6h').click();
@@ -128,10 +131,11 @@ test('range, filters, connection and theme come back after a restart on another 
   await page.getByTestId('connection-picker').selectOption(connId);
   await page.getByTestId('nav-builds').click();
   await page.getByTestId('filter-status').selectOption('failed');
+  await page.getByTestId('filter-project').selectOption(projectId);
   // Saved on the backend (the page sends changes a moment after the last one).
   await expect
     .poll(async () => (await http(`${s.url}/api/app/ui-state`, { token: s.adminToken })).body.values)
-    .toMatchObject({ 'dashboard.range': '6h', 'dashboard.queues-filter': 'mail', theme: 'dark', connection: connId, 'builds.status': 'failed' });
+    .toMatchObject({ 'dashboard.range': '6h', 'dashboard.queues-filter': 'mail', theme: 'dark', connection: connId, 'builds.status': 'failed', 'builds.project': projectId });
 
   const oldUrl = s.url;
   await s.close({ keepData: true });
@@ -145,6 +149,7 @@ test('range, filters, connection and theme come back after a restart on another 
   await expect(page.getByTestId('queues-filter')).toHaveValue('mail');
   await page.getByTestId('nav-builds').click();
   await expect(page.getByTestId('filter-status')).toHaveValue('failed');
+  await expect(page.getByTestId('filter-project')).toHaveValue(projectId);
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 

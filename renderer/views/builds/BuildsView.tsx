@@ -26,7 +26,15 @@ export default function BuildsView({ route }: ViewProps) {
 function BuildList({ initialProject }: { initialProject: string }) {
   const client = useClient();
   const [status, setStatus] = useUiState('builds.status', '', isString); // remembered across restarts
-  const [project, setProject] = useState<string>(initialProject);
+  // A project's link (#/builds?project=<id>) shows that project until another is chosen; a choice
+  // made here is remembered across restarts.
+  const [linked, setLinked] = useState<string | null>(initialProject || null);
+  const [savedProject, saveProject] = useUiState('builds.project', '', isString);
+  const project = linked ?? savedProject;
+  const setProject = (p: string) => {
+    setLinked(null);
+    saveProject(p);
+  };
   const [creating, setCreating] = useState(false);
   const projects = useQuery({ queryKey: ['projects'], queryFn: client.projects, refetchInterval: 15_000 });
   const runners = useQuery({ queryKey: ['runners'], queryFn: client.runners, refetchInterval: 15_000 });
