@@ -16,20 +16,21 @@ export interface TrayOptions {
   onQuit: () => void;
 }
 
-async function getJson<T>(url: string, token: string): Promise<T | undefined> {
-  const res = await fetch(url, { headers: { 'PRIVATE-TOKEN': token }, signal: AbortSignal.timeout(4000) });
+async function getJson<T>(url: string, token: string, stop?: AbortSignal): Promise<T | undefined> {
+  const signal = stop ? AbortSignal.any([stop, AbortSignal.timeout(4000)]) : AbortSignal.timeout(4000);
+  const res = await fetch(url, { headers: { 'PRIVATE-TOKEN': token }, signal });
   if (res.status === 404) return undefined; // a connection with no sample yet
   if (!res.ok) throw new Error(`the backend answered ${res.status}`);
   return (await res.json()) as T;
 }
 
 /** The tray's wording now: the worst queue over every enabled connection's latest sample. */
-export async function readTrayText(url: string, token: string): Promise<TrayText> {
+export async function readTrayText(url: string, token: string, stop?: AbortSignal): Promise<TrayText> {
   try {
-    const connections = (await getJson<ConnectionView[]>(`${url}/api/app/connections`, token)) ?? [];
+    const connections = (await getJson<ConnectionView[]>(`${url}/api/app/connections`, token, stop)) ?? [];
     const samples: ConnectionQueues[] = [];
     for (const c of connections.filter((c) => c.enabled)) {
-      const cur = await getJson<CurrentSample>(`${url}/api/app/connections/${encodeURIComponent(c.id)}/current`, token);
+      const cur = await getJson<CurrentSample>(`${url}/api/app/connections/${encodeURIComponent(c.id)}/current`, token, stop);
       if (cur) samples.push({ connection: c.name, queues: cur.queues });
     }
     return describeWorst(worstQueue(samples));
@@ -57,13 +58,15 @@ export function startTray(e: ElectronLike, opts: TrayOptions): { tray: TrayLike;
   show({ tooltip: 'Jobscope', title: '', menuLine: 'Waiting for the first sample…' });
   tray.on('click', opts.onOpen);
 
-  let stopped = false;
+  // Stopping (on quit) also cancels a read in flight, so the server's close never waits for the tray.
+  const stopping = new AbortController();
   let running: Promise<void> | undefined;
   const refresh = () =>
     (running ??= (async () => {
+      if (stopping.signal.aborted) return;
       const { url, token } = opts.backend();
-      const text = await readTrayText(url, token);
-      if (!stopped) show(text);
+      const text = await readTrayText(url, token, stopping.signal);
+      if (!stopping.signal.aborted) show(text);
     })().finally(() => (running = undefined)));
   const timer = setInterval(() => void refresh(), opts.intervalMs ?? TRAY_INTERVAL_MS);
   timer.unref?.();
@@ -72,7 +75,7 @@ export function startTray(e: ElectronLike, opts: TrayOptions): { tray: TrayLike;
     tray,
     refresh,
     stop() {
-      stopped = true;
+      stopping.abort();
       clearInterval(timer);
       tray.destroy();
     },
