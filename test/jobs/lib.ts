@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { http } from '../helpers/http.ts';
+import { jobscopeNodeArgs } from '../helpers/cli-process.ts';
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -41,10 +42,10 @@ export interface Child {
 }
 
 /** `jobscope serve` in a child process; resolves once it prints its listening line. */
-export function spawnServe(dataDir: string, adminToken: string, extra: string[] = []): Promise<Child> {
+export async function spawnServe(dataDir: string, adminToken: string, extra: string[] = []): Promise<Child> {
   const proc = spawn(
     process.execPath,
-    ['--import', 'tsx', 'server/cli.ts', 'serve', '--port', '0', '--data-dir', dataDir, '--admin-token', adminToken, '--log-level', 'silent', ...extra],
+    [...(await jobscopeNodeArgs()), 'serve', '--port', '0', '--data-dir', dataDir, '--admin-token', adminToken, '--log-level', 'silent', ...extra],
     { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));

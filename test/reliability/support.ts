@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LooseJson } from '../helpers/json.ts';
 import { seededRandom } from '../../common/prng.ts';
+import { jobscopeNodeArgs } from '../helpers/cli-process.ts';
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const RUNNER_UA = 'gitlab-ci-multi-runner 1.11.5 (1-11-stable; go1.19.8; linux/amd64)';
@@ -58,7 +59,7 @@ export interface ChildServer {
 
 /** Starts `jobscope serve` as a child process and resolves once it prints its listening line. */
 export async function spawnServer(args: string[], opts: { env?: NodeJS.ProcessEnv; wrap?: string[]; timeoutMs?: number } = {}): Promise<ChildServer> {
-  const cmd = [...(opts.wrap ?? []), process.execPath, '--import', 'tsx', path.join(REPO, 'server/cli.ts'), 'serve', ...args];
+  const cmd = [...(opts.wrap ?? []), process.execPath, ...(await jobscopeNodeArgs()), 'serve', ...args];
   const proc = spawn(cmd[0]!, cmd.slice(1), { cwd: REPO, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   let out = '';

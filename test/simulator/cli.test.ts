@@ -7,14 +7,16 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
+import { jobscopeNodeArgs } from '../helpers/cli-process.ts';
 import { parseSimulateArgs, runSimulate, UsageError, type SimulateDeps } from '../../simulator/cli-simulate.ts';
 import { proxy } from './support.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
-function simulate(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+async function simulate(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const node = await jobscopeNodeArgs();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli.ts', 'simulate', ...args], {
+    const child = spawn(process.execPath, [...node, 'simulate', ...args], {
       cwd: ROOT,
       env: { ...process.env, NO_COLOR: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
