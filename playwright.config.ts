@@ -7,9 +7,9 @@ export default defineConfig({
   testDir: 'test/e2e',
   // Two spec files at a time: every spec starts its own server on port 0 with its own temp data dir
   // in its worker (support.ts), so files share nothing; tests inside a file share its server and
-  // stay in order (fullyParallel: false). A spec runs its browser and its server at about one core
-  // (dashboard.spec: 22 s of CPU for 23 s of tests), so one worker left the second core idle.
-  // PW_WORKERS=1 runs the files one by one.
+  // stay in order (fullyParallel: false). A spec mostly waits (for samples, for the UI), so one worker
+  // left the CPU idle: dashboard + queues-delete + restart took 70 s with 27 s of CPU, and 57 s with
+  // two workers. PW_WORKERS=1 runs the files one by one.
   workers: Number(process.env.PW_WORKERS ?? 2),
   fullyParallel: false,
   timeout: 60_000,
