@@ -165,21 +165,25 @@ export default function DashboardView() {
         </div>
         <button onClick={togglePause} aria-pressed={!live} data-testid="live-toggle">{live ? '❚❚ Pause' : '▶ Resume live'}</button>
         <button className="ghost" onClick={() => { void history.refetch(); void spark.refetch(); void current.refetch(); }} data-testid="refresh">↻ Refresh</button>
-        <PollControl seconds={everyMs / 1000} onChange={setPollS} disabled={!live} />
         <QueuePicker all={h?.queue_names ?? []} chosen={queues} onChange={setQueues} top={TOP} />
         <span className="spacer" />
         <button className="ghost" onClick={() => { setExportError(null); void exportCsv().catch((e) => setExportError(`CSV export failed: ${(e as Error).message}`)); }} data-testid="export-csv">Export CSV</button>
       </div>
 
-      <Health
-        live={live}
-        pausedAt={pausedAt}
-        lastSampleAt={conn?.last_sample_at ?? null}
-        lastError={conn?.last_error ?? null}
-        gaps={h?.gaps.length ?? 0}
-        error={(history.error ?? current.error ?? (exportError ? new Error(exportError) : null)) as Error | null}
-        every={everyMs / 1000}
-      />
+      {/* The refresh slider beside the line that says how often, not in the toolbar: that one has to
+          fit 1024 px on one row. */}
+      <div style={{ display: 'flex', flexWrap: 'wrap', alignItems: 'center', gap: '4px 16px' }}>
+        <Health
+          live={live}
+          pausedAt={pausedAt}
+          lastSampleAt={conn?.last_sample_at ?? null}
+          lastError={conn?.last_error ?? null}
+          gaps={h?.gaps.length ?? 0}
+          error={(history.error ?? current.error ?? (exportError ? new Error(exportError) : null)) as Error | null}
+          every={everyMs / 1000}
+        />
+        <PollControl seconds={everyMs / 1000} onChange={setPollS} disabled={!live} />
+      </div>
 
       <KpiCards current={current.data} history={h} />
 

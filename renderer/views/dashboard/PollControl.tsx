@@ -7,7 +7,7 @@ export const POLL_MAX_S = 60;
 
 export function PollControl({ seconds, onChange, disabled }: { seconds: number; onChange: (s: number) => void; disabled: boolean }) {
   return (
-    <label className="inline" title={disabled ? 'Paused: nothing is asked for until you resume' : 'How often the charts, cards and tables ask for new data'}>
+    <label className="inline small" title={disabled ? 'Paused: nothing is asked for until you resume' : 'How often the charts, cards and tables ask for new data'}>
       Refresh every
       <input type="range" min={POLL_MIN_S} max={POLL_MAX_S} step={1} value={seconds} disabled={disabled} style={{ width: '7em' }}
         onChange={(e) => onChange(Number(e.target.value))} aria-valuetext={`${seconds} seconds`} data-testid="poll-interval" />
