@@ -4,7 +4,7 @@
 import { test, expect, type Locator } from '@playwright/test';
 import type { TestServer } from '../helpers/server.ts';
 import { createBuild, createProject } from '../helpers/fixtures.ts';
-import { openSignedIn, startUiServer } from './support.ts';
+import { expectAccessible, openSignedIn, startUiServer } from './support.ts';
 
 let s: TestServer;
 test.beforeAll(async () => {
@@ -59,6 +59,7 @@ test('a trace part with escape codes: coloured in the console and the journal, R
 
   const sent = newest.locator('[data-testid="exchange-request"] [data-testid="request-body"]');
   await expectColoured(sent);
+  await expectAccessible(page, 'the console with a coloured body');
   const toggle = newest.locator('[data-testid="exchange-request"] [data-testid="body-raw"]');
   await expect(toggle).toHaveAttribute('aria-pressed', 'false');
   await toggle.click();
@@ -77,6 +78,7 @@ test('a trace part with escape codes: coloured in the console and the journal, R
   const detail = page.getByTestId('journal-detail');
   const body = detail.getByTestId('journal-request-body');
   await expectColoured(body);
+  await expectAccessible(page, 'the journal with a coloured body');
   await detail.getByTestId('body-raw').click();
   await expectRaw(body);
 });

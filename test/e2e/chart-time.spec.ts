@@ -4,7 +4,7 @@
 // often the dashboard asks for data, and a pause is marked on the charts while it lasts and after.
 import { test, expect, type Page } from '@playwright/test';
 import { startServer, type TestServer } from '../helpers/server.ts';
-import { canvasHasColor, curves, openSignedIn, requireBuiltUi, startUiServer, UI_DIR } from './support.ts';
+import { canvasHasColor, curves, expectAccessible, openSignedIn, requireBuiltUi, startUiServer, UI_DIR } from './support.ts';
 
 const MIN = 60_000;
 
@@ -155,5 +155,6 @@ test.describe('a live server sampling every 500 ms', () => {
     expect(Math.abs(band.x - px(began))).toBeLessThanOrEqual(2);
     expect(Math.abs(band.x + band.width - px(ended))).toBeLessThanOrEqual(2);
     expect(band.width).toBeGreaterThan(1);
+    await expectAccessible(page, 'the dashboard with a pause marked and the refresh slider');
   });
 });

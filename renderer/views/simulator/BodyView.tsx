@@ -8,6 +8,7 @@ import { makeAnsi } from '../builds/useTraceTail.ts';
 import { bodyText } from './bytes.ts';
 import { hasEscapes, visibleControls } from './control-chars.ts';
 
+// tabIndex: a long body scrolls inside its box, and a scrolling box must be reachable by keyboard.
 export function BodyView({ body, testId }: { body: BodyPreview | undefined; testId?: string }) {
   const text = bodyText(body);
   const coloured = hasEscapes(text);
@@ -15,7 +16,7 @@ export function BodyView({ body, testId }: { body: BodyPreview | undefined; test
   // ansi_up with escape_html on: the only markup in this HTML is its own colour <span>s.
   const html = useMemo(() => (coloured ? makeAnsi().ansi_to_html(text) : ''), [coloured, text]);
   if (!text) return null;
-  if (!coloured) return <pre className="body-view" data-testid={testId}>{text}</pre>;
+  if (!coloured) return <pre tabIndex={0} className="body-view" data-testid={testId}>{text}</pre>;
   return (
     <div className="body-ansi">
       <button className="ghost small body-raw" aria-pressed={raw} onClick={() => setRaw(!raw)} data-testid="body-raw"
@@ -23,9 +24,9 @@ export function BodyView({ body, testId }: { body: BodyPreview | undefined; test
         Raw
       </button>
       {raw ? (
-        <pre className="body-view" data-testid={testId} data-mode="raw">{visibleControls(text)}</pre>
+        <pre tabIndex={0} className="body-view" data-testid={testId} data-mode="raw">{visibleControls(text)}</pre>
       ) : (
-        <pre className="body-view trace-colours" data-testid={testId} data-mode="ansi" dangerouslySetInnerHTML={{ __html: html }} />
+        <pre tabIndex={0} className="body-view trace-colours" data-testid={testId} data-mode="ansi" dangerouslySetInnerHTML={{ __html: html }} />
       )}
     </div>
   );

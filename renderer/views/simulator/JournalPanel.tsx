@@ -166,10 +166,12 @@ export function JournalPanel({ runnerNames, live }: { runnerNames: string[]; liv
           <tbody>
             {entries.map((e) => (
               <Fragment key={e.id}>
-                <tr className={`clickable${open === e.id ? ' open' : ''}`} tabIndex={0} aria-expanded={open === e.id}
-                  onClick={() => setOpen(open === e.id ? null : e.id)} onKeyDown={(k) => (k.key === 'Enter' || k.key === ' ') && (k.preventDefault(), setOpen(open === e.id ? null : e.id))}
+                {/* The whole row opens on a click; for the keyboard (and aria-expanded, which a table
+                    row may not carry) the number is a button. */}
+                <tr className={`clickable${open === e.id ? ' open' : ''}`}
+                  onClick={() => setOpen(open === e.id ? null : e.id)}
                   data-testid="journal-row" data-status={e.status} data-method={e.method} data-id={e.id}>
-                  <td>{e.id}</td>
+                  <td><button type="button" className="ghost small" aria-expanded={open === e.id} aria-label={`Exchange ${e.id}: show request and response`} data-testid="journal-open">{e.id}</button></td>
                   <td className="small">{new Date(e.started_at).toLocaleTimeString()}</td>
                   <td>{e.runner}</td>
                   <td>{e.method}</td>
