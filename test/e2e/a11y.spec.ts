@@ -9,8 +9,10 @@ import { patchTrace, runningBuild } from '../api/lib.ts';
 import { expectAccessible, openSignedIn, startUiServer } from './support.ts';
 import { VIEWS } from '../../renderer/views/registry.ts';
 
-// axe walks the whole page: on a loaded machine one view takes tens of seconds.
-test.describe.configure({ timeout: 150_000 });
+// axe walks the whole page: on a loaded machine one view takes tens of seconds. The tests share
+// nothing but the server (each loads its view afresh), so they may spread over both workers, each
+// with its own server from beforeAll: run one after the other they were the suite's longest file.
+test.describe.configure({ timeout: 150_000, mode: 'parallel' });
 
 let s: TestServer;
 let buildId: number;
