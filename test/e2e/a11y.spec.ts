@@ -6,7 +6,7 @@ import { test, expect, type Page } from '@playwright/test';
 import type { TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
 import { patchTrace, runningBuild } from '../api/lib.ts';
-import { expectAccessible, openSignedIn, startUiServer } from './support.ts';
+import { expectAccessible, openSignedIn, screenshot, startUiServer } from './support.ts';
 import { VIEWS } from '../../renderer/views/registry.ts';
 
 // axe walks the whole page: on a loaded machine one view takes tens of seconds. The tests share
@@ -62,10 +62,12 @@ test('the page menu offers every view of the registry', async ({ page }) => {
 
 for (const theme of ['light', 'dark'] as const) {
   for (const v of VIEWS) {
-    test(`${v.label} has no serious or critical axe violation (${theme})`, async ({ page }) => {
+    test(`${v.label} has no serious or critical axe violation (${theme})`, async ({ page }, testInfo) => {
       await openSignedIn(page, s);
       await openView(page, v.id, theme);
       await expectAccessible(page, `${v.label} (${theme})`);
+      // The README's gallery of every view in both themes (`npm run screenshots`); not the dev hook.
+      if (v.id !== 'bench') await screenshot(page, testInfo, `view-${v.id}-${theme}`);
     });
   }
   test(`a build's page has no serious or critical axe violation (${theme})`, async ({ page }) => {
