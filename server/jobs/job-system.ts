@@ -10,7 +10,8 @@ import type { Config } from '../config.ts';
 import type { Service } from '../lifecycle.ts';
 import { systemClock, type Cancel, type Clock } from '../clock.ts';
 import type { MetricsSource, MetricsView } from '../metrics-api/source.ts';
-import type { JobBackend, NewJob } from './backend.ts';
+import { after, type Awaitable, type JobBackend, type NewJob, type RecoveredJobs } from './backend.ts';
+import { retryDelay } from './retry.ts';
 import { KindRegistry } from './registry.ts';
 import { Topology } from './topology.ts';
 import { RetrySet } from './retry-set.ts';
@@ -73,6 +74,8 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
       hasQueue: (name) => this.topology.queue(name) !== undefined,
       taken: (job) => this.waitingByKind.set(job.kind, (this.waitingByKind.get(job.kind) ?? 1) - 1),
       log: () => this.log,
+      retryDelay,
+      shared: false,
     });
     this.topology = new Topology(() => this.clock.now(), (job, from) => this.runner.run(job, from));
     this.pool = this.topology.addPool({ hostname: os.hostname(), pid: process.pid, tag: 'jobscope', labels: [], concurrency: Math.max(1, config.jobConcurrency) });
@@ -83,10 +86,13 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
   }
 
   /** Loads queues, waiting jobs (also those cut off by a crash), retries and counters; starts working. */
-  start(): void {
+  start(): void | Promise<void> {
     if (this.started) return;
     this.started = true;
-    const kept = this.backend.recover();
+    return after(this.backend.recover(), (kept) => this.begin(kept));
+  }
+
+  private begin(kept: RecoveredJobs): void {
     for (const name of kept.queues) this.durableQueue(name, false);
     for (const name of this.kinds.declaredQueues()) this.durableQueue(name, true);
     this.counts.load(kept.counters);
@@ -94,7 +100,7 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
     this.retrySet.load(kept.retries);
     this.every(Math.max(10, this.config.jobPollMs), () => this.moveDueRetries());
     // Memory jobs only bump counters in memory; save those now and then (durable jobs save their own).
-    this.every(1000, () => this.saveCounters());
+    this.every(1000, () => this.quietly(this.saveCounters(), 'could not save the job counters'));
     const idleMs = this.config.queueForgetIdleMinutes * 60_000;
     if (idleMs > 0) this.every(Math.min(60_000, idleMs / 2), () => void this.forgetIdleQueues());
     this.topology.wakeAll();
@@ -151,7 +157,7 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
       return q;
     }
     const created = this.topology.create(name, true);
-    if (persist) this.backend.addQueue(name, this.clock.now());
+    if (persist) this.quietly(this.backend.addQueue(name, this.clock.now()), 'could not remember a queue');
     this.topology.attach(this.pool, created);
     return created;
   }
@@ -179,15 +185,16 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
    * flight finishes, counted, but is not retried), its dead jobs stay in the dead set. Undefined
    * when there is no such queue.
    */
-  deleteQueue(name: string): { dropped: number } | undefined {
+  deleteQueue(name: string): Awaitable<{ dropped: number } | undefined> {
     const q = this.topology.queue(name);
     if (!q) return undefined;
     if (!q.durable) throw new QueueKindError(`queue "${name}" belongs to the demo load generator; stop the demo load (DELETE /api/v3/sim/load) to remove it`);
     if (this.isBuiltin(name)) throw new QueueKindError(`queue "${name}" is a built-in queue of Jobscope's own jobs and cannot be deleted`);
     this.retrySet.dropQueue(name);
-    const dropped = this.backend.deleteQueues([name]);
-    for (const job of this.topology.remove(q)) this.waitingByKind.set(job.kind, (this.waitingByKind.get(job.kind) ?? 1) - 1);
-    return { dropped };
+    return after(this.backend.deleteQueues([name]), (dropped) => {
+      for (const job of this.topology.remove(q)) this.waitingByKind.set(job.kind, (this.waitingByKind.get(job.kind) ?? 1) - 1);
+      return { dropped };
+    });
   }
 
   /**
@@ -203,7 +210,10 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
       (q) => q.durable && q.backlog === 0 && now - q.lastActiveAt >= idleMs && !this.runner.isRunning(q.name) && !retrying.has(q.name) && !this.isBuiltin(q.name),
     );
     if (idle.length === 0) return [];
-    this.backend.deleteQueues(idle.map((q) => q.name));
+    this.quietly(
+      this.backend.deleteQueues(idle.map((q) => q.name)),
+      'could not forget idle queues',
+    );
     for (const q of idle) this.topology.remove(q);
     return idle.map((q) => q.name);
   }
@@ -226,7 +236,7 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
   // ---- enqueueing ----------------------------------------------------------------------------
 
   /** Enqueues `count` durable jobs of a registered kind in one backend step; returns them. */
-  enqueue(kindName: string, args: Record<string, unknown>, opts: EnqueueOptions = {}): Job[] {
+  enqueue(kindName: string, args: Record<string, unknown>, opts: EnqueueOptions = {}): Awaitable<Job[]> {
     const kind = this.kinds.get(kindName);
     if (!kind) throw new Error(`unknown job kind ${kindName}`);
     const name = opts.queue ?? kind.queue;
@@ -249,17 +259,34 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
       created_at: now,
       enqueued_at: now,
     };
-    const jobs = this.backend.push(Array.from({ length: count }, () => ({ ...job })));
-    for (const j of jobs) this.pushWaiting(queue, j);
-    this.wake(queue.name);
-    return jobs;
+    return after(this.backend.push(Array.from({ length: count }, () => ({ ...job }))), (jobs) => {
+      for (const j of jobs) this.pushWaiting(queue, j);
+      this.wake(queue.name);
+      return jobs;
+    });
   }
 
+  /** Kinds whose enqueueOnce is being written (an asynchronous backend): not enqueued twice meanwhile. */
+  private readonly enqueuingOnce = new Set<string>();
+
   /** Enqueues the job unless one of that kind is already waiting (periodic work must not pile up). */
-  enqueueOnce(kindName: string, args: Record<string, unknown> = {}): boolean {
-    if ((this.waitingByKind.get(kindName) ?? 0) > 0) return false;
-    this.enqueue(kindName, args);
-    return true;
+  enqueueOnce(kindName: string, args: Record<string, unknown> = {}): Awaitable<boolean> {
+    if ((this.waitingByKind.get(kindName) ?? 0) > 0 || this.enqueuingOnce.has(kindName)) return false;
+    const pushed = this.enqueue(kindName, args);
+    if (!(pushed instanceof Promise)) return true;
+    this.enqueuingOnce.add(kindName);
+    return pushed.then(
+      () => true,
+      (err: unknown) => {
+        this.log.warn({ err, kind: kindName }, 'could not enqueue a periodic job');
+        return false;
+      },
+    ).finally(() => this.enqueuingOnce.delete(kindName));
+  }
+
+  /** Logs the failure of a write whose answer nobody waits for (an asynchronous backend's). */
+  private quietly(v: Awaitable<unknown>, what: string): void {
+    if (v instanceof Promise) v.catch((err: unknown) => this.log.warn({ err }, what));
   }
 
   /** Pushes a memory-only job (demo load) into a memory queue. */
@@ -281,11 +308,11 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
   }
 
   /** The dead set, newest first. */
-  dead(limit: number, offset = 0): FailedJob[] {
+  dead(limit: number, offset = 0): Awaitable<FailedJob[]> {
     return this.backend.dead(limit, offset);
   }
 
-  deadSize(): number {
+  deadSize(): Awaitable<number> {
     return this.backend.deadSize();
   }
 
@@ -293,75 +320,97 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
    * Moves jobs of the retry set (all, or the given ids) back into their queues now, as the poll
    * does when they are due; their retry count stays. Returns the ids moved and those not in the set.
    */
-  retryNow(ids?: number[]): Acted {
+  retryNow(ids?: number[]): Awaitable<Acted> {
     const due = ids ? this.retrySet.take(new Set(ids)) : this.retrySet.clear();
-    this.requeueFailed(due);
-    return acted(ids, due);
+    return after(this.requeueFailed(due), () => acted(ids, due));
   }
 
   /** Deletes jobs from the retry set (Sidekiq Web's Delete): they never run again. */
-  deleteRetries(ids: number[]): Acted {
+  deleteRetries(ids: number[]): Awaitable<Acted> {
     const gone = this.retrySet.take(new Set(ids));
-    this.backend.deleteFailed(gone.map((j) => j.id), 'retry');
-    return acted(ids, gone);
+    return after(this.backend.deleteFailed(gone.map((j) => j.id), 'retry'), () => acted(ids, gone));
   }
 
   /** Empties the retry set; returns how many jobs it held. */
-  clearRetries(): number {
+  clearRetries(): Awaitable<number> {
     this.retrySet.clear();
     return this.backend.clearRetries();
   }
 
   /** Deletes jobs from the dead set by id. */
-  deleteDead(ids: number[]): Acted {
-    const gone = new Set(this.backend.deleteFailed([...new Set(ids)], 'dead'));
-    return { count: gone.size, missing: [...new Set(ids)].filter((id) => !gone.has(id)) };
+  deleteDead(ids: number[]): Awaitable<Acted> {
+    const unique = [...new Set(ids)];
+    return after(this.backend.deleteFailed(unique, 'dead'), (done) => {
+      const gone = new Set(done);
+      return { count: gone.size, missing: unique.filter((id) => !gone.has(id)) };
+    });
   }
 
-  private requeueFailed(jobs: FailedJob[]): void {
+  private requeueFailed(jobs: FailedJob[]): Awaitable<void> {
     if (jobs.length === 0) return;
     const now = this.clock.now();
-    this.backend.requeue(
-      jobs.map((j) => j.id),
-      now,
+    return after(
+      this.backend.requeue(
+        jobs.map((j) => j.id),
+        now,
+      ),
+      () => {
+        const touched = new Set<string>();
+        for (const job of jobs) {
+          this.pushWaiting(this.durableQueue(job.queue), { ...job, enqueued_at: now });
+          touched.add(job.queue);
+        }
+        for (const q of touched) this.wake(q);
+      },
     );
-    const touched = new Set<string>();
-    for (const job of jobs) {
-      this.pushWaiting(this.durableQueue(job.queue), { ...job, enqueued_at: now });
-      touched.add(job.queue);
-    }
-    for (const q of touched) this.wake(q);
   }
 
   private moveDueRetries(): void {
-    this.requeueFailed(this.retrySet.takeDue(this.clock.now()));
+    this.quietly(this.requeueFailed(this.retrySet.takeDue(this.clock.now())), 'could not move due retries back');
   }
 
   /** Empties the dead set; returns how many jobs it held. */
-  clearDead(): number {
+  clearDead(): Awaitable<number> {
     return this.backend.clearDead();
   }
 
   /** Moves dead jobs (all, or the given ids) back into their queues; returns how many. */
-  retryDead(ids?: number[]): number {
-    const dead = this.backend.deadByIds(ids);
-    const now = this.clock.now();
-    this.backend.requeue(
-      dead.map((j) => j.id),
-      now,
-    );
-    for (const job of dead) {
-      this.pushWaiting(this.durableQueue(job.queue), { ...job, retry_count: job.retry_count, enqueued_at: now });
-      this.wake(job.queue);
-    }
-    return dead.length;
+  retryDead(ids?: number[]): Awaitable<number> {
+    return after(this.backend.deadByIds(ids), (dead) => {
+      const now = this.clock.now();
+      return after(
+        this.backend.requeue(
+          dead.map((j) => j.id),
+          now,
+        ),
+        () => {
+          for (const job of dead) {
+            this.pushWaiting(this.durableQueue(job.queue), { ...job, retry_count: job.retry_count, enqueued_at: now });
+            this.wake(job.queue);
+          }
+          return dead.length;
+        },
+      );
+    });
   }
 
-  private saveCounters(): void {
+  /** Saves the counters of memory jobs; marked saved before the write, unsaved again if it fails. */
+  private saveCounters(): Awaitable<void> {
     if (this.runner.closed || !this.counts.hasUnsaved()) return;
     const counters = this.counts.unsaved();
-    this.backend.addCounters(counters);
     this.counts.saved(counters);
+    try {
+      const written = this.backend.addCounters(counters);
+      if (written instanceof Promise) {
+        return written.catch((err: unknown) => {
+          this.counts.unsave(counters);
+          throw err;
+        });
+      }
+    } catch (err) {
+      this.counts.unsave(counters);
+      throw err;
+    }
   }
 
   /** Stops taking jobs, asks running ones to give up, waits a little for them, saves the counters. */
@@ -372,7 +421,7 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
     this.topology.stopAll();
     await this.runner.stop(graceMs);
     try {
-      this.saveCounters();
+      await this.saveCounters();
     } finally {
       this.runner.closed = true;
     }
