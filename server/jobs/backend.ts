@@ -8,6 +8,7 @@
 // by other processes: the job system then takes jobs from the backend (`fetch`) instead of from its
 // in-memory mirror, and reads metrics from it.
 import type { FailedJob, Job, JobCounters } from './types.ts';
+import type { MetricsView } from '../metrics-api/source.ts';
 
 export type NewJob = Omit<Job, 'id'>;
 
@@ -69,6 +70,50 @@ export interface JobBackend {
   deadByIds(ids: number[] | undefined): Awaitable<FailedJob[]>;
   /** Empties the dead set; returns how many it held. */
   clearDead(): Awaitable<number>;
+}
+
+/** This process as Sidekiq's ProcessSet lists it. */
+export interface ProcessBeat {
+  hostname: string;
+  pid: number;
+  tag: string;
+  labels: string[];
+  concurrency: number;
+  /** Epoch ms. */
+  startedAt: number;
+  queues: string[];
+  busy: number;
+}
+
+/**
+ * A backend other processes write too (Redis, shared with Sidekiq and other Jobscope servers): jobs
+ * are taken from it, not from the in-memory mirror; metrics are read from it; the retry set is
+ * polled in it. `recover()` answers no waiting jobs and no retries (they stay in the backend).
+ */
+export interface SharedJobBackend extends JobBackend {
+  readonly shared: true;
+  /** Takes the next waiting job of `queues` into this process's working list (reliable fetch); null when all are empty. */
+  fetch(queues: string[]): Promise<Job | null>;
+  /** Moves retries due at `now` back into their queues (Sidekiq's scheduler poll); returns how many. */
+  moveDue(now: number): Promise<number>;
+  /** Puts the jobs in flight of processes found dead back into their queues; returns how many. */
+  recoverOrphans(): Promise<number>;
+  /** Writes this process's heartbeat (SADD processes, HSET <identity> info busy beat quiet, EXPIRE). */
+  beat(p: ProcessBeat): Promise<void>;
+  /** Milliseconds between beats. */
+  readonly beatEveryMs: number;
+  /** The retry set, soonest first. */
+  retries(): Promise<FailedJob[]>;
+  /** Queue names Jobscope servers created (they serve these and their built-in ones). */
+  servedQueues(): Promise<string[]>;
+  /** One consistent read of the whole Redis, as Sidekiq's API computes it. */
+  read(): Promise<MetricsView>;
+  /** This process leaves: its jobs in flight go back to their queues, its heartbeat is removed, the connection closed. */
+  leave(): Promise<void>;
+}
+
+export function isShared(b: JobBackend): b is SharedJobBackend {
+  return (b as Partial<SharedJobBackend>).shared === true;
 }
 
 /** A backend whose every step is done when the call returns (SQLite): the same methods, plain values. */

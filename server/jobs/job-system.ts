@@ -10,8 +10,9 @@ import type { Config } from '../config.ts';
 import type { Service } from '../lifecycle.ts';
 import { systemClock, type Cancel, type Clock } from '../clock.ts';
 import type { MetricsSource, MetricsView } from '../metrics-api/source.ts';
-import { after, type Awaitable, type JobBackend, type NewJob, type RecoveredJobs } from './backend.ts';
-import { retryDelay } from './retry.ts';
+import { after, isShared, type Awaitable, type JobBackend, type NewJob, type RecoveredJobs, type SharedJobBackend } from './backend.ts';
+import { retryDelay, sidekiqRetryDelay } from './retry.ts';
+import type { ProcessStats, QueueStats } from '../metrics-api/source.ts';
 import { KindRegistry } from './registry.ts';
 import { Topology } from './topology.ts';
 import { RetrySet } from './retry-set.ts';
@@ -55,6 +56,12 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
   private started = false;
   private stopping = false;
 
+  /** Set when the backend is shared (Redis): jobs are fetched from it, metrics read from it. */
+  private readonly shared: SharedJobBackend | undefined;
+  /** Wakes the fetch loop from its idle wait (a local enqueue, a freed slot). */
+  private fetchWake: (() => void) | null = null;
+  private fetchLoopDone: Promise<void> | undefined;
+
   /** Set to the server's logger once it exists. */
   log: Log = console;
 
@@ -64,6 +71,8 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
     opts: { clock?: Clock } = {},
   ) {
     this.clock = opts.clock ?? systemClock;
+    this.shared = isShared(backend) ? backend : undefined;
+    const shared = this.shared !== undefined;
     this.runner = new JobRunner({
       kinds: this.kinds,
       backend,
@@ -72,10 +81,13 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
       clock: this.clock,
       config,
       hasQueue: (name) => this.topology.queue(name) !== undefined,
-      taken: (job) => this.waitingByKind.set(job.kind, (this.waitingByKind.get(job.kind) ?? 1) - 1),
+      taken: (job) => {
+        if (!shared) this.waitingByKind.set(job.kind, (this.waitingByKind.get(job.kind) ?? 1) - 1);
+      },
       log: () => this.log,
-      retryDelay,
-      shared: false,
+      // On Redis the retry set is Sidekiq's: its backoff too, so Sidekiq's tools see what they expect.
+      retryDelay: shared ? sidekiqRetryDelay : retryDelay,
+      shared,
     });
     this.topology = new Topology(() => this.clock.now(), (job, from) => this.runner.run(job, from));
     this.pool = this.topology.addPool({ hostname: os.hostname(), pid: process.pid, tag: 'jobscope', labels: [], concurrency: Math.max(1, config.jobConcurrency) });
@@ -85,6 +97,11 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
     this.kinds.register(kind, def);
   }
 
+  /** The registered kind of a class name (a job pushed by Sidekiq's client names only its class). */
+  kindOfClass(cls: string): string | undefined {
+    return this.kinds.kindOfClass(cls);
+  }
+
   /** Loads queues, waiting jobs (also those cut off by a crash), retries and counters; starts working. */
   start(): void | Promise<void> {
     if (this.started) return;
@@ -92,7 +109,7 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
     return after(this.backend.recover(), (kept) => this.begin(kept));
   }
 
-  private begin(kept: RecoveredJobs): void {
+  private begin(kept: RecoveredJobs): void | Promise<void> {
     for (const name of kept.queues) this.durableQueue(name, false);
     for (const name of this.kinds.declaredQueues()) this.durableQueue(name, true);
     this.counts.load(kept.counters);
@@ -104,6 +121,88 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
     const idleMs = this.config.queueForgetIdleMinutes * 60_000;
     if (idleMs > 0) this.every(Math.min(60_000, idleMs / 2), () => void this.forgetIdleQueues());
     this.topology.wakeAll();
+    if (this.shared) return this.beginShared(this.shared);
+  }
+
+  // ---- a shared backend (Redis): fetch, heartbeat, due retries --------------------------------
+
+  /** Queue names this process takes jobs from: its durable queues (built-in ones and those Jobscope created). */
+  private served(): string[] {
+    const names: string[] = [];
+    for (const q of this.topology.queues()) if (q.durable) names.push(q.name);
+    return names;
+  }
+
+  private async beginShared(backend: SharedJobBackend): Promise<void> {
+    await this.beat(backend);
+    this.every(backend.beatEveryMs, () => void this.beat(backend).catch((err: unknown) => this.log.warn({ err }, 'Redis heartbeat failed')));
+    this.every(Math.max(10, this.config.jobPollMs), () =>
+      void backend.moveDue(this.clock.now()).then(
+        (n) => n > 0 && this.poke(),
+        (err: unknown) => this.log.warn({ err }, 'could not move due retries back'),
+      ),
+    );
+    this.fetchLoopDone = this.fetchLoop(backend);
+  }
+
+  /** Heartbeat, then the queues other servers created, then the jobs of dead processes back into their queues. */
+  private async beat(backend: SharedJobBackend): Promise<void> {
+    const p = this.pool;
+    await backend.beat({ ...p.identity, startedAt: p.startedAt, queues: this.served(), busy: p.busy });
+    for (const name of await backend.servedQueues()) {
+      const q = this.topology.queue(name);
+      if (!q && this.topology.durableCount < this.config.maxQueues) this.durableQueue(name, false);
+    }
+    if ((await backend.recoverOrphans()) > 0) this.poke();
+  }
+
+  private poke(): void {
+    this.fetchWake?.();
+  }
+
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(() => {
+        this.fetchWake = null;
+        resolve();
+      }, ms);
+      this.fetchWake = () => {
+        clearTimeout(t);
+        this.fetchWake = null;
+        resolve();
+      };
+    });
+  }
+
+  /** Fills the pool's free slots with jobs taken from Redis (reliable fetch); idles a poll period when all queues are empty. */
+  private async fetchLoop(backend: SharedJobBackend): Promise<void> {
+    const idleMs = Math.max(10, Math.min(this.config.jobPollMs, 1000));
+    while (!this.stopping) {
+      if (this.pool.busy >= this.pool.concurrency) {
+        await this.pause(1000);
+        continue;
+      }
+      let job: Job | null;
+      try {
+        job = await backend.fetch(this.served());
+      } catch (err) {
+        this.log.warn({ err }, 'could not fetch a job from Redis');
+        await this.pause(1000);
+        continue;
+      }
+      // Taken during the stop: it stays in the working list, which leave() puts back into its queue.
+      if (this.stopping) break;
+      if (!job) {
+        await this.pause(idleMs);
+        continue;
+      }
+      const queue = this.topology.queue(job.queue) ?? this.durableQueue(job.queue, false);
+      this.pool.busy++;
+      void this.runner.run(job, queue).finally(() => {
+        this.pool.busy--;
+        this.poke();
+      });
+    }
   }
 
   /** Runs fn every `ms` on the job system's clock (not keeping the process alive); stopped with it. */
@@ -127,8 +226,18 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
   }
 
   /** In memory, so always up to date: the view is the job system itself. */
-  read(): MetricsView {
-    return this;
+  read(): MetricsView | Promise<MetricsView> {
+    if (!this.shared) return this;
+    // Redis holds the durable queues, every process (this one's heartbeat included) and the counters;
+    // the demo's memory queues and simulated processes are added from memory.
+    return this.shared.read().then((v) => {
+      const queues: QueueStats[] = [...v.queues()];
+      for (const q of this.topology.queues()) if (!q.durable) queues.push(q);
+      const processes: ProcessStats[] = [...v.processes()];
+      for (const p of this.topology.processes()) if (p !== this.pool) processes.push(p);
+      const counters = v.counters();
+      return { queues: () => queues, processes: () => processes, counters: () => counters };
+    });
   }
 
   queues(): IterableIterator<JobQueue> {
@@ -260,6 +369,10 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
       enqueued_at: now,
     };
     return after(this.backend.push(Array.from({ length: count }, () => ({ ...job }))), (jobs) => {
+      if (this.shared) {
+        this.poke();
+        return jobs;
+      }
       for (const j of jobs) this.pushWaiting(queue, j);
       this.wake(queue.name);
       return jobs;
@@ -303,8 +416,8 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
 
   // ---- the retry and dead sets ----------------------------------------------------------------
 
-  retries(): readonly FailedJob[] {
-    return this.retrySet.list();
+  retries(): Awaitable<readonly FailedJob[]> {
+    return this.shared ? this.shared.retries() : this.retrySet.list();
   }
 
   /** The dead set, newest first. */
@@ -321,12 +434,26 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
    * does when they are due; their retry count stays. Returns the ids moved and those not in the set.
    */
   retryNow(ids?: number[]): Awaitable<Acted> {
+    if (this.shared) {
+      const shared = this.shared;
+      return shared.retries().then(async (all) => {
+        const want = ids ? new Set(ids) : undefined;
+        const due = all.filter((j) => !want || want.has(j.id));
+        await shared.requeue(
+          due.map((j) => j.id),
+          this.clock.now(),
+        );
+        this.poke();
+        return acted(ids, due);
+      });
+    }
     const due = ids ? this.retrySet.take(new Set(ids)) : this.retrySet.clear();
     return after(this.requeueFailed(due), () => acted(ids, due));
   }
 
   /** Deletes jobs from the retry set (Sidekiq Web's Delete): they never run again. */
   deleteRetries(ids: number[]): Awaitable<Acted> {
+    if (this.shared) return this.deleteFrom(ids, 'retry');
     const gone = this.retrySet.take(new Set(ids));
     return after(this.backend.deleteFailed(gone.map((j) => j.id), 'retry'), () => acted(ids, gone));
   }
@@ -339,8 +466,12 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
 
   /** Deletes jobs from the dead set by id. */
   deleteDead(ids: number[]): Awaitable<Acted> {
+    return this.deleteFrom(ids, 'dead');
+  }
+
+  private deleteFrom(ids: number[], set: 'retry' | 'dead'): Awaitable<Acted> {
     const unique = [...new Set(ids)];
-    return after(this.backend.deleteFailed(unique, 'dead'), (done) => {
+    return after(this.backend.deleteFailed(unique, set), (done) => {
       const gone = new Set(done);
       return { count: gone.size, missing: unique.filter((id) => !gone.has(id)) };
     });
@@ -355,6 +486,7 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
         now,
       ),
       () => {
+        if (this.shared) return this.poke();
         const touched = new Set<string>();
         for (const job of jobs) {
           this.pushWaiting(this.durableQueue(job.queue), { ...job, enqueued_at: now });
@@ -384,6 +516,10 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
           now,
         ),
         () => {
+          if (this.shared) {
+            this.poke();
+            return dead.length;
+          }
           for (const job of dead) {
             this.pushWaiting(this.durableQueue(job.queue), { ...job, retry_count: job.retry_count, enqueued_at: now });
             this.wake(job.queue);
@@ -419,11 +555,16 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
     this.stopping = true;
     for (const cancel of this.timers) cancel();
     this.topology.stopAll();
+    this.poke();
     await this.runner.stop(graceMs);
     try {
       await this.saveCounters();
     } finally {
       this.runner.closed = true;
+      if (this.shared) {
+        await this.fetchLoopDone;
+        await this.shared.leave().catch((err: unknown) => this.log.warn({ err }, 'could not leave Redis cleanly; its jobs in flight run again once its heartbeat expires'));
+      }
     }
   }
 }
