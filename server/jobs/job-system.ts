@@ -313,7 +313,9 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
    */
   forgetIdleQueues(now = this.clock.now()): string[] {
     const idleMs = this.config.queueForgetIdleMinutes * 60_000;
-    if (idleMs <= 0) return [];
+    // On Redis this process sees neither other servers' pushes and takes nor the lists' lengths:
+    // a queue that looks idle here may hold jobs. Shared queues are only deleted by request.
+    if (idleMs <= 0 || this.shared) return [];
     const retrying = this.retrySet.queueNames();
     const idle = [...this.topology.queues()].filter(
       (q) => q.durable && q.backlog === 0 && now - q.lastActiveAt >= idleMs && !this.runner.isRunning(q.name) && !retrying.has(q.name) && !this.isBuiltin(q.name),

@@ -139,6 +139,16 @@ describe('serve --redis: the job system in Sidekiq’s layout', () => {
     expect(v.stats).toMatchObject({ processed: 4, failed: 2 });
   }, 60_000);
 
+  it('never forgets a queue as idle: this server does not see the jobs waiting in Redis', async () => {
+    const s = await start({ jobConcurrency: 1, queueForgetIdleMinutes: 1 });
+    await postJobs(s.url, s.adminToken, { queue: 'busy-slot', count: 1, duration_ms: 60_000 });
+    await postJobs(s.url, s.adminToken, { queue: 'waiting', count: 2 });
+    await waitFor('the slot busy', async () => (await sidekiqView(redis.url)).processes[0]?.busy === 1, 10_000, 100);
+    expect(s.server.ctx.jobs.forgetIdleQueues(Date.now() + 365 * 24 * 3_600_000)).toEqual([]);
+    const v = await sidekiqView(redis.url);
+    expect(v.queues.find((q) => q.name === 'waiting')?.size).toBe(2);
+  }, 30_000);
+
   it('two servers on one Redis each list their process and run every job once', async () => {
     const a = await start({ jobConcurrency: 3 });
     const b = await start({ jobConcurrency: 3 });
