@@ -100,6 +100,10 @@ export interface Config {
   walCheckpointEveryMs: number;
   /** Largest UI state document (/api/app/ui-state) kept, KiB. */
   maxUiStateKib: number;
+  /** redis:// URL: the job system lives in this Redis in Sidekiq's layout; undefined = SQLite. */
+  redisUrl: string | undefined;
+  /** TTL of this process's heartbeat hash in Redis (Sidekiq's 60 s); a process silent this long is dead and its jobs run again. */
+  redisProcessTtlS: number;
 }
 
 type Kind = 'string' | 'int' | 'bool' | 'mb';
@@ -160,6 +164,8 @@ export const SETTINGS: SettingSpec[] = [
   { key: 'runnerOfflineAfterMs', flag: '--runner-offline-after-ms <ms>', env: 'JOBSCOPE_RUNNER_OFFLINE_AFTER_MS', kind: 'int', default: 3600000, help: 'a runner silent this long is offline, in ms (GitLab: 1 hour)' },
   { key: 'simJournalEntries', flag: '--sim-journal-entries <n>', env: 'JOBSCOPE_SIM_JOURNAL_ENTRIES', kind: 'int', default: 5000, help: 'HTTP exchanges the runner simulator\'s journal keeps (oldest dropped first)', min: 1, max: 100_000 },
   { key: 'simJournalBodyBytes', flag: '--sim-journal-body-bytes <n>', env: 'JOBSCOPE_SIM_JOURNAL_BODY_BYTES', kind: 'int', default: 8192, help: 'bytes of each request and response body the simulator\'s journal keeps', max: 1_048_576 },
+  { key: 'redisUrl', flag: '--redis <url>', env: 'JOBSCOPE_REDIS_URL', kind: 'string', default: undefined, help: 'run the job system on this Redis (redis://[:password@]host:port/db) in Sidekiq 6 layout, shared with Sidekiq and other Jobscope servers; default: SQLite in the data dir' },
+  { key: 'redisProcessTtlS', flag: '--redis-process-ttl-s <s>', env: 'JOBSCOPE_REDIS_PROCESS_TTL_S', kind: 'int', default: 60, help: 'with --redis: TTL of this process\'s heartbeat hash (Sidekiq: 60 s, beat every 5 s or TTL/3); a process silent this long is dead and its jobs in flight run again elsewhere', min: 3, max: 86_400 },
   { key: 'allowedHosts', flag: '--allowed-hosts <hosts>', env: 'JOBSCOPE_ALLOWED_HOSTS', kind: 'string', default: undefined, help: 'comma-separated Host names (with :port to allow only that port) served besides localhost, 127.x.x.x, [::1] and the bound address; bound to 0.0.0.0 any Host is served unless this is given' },
   { key: 'headersTimeoutMs', flag: '--headers-timeout-ms <ms>', env: 'JOBSCOPE_HEADERS_TIMEOUT_MS', kind: 'int', default: 20000, help: 'a request\'s line and headers must arrive within this, in ms', min: 100, max: 600_000 },
   { key: 'bodyTimeoutMs', flag: '--body-timeout-ms <ms>', env: 'JOBSCOPE_BODY_TIMEOUT_MS', kind: 'int', default: 30000, help: 'window of the body rule: a request body still arriving must send --body-min-bytes-per-s over every window of this length, or it gets 408 and its connection is closed, in ms', min: 100, max: 86_400_000 },

@@ -151,7 +151,7 @@ export async function jobSetsRoutes(fastify: FastifyInstance, { ctx }: { ctx: Ap
       },
     },
     async (request, reply) => {
-      const all = jobs.retries();
+      const all = await jobs.retries();
       const p = paging(request.query, 100);
       pageHeaders(reply, p, all.length);
       return all.slice(p.offset, p.offset + p.perPage).map(failedView);
@@ -164,16 +164,16 @@ export async function jobSetsRoutes(fastify: FastifyInstance, { ctx }: { ctx: Ap
       schema: { tags, summary: 'Retry now: jobs of the retry set (`ids`, or all) go back into their queues at once; 404 when none of the ids is there', body: SomeJobIds, response: { 200: ActedOn } },
       preValidation: emptyBodyIsEmptyObject,
     },
-    async (request) => foundSome(jobs.retryNow(request.body?.ids), request.body?.ids, 'retry set'),
+    async (request) => foundSome(await jobs.retryNow(request.body?.ids), request.body?.ids, 'retry set'),
   );
 
   app.post(
     '/jobs/retries/delete',
     { schema: { tags, summary: 'Delete jobs from the retry set by id: they never run again; 404 when none of the ids is there', body: JobIds, response: { 200: ActedOn } } },
-    async (request) => foundSome(jobs.deleteRetries(request.body.ids), request.body.ids, 'retry set'),
+    async (request) => foundSome(await jobs.deleteRetries(request.body.ids), request.body.ids, 'retry set'),
   );
 
-  app.delete('/jobs/retries', { schema: { tags, summary: 'Empty the retry set', response: { 200: Count } } }, async () => ({ count: jobs.clearRetries() }));
+  app.delete('/jobs/retries', { schema: { tags, summary: 'Empty the retry set', response: { 200: Count } } }, async () => ({ count: await jobs.clearRetries() }));
 
   app.get(
     '/jobs/dead',
@@ -187,24 +187,24 @@ export async function jobSetsRoutes(fastify: FastifyInstance, { ctx }: { ctx: Ap
     },
     async (request, reply) => {
       const p = paging(request.query, 100);
-      pageHeaders(reply, p, jobs.deadSize());
-      return jobs.dead(p.perPage, p.offset).map(failedView);
+      pageHeaders(reply, p, await jobs.deadSize());
+      return (await jobs.dead(p.perPage, p.offset)).map(failedView);
     },
   );
 
   app.post(
     '/jobs/dead/retry',
     { schema: { tags, summary: 'Put dead jobs (all, or `ids`) back into their queues; ids not dead are skipped', body: RetryDead, response: { 200: Count } }, preValidation: emptyBodyIsEmptyObject },
-    async (request) => ({ count: jobs.retryDead(request.body?.ids) }),
+    async (request) => ({ count: await jobs.retryDead(request.body?.ids) }),
   );
 
   app.post(
     '/jobs/dead/delete',
     { schema: { tags, summary: 'Delete jobs from the dead set by id; 404 when none of the ids is there', body: JobIds, response: { 200: ActedOn } } },
-    async (request) => foundSome(jobs.deleteDead(request.body.ids), request.body.ids, 'dead set'),
+    async (request) => foundSome(await jobs.deleteDead(request.body.ids), request.body.ids, 'dead set'),
   );
 
   app.delete('/jobs/dead', { schema: { tags, summary: 'Empty the dead set', response: { 200: Count } } }, async () => ({
-    count: jobs.clearDead(),
+    count: await jobs.clearDead(),
   }));
 }

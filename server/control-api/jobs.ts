@@ -43,7 +43,8 @@ export async function jobsRoutes(fastify: FastifyInstance, { ctx }: { ctx: AppCo
       const args: Record<string, unknown> = { duration_ms: b.duration_ms ?? 0 };
       if (b.fail) args.fail = true;
       try {
-        const created = jobs.enqueue(SYNTHETIC, args, { queue: b.queue, count: b.count ?? 1, class: b.class, retry: b.retry });
+        const pushed = jobs.enqueue(SYNTHETIC, args, { queue: b.queue, count: b.count ?? 1, class: b.class, retry: b.retry });
+        const created = pushed instanceof Promise ? await pushed : pushed;
         return reply.code(202).send({ queue: b.queue, enqueued: created.length, backlog: jobs.queue(b.queue)?.backlog ?? 0 });
       } catch (err) {
         if (err instanceof QueueKindError || err instanceof QueueLimitError) throw conflict(err.message);
@@ -70,7 +71,7 @@ export async function jobsRoutes(fastify: FastifyInstance, { ctx }: { ctx: AppCo
     async (request) => {
       const { name } = request.params;
       try {
-        const done = jobs.deleteQueue(name);
+        const done = await jobs.deleteQueue(name);
         if (!done) throw notFound('Queue');
         return { name, dropped: done.dropped };
       } catch (err) {

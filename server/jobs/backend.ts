@@ -2,11 +2,23 @@
 // kept. The job system calls it once per job step and never sees how the step is stored; the SQLite
 // adapter is server/store/sqlite-job-backend.ts. Each method is one step that a Redis adapter in
 // Sidekiq's layout (/work/shared/spec/sidekiq-redis-layout.md) would do as one MULTI or script: the
-// Sidekiq operation is named on each. Calls are synchronous today because the SQLite adapter is and
-// the enqueue path depends on it; an asynchronous adapter needs the job system to await them.
+// Sidekiq operation is named on each. A method may answer a value (the SQLite adapter: the job
+// system goes on synchronously, so its enqueue path stays one transaction with no await) or a
+// promise (the Redis adapter: the job system awaits it). `shared` backends (Redis) are also written
+// by other processes: the job system then takes jobs from the backend (`fetch`) instead of from its
+// in-memory mirror, and reads metrics from it.
 import type { FailedJob, Job, JobCounters } from './types.ts';
+import type { MetricsView } from '../metrics-api/source.ts';
 
 export type NewJob = Omit<Job, 'id'>;
+
+/** A value now (synchronous adapter) or later (asynchronous adapter). */
+export type Awaitable<T> = T | Promise<T>;
+
+/** Applies `f` to `v` at once when it is a value, after it resolves when it is a promise. */
+export function after<T, R>(v: Awaitable<T>, f: (t: T) => Awaitable<R>): Awaitable<R> {
+  return v instanceof Promise ? v.then(f) : f(v);
+}
 
 /** What a backend holds at start: everything the job system mirrors in memory. */
 export interface RecoveredJobs {
@@ -21,41 +33,90 @@ export interface RecoveredJobs {
 
 export interface JobBackend {
   /** Loads what is kept; jobs claimed by a process that died are waiting again (reliable fetch's recovery). */
-  recover(): RecoveredJobs;
+  recover(): Awaitable<RecoveredJobs>;
   /** Remembers a queue name (SADD queues). */
-  addQueue(name: string, now: number): void;
+  addQueue(name: string, now: number): Awaitable<void>;
   /** Forgets queues with their waiting and retrying jobs; dead ones stay. Returns the jobs dropped. */
-  deleteQueues(names: string[]): number;
+  deleteQueues(names: string[]): Awaitable<number>;
   /** Stores new waiting jobs in one step and gives them ids (LPUSH queue:<name>). */
-  push(jobs: NewJob[]): Job[];
+  push(jobs: NewJob[]): Awaitable<Job[]>;
   /**
    * A worker took the job. SQLite keeps the row queued until the job is acknowledged, so a crash
    * runs it again (what reliable fetch's working list gives): nothing to write. Redis: LMOVE.
    */
-  claim(job: Job): void;
+  claim(job: Job): Awaitable<void>;
   /** The job ended (done, or failed with no retry): gone, and the counters added in the same step. */
-  ack(job: Job, counters: JobCounters): void;
+  ack(job: Job, counters: JobCounters): Awaitable<void>;
   /** The job failed with retries left: into the retry set at `run_at` (ZADD retry), counters added. */
-  retryLater(job: FailedJob, counters: JobCounters): void;
+  retryLater(job: FailedJob, counters: JobCounters): Awaitable<void>;
   /**
    * The job failed its last retry: into the dead set (ZADD dead), counters added; the oldest deaths
    * past `keep` are dropped (Sidekiq's dead_max_jobs).
    */
-  kill(job: FailedJob, counters: JobCounters, keep: number): void;
+  kill(job: FailedJob, counters: JobCounters, keep: number): Awaitable<void>;
   /** Back into their queues as of `now`, from the retry or the dead set. */
-  requeue(ids: number[], now: number): void;
+  requeue(ids: number[], now: number): Awaitable<void>;
   /** Counters of jobs whose end is not otherwise written (memory jobs): INCRBY stat:processed/failed. */
-  addCounters(counters: JobCounters): void;
+  addCounters(counters: JobCounters): Awaitable<void>;
   /** A page of the dead set, newest first (ZREVRANGE dead offset offset+limit-1). */
-  dead(limit: number, offset?: number): FailedJob[];
+  dead(limit: number, offset?: number): Awaitable<FailedJob[]>;
   /** How many jobs the dead set holds (ZCARD dead). */
-  deadSize(): number;
+  deadSize(): Awaitable<number>;
   /** Removes these jobs from the retry or the dead set (ZREM); returns the ids that were there. */
-  deleteFailed(ids: number[], set: 'retry' | 'dead'): number[];
+  deleteFailed(ids: number[], set: 'retry' | 'dead'): Awaitable<number[]>;
   /** Empties the retry set (DEL retry); returns how many it held. */
-  clearRetries(): number;
+  clearRetries(): Awaitable<number>;
   /** Dead jobs by id (all when undefined, oldest first); ids not dead are skipped. */
-  deadByIds(ids: number[] | undefined): FailedJob[];
+  deadByIds(ids: number[] | undefined): Awaitable<FailedJob[]>;
   /** Empties the dead set; returns how many it held. */
-  clearDead(): number;
+  clearDead(): Awaitable<number>;
 }
+
+/** This process as Sidekiq's ProcessSet lists it. */
+export interface ProcessBeat {
+  hostname: string;
+  pid: number;
+  tag: string;
+  labels: string[];
+  concurrency: number;
+  /** Epoch ms. */
+  startedAt: number;
+  queues: string[];
+  busy: number;
+}
+
+/**
+ * A backend other processes write too (Redis, shared with Sidekiq and other Jobscope servers): jobs
+ * are taken from it, not from the in-memory mirror; metrics are read from it; the retry set is
+ * polled in it. `recover()` answers no waiting jobs and no retries (they stay in the backend).
+ */
+export interface SharedJobBackend extends JobBackend {
+  readonly shared: true;
+  /** Takes the next waiting job of `queues` into this process's working list (reliable fetch); null when all are empty. */
+  fetch(queues: string[]): Promise<Job | null>;
+  /** Moves retries due at `now` back into their queues (Sidekiq's scheduler poll); returns how many. */
+  moveDue(now: number): Promise<number>;
+  /** Puts the jobs in flight of processes found dead back into their queues; returns how many. */
+  recoverOrphans(): Promise<number>;
+  /** Writes this process's heartbeat (SADD processes, HSET <identity> info busy beat quiet, EXPIRE). */
+  beat(p: ProcessBeat): Promise<void>;
+  /** Milliseconds between beats. */
+  readonly beatEveryMs: number;
+  /** The retry set, soonest first. */
+  retries(): Promise<FailedJob[]>;
+  /** Queue names Jobscope servers created (they serve these and their built-in ones). */
+  servedQueues(): Promise<string[]>;
+  /** One consistent read of the whole Redis, as Sidekiq's API computes it. */
+  read(): Promise<MetricsView>;
+  /** This process leaves: its jobs in flight go back to their queues, its heartbeat is removed, the connection closed. */
+  leave(): Promise<void>;
+}
+
+export function isShared(b: JobBackend): b is SharedJobBackend {
+  return (b as Partial<SharedJobBackend>).shared === true;
+}
+
+/** A backend whose every step is done when the call returns (SQLite): the same methods, plain values. */
+export type SyncJobBackend = {
+  [K in keyof JobBackend]: JobBackend[K] extends (...args: infer A) => infer R ? (...args: A) => Awaited<R> : JobBackend[K];
+};

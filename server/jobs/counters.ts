@@ -34,6 +34,12 @@ export class Counters {
     return this.unsavedProcessed !== 0 || this.unsavedFailed !== 0;
   }
 
+  /** A write of `written` (marked saved before it was done) failed: those counts are unsaved again. */
+  unsave(written: JobCounters): void {
+    this.unsavedProcessed += written.processed;
+    this.unsavedFailed += written.failed;
+  }
+
   /** Call once `written` (a value unsaved() gave) is stored: jobs counted since stay unsaved. */
   saved(written: JobCounters): void {
     this.unsavedProcessed -= written.processed;

@@ -3,12 +3,11 @@
 // and waited for a little; a job cut off by the stop stays queued and runs again at the next start.
 import { setMaxListeners } from 'node:events';
 import type { Clock } from '../clock.ts';
-import type { JobBackend } from './backend.ts';
+import type { Awaitable, JobBackend } from './backend.ts';
 import type { KindRegistry } from './registry.ts';
 import type { RetrySet } from './retry-set.ts';
 import type { Counters } from './counters.ts';
 import type { JobQueue } from './queue.ts';
-import { retryDelay } from './retry.ts';
 import type { FailedJob, Job } from './types.ts';
 
 export interface JobRunnerDeps {
@@ -23,6 +22,10 @@ export interface JobRunnerDeps {
   /** A durable job left its queue's waiting jobs. */
   taken(job: Job): void;
   log(): { warn(obj: unknown, msg?: string): void };
+  /** Backoff of a job that failed `count` times before (retry.ts, or Sidekiq's for a Redis backend). */
+  retryDelay(count: number, unitMs: number): number;
+  /** The retry set lives only in the backend (Redis): nothing to mirror in memory. */
+  shared: boolean;
 }
 
 export class JobRunner {
@@ -66,7 +69,8 @@ export class JobRunner {
     const durable = from.durable;
     if (durable) {
       this.deps.taken(job);
-      backend.claim(job);
+      const claimed = backend.claim(job);
+      if (claimed instanceof Promise) await claimed.catch((err: unknown) => this.deps.log().warn({ err, job: job.id }, 'could not claim a job'));
     }
     this.runningByQueue.set(job.queue, (this.runningByQueue.get(job.queue) ?? 0) + 1);
     let error: unknown;
@@ -83,30 +87,48 @@ export class JobRunner {
     }
     // Cut off by shutdown: leave the job queued, it runs again at the next start.
     if (this.closed || (this.stopping && error !== undefined)) return;
+    const failed = (err: unknown) => this.deps.log().warn({ err, job: job.id }, 'could not record the end of a job; it will run again after a restart');
     try {
-      this.record(job, durable, error);
+      const recorded = this.record(job, durable, error);
+      if (recorded instanceof Promise) await recorded.catch(failed);
     } catch (err) {
-      this.deps.log().warn({ err, job: job.id }, 'could not record the end of a job; it will run again after a restart');
+      failed(err);
     }
   }
 
-  /** Counts the run (Sidekiq counts failed runs as processed too) and retires, retries or buries the job. */
-  private record(job: Job, durable: boolean, error: unknown): void {
+  /**
+   * Counts the run (Sidekiq counts failed runs as processed too) and retires, retries or buries the
+   * job. The counters written with it are marked saved at once (a later job's write must not carry
+   * them again while this one is in flight) and unsaved again if the write fails.
+   */
+  private record(job: Job, durable: boolean, error: unknown): Awaitable<void> {
     const { backend, counts, config } = this.deps;
     counts.count(error !== undefined);
     if (!durable) return; // memory job: counters only, saved by the job system's timer
     const now = this.deps.clock.now();
     const counters = counts.unsaved();
-    if (error === undefined || job.retry === false || !this.deps.hasQueue(job.queue)) backend.ack(job, counters);
-    else {
-      const failed: FailedJob = { ...job, run_at: null, failed_at: now, error: errorText(error) };
-      if (job.retry_count < job.retry) {
-        const retry = { ...failed, retry_count: job.retry_count + 1, run_at: now + retryDelay(job.retry_count, config.jobBackoffUnitMs) };
-        backend.retryLater(retry, counters);
-        this.deps.retrySet.insert(retry);
-      } else backend.kill(failed, counters, config.jobDeadMax);
-    }
     counts.saved(counters);
+    let written: Awaitable<void>;
+    try {
+      if (error === undefined || job.retry === false || !this.deps.hasQueue(job.queue)) written = backend.ack(job, counters);
+      else {
+        const failed: FailedJob = { ...job, run_at: null, failed_at: now, error: errorText(error) };
+        if (job.retry_count < job.retry) {
+          const retry = { ...failed, retry_count: job.retry_count + 1, run_at: now + this.deps.retryDelay(job.retry_count, config.jobBackoffUnitMs) };
+          written = backend.retryLater(retry, counters);
+          if (!this.deps.shared) this.deps.retrySet.insert(retry);
+        } else written = backend.kill(failed, counters, config.jobDeadMax);
+      }
+    } catch (err) {
+      counts.unsave(counters);
+      throw err;
+    }
+    if (written instanceof Promise) {
+      return written.catch((err: unknown) => {
+        counts.unsave(counters);
+        throw err;
+      });
+    }
   }
 }
 

@@ -10,7 +10,9 @@ import type { Config } from '../config.ts';
 import type { Service } from '../lifecycle.ts';
 import { systemClock, type Cancel, type Clock } from '../clock.ts';
 import type { MetricsSource, MetricsView } from '../metrics-api/source.ts';
-import type { JobBackend, NewJob } from './backend.ts';
+import { after, isShared, type Awaitable, type JobBackend, type NewJob, type RecoveredJobs, type SharedJobBackend } from './backend.ts';
+import { retryDelay, sidekiqRetryDelay } from './retry.ts';
+import type { ProcessStats, QueueStats } from '../metrics-api/source.ts';
 import { KindRegistry } from './registry.ts';
 import { Topology } from './topology.ts';
 import { RetrySet } from './retry-set.ts';
@@ -54,6 +56,12 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
   private started = false;
   private stopping = false;
 
+  /** Set when the backend is shared (Redis): jobs are fetched from it, metrics read from it. */
+  private readonly shared: SharedJobBackend | undefined;
+  /** Wakes the fetch loop from its idle wait (a local enqueue, a freed slot). */
+  private fetchWake: (() => void) | null = null;
+  private fetchLoopDone: Promise<void> | undefined;
+
   /** Set to the server's logger once it exists. */
   log: Log = console;
 
@@ -63,6 +71,8 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
     opts: { clock?: Clock } = {},
   ) {
     this.clock = opts.clock ?? systemClock;
+    this.shared = isShared(backend) ? backend : undefined;
+    const shared = this.shared !== undefined;
     this.runner = new JobRunner({
       kinds: this.kinds,
       backend,
@@ -71,8 +81,13 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
       clock: this.clock,
       config,
       hasQueue: (name) => this.topology.queue(name) !== undefined,
-      taken: (job) => this.waitingByKind.set(job.kind, (this.waitingByKind.get(job.kind) ?? 1) - 1),
+      taken: (job) => {
+        if (!shared) this.waitingByKind.set(job.kind, (this.waitingByKind.get(job.kind) ?? 1) - 1);
+      },
       log: () => this.log,
+      // On Redis the retry set is Sidekiq's: its backoff too, so Sidekiq's tools see what they expect.
+      retryDelay: shared ? sidekiqRetryDelay : retryDelay,
+      shared,
     });
     this.topology = new Topology(() => this.clock.now(), (job, from) => this.runner.run(job, from));
     this.pool = this.topology.addPool({ hostname: os.hostname(), pid: process.pid, tag: 'jobscope', labels: [], concurrency: Math.max(1, config.jobConcurrency) });
@@ -82,11 +97,19 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
     this.kinds.register(kind, def);
   }
 
+  /** The registered kind of a class name (a job pushed by Sidekiq's client names only its class). */
+  kindOfClass(cls: string): string | undefined {
+    return this.kinds.kindOfClass(cls);
+  }
+
   /** Loads queues, waiting jobs (also those cut off by a crash), retries and counters; starts working. */
-  start(): void {
+  start(): void | Promise<void> {
     if (this.started) return;
     this.started = true;
-    const kept = this.backend.recover();
+    return after(this.backend.recover(), (kept) => this.begin(kept));
+  }
+
+  private begin(kept: RecoveredJobs): void | Promise<void> {
     for (const name of kept.queues) this.durableQueue(name, false);
     for (const name of this.kinds.declaredQueues()) this.durableQueue(name, true);
     this.counts.load(kept.counters);
@@ -94,10 +117,92 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
     this.retrySet.load(kept.retries);
     this.every(Math.max(10, this.config.jobPollMs), () => this.moveDueRetries());
     // Memory jobs only bump counters in memory; save those now and then (durable jobs save their own).
-    this.every(1000, () => this.saveCounters());
+    this.every(1000, () => this.quietly(this.saveCounters(), 'could not save the job counters'));
     const idleMs = this.config.queueForgetIdleMinutes * 60_000;
     if (idleMs > 0) this.every(Math.min(60_000, idleMs / 2), () => void this.forgetIdleQueues());
     this.topology.wakeAll();
+    if (this.shared) return this.beginShared(this.shared);
+  }
+
+  // ---- a shared backend (Redis): fetch, heartbeat, due retries --------------------------------
+
+  /** Queue names this process takes jobs from: its durable queues (built-in ones and those Jobscope created). */
+  private served(): string[] {
+    const names: string[] = [];
+    for (const q of this.topology.queues()) if (q.durable) names.push(q.name);
+    return names;
+  }
+
+  private async beginShared(backend: SharedJobBackend): Promise<void> {
+    await this.beat(backend);
+    this.every(backend.beatEveryMs, () => void this.beat(backend).catch((err: unknown) => this.log.warn({ err }, 'Redis heartbeat failed')));
+    this.every(Math.max(10, this.config.jobPollMs), () =>
+      void backend.moveDue(this.clock.now()).then(
+        (n) => n > 0 && this.poke(),
+        (err: unknown) => this.log.warn({ err }, 'could not move due retries back'),
+      ),
+    );
+    this.fetchLoopDone = this.fetchLoop(backend);
+  }
+
+  /** Heartbeat, then the queues other servers created, then the jobs of dead processes back into their queues. */
+  private async beat(backend: SharedJobBackend): Promise<void> {
+    const p = this.pool;
+    await backend.beat({ ...p.identity, startedAt: p.startedAt, queues: this.served(), busy: p.busy });
+    for (const name of await backend.servedQueues()) {
+      const q = this.topology.queue(name);
+      if (!q && this.topology.durableCount < this.config.maxQueues) this.durableQueue(name, false);
+    }
+    if ((await backend.recoverOrphans()) > 0) this.poke();
+  }
+
+  private poke(): void {
+    this.fetchWake?.();
+  }
+
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(() => {
+        this.fetchWake = null;
+        resolve();
+      }, ms);
+      this.fetchWake = () => {
+        clearTimeout(t);
+        this.fetchWake = null;
+        resolve();
+      };
+    });
+  }
+
+  /** Fills the pool's free slots with jobs taken from Redis (reliable fetch); idles a poll period when all queues are empty. */
+  private async fetchLoop(backend: SharedJobBackend): Promise<void> {
+    const idleMs = Math.max(10, Math.min(this.config.jobPollMs, 1000));
+    while (!this.stopping) {
+      if (this.pool.busy >= this.pool.concurrency) {
+        await this.pause(1000);
+        continue;
+      }
+      let job: Job | null;
+      try {
+        job = await backend.fetch(this.served());
+      } catch (err) {
+        this.log.warn({ err }, 'could not fetch a job from Redis');
+        await this.pause(1000);
+        continue;
+      }
+      // Taken during the stop: it stays in the working list, which leave() puts back into its queue.
+      if (this.stopping) break;
+      if (!job) {
+        await this.pause(idleMs);
+        continue;
+      }
+      const queue = this.topology.queue(job.queue) ?? this.durableQueue(job.queue, false);
+      this.pool.busy++;
+      void this.runner.run(job, queue).finally(() => {
+        this.pool.busy--;
+        this.poke();
+      });
+    }
   }
 
   /** Runs fn every `ms` on the job system's clock (not keeping the process alive); stopped with it. */
@@ -121,8 +226,18 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
   }
 
   /** In memory, so always up to date: the view is the job system itself. */
-  read(): MetricsView {
-    return this;
+  read(): MetricsView | Promise<MetricsView> {
+    if (!this.shared) return this;
+    // Redis holds the durable queues, every process (this one's heartbeat included) and the counters;
+    // the demo's memory queues and simulated processes are added from memory.
+    return this.shared.read().then((v) => {
+      const queues: QueueStats[] = [...v.queues()];
+      for (const q of this.topology.queues()) if (!q.durable) queues.push(q);
+      const processes: ProcessStats[] = [...v.processes()];
+      for (const p of this.topology.processes()) if (p !== this.pool) processes.push(p);
+      const counters = v.counters();
+      return { queues: () => queues, processes: () => processes, counters: () => counters };
+    });
   }
 
   queues(): IterableIterator<JobQueue> {
@@ -151,7 +266,7 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
       return q;
     }
     const created = this.topology.create(name, true);
-    if (persist) this.backend.addQueue(name, this.clock.now());
+    if (persist) this.quietly(this.backend.addQueue(name, this.clock.now()), 'could not remember a queue');
     this.topology.attach(this.pool, created);
     return created;
   }
@@ -179,15 +294,16 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
    * flight finishes, counted, but is not retried), its dead jobs stay in the dead set. Undefined
    * when there is no such queue.
    */
-  deleteQueue(name: string): { dropped: number } | undefined {
+  deleteQueue(name: string): Awaitable<{ dropped: number } | undefined> {
     const q = this.topology.queue(name);
     if (!q) return undefined;
     if (!q.durable) throw new QueueKindError(`queue "${name}" belongs to the demo load generator; stop the demo load (DELETE /api/v3/sim/load) to remove it`);
     if (this.isBuiltin(name)) throw new QueueKindError(`queue "${name}" is a built-in queue of Jobscope's own jobs and cannot be deleted`);
     this.retrySet.dropQueue(name);
-    const dropped = this.backend.deleteQueues([name]);
-    for (const job of this.topology.remove(q)) this.waitingByKind.set(job.kind, (this.waitingByKind.get(job.kind) ?? 1) - 1);
-    return { dropped };
+    return after(this.backend.deleteQueues([name]), (dropped) => {
+      for (const job of this.topology.remove(q)) this.waitingByKind.set(job.kind, (this.waitingByKind.get(job.kind) ?? 1) - 1);
+      return { dropped };
+    });
   }
 
   /**
@@ -197,13 +313,18 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
    */
   forgetIdleQueues(now = this.clock.now()): string[] {
     const idleMs = this.config.queueForgetIdleMinutes * 60_000;
-    if (idleMs <= 0) return [];
+    // On Redis this process sees neither other servers' pushes and takes nor the lists' lengths:
+    // a queue that looks idle here may hold jobs. Shared queues are only deleted by request.
+    if (idleMs <= 0 || this.shared) return [];
     const retrying = this.retrySet.queueNames();
     const idle = [...this.topology.queues()].filter(
       (q) => q.durable && q.backlog === 0 && now - q.lastActiveAt >= idleMs && !this.runner.isRunning(q.name) && !retrying.has(q.name) && !this.isBuiltin(q.name),
     );
     if (idle.length === 0) return [];
-    this.backend.deleteQueues(idle.map((q) => q.name));
+    this.quietly(
+      this.backend.deleteQueues(idle.map((q) => q.name)),
+      'could not forget idle queues',
+    );
     for (const q of idle) this.topology.remove(q);
     return idle.map((q) => q.name);
   }
@@ -226,7 +347,7 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
   // ---- enqueueing ----------------------------------------------------------------------------
 
   /** Enqueues `count` durable jobs of a registered kind in one backend step; returns them. */
-  enqueue(kindName: string, args: Record<string, unknown>, opts: EnqueueOptions = {}): Job[] {
+  enqueue(kindName: string, args: Record<string, unknown>, opts: EnqueueOptions = {}): Awaitable<Job[]> {
     const kind = this.kinds.get(kindName);
     if (!kind) throw new Error(`unknown job kind ${kindName}`);
     const name = opts.queue ?? kind.queue;
@@ -249,17 +370,38 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
       created_at: now,
       enqueued_at: now,
     };
-    const jobs = this.backend.push(Array.from({ length: count }, () => ({ ...job })));
-    for (const j of jobs) this.pushWaiting(queue, j);
-    this.wake(queue.name);
-    return jobs;
+    return after(this.backend.push(Array.from({ length: count }, () => ({ ...job }))), (jobs) => {
+      if (this.shared) {
+        this.poke();
+        return jobs;
+      }
+      for (const j of jobs) this.pushWaiting(queue, j);
+      this.wake(queue.name);
+      return jobs;
+    });
   }
 
+  /** Kinds whose enqueueOnce is being written (an asynchronous backend): not enqueued twice meanwhile. */
+  private readonly enqueuingOnce = new Set<string>();
+
   /** Enqueues the job unless one of that kind is already waiting (periodic work must not pile up). */
-  enqueueOnce(kindName: string, args: Record<string, unknown> = {}): boolean {
-    if ((this.waitingByKind.get(kindName) ?? 0) > 0) return false;
-    this.enqueue(kindName, args);
-    return true;
+  enqueueOnce(kindName: string, args: Record<string, unknown> = {}): Awaitable<boolean> {
+    if ((this.waitingByKind.get(kindName) ?? 0) > 0 || this.enqueuingOnce.has(kindName)) return false;
+    const pushed = this.enqueue(kindName, args);
+    if (!(pushed instanceof Promise)) return true;
+    this.enqueuingOnce.add(kindName);
+    return pushed.then(
+      () => true,
+      (err: unknown) => {
+        this.log.warn({ err, kind: kindName }, 'could not enqueue a periodic job');
+        return false;
+      },
+    ).finally(() => this.enqueuingOnce.delete(kindName));
+  }
+
+  /** Logs the failure of a write whose answer nobody waits for (an asynchronous backend's). */
+  private quietly(v: Awaitable<unknown>, what: string): void {
+    if (v instanceof Promise) v.catch((err: unknown) => this.log.warn({ err }, what));
   }
 
   /** Pushes a memory-only job (demo load) into a memory queue. */
@@ -276,16 +418,16 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
 
   // ---- the retry and dead sets ----------------------------------------------------------------
 
-  retries(): readonly FailedJob[] {
-    return this.retrySet.list();
+  retries(): Awaitable<readonly FailedJob[]> {
+    return this.shared ? this.shared.retries() : this.retrySet.list();
   }
 
   /** The dead set, newest first. */
-  dead(limit: number, offset = 0): FailedJob[] {
+  dead(limit: number, offset = 0): Awaitable<FailedJob[]> {
     return this.backend.dead(limit, offset);
   }
 
-  deadSize(): number {
+  deadSize(): Awaitable<number> {
     return this.backend.deadSize();
   }
 
@@ -293,75 +435,120 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
    * Moves jobs of the retry set (all, or the given ids) back into their queues now, as the poll
    * does when they are due; their retry count stays. Returns the ids moved and those not in the set.
    */
-  retryNow(ids?: number[]): Acted {
+  retryNow(ids?: number[]): Awaitable<Acted> {
+    if (this.shared) {
+      const shared = this.shared;
+      return shared.retries().then(async (all) => {
+        const want = ids ? new Set(ids) : undefined;
+        const due = all.filter((j) => !want || want.has(j.id));
+        await shared.requeue(
+          due.map((j) => j.id),
+          this.clock.now(),
+        );
+        this.poke();
+        return acted(ids, due);
+      });
+    }
     const due = ids ? this.retrySet.take(new Set(ids)) : this.retrySet.clear();
-    this.requeueFailed(due);
-    return acted(ids, due);
+    return after(this.requeueFailed(due), () => acted(ids, due));
   }
 
   /** Deletes jobs from the retry set (Sidekiq Web's Delete): they never run again. */
-  deleteRetries(ids: number[]): Acted {
+  deleteRetries(ids: number[]): Awaitable<Acted> {
+    if (this.shared) return this.deleteFrom(ids, 'retry');
     const gone = this.retrySet.take(new Set(ids));
-    this.backend.deleteFailed(gone.map((j) => j.id), 'retry');
-    return acted(ids, gone);
+    return after(this.backend.deleteFailed(gone.map((j) => j.id), 'retry'), () => acted(ids, gone));
   }
 
   /** Empties the retry set; returns how many jobs it held. */
-  clearRetries(): number {
+  clearRetries(): Awaitable<number> {
     this.retrySet.clear();
     return this.backend.clearRetries();
   }
 
   /** Deletes jobs from the dead set by id. */
-  deleteDead(ids: number[]): Acted {
-    const gone = new Set(this.backend.deleteFailed([...new Set(ids)], 'dead'));
-    return { count: gone.size, missing: [...new Set(ids)].filter((id) => !gone.has(id)) };
+  deleteDead(ids: number[]): Awaitable<Acted> {
+    return this.deleteFrom(ids, 'dead');
   }
 
-  private requeueFailed(jobs: FailedJob[]): void {
+  private deleteFrom(ids: number[], set: 'retry' | 'dead'): Awaitable<Acted> {
+    const unique = [...new Set(ids)];
+    return after(this.backend.deleteFailed(unique, set), (done) => {
+      const gone = new Set(done);
+      return { count: gone.size, missing: unique.filter((id) => !gone.has(id)) };
+    });
+  }
+
+  private requeueFailed(jobs: FailedJob[]): Awaitable<void> {
     if (jobs.length === 0) return;
     const now = this.clock.now();
-    this.backend.requeue(
-      jobs.map((j) => j.id),
-      now,
+    return after(
+      this.backend.requeue(
+        jobs.map((j) => j.id),
+        now,
+      ),
+      () => {
+        if (this.shared) return this.poke();
+        const touched = new Set<string>();
+        for (const job of jobs) {
+          this.pushWaiting(this.durableQueue(job.queue), { ...job, enqueued_at: now });
+          touched.add(job.queue);
+        }
+        for (const q of touched) this.wake(q);
+      },
     );
-    const touched = new Set<string>();
-    for (const job of jobs) {
-      this.pushWaiting(this.durableQueue(job.queue), { ...job, enqueued_at: now });
-      touched.add(job.queue);
-    }
-    for (const q of touched) this.wake(q);
   }
 
   private moveDueRetries(): void {
-    this.requeueFailed(this.retrySet.takeDue(this.clock.now()));
+    this.quietly(this.requeueFailed(this.retrySet.takeDue(this.clock.now())), 'could not move due retries back');
   }
 
   /** Empties the dead set; returns how many jobs it held. */
-  clearDead(): number {
+  clearDead(): Awaitable<number> {
     return this.backend.clearDead();
   }
 
   /** Moves dead jobs (all, or the given ids) back into their queues; returns how many. */
-  retryDead(ids?: number[]): number {
-    const dead = this.backend.deadByIds(ids);
-    const now = this.clock.now();
-    this.backend.requeue(
-      dead.map((j) => j.id),
-      now,
-    );
-    for (const job of dead) {
-      this.pushWaiting(this.durableQueue(job.queue), { ...job, retry_count: job.retry_count, enqueued_at: now });
-      this.wake(job.queue);
-    }
-    return dead.length;
+  retryDead(ids?: number[]): Awaitable<number> {
+    return after(this.backend.deadByIds(ids), (dead) => {
+      const now = this.clock.now();
+      return after(
+        this.backend.requeue(
+          dead.map((j) => j.id),
+          now,
+        ),
+        () => {
+          if (this.shared) {
+            this.poke();
+            return dead.length;
+          }
+          for (const job of dead) {
+            this.pushWaiting(this.durableQueue(job.queue), { ...job, retry_count: job.retry_count, enqueued_at: now });
+            this.wake(job.queue);
+          }
+          return dead.length;
+        },
+      );
+    });
   }
 
-  private saveCounters(): void {
+  /** Saves the counters of memory jobs; marked saved before the write, unsaved again if it fails. */
+  private saveCounters(): Awaitable<void> {
     if (this.runner.closed || !this.counts.hasUnsaved()) return;
     const counters = this.counts.unsaved();
-    this.backend.addCounters(counters);
     this.counts.saved(counters);
+    try {
+      const written = this.backend.addCounters(counters);
+      if (written instanceof Promise) {
+        return written.catch((err: unknown) => {
+          this.counts.unsave(counters);
+          throw err;
+        });
+      }
+    } catch (err) {
+      this.counts.unsave(counters);
+      throw err;
+    }
   }
 
   /** Stops taking jobs, asks running ones to give up, waits a little for them, saves the counters. */
@@ -370,11 +557,16 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
     this.stopping = true;
     for (const cancel of this.timers) cancel();
     this.topology.stopAll();
+    this.poke();
     await this.runner.stop(graceMs);
     try {
-      this.saveCounters();
+      await this.saveCounters();
     } finally {
       this.runner.closed = true;
+      if (this.shared) {
+        await this.fetchLoopDone;
+        await this.shared.leave().catch((err: unknown) => this.log.warn({ err }, 'could not leave Redis cleanly; its jobs in flight run again once its heartbeat expires'));
+      }
     }
   }
 }

@@ -12,6 +12,12 @@ export class KindRegistry {
     return this.kinds.get(name);
   }
 
+  /** The kind registered for a class name (a job pushed by Sidekiq's client names only its class). */
+  kindOfClass(cls: string): string | undefined {
+    for (const [name, def] of this.kinds) if (def.class === cls) return name;
+    return undefined;
+  }
+
   /** Queues of Jobscope's own kinds: listed from the start, never deleted nor forgotten. */
   declaredQueues(): string[] {
     return [...this.kinds.values()].filter((d) => d.declare !== false).map((d) => d.queue);

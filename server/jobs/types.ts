@@ -16,6 +16,12 @@ export interface Job {
   created_at: number;
   /** When it entered its queue (again): what latency is measured from. */
   enqueued_at: number;
+  /** Sidekiq's job id (24 hex chars), for a job kept in Redis; `id` is derived from it there. */
+  jid?: string;
+  /** The payload exactly as the Redis backend stored it (the working list's member, removed on the job's end). */
+  raw?: string;
+  /** A Redis job's first failure, epoch ms (Sidekiq keeps `failed_at` across retries). */
+  first_failed_at?: number;
 }
 
 /** A job in the retry or dead set, with why it failed. */

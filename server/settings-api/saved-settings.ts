@@ -6,14 +6,21 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import { ConfigError, SAVABLE, SETTINGS_FILE, boundsOf, parseValue, readSavedSettings, savedValueProblem, settingName, type Config, type SettingSpec } from '../config.ts';
 import { isLoopbackHost } from '../host-address.ts';
+import { redactedUrl } from '../sidekiq/redis-url.ts';
 import type { SettingsView } from '../contract/settings.ts';
 import { PRIVATE_FILE_MODE } from '../store/private-files.ts';
 
-/** The value in the units a person types (MiB for sizes), as flags take it. */
+/** The value in the units a person types (MiB for sizes), as flags take it; a Redis URL without its password. */
 function display(spec: SettingSpec, v: unknown): string | number | boolean | null {
   if (v === undefined || v === null) return null;
+  if (spec.key === 'redisUrl' && typeof v === 'string') return redactedUrl(v);
   if (spec.kind === 'mb' && typeof v === 'number') return Math.round((v / (1024 * 1024)) * 1000) / 1000;
   return v as string | number | boolean;
+}
+
+/** A saved value (already in the units a person types) as shown: a Redis URL without its password. */
+function shown(spec: SettingSpec, v: string | number | boolean | null): string | number | boolean | null {
+  return spec.key === 'redisUrl' && typeof v === 'string' ? redactedUrl(v) : v;
 }
 
 export function settingsView(config: Config): SettingsView {
@@ -36,8 +43,8 @@ export function settingsView(config: Config): SettingsView {
         help: spec.help,
         default: display(spec, spec.default === undefined ? null : spec.kind === 'mb' ? Number(spec.default) * 1024 * 1024 : spec.default),
         effective,
-        saved: savedValue === undefined || (savedValue !== null && typeof savedValue === 'object') ? null : (savedValue as string | number | boolean),
-        restart_required: savedValue !== undefined && savedValue !== null && problem === null && String(savedValue) !== String(effective),
+        saved: savedValue === undefined || (savedValue !== null && typeof savedValue === 'object') ? null : shown(spec, savedValue as string | number | boolean | null),
+        restart_required: savedValue !== undefined && savedValue !== null && problem === null && String(shown(spec, savedValue as string | number | boolean)) !== String(effective),
         choices: spec.choices ? [...spec.choices] : null,
         min: bounds?.min ?? null,
         max: bounds?.max ?? null,

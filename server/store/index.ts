@@ -15,7 +15,7 @@ import { newToken } from '../auth/tokens.ts';
 import type { MonitorStore } from './monitor-ports.ts';
 import { sqliteMonitorStore } from './monitor-store.ts';
 import { SqliteJobBackend } from './sqlite-job-backend.ts';
-import type { JobBackend } from '../jobs/backend.ts';
+import type { SyncJobBackend } from '../jobs/backend.ts';
 import type { ArtifactsPort, BuildsPort, ListingsPort, ProjectsPort, RunnersPort, SecretsPort, TracesPort, Transactions, UiStatePort, UsersPort } from './ports.ts';
 import { UiStateFile } from './ui-state.ts';
 
@@ -26,8 +26,8 @@ import { UiStateFile } from './ui-state.ts';
  */
 export interface Store extends Transactions {
   layout: DataDirLayout;
-  /** Where the job system keeps its jobs, retries, dead set and counters (SQLite here; Redis later). */
-  jobBackend: JobBackend;
+  /** Where the job system keeps its jobs, retries, dead set and counters (SQLite: every step done when the call returns;  swaps in the Redis adapter in app.ts). */
+  jobBackend: SyncJobBackend;
   /** The instance's tokens (the `settings` table; not user settings: those are in config.ts and settings.json). */
   secrets: SecretsPort;
   users: UsersPort;

@@ -2,7 +2,7 @@
 // one transaction of a few cached statements. The size of the dead set is counted here, by the only
 // writer of those rows, so trimming sorts the set only once it is over its bound.
 import type { Db } from './db.ts';
-import type { JobBackend, NewJob, RecoveredJobs } from '../jobs/backend.ts';
+import type { NewJob, RecoveredJobs, SyncJobBackend } from '../jobs/backend.ts';
 import type { FailedJob, Job, JobCounters } from '../jobs/types.ts';
 import { isPlainObject, storedInt, storedJson, storedTime, storedTimeOr0 } from './row-values.ts';
 
@@ -41,7 +41,7 @@ const toJob = (r: JobRow): FailedJob => ({
 
 const ADD_COUNTER = 'INSERT INTO job_counters (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = value + excluded.value';
 
-export class SqliteJobBackend implements JobBackend {
+export class SqliteJobBackend implements SyncJobBackend {
   private deadCount = 0;
 
   constructor(private readonly db: Db) {}

@@ -5,12 +5,12 @@ import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../server/store/index.ts';
 import { resolveConfig } from '../../server/config.ts';
-import type { JobBackend, NewJob } from '../../server/jobs/backend.ts';
+import type { NewJob, SyncJobBackend } from '../../server/jobs/backend.ts';
 import type { FailedJob, Job } from '../../server/jobs/types.ts';
 import { tempDir } from '../helpers/server.ts';
 
 const open: { store: Store; dir: string }[] = [];
-function openBackend(dir = tempDir()): { backend: JobBackend; dir: string } {
+function openBackend(dir = tempDir()): { backend: SyncJobBackend; dir: string } {
   const store = openStore(resolveConfig({ dataDir: dir, logLevel: 'silent' }, {}));
   open.push({ store, dir });
   const backend = store.jobBackend;

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../server/store/index.ts';
 import { resolveConfig } from '../../server/config.ts';
-import type { JobBackend, NewJob } from '../../server/jobs/backend.ts';
+import type { NewJob, SyncJobBackend } from '../../server/jobs/backend.ts';
 import type { FailedJob, Job } from '../../server/jobs/types.ts';
 import { tempDir } from '../helpers/server.ts';
 
@@ -13,7 +13,7 @@ function openBackend(dir = tempDir()) {
   const store = openStore(resolveConfig({ dataDir: dir, logLevel: 'silent' }, {}));
   open.push({ store, dir });
   // Through the port, as the job system sees it.
-  const backend: JobBackend = store.jobBackend;
+  const backend: SyncJobBackend = store.jobBackend;
   return { backend, store, dir };
 }
 function reopen(dir: string) {

@@ -1,0 +1,431 @@
+// The job backend on Redis, in Sidekiq 6.4's layout (/work/shared/spec/sidekiq-redis-layout.md), so
+// Sidekiq's own API, a real Sidekiq and other Jobscope servers share one truth:
+// - queues: SADD queues <name>, LPUSH queue:<name> <payload> (Sidekiq's client); Jobscope also keeps
+//   the names it created in `jobscope:queues` (the queues Jobscope servers serve besides their
+//   built-in ones, so a queue only a Sidekiq app serves is never taken from).
+// - reliable fetch (as GitLab's reliable fetcher): LMOVE queue:<name> → working:<identity> in one
+//   script over the served queues; a job's end removes it from the working list in the same MULTI
+//   as its result. A process whose heartbeat hash has expired is dead: any server puts its working
+//   list back at the tail of the jobs' queues (they run next).
+// - retries: ZADD retry <at> <payload with error_message, error_class, failed_at, retry_count>;
+//   Sidekiq's backoff is computed by the job runner (sidekiqRetryDelay); due retries are moved back
+//   by a script (ZREM then LPUSH), so with several servers each moves a job once.
+// - dead: ZADD dead <now>, trimmed to --job-dead-max and 6 months (Sidekiq's dead_max_jobs/timeout).
+// - processes: SADD processes <identity>, HSET <identity> info busy beat quiet, EXPIRE ttl.
+// - counters: INCRBY stat:processed / stat:failed and the per-day keys (kept 5 years, as Sidekiq).
+import crypto from 'node:crypto';
+import os from 'node:os';
+import { Redis } from 'ioredis';
+import type { NewJob, ProcessBeat, RecoveredJobs, SharedJobBackend } from '../jobs/backend.ts';
+import type { FailedJob, Job, JobCounters } from '../jobs/types.ts';
+import type { MetricsView } from '../metrics-api/source.ts';
+import { readSidekiq } from '../sidekiq/read.ts';
+import { viewOf } from '../sidekiq/source.ts';
+
+const SIX_MONTHS_S = 180 * 24 * 3600;
+const FIVE_YEARS_S = 5 * 365 * 24 * 3600;
+
+/** Jobscope's numeric id of a Redis job: the first 48 bits of its jid (unique in practice, exact in a double). */
+export function idOfJid(jid: string): number {
+  const n = parseInt(jid.slice(0, 12), 16);
+  return Number.isFinite(n) ? n : 0;
+}
+
+const newJid = () => crypto.randomBytes(12).toString('hex');
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+interface Payload {
+  class?: unknown;
+  args?: unknown;
+  jid?: unknown;
+  queue?: unknown;
+  retry?: unknown;
+  created_at?: unknown;
+  enqueued_at?: unknown;
+  jobscope_kind?: unknown;
+  error_message?: unknown;
+  error_class?: unknown;
+  failed_at?: unknown;
+  retried_at?: unknown;
+  retry_count?: unknown;
+  [k: string]: unknown;
+}
+
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+
+/** What a job kind is, from the payload: Jobscope's own tag, else the kind registered for its class. */
+export type KindOfClass = (cls: string) => string | undefined;
+
+// LMOVE from the first non-empty queue into the working list: one round trip for any number of queues.
+const FETCH = `
+for i = 2, #KEYS do
+  local v = redis.call('LMOVE', KEYS[i], KEYS[1], 'RIGHT', 'LEFT')
+  if v then return v end
+end
+return false`;
+
+// Moves one member of a sorted set (retry or dead) into its queue, only if this caller removed it.
+const REQUEUE = `
+if redis.call('ZREM', KEYS[1], ARGV[1]) == 1 then
+  redis.call('SADD', KEYS[3], ARGV[3])
+  redis.call('LPUSH', KEYS[2], ARGV[2])
+  return 1
+end
+return 0`;
+
+// A dead process's working list back to the tails of its jobs' queues (they were the oldest).
+const ORPHANS = `
+local n = 0
+while true do
+  local v = redis.call('RPOP', KEYS[1])
+  if not v then break end
+  local ok, job = pcall(cjson.decode, v)
+  local q = 'default'
+  if ok and type(job) == 'table' and type(job.queue) == 'string' then q = job.queue end
+  redis.call('SADD', 'queues', q)
+  redis.call('RPUSH', 'queue:' .. q, v)
+  n = n + 1
+end
+redis.call('SREM', KEYS[2], ARGV[1])
+return n`;
+
+type Scripted = Redis & {
+  jsFetch(numKeys: number, ...keysAndArgs: string[]): Promise<string | null>;
+  jsRequeue(setKey: string, queueKey: string, queuesKey: string, member: string, payload: string, queue: string): Promise<number>;
+  jsOrphans(workingKey: string, workingSet: string, identity: string): Promise<number>;
+};
+
+export interface RedisJobBackendOptions {
+  url: string;
+  processTtlS: number;
+  /** The job system's clock. */
+  now: () => number;
+  kindOf: KindOfClass;
+  maxQueuesRead: number;
+}
+
+export class RedisJobBackend implements SharedJobBackend {
+  readonly shared = true as const;
+  readonly identity = `${os.hostname()}:${process.pid}:${crypto.randomBytes(6).toString('hex')}`;
+  readonly beatEveryMs: number;
+  private readonly redis: Scripted;
+  private readonly working: string;
+
+  constructor(private readonly opts: RedisJobBackendOptions) {
+    this.beatEveryMs = Math.min(5000, Math.floor((opts.processTtlS * 1000) / 3));
+    const redis = new Redis(opts.url, { lazyConnect: true, connectionName: 'jobscope-jobs', maxRetriesPerRequest: 3 });
+    redis.defineCommand('jsFetch', { lua: FETCH });
+    redis.defineCommand('jsRequeue', { numberOfKeys: 3, lua: REQUEUE });
+    redis.defineCommand('jsOrphans', { numberOfKeys: 2, lua: ORPHANS });
+    this.redis = redis as Scripted;
+    this.working = `working:${this.identity}`;
+  }
+
+  // ---- payloads ------------------------------------------------------------------------------
+
+  private payload(job: Job | NewJob, jid: string, extra: Record<string, unknown> = {}): string {
+    return JSON.stringify({
+      class: job.class,
+      args: [job.args],
+      retry: job.retry,
+      queue: job.queue,
+      jid,
+      created_at: job.created_at / 1000,
+      enqueued_at: job.enqueued_at / 1000,
+      jobscope_kind: job.kind,
+      ...extra,
+    });
+  }
+
+  private failedPayload(job: FailedJob, set: 'retry' | 'dead'): string {
+    const jid = job.jid ?? newJid();
+    const colon = job.error?.indexOf(': ') ?? -1;
+    const errorClass = job.error && colon > 0 ? job.error.slice(0, colon) : 'StandardError';
+    const errorMessage = job.error && colon > 0 ? job.error.slice(colon + 2) : (job.error ?? '');
+    const failedAt = (job.first_failed_at ?? job.failed_at ?? this.opts.now()) / 1000;
+    const extra: Record<string, unknown> = {
+      error_message: errorMessage,
+      error_class: errorClass,
+      failed_at: failedAt,
+      // Sidekiq's retry_count is failures - 1. Jobscope's counts retries made or scheduled: a job
+      // going into the retry set has it raised already (= failures), one going to die has not.
+      retry_count: set === 'retry' ? Math.max(0, job.retry_count - 1) : job.retry_count,
+    };
+    if (job.retry_count > 1 || (job.first_failed_at !== undefined && job.failed_at !== null)) extra.retried_at = (job.failed_at ?? this.opts.now()) / 1000;
+    return this.payload(job, jid, extra);
+  }
+
+  /** A stored payload as a job; `score` (epoch s) is the retry time in the retry set. */
+  parse(raw: string, score: number | null = null, inDead = false): FailedJob | null {
+    let p: Payload;
+    try {
+      p = JSON.parse(raw) as Payload;
+    } catch {
+      return null;
+    }
+    if (!p || typeof p !== 'object' || typeof p.class !== 'string') return null;
+    const jid = typeof p.jid === 'string' ? p.jid : '';
+    const args = Array.isArray(p.args) && p.args.length > 0 && p.args[0] !== null && typeof p.args[0] === 'object' && !Array.isArray(p.args[0]) ? (p.args[0] as Record<string, unknown>) : {};
+    const kind = typeof p.jobscope_kind === 'string' ? p.jobscope_kind : (this.opts.kindOf(p.class) ?? p.class);
+    const retry = p.retry === false ? false : p.retry === true || p.retry === undefined ? 25 : (num(p.retry) ?? 25);
+    const failedAt = num(p.failed_at);
+    const retriedAt = num(p.retried_at);
+    const sidekiqCount = num(p.retry_count);
+    const error = typeof p.error_class === 'string' ? `${p.error_class}: ${typeof p.error_message === 'string' ? p.error_message : ''}` : null;
+    return {
+      id: idOfJid(jid),
+      jid,
+      raw,
+      queue: typeof p.queue === 'string' ? p.queue : 'default',
+      class: p.class,
+      kind,
+      args,
+      retry: typeof retry === 'number' ? Math.max(0, Math.floor(retry)) : retry,
+      retry_count: sidekiqCount === null ? 0 : inDead ? sidekiqCount : sidekiqCount + 1,
+      created_at: (num(p.created_at) ?? num(p.enqueued_at) ?? 0) * 1000,
+      enqueued_at: (num(p.enqueued_at) ?? 0) * 1000,
+      run_at: score === null ? null : score * 1000,
+      failed_at: retriedAt !== null ? retriedAt * 1000 : failedAt !== null ? failedAt * 1000 : null,
+      first_failed_at: failedAt !== null ? failedAt * 1000 : undefined,
+      error,
+    };
+  }
+
+  private counters(m: ReturnType<Redis['multi']>, c: JobCounters): void {
+    const today = day(this.opts.now());
+    for (const [name, n] of [
+      ['processed', c.processed],
+      ['failed', c.failed],
+    ] as const) {
+      if (n === 0) continue;
+      m.incrby(`stat:${name}`, n).incrby(`stat:${name}:${today}`, n).expire(`stat:${name}:${today}`, FIVE_YEARS_S);
+    }
+  }
+
+  private async exec(m: ReturnType<Redis['multi']>): Promise<unknown[]> {
+    const res = await m.exec();
+    if (!res) throw new Error('Redis MULTI was aborted');
+    for (const [err] of res) if (err) throw err;
+    return res.map(([, v]) => v);
+  }
+
+  // ---- JobBackend ----------------------------------------------------------------------------
+
+  async recover(): Promise<RecoveredJobs> {
+    if (this.redis.status === 'wait') await this.redis.connect();
+    await this.recoverOrphans();
+    const [processed, failed, queues] = await this.exec(this.redis.multi().get('stat:processed').get('stat:failed').smembers('jobscope:queues'));
+    return {
+      queues: (queues as string[]).sort(),
+      waiting: [],
+      retries: [],
+      counters: { processed: Number(processed ?? 0) || 0, failed: Number(failed ?? 0) || 0 },
+    };
+  }
+
+  async addQueue(name: string): Promise<void> {
+    await this.exec(this.redis.multi().sadd('queues', name).sadd('jobscope:queues', name));
+  }
+
+  async deleteQueues(names: string[]): Promise<number> {
+    let dropped = 0;
+    const retries = await this.redis.zrange('retry', '0', '-1');
+    for (const name of names) {
+      const m = this.redis.multi().llen(`queue:${name}`).del(`queue:${name}`).srem('queues', name).srem('jobscope:queues', name);
+      for (const raw of retries) if (this.parse(raw)?.queue === name) m.zrem('retry', raw);
+      const res = await this.exec(m);
+      dropped += Number(res[0]) + res.slice(4).reduce<number>((a, v) => a + Number(v), 0);
+    }
+    return dropped;
+  }
+
+  async push(jobs: NewJob[]): Promise<Job[]> {
+    const out: Job[] = [];
+    const m = this.redis.multi();
+    const queues = new Set<string>();
+    for (const job of jobs) {
+      const jid = newJid();
+      const raw = this.payload(job, jid);
+      queues.add(job.queue);
+      m.lpush(`queue:${job.queue}`, raw);
+      out.push({ ...job, id: idOfJid(jid), jid, raw });
+    }
+    for (const q of queues) m.sadd('queues', q).sadd('jobscope:queues', q);
+    await this.exec(m);
+    return out;
+  }
+
+  claim(): void {
+    // fetch() already moved the job into this process's working list.
+  }
+
+  async ack(job: Job, counters: JobCounters): Promise<void> {
+    const m = this.redis.multi();
+    if (job.raw) m.lrem(this.working, 1, job.raw);
+    this.counters(m, counters);
+    await this.exec(m);
+  }
+
+  async retryLater(job: FailedJob, counters: JobCounters): Promise<void> {
+    const m = this.redis.multi();
+    if (job.raw) m.lrem(this.working, 1, job.raw);
+    m.zadd('retry', String((job.run_at ?? this.opts.now()) / 1000), this.failedPayload(job, 'retry'));
+    this.counters(m, counters);
+    await this.exec(m);
+  }
+
+  async kill(job: FailedJob, counters: JobCounters, keep: number): Promise<void> {
+    const now = this.opts.now() / 1000;
+    const m = this.redis.multi();
+    if (job.raw) m.lrem(this.working, 1, job.raw);
+    m.zadd('dead', String(now), this.failedPayload(job, 'dead'))
+      .zremrangebyscore('dead', '-inf', String(now - SIX_MONTHS_S))
+      .zremrangebyrank('dead', 0, -(keep + 1));
+    this.counters(m, counters);
+    await this.exec(m);
+  }
+
+  /** Moves these members of `set` back into their queues as of `now`; returns the jobs this call moved. */
+  private async requeueMembers(set: 'retry' | 'dead', members: string[], now: number): Promise<FailedJob[]> {
+    const moved: FailedJob[] = [];
+    for (const raw of members) {
+      const job = this.parse(raw);
+      if (!job) continue;
+      let p: Payload;
+      try {
+        p = JSON.parse(raw) as Payload;
+      } catch {
+        continue;
+      }
+      const again = JSON.stringify({ ...p, enqueued_at: now / 1000 });
+      if ((await this.redis.jsRequeue(set, `queue:${job.queue}`, 'queues', raw, again, job.queue)) === 1) moved.push(job);
+    }
+    return moved;
+  }
+
+  async requeue(ids: number[], now: number): Promise<void> {
+    const want = new Set(ids);
+    for (const set of ['retry', 'dead'] as const) {
+      const members = (await this.redis.zrange(set, '0', '-1')).filter((raw) => want.has(this.parse(raw)?.id ?? -1));
+      await this.requeueMembers(set, members, now);
+    }
+  }
+
+  async addCounters(counters: JobCounters): Promise<void> {
+    const m = this.redis.multi();
+    this.counters(m, counters);
+    await this.exec(m);
+  }
+
+  async dead(limit: number, offset = 0): Promise<FailedJob[]> {
+    const raws = await this.redis.zrevrange('dead', offset, offset + limit - 1);
+    return raws.map((r) => this.parse(r, null, true)).filter((j): j is FailedJob => j !== null);
+  }
+
+  deadSize(): Promise<number> {
+    return this.redis.zcard('dead');
+  }
+
+  async deleteFailed(ids: number[], set: 'retry' | 'dead'): Promise<number[]> {
+    const want = new Set(ids);
+    const gone: number[] = [];
+    for (const raw of await this.redis.zrange(set, '0', '-1')) {
+      const job = this.parse(raw);
+      if (job && want.has(job.id) && (await this.redis.zrem(set, raw)) === 1) gone.push(job.id);
+    }
+    return gone;
+  }
+
+  async clearRetries(): Promise<number> {
+    const [n] = await this.exec(this.redis.multi().zcard('retry').del('retry'));
+    return Number(n);
+  }
+
+  async deadByIds(ids: number[] | undefined): Promise<FailedJob[]> {
+    const want = ids ? new Set(ids) : undefined;
+    return (await this.redis.zrange('dead', '0', '-1')).map((r) => this.parse(r, null, true)).filter((j): j is FailedJob => j !== null && (!want || want.has(j.id)));
+  }
+
+  async clearDead(): Promise<number> {
+    const [n] = await this.exec(this.redis.multi().zcard('dead').del('dead'));
+    return Number(n);
+  }
+
+  // ---- SharedJobBackend ----------------------------------------------------------------------
+
+  async fetch(queues: string[]): Promise<Job | null> {
+    if (queues.length === 0) return null;
+    const raw = await this.redis.jsFetch(queues.length + 1, this.working, ...queues.map((q) => `queue:${q}`));
+    if (raw === null) return null;
+    const job = this.parse(raw);
+    if (job) return job;
+    // Not a job payload (something else pushed into the list): drop it from the working list.
+    await this.redis.lrem(this.working, 1, raw);
+    return null;
+  }
+
+  async moveDue(now: number): Promise<number> {
+    const due = await this.redis.zrangebyscore('retry', '-inf', String(now / 1000), 'LIMIT', 0, 100);
+    return (await this.requeueMembers('retry', due, now)).length;
+  }
+
+  async recoverOrphans(): Promise<number> {
+    const owners = await this.redis.smembers('jobscope:working');
+    let n = 0;
+    for (const identity of owners) {
+      if (identity === this.identity) continue;
+      if ((await this.redis.exists(identity)) === 1) continue;
+      n += await this.redis.jsOrphans(`working:${identity}`, 'jobscope:working', identity);
+    }
+    return n;
+  }
+
+  async beat(p: ProcessBeat): Promise<void> {
+    const info = {
+      hostname: p.hostname,
+      started_at: p.startedAt / 1000,
+      pid: p.pid,
+      tag: p.tag,
+      concurrency: p.concurrency,
+      queues: [...new Set(p.queues)],
+      labels: p.labels,
+      identity: this.identity,
+    };
+    await this.exec(
+      this.redis
+        .multi()
+        .sadd('processes', this.identity)
+        .sadd('jobscope:working', this.identity)
+        .hset(this.identity, 'info', JSON.stringify(info), 'busy', String(p.busy), 'beat', String(Date.now() / 1000), 'quiet', 'false', 'rss', String(Math.round(process.memoryUsage.rss() / 1024)))
+        .expire(this.identity, this.opts.processTtlS),
+    );
+  }
+
+  async retries(): Promise<FailedJob[]> {
+    const flat = await this.redis.zrange('retry', '0', '-1', 'WITHSCORES');
+    const out: FailedJob[] = [];
+    for (let i = 0; i < flat.length; i += 2) {
+      const job = this.parse(flat[i]!, Number(flat[i + 1]));
+      if (job) out.push(job);
+    }
+    return out;
+  }
+
+  servedQueues(): Promise<string[]> {
+    return this.redis.smembers('jobscope:queues');
+  }
+
+  async read(): Promise<MetricsView> {
+    return viewOf(await readSidekiq(this.redis, '', { maxQueues: this.opts.maxQueuesRead, maxProcesses: 100_000, days: 1 }, this.opts.now));
+  }
+
+  async leave(): Promise<void> {
+    try {
+      // Jobs cut off by the stop go back to the tails of their queues at once (they run next).
+      await this.redis.jsOrphans(this.working, 'jobscope:working', this.identity);
+      await this.exec(this.redis.multi().srem('processes', this.identity).del(this.identity));
+    } finally {
+      this.redis.disconnect();
+    }
+  }
+}
