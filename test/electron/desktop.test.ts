@@ -8,7 +8,7 @@ import { startDesktop, type Desktop } from '../../electron/desktop.ts';
 import { IPC } from '../../electron/bridge-types.ts';
 import { tempDir } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
-import { FakeWindow, fakeElectron } from './fake-electron.ts';
+import { FakeTray, FakeWindow, fakeElectron } from './fake-electron.ts';
 
 const PRELOAD = '/opt/jobscope/dist-electron/preload.cjs';
 const env = { JOBSCOPE_LOG_LEVEL: 'silent', JOBSCOPE_MONITOR_INTERVAL_MS: '3600000' };
@@ -16,6 +16,7 @@ const cleanup: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const fn of cleanup.splice(0).reverse()) await fn();
   FakeWindow.all = [];
+  FakeTray.all = [];
 });
 
 async function launch(userData = tempDir('jobscope-electron-')) {

@@ -2,7 +2,7 @@
 // the worst queue the monitor sampled (tooltip, macOS title, the menu's first line), follows the
 // backlog as it changes, opens the window on a click, quits from its menu; and the ranking itself.
 import fs from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startDesktop, type Desktop } from '../../electron/desktop.ts';
 import { describeWorst, worstQueue } from '../../server/hosts/worst-queue.ts';
 import { tempDir } from '../helpers/server.ts';
@@ -14,6 +14,12 @@ const ICON = 'renderer/public/tray-icon.png';
 // Sampling every 300 ms and one worker slot: jobs queued behind a long one stay waiting.
 const env = { JOBSCOPE_LOG_LEVEL: 'silent', JOBSCOPE_MONITOR_INTERVAL_MS: '300', JOBSCOPE_JOB_CONCURRENCY: '1' };
 const cleanup: (() => Promise<void> | void)[] = [];
+// Test files share one module graph (vitest isolate: false): another file's windows and trays may
+// still be listed when this one starts.
+beforeEach(() => {
+  FakeWindow.all = [];
+  FakeTray.all = [];
+});
 afterEach(async () => {
   for (const fn of cleanup.splice(0).reverse()) await fn();
   FakeWindow.all = [];
