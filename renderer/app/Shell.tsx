@@ -38,7 +38,7 @@ export function Shell({ onSignOut, canSignOut }: { onSignOut: () => void; canSig
     <SelectedConnection.Provider value={selected}>
       <div className="shell">
         <header className="topbar">
-          <span className="brand">Jobscope</span>
+          <h1 className="brand">Jobscope</h1>
           <HeaderNav views={MENU} activeId={entry.id} />
           <label className="inline">
             <span className="muted small">Connection</span>

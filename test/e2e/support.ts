@@ -103,6 +103,10 @@ export function legendItem(page: Page, chartTestId: string, name: string) {
  *  serious or critical violation as one line naming the rule, with the first elements it found. */
 export async function accessibilityProblems(page: Page): Promise<string[]> {
   const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice']).analyze();
+  // One line per check, so a run's log gives the figures (the moderate and minor ones are allowed).
+  const count = (impact: string) => result.violations.filter((v) => v.impact === impact).length;
+  const lesser = result.violations.filter((v) => v.impact !== 'serious' && v.impact !== 'critical').map((v) => v.id);
+  console.log(`[axe] ${new URL(page.url()).hash || '/'}: ${result.passes.length} rules passed; violations critical ${count('critical')}, serious ${count('serious')}, moderate ${count('moderate')}, minor ${count('minor')}${lesser.length ? ` (${lesser.join(', ')})` : ''}`);
   return result.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.impact} ${v.id}: ${v.help}\n${v.nodes.slice(0, 5).map((n) => `    ${n.target.join(' ')}: ${n.failureSummary?.split('\n').slice(1, 2).join('').trim() ?? ''}`).join('\n')}`);

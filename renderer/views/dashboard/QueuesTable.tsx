@@ -87,12 +87,12 @@ export function QueuesTable({ connectionId, current, spark, deletable = false }:
       {notice && <p className={`small ${notice.error ? 'error' : 'muted'}`} role="status" data-testid="queue-delete-message">{notice.text}</p>}
       <div className="vtable" role="table" aria-label="Queues" data-testid="queues-table">
         <div className={`vrow vhead${deletable ? ' with-actions' : ''}`} role="row">
-          <span role="columnheader" className="c-pin" />
+          <span role="columnheader" className="c-pin"><span className="sr-only">Pinned</span></span>
           {header('name', 'Name', 'c-name')}
           {header('backlog', <Glossary term="backlog">Backlog</Glossary>, 'c-num')}
           {header('latency', <Glossary term="latency">Latency</Glossary>, 'c-num')}
           <span role="columnheader" className="c-spark">Backlog trend</span>
-          {deletable && <span role="columnheader" className="c-act" />}
+          {deletable && <span role="columnheader" className="c-act"><span className="sr-only">Actions</span></span>}
         </div>
         <div ref={scroller} className="vbody" style={{ height: Math.min(360, Math.max(ROW, rows.length * ROW)) }}>
           <div style={{ height: virtual.getTotalSize(), position: 'relative' }}>

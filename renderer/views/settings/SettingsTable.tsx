@@ -53,7 +53,7 @@ export function SettingsTable({ view }: { view: SettingsView }) {
       <div className="table-wrap">
         <table data-testid="settings-table">
           <thead>
-            <tr><th>Setting</th><th>What it does</th><th>Default</th><th>In force</th><th>Saved for next start</th><th /></tr>
+            <tr><th>Setting</th><th>What it does</th><th>Default</th><th>In force</th><th>Saved for next start</th><th><span className="sr-only">Actions</span></th></tr>
           </thead>
           <tbody>
             {view.settings.map((s) => {
