@@ -2,7 +2,7 @@
 // the retry set (retry now, delete) and the dead set (retry, delete), each list paged the way
 // GitLab's API pages (`page`, `per_page`, X-Total… headers) so that the arrays stay what they were
 // for callers that know no pages. Everything is read from the job system (its memory mirror or
-// its backend), never with SQL here.
+// its backend; on Redis a queue's views are Redis's, jobs/queue-views.ts), never with SQL here.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
@@ -12,9 +12,9 @@ import {
   type FailedJobView as FailedJobViewT, type QueuedJobView as QueuedJobViewT, type QueueView as QueueViewT,
 } from '../contract/jobs.ts';
 import { notFound } from '../http/errors.ts';
-import type { Acted, JobSystem } from '../jobs/job-system.ts';
+import type { Acted } from '../jobs/job-system.ts';
 import type { FailedJob, Job } from '../jobs/types.ts';
-import type { JobQueue } from '../jobs/queue.ts';
+import type { QueueState } from '../jobs/queue-views.ts';
 import { isoTime, isoTimeOr0 } from '../store/row-values.ts';
 
 const tags = ['control API: jobs'];
@@ -56,23 +56,15 @@ const queuedView = (j: Job): QueuedJobViewT => ({
   enqueued_at: isoTimeOr0(j.enqueued_at),
 });
 
-export function queueView(jobs: JobSystem, q: JobQueue, served: number): QueueViewT {
-  return {
-    name: q.name,
-    durable: q.durable,
-    backlog: q.backlog,
-    latency: q.latency(jobs.now()),
-    oldest_enqueued_at: isoTime(q.oldestEnqueuedAt()),
-    processes: served,
-    builtin: jobs.isBuiltin(q.name),
-  };
-}
-
-export function servedCounts(jobs: JobSystem): Map<string, number> {
-  const served = new Map<string, number>();
-  for (const p of jobs.processes()) for (const name of p.queueNames()) served.set(name, (served.get(name) ?? 0) + 1);
-  return served;
-}
+export const queueView = (q: QueueState): QueueViewT => ({
+  name: q.name,
+  durable: q.durable,
+  backlog: q.backlog,
+  latency: q.latency,
+  oldest_enqueued_at: isoTime(q.oldestEnqueuedAt),
+  processes: q.processes,
+  builtin: q.builtin,
+});
 
 interface Paging {
   page: number;
@@ -113,12 +105,12 @@ async function emptyBodyIsEmptyObject(request: FastifyRequest): Promise<void> {
 export async function jobSetsRoutes(fastify: FastifyInstance, { ctx }: { ctx: AppContext }) {
   const { jobs } = ctx;
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const queueOr404 = (name: string) => jobs.queue(name) ?? (() => { throw notFound('Queue'); })();
+  const or404 = <T>(v: T | undefined): T => v ?? (() => { throw notFound('Queue'); })();
 
   app.get(
     '/jobs/queues/:name',
     { schema: { tags, summary: 'One queue: size, latency, whether it is built in or the demo’s', params: QueueParams, response: { 200: QueueView } } },
-    async (request) => queueView(jobs, queueOr404(request.params.name), servedCounts(jobs).get(request.params.name) ?? 0),
+    async (request) => queueView(or404(await jobs.views.one(request.params.name))),
   );
 
   app.get(
@@ -133,10 +125,10 @@ export async function jobSetsRoutes(fastify: FastifyInstance, { ctx }: { ctx: Ap
       },
     },
     async (request, reply) => {
-      const q = queueOr404(request.params.name);
       const p = paging(request.query);
-      pageHeaders(reply, p, q.backlog);
-      return q.peek(p.offset, p.perPage).map(queuedView);
+      const page = or404(await jobs.views.jobs(request.params.name, p.offset, p.perPage));
+      pageHeaders(reply, p, page.total);
+      return page.jobs.map(queuedView);
     },
   );
 

@@ -11,7 +11,7 @@ import { QueueKindError, QueueLimitError } from '../jobs/job-system.ts';
 import { SYNTHETIC } from '../jobs/builtin/synthetic.ts';
 import type { LoadStatus as DemoStatus } from '../jobs/demo-load.ts';
 import { isoTime } from '../store/row-values.ts';
-import { queueView, servedCounts } from './job-sets.ts';
+import { queueView } from './job-sets.ts';
 
 const tags = ['control API: jobs'];
 // Never new Date(x).toISOString(): it throws on a time past Date's range.
@@ -45,7 +45,7 @@ export async function jobsRoutes(fastify: FastifyInstance, { ctx }: { ctx: AppCo
       try {
         const pushed = jobs.enqueue(SYNTHETIC, args, { queue: b.queue, count: b.count ?? 1, class: b.class, retry: b.retry });
         const created = pushed instanceof Promise ? await pushed : pushed;
-        return reply.code(202).send({ queue: b.queue, enqueued: created.length, backlog: jobs.queue(b.queue)?.backlog ?? 0 });
+        return reply.code(202).send({ queue: b.queue, enqueued: created.length, backlog: await jobs.views.backlog(b.queue) });
       } catch (err) {
         if (err instanceof QueueKindError || err instanceof QueueLimitError) throw conflict(err.message);
         throw err;
@@ -53,17 +53,25 @@ export async function jobsRoutes(fastify: FastifyInstance, { ctx }: { ctx: AppCo
     },
   );
 
-  app.get('/jobs/queues', { schema: { tags, summary: 'Every queue with its backlog, latency and how many processes serve it', response: { 200: Type.Array(QueueView) } } }, async () => {
-    const served = servedCounts(jobs);
-    return [...jobs.queues()].map((q) => queueView(jobs, q, served.get(q.name) ?? 0));
-  });
+  app.get(
+    '/jobs/queues',
+    {
+      schema: {
+        tags,
+        summary: 'Every queue with its backlog, latency and how many processes serve it; with --redis, Sidekiq’s Queue.all (at most --sidekiq-max-queues) and the demo’s queues',
+        response: { 200: Type.Array(QueueView) },
+      },
+    },
+    async () => (await jobs.views.list()).map(queueView),
+  );
 
   app.delete(
     '/jobs/queues/:name',
     {
       schema: {
         tags,
-        summary: 'Delete a queue of synthetic jobs: its waiting and retrying jobs are dropped, dead ones stay; built-in and demo queues answer 409',
+        summary:
+          'Delete a queue of synthetic jobs: its waiting and retrying jobs are dropped, dead ones stay; built-in and demo queues answer 409, and with --redis so does a Sidekiq app’s queue (not created by Jobscope) that holds jobs',
         params: QueueParams,
         response: { 200: DeletedQueue },
       },

@@ -85,6 +85,20 @@ export interface ProcessBeat {
   busy: number;
 }
 
+/** A queue in a shared backend as Sidekiq's API sees it (Queue#size, #latency's entry, ProcessSet). */
+export interface SharedQueue {
+  name: string;
+  /** LLEN queue:<name>. */
+  size: number;
+  /** `enqueued_at` of the job that runs next (LINDEX -1), epoch ms; null when empty or not a job. */
+  oldestEnqueuedAt: number | null;
+  /** Live processes other than this one whose heartbeat lists the queue. */
+  otherProcesses: number;
+}
+
+/** What deleting a queue of a shared backend did; undefined: Redis knows no such queue. */
+export type SharedQueueDeletion = { dropped: number } | { heldByApp: number } | undefined;
+
 /**
  * A backend other processes write too (Redis, shared with Sidekiq and other Jobscope servers): jobs
  * are taken from it, not from the in-memory mirror; metrics are read from it; the retry set is
@@ -106,6 +120,19 @@ export interface SharedJobBackend extends JobBackend {
   retries(): Promise<FailedJob[]>;
   /** Queue names Jobscope servers created (they serve these and their built-in ones). */
   servedQueues(): Promise<string[]>;
+  /** Sidekiq's Queue.all (byte order, at most --sidekiq-max-queues), each with size and oldest job; `total` = all names. */
+  queueList(): Promise<{ queues: SharedQueue[]; total: number }>;
+  /** One queue; null when Redis knows no such queue (not in `queues`, not Jobscope's, no jobs). */
+  queueInfo(name: string): Promise<SharedQueue | null>;
+  /** A page of a queue's jobs in the order they run (the list's right end first); null as queueInfo. */
+  queuePage(name: string, offset: number, limit: number): Promise<{ total: number; jobs: Job[] } | null>;
+  /** LLEN queue:<name>. */
+  queueSize(name: string): Promise<number>;
+  /**
+   * Deletes a queue Jobscope created with its waiting and retrying jobs; a queue of a Sidekiq app
+   * only when it is empty (`heldByApp`: how many jobs kept it).
+   */
+  deleteSharedQueue(name: string): Promise<SharedQueueDeletion>;
   /** One consistent read of the whole Redis, as Sidekiq's API computes it. */
   read(): Promise<MetricsView>;
   /** This process leaves: its jobs in flight go back to their queues, its heartbeat is removed, the connection closed. */

@@ -11,6 +11,7 @@ import type { Service } from '../lifecycle.ts';
 import { systemClock, type Cancel, type Clock } from '../clock.ts';
 import type { MetricsSource, MetricsView } from '../metrics-api/source.ts';
 import { after, isShared, type Awaitable, type JobBackend, type NewJob, type RecoveredJobs, type SharedJobBackend } from './backend.ts';
+import { QueueViews } from './queue-views.ts';
 import { retryDelay, sidekiqRetryDelay } from './retry.ts';
 import type { ProcessStats, QueueStats } from '../metrics-api/source.ts';
 import { KindRegistry } from './registry.ts';
@@ -48,6 +49,8 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
   private readonly counts = new Counters();
   /** The server's own pool: serves every durable queue. */
   readonly pool: WorkerPool;
+  /** What the control API shows of the queues: the memory mirror, or Redis when the backend is shared. */
+  readonly views: QueueViews;
   private readonly waitingByKind = new Map<string, number>();
   private readonly runner: JobRunner;
   /** Memory jobs are never stored, so their ids come from here. */
@@ -91,6 +94,7 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
     });
     this.topology = new Topology(() => this.clock.now(), (job, from) => this.runner.run(job, from));
     this.pool = this.topology.addPool({ hostname: os.hostname(), pid: process.pid, tag: 'jobscope', labels: [], concurrency: Math.max(1, config.jobConcurrency) });
+    this.views = new QueueViews({ topology: this.topology, shared: this.shared, now: () => this.clock.now(), isBuiltin: (name) => this.isBuiltin(name) });
   }
 
   register(kind: string, def: JobKind): void {
@@ -292,18 +296,35 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
   /**
    * Deletes a durable queue of synthetic jobs: its waiting and retrying jobs are dropped (a job in
    * flight finishes, counted, but is not retried), its dead jobs stay in the dead set. Undefined
-   * when there is no such queue.
+   * when there is no such queue. On Redis the queue is Redis's (see deleteShared).
    */
   deleteQueue(name: string): Awaitable<{ dropped: number } | undefined> {
     const q = this.topology.queue(name);
-    if (!q) return undefined;
-    if (!q.durable) throw new QueueKindError(`queue "${name}" belongs to the demo load generator; stop the demo load (DELETE /api/v3/sim/load) to remove it`);
+    if (q && !q.durable) throw new QueueKindError(`queue "${name}" belongs to the demo load generator; stop the demo load (DELETE /api/v3/sim/load) to remove it`);
     if (this.isBuiltin(name)) throw new QueueKindError(`queue "${name}" is a built-in queue of Jobscope's own jobs and cannot be deleted`);
+    if (this.shared) return this.deleteShared(this.shared, name, q);
+    if (!q) return undefined;
     this.retrySet.dropQueue(name);
     return after(this.backend.deleteQueues([name]), (dropped) => {
       for (const job of this.topology.remove(q)) this.waitingByKind.set(job.kind, (this.waitingByKind.get(job.kind) ?? 1) - 1);
       return { dropped };
     });
+  }
+
+  /**
+   * Whether the queue exists is Redis's answer, not this server's list: another server may have
+   * created it (not yet seen here) or deleted it (still served here), and Sidekiq apps' queues are
+   * in Redis only. A queue of a Sidekiq app is deleted only when empty (deleteSharedQueue says why).
+   */
+  private async deleteShared(backend: SharedJobBackend, name: string, q: JobQueue | undefined): Promise<{ dropped: number } | undefined> {
+    const done = await backend.deleteSharedQueue(name);
+    if (done && 'heldByApp' in done) {
+      throw new QueueKindError(
+        `queue "${name}" holds ${done.heldByApp} job${done.heldByApp === 1 ? '' : 's'} of a Sidekiq app (Jobscope did not create it): Jobscope deletes such a queue only when it is empty; clear it in Sidekiq Web to drop its jobs`,
+      );
+    }
+    if (q) this.topology.remove(q);
+    return done;
   }
 
   /**

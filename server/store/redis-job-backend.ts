@@ -16,11 +16,12 @@
 import crypto from 'node:crypto';
 import os from 'node:os';
 import { Redis } from 'ioredis';
-import type { NewJob, ProcessBeat, RecoveredJobs, SharedJobBackend } from '../jobs/backend.ts';
+import type { NewJob, ProcessBeat, RecoveredJobs, SharedJobBackend, SharedQueue, SharedQueueDeletion } from '../jobs/backend.ts';
 import type { FailedJob, Job, JobCounters } from '../jobs/types.ts';
 import type { MetricsView } from '../metrics-api/source.ts';
 import { readSidekiq } from '../sidekiq/read.ts';
 import { viewOf } from '../sidekiq/source.ts';
+import { readQueue, readQueueList, readQueuePage, type QueueReadOptions } from './redis-queue-reads.ts';
 
 const SIX_MONTHS_S = 180 * 24 * 3600;
 const FIVE_YEARS_S = 5 * 365 * 24 * 3600;
@@ -89,10 +90,19 @@ end
 redis.call('SREM', KEYS[2], ARGV[1])
 return n`;
 
+// Forgets a queue Jobscope did not create, only while it holds no job: checked and done in one step,
+// so a job the app pushes meanwhile is never lost. Answers how many jobs kept it, -1 when forgotten,
+// 0 when the name was not listed.
+const FORGET_EMPTY = `
+local n = redis.call('LLEN', KEYS[2])
+if n > 0 then return n end
+return -redis.call('SREM', KEYS[1], ARGV[1])`;
+
 type Scripted = Redis & {
   jsFetch(numKeys: number, ...keysAndArgs: string[]): Promise<string | null>;
   jsRequeue(setKey: string, queueKey: string, queuesKey: string, member: string, payload: string, queue: string): Promise<number>;
   jsOrphans(workingKey: string, workingSet: string, identity: string): Promise<number>;
+  jsForgetEmpty(queuesKey: string, queueKey: string, queue: string): Promise<number>;
 };
 
 export interface RedisJobBackendOptions {
@@ -117,6 +127,7 @@ export class RedisJobBackend implements SharedJobBackend {
     redis.defineCommand('jsFetch', { lua: FETCH });
     redis.defineCommand('jsRequeue', { numberOfKeys: 3, lua: REQUEUE });
     redis.defineCommand('jsOrphans', { numberOfKeys: 2, lua: ORPHANS });
+    redis.defineCommand('jsForgetEmpty', { numberOfKeys: 2, lua: FORGET_EMPTY });
     this.redis = redis as Scripted;
     this.working = `working:${this.identity}`;
   }
@@ -413,6 +424,49 @@ export class RedisJobBackend implements SharedJobBackend {
 
   servedQueues(): Promise<string[]> {
     return this.redis.smembers('jobscope:queues');
+  }
+
+  // ---- the control API's queue views (redis-queue-reads.ts) -------------------------------------
+
+  private get reads(): QueueReadOptions {
+    return { maxQueues: this.opts.maxQueuesRead, maxProcesses: 100_000, self: this.identity, now: this.opts.now };
+  }
+
+  queueList(): Promise<{ queues: SharedQueue[]; total: number }> {
+    return readQueueList(this.redis, this.reads);
+  }
+
+  queueInfo(name: string): Promise<SharedQueue | null> {
+    return readQueue(this.redis, name, this.reads);
+  }
+
+  async queuePage(name: string, offset: number, limit: number): Promise<{ total: number; jobs: Job[] } | null> {
+    const page = await readQueuePage(this.redis, name, offset, limit);
+    return page && { total: page.total, jobs: page.entries.map((raw) => this.queuedJob(raw, name)) };
+  }
+
+  /** A queue's entry as a job (in the list's queue, as Sidekiq's JobRecord); one that is no job keeps its row, so rows and X-Total agree. */
+  private queuedJob(raw: string, queue: string): Job {
+    const job = this.parse(raw);
+    if (job) return { ...job, queue };
+    return { id: 0, queue, class: '?', kind: '?', args: {}, retry: false, retry_count: 0, created_at: 0, enqueued_at: 0, raw };
+  }
+
+  queueSize(name: string): Promise<number> {
+    return this.redis.llen(`queue:${name}`);
+  }
+
+  /**
+   * Sidekiq Web's Delete (Queue#clear) UNLINKs the list and SREMs the name, whatever it holds. That
+   * is what a queue Jobscope created gets (its retries go too, as on SQLite): its jobs are synthetic.
+   * A queue Jobscope did not create is a Sidekiq app's: its jobs are real work, and a simulator's UI
+   * must not drop them, so it is only forgotten while empty (the app's next push lists it again);
+   * with jobs it is refused, and Sidekiq Web remains the place to clear it.
+   */
+  async deleteSharedQueue(name: string): Promise<SharedQueueDeletion> {
+    if ((await this.redis.sismember('jobscope:queues', name)) === 1) return { dropped: await this.deleteQueues([name]) };
+    const n = await this.redis.jsForgetEmpty('queues', `queue:${name}`, name);
+    return n > 0 ? { heldByApp: n } : n < 0 ? { dropped: 0 } : undefined;
   }
 
   async read(): Promise<MetricsView> {

@@ -1,0 +1,114 @@
+// What the control API shows of the queues (Sidekiq Web's Queues and queue pages), from wherever
+// the truth is. Without a shared backend the job system's memory mirror holds every waiting job.
+// On Redis it does not (jobs are fetched from Redis, and other servers and Sidekiq apps push and
+// take there): durable queues are read from Redis as Sidekiq's API reads them, so Jobscope and
+// Sidekiq show the same sizes, latencies and jobs; the demo's memory queues stay in memory.
+import type { Awaitable, SharedJobBackend, SharedQueue } from './backend.ts';
+import type { JobQueue } from './queue.ts';
+import type { Topology } from './topology.ts';
+import type { Job } from './types.ts';
+
+/** One queue as the views show it. */
+export interface QueueState {
+  name: string;
+  /** False for the demo's memory queues. */
+  durable: boolean;
+  backlog: number;
+  /** Whole seconds the oldest waiting job has waited (Sidekiq's `latency.to_i`), 0 when empty. */
+  latency: number;
+  /** Epoch ms; null when empty. */
+  oldestEnqueuedAt: number | null;
+  /** Worker processes serving it. */
+  processes: number;
+  builtin: boolean;
+}
+
+export interface QueueJobs {
+  /** Jobs waiting in all (the page's X-Total). */
+  total: number;
+  /** The page, in the order workers take them. */
+  jobs: Job[];
+}
+
+export interface QueueViewsDeps {
+  topology: Topology;
+  shared: SharedJobBackend | undefined;
+  now(): number;
+  isBuiltin(name: string): boolean;
+}
+
+export class QueueViews {
+  constructor(private readonly d: QueueViewsDeps) {}
+
+  /** Every queue: on Redis, Sidekiq's Queue.all (queues only a Sidekiq app serves included) and the demo's. */
+  list(): Awaitable<QueueState[]> {
+    const served = this.servedHere();
+    const local = [...this.d.topology.queues()];
+    if (!this.d.shared) return local.map((q) => this.ofMemory(q, served));
+    const memory = local.filter((q) => !q.durable);
+    const memoryNames = new Set(memory.map((q) => q.name));
+    return this.d.shared.queueList().then(({ queues }) => [
+      ...queues.filter((q) => !memoryNames.has(q.name)).map((q) => this.ofShared(q, served)),
+      ...memory.map((q) => this.ofMemory(q, served)),
+    ]);
+  }
+
+  /** One queue; undefined when there is none of that name. */
+  one(name: string): Awaitable<QueueState | undefined> {
+    const q = this.d.topology.queue(name);
+    const shared = this.d.shared;
+    if (!shared || (q && !q.durable)) return q && this.ofMemory(q, this.servedHere());
+    return shared.queueInfo(name).then((r) => (r ? this.ofShared(r, this.servedHere()) : undefined));
+  }
+
+  /** A page of a queue's waiting jobs in the order workers take them; undefined when there is no such queue. */
+  jobs(name: string, offset: number, limit: number): Awaitable<QueueJobs | undefined> {
+    const q = this.d.topology.queue(name);
+    const shared = this.d.shared;
+    if (!shared || (q && !q.durable)) return q && { total: q.backlog, jobs: q.peek(offset, limit) };
+    return shared.queuePage(name, offset, limit).then((page) => page ?? undefined);
+  }
+
+  /** How many jobs wait in the queue now (0 when there is no such queue). */
+  backlog(name: string): Awaitable<number> {
+    const q = this.d.topology.queue(name);
+    if (!this.d.shared || (q && !q.durable)) return q?.backlog ?? 0;
+    return this.d.shared.queueSize(name);
+  }
+
+  /** Pools of this process serving each queue: its own (durable queues) and the demo's simulated ones. */
+  private servedHere(): Map<string, number> {
+    const served = new Map<string, number>();
+    for (const p of this.d.topology.processes()) for (const name of p.queueNames()) served.set(name, (served.get(name) ?? 0) + 1);
+    return served;
+  }
+
+  private ofMemory(q: JobQueue, served: Map<string, number>): QueueState {
+    return {
+      name: q.name,
+      durable: q.durable,
+      backlog: q.backlog,
+      latency: q.latency(this.d.now()),
+      oldestEnqueuedAt: q.oldestEnqueuedAt(),
+      processes: served.get(q.name) ?? 0,
+      builtin: this.d.isBuiltin(q.name),
+    };
+  }
+
+  /**
+   * Processes: this server's own pool counted from memory (its heartbeat lists a new queue only at
+   * the next beat), every other live process from its heartbeat in Redis. Latency is clamped at 0
+   * as the memory view's (a job enqueued by a host whose clock runs ahead is not "-2 s late").
+   */
+  private ofShared(q: SharedQueue, served: Map<string, number>): QueueState {
+    return {
+      name: q.name,
+      durable: true,
+      backlog: q.size,
+      latency: q.oldestEnqueuedAt === null ? 0 : Math.max(0, Math.trunc((this.d.now() - q.oldestEnqueuedAt) / 1000)),
+      oldestEnqueuedAt: q.oldestEnqueuedAt,
+      processes: q.otherProcesses + (served.get(q.name) ?? 0),
+      builtin: this.d.isBuiltin(q.name),
+    };
+  }
+}
