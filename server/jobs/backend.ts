@@ -72,6 +72,17 @@ export interface JobBackend {
   clearDead(): Awaitable<number>;
 }
 
+/** A job this process is running, as Sidekiq's `<identity>:workers` hash lists it. */
+export interface InFlightJob {
+  /** The worker slot's id (Sidekiq: the thread's). */
+  tid: string;
+  queue: string;
+  /** The payload exactly as stored in Redis (Sidekiq 6.4 keeps the job's JSON string). */
+  payload: string;
+  /** When it started, epoch ms. */
+  runAt: number;
+}
+
 /** This process as Sidekiq's ProcessSet lists it. */
 export interface ProcessBeat {
   hostname: string;
@@ -82,7 +93,8 @@ export interface ProcessBeat {
   /** Epoch ms. */
   startedAt: number;
   queues: string[];
-  busy: number;
+  /** The jobs running now; `busy` is their number. */
+  work: InFlightJob[];
 }
 
 /** A queue in a shared backend as Sidekiq's API sees it (Queue#size, #latency's entry, ProcessSet). */
@@ -112,7 +124,7 @@ export interface SharedJobBackend extends JobBackend {
   moveDue(now: number): Promise<number>;
   /** Puts the jobs in flight of processes found dead back into their queues; returns how many. */
   recoverOrphans(): Promise<number>;
-  /** Writes this process's heartbeat (SADD processes, HSET <identity> info busy beat quiet, EXPIRE). */
+  /** Writes this process's heartbeat (SADD processes, HSET <identity> info busy beat quiet, <identity>:workers, EXPIRE). */
   beat(p: ProcessBeat): Promise<void>;
   /** Milliseconds between beats. */
   readonly beatEveryMs: number;
@@ -135,7 +147,7 @@ export interface SharedJobBackend extends JobBackend {
   deleteSharedQueue(name: string): Promise<SharedQueueDeletion>;
   /** One consistent read of the whole Redis, as Sidekiq's API computes it. */
   read(): Promise<MetricsView>;
-  /** This process leaves: its jobs in flight go back to their queues, its heartbeat is removed, the connection closed. */
+  /** This process leaves: its jobs in flight go back to their queues, its heartbeat and workers hashes are removed, the connection closed. */
   leave(): Promise<void>;
 }
 

@@ -21,6 +21,7 @@ import { Counters } from './counters.ts';
 import type { JobQueue } from './queue.ts';
 import type { PoolIdentity, WorkerPool } from './worker-pool.ts';
 import { JobRunner } from './job-runner.ts';
+import { WorkState } from './work-state.ts';
 import type { EnqueueOptions, FailedJob, Job, JobCounters, JobKind } from './types.ts';
 
 export class QueueKindError extends Error {}
@@ -64,6 +65,8 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
   /** Wakes the fetch loop from its idle wait (a local enqueue, a freed slot). */
   private fetchWake: (() => void) | null = null;
   private fetchLoopDone: Promise<void> | undefined;
+  /** Jobs fetched from the shared backend and running: the heartbeat's `busy` and workers hash. */
+  private readonly work = new WorkState();
 
   /** Set to the server's logger once it exists. */
   log: Log = console;
@@ -152,7 +155,7 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
   /** Heartbeat, then the queues other servers created, then the jobs of dead processes back into their queues. */
   private async beat(backend: SharedJobBackend): Promise<void> {
     const p = this.pool;
-    await backend.beat({ ...p.identity, startedAt: p.startedAt, queues: this.served(), busy: p.busy });
+    await backend.beat({ ...p.identity, startedAt: p.startedAt, queues: this.served(), work: this.work.list() });
     for (const name of await backend.servedQueues()) {
       const q = this.topology.queue(name);
       if (!q && this.topology.durableCount < this.config.maxQueues) this.durableQueue(name, false);
@@ -201,8 +204,10 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
         continue;
       }
       const queue = this.topology.queue(job.queue) ?? this.durableQueue(job.queue, false);
+      const slot = this.work.start(job, this.clock.now());
       this.pool.busy++;
       void this.runner.run(job, queue).finally(() => {
+        this.work.end(slot);
         this.pool.busy--;
         this.poke();
       });

@@ -7,6 +7,7 @@ import type { CompoundMetrics } from '../contract/metrics.ts';
 import type { SidekiqExtras } from '../contract/sidekiq.ts';
 import type { MetricsSource, MetricsView, ProcessStats, QueueStats } from '../metrics-api/source.ts';
 import { compoundOf } from '../metrics-api/compound.ts';
+import { msOfRubyTime } from '../metrics-api/started-at.ts';
 import { readSidekiq, type ReadLimits, type SidekiqSnapshot } from './read.ts';
 import { describeRedisError, RedisTimeout } from './errors.ts';
 import { redisHost, type RedisTarget } from './redis-url.ts';
@@ -56,7 +57,7 @@ export function viewOf(s: SidekiqSnapshot): MetricsView {
   }));
   const processes: ProcessStats[] = s.processes.map((p) => ({
     identity: { hostname: p.info.hostname, pid: p.info.pid, tag: p.info.tag, labels: p.info.labels },
-    startedAt: p.info.started_at * 1000,
+    startedAt: msOfRubyTime(p.info.started_at),
     concurrency: p.info.concurrency,
     busy: p.busy,
     version: 0,

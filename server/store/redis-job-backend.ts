@@ -11,7 +11,9 @@
 //   Sidekiq's backoff is computed by the job runner (sidekiqRetryDelay); due retries are moved back
 //   by a script (ZREM then LPUSH), so with several servers each moves a job once.
 // - dead: ZADD dead <now>, trimmed to --job-dead-max and 6 months (Sidekiq's dead_max_jobs/timeout).
-// - processes: SADD processes <identity>, HSET <identity> info busy beat quiet, EXPIRE ttl.
+// - processes: SADD processes <identity>, HSET <identity> info busy beat quiet, EXPIRE ttl; in the
+//   same MULTI, as Sidekiq's heartbeat: UNLINK <identity>:workers, HSET tid → {queue, payload, run_at}
+//   per job running, EXPIRE ttl (Sidekiq's Busy page and Workers API).
 // - counters: INCRBY stat:processed / stat:failed and the per-day keys (kept 5 years, as Sidekiq).
 import crypto from 'node:crypto';
 import os from 'node:os';
@@ -391,6 +393,10 @@ export class RedisJobBackend implements SharedJobBackend {
     return n;
   }
 
+  private get workersKey(): string {
+    return `${this.identity}:workers`;
+  }
+
   async beat(p: ProcessBeat): Promise<void> {
     const info = {
       hostname: p.hostname,
@@ -402,14 +408,14 @@ export class RedisJobBackend implements SharedJobBackend {
       labels: p.labels,
       identity: this.identity,
     };
-    await this.exec(
-      this.redis
-        .multi()
-        .sadd('processes', this.identity)
-        .sadd('jobscope:working', this.identity)
-        .hset(this.identity, 'info', JSON.stringify(info), 'busy', String(p.busy), 'beat', String(Date.now() / 1000), 'quiet', 'false', 'rss', String(Math.round(process.memoryUsage.rss() / 1024)))
-        .expire(this.identity, this.opts.processTtlS),
-    );
+    const m = this.redis.multi().sadd('processes', this.identity).sadd('jobscope:working', this.identity).unlink(this.workersKey);
+    // Sidekiq 6.4 (Processor#stats): payload is the job's JSON string as fetched, run_at whole seconds.
+    const workers = Object.fromEntries(p.work.map((w) => [w.tid, JSON.stringify({ queue: w.queue, payload: w.payload, run_at: Math.floor(w.runAt / 1000) })]));
+    if (p.work.length > 0) m.hset(this.workersKey, workers);
+    m.expire(this.workersKey, this.opts.processTtlS)
+      .hset(this.identity, 'info', JSON.stringify(info), 'busy', String(p.work.length), 'beat', String(Date.now() / 1000), 'quiet', 'false', 'rss', String(Math.round(process.memoryUsage.rss() / 1024)))
+      .expire(this.identity, this.opts.processTtlS);
+    await this.exec(m);
   }
 
   async retries(): Promise<FailedJob[]> {
@@ -477,7 +483,7 @@ export class RedisJobBackend implements SharedJobBackend {
     try {
       // Jobs cut off by the stop go back to the tails of their queues at once (they run next).
       await this.redis.jsOrphans(this.working, 'jobscope:working', this.identity);
-      await this.exec(this.redis.multi().srem('processes', this.identity).del(this.identity));
+      await this.exec(this.redis.multi().srem('processes', this.identity).del(this.identity).unlink(this.workersKey));
     } finally {
       this.redis.disconnect();
     }

@@ -26,8 +26,17 @@ out = {
   processes: Sidekiq::ProcessSet.new(false).map { |p|
     { identity: p.identity, hostname: p["hostname"], pid: p["pid"], tag: p.tag, started_at: p["started_at"],
       queues: p.queues, labels: p.labels, concurrency: p["concurrency"], busy: p["busy"], beat: p["beat"],
-      quiet: p["quiet"] == "true" }
+      quiet: p["quiet"] == "true",
+      # GitLab's process_metrics: `started_at: Time.at(process['started_at'])`, as ActiveSupport's
+      # Time#as_json writes it (xmlschema with 3 digits: the float's exact value, truncated).
+      started_at_gitlab: Time.at(p["started_at"]).xmlschema(3) }
   },
+  # The Busy page's job list: Web's busy.erb reads each entry through JobRecord as below.
+  workers: Sidekiq::Workers.new.map { |process, thread, work|
+    job = Sidekiq::JobRecord.new(work["payload"])
+    { process: process, thread: thread, queue: work["queue"], run_at: work["run_at"], jid: job.jid, class: job.display_class, args: job.display_args }
+  },
+  workers_size: Sidekiq::Workers.new.size,
   retry_size: Sidekiq::RetrySet.new.size,
   scheduled_size: Sidekiq::ScheduledSet.new.size,
   dead_size: Sidekiq::DeadSet.new.size,

@@ -23,7 +23,13 @@ export interface OracleView {
     busy: number;
     beat: number;
     quiet: boolean;
+    /** `started_at` as GitLab's process_metrics prints it (Time.at(started_at) as JSON). */
+    started_at_gitlab: string;
   }[];
+  /** Sidekiq::Workers (the Busy page's jobs), the payload read as Web's busy.erb reads it. */
+  workers: { process: string; thread: string; queue: string; run_at: number; jid: string; class: string; args: unknown[] }[];
+  /** Sidekiq::Workers#size: the processes' `busy` summed. */
+  workers_size: number;
   retry_size: number;
   scheduled_size: number;
   dead_size: number;
