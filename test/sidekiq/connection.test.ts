@@ -11,7 +11,6 @@ import { http } from '../helpers/http.ts';
 import { startRedis, freePort, type TestRedis } from '../helpers/redis.ts';
 import { sidekiqRuby, sidekiqView, type OracleView } from '../helpers/sidekiq-oracle.ts';
 import { monitor, waitFor } from '../monitor/support.ts';
-import { isoWithOffset } from '../../server/metrics-api/started-at.ts';
 import type { ConnectionView, CurrentSample } from '../../server/contract/app.ts';
 import type { PeekPage } from '../../server/contract/sidekiq.ts';
 
@@ -62,7 +61,7 @@ function expectSameAsSidekiq(ours: CurrentSample, oracle: OracleView, oursAtS: n
       hostname: p.hostname,
       pid: p.pid,
       tag: p.tag,
-      started_at: isoWithOffset(p.started_at * 1000),
+      started_at: p.started_at_gitlab,
       queues: p.queues,
       labels: p.labels,
       concurrency: p.concurrency,
