@@ -118,8 +118,11 @@ export type SharedQueueDeletion = { dropped: number } | { heldByApp: number } | 
  */
 export interface SharedJobBackend extends JobBackend {
   readonly shared: true;
-  /** Takes the next waiting job of `queues` into this process's working list (reliable fetch); null when all are empty. */
-  fetch(queues: string[]): Promise<Job | null>;
+  /**
+   * Takes up to `max` waiting jobs into this process's working list in one step (reliable fetch),
+   * each from the first of `queues` not empty, as that many single fetches would; [] when all are empty.
+   */
+  fetch(queues: string[], max: number): Promise<Job[]>;
   /** Moves retries due at `now` back into their queues (Sidekiq's scheduler poll); returns how many. */
   moveDue(now: number): Promise<number>;
   /** Puts the jobs in flight of processes found dead back into their queues; returns how many. */

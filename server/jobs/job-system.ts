@@ -64,6 +64,8 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
   private readonly shared: SharedJobBackend | undefined;
   /** Wakes the fetch loop from its idle wait (a local enqueue, a freed slot). */
   private fetchWake: (() => void) | null = null;
+  /** Set by poke(): a job was enqueued here or a slot freed while a fetch was out, so its short answer is stale. */
+  private poked = false;
   private fetchLoopDone: Promise<void> | undefined;
   /** Jobs fetched from the shared backend and running: the heartbeat's `busy` and workers hash. */
   private readonly work = new WorkState();
@@ -164,12 +166,14 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
   }
 
   private poke(): void {
+    this.poked = true;
     this.fetchWake?.();
   }
 
-  private pause(ms: number): Promise<void> {
+  /** Waits for poke(), or at most `ms` when given. */
+  private pause(ms?: number): Promise<void> {
     return new Promise((resolve) => {
-      const t = setTimeout(() => {
+      const t = ms === undefined ? undefined : setTimeout(() => {
         this.fetchWake = null;
         resolve();
       }, ms);
@@ -181,37 +185,46 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
     });
   }
 
-  /** Fills the pool's free slots with jobs taken from Redis (reliable fetch); idles a poll period when all queues are empty. */
+  /**
+   * Fills the pool's free slots with jobs taken from Redis (reliable fetch), all free slots in one
+   * round trip; idles a poll period once the queues ran short, unless poked meanwhile.
+   */
   private async fetchLoop(backend: SharedJobBackend): Promise<void> {
     const idleMs = Math.max(10, Math.min(this.config.jobPollMs, 1000));
     while (!this.stopping) {
-      if (this.pool.busy >= this.pool.concurrency) {
-        await this.pause(1000);
+      const free = this.pool.concurrency - this.pool.busy;
+      // No timer: every freed slot pokes, and so does the stop.
+      if (free <= 0) {
+        await this.pause();
         continue;
       }
-      let job: Job | null;
+      this.poked = false;
+      let jobs: Job[];
       try {
-        job = await backend.fetch(this.served());
+        jobs = await backend.fetch(this.served(), free);
       } catch (err) {
         this.log.warn({ err }, 'could not fetch a job from Redis');
         await this.pause(1000);
         continue;
       }
-      // Taken during the stop: it stays in the working list, which leave() puts back into its queue.
+      // Taken during the stop: they stay in the working list, which leave() puts back into their queues.
       if (this.stopping) break;
-      if (!job) {
-        await this.pause(idleMs);
-        continue;
-      }
-      const queue = this.topology.queue(job.queue) ?? this.durableQueue(job.queue, false);
-      const slot = this.work.start(job, this.clock.now());
-      this.pool.busy++;
-      void this.runner.run(job, queue).finally(() => {
-        this.work.end(slot);
-        this.pool.busy--;
-        this.poke();
-      });
+      for (const job of jobs) this.runFetched(job);
+      // Fewer than asked: the queues were empty at that moment. A poke since (a local enqueue, a
+      // freed slot) may have changed that; otherwise only other processes' pushes can, so idle.
+      if (jobs.length < free && !this.poked) await this.pause(idleMs);
     }
+  }
+
+  private runFetched(job: Job): void {
+    const queue = this.topology.queue(job.queue) ?? this.durableQueue(job.queue, false);
+    const slot = this.work.start(job, this.clock.now());
+    this.pool.busy++;
+    void this.runner.run(job, queue).finally(() => {
+      this.work.end(slot);
+      this.pool.busy--;
+      this.poke();
+    });
   }
 
   /** Runs fn every `ms` on the job system's clock (not keeping the process alive); stopped with it. */

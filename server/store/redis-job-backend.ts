@@ -59,13 +59,20 @@ const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFi
 /** What a job kind is, from the payload: Jobscope's own tag, else the kind registered for its class. */
 export type KindOfClass = (cls: string) => string | undefined;
 
-// LMOVE from the first non-empty queue into the working list: one round trip for any number of queues.
+// Up to ARGV[1] jobs LMOVEd into the working list, each from the first non-empty queue (as that many
+// single fetches would take them): one round trip for any number of queues and free slots.
 const FETCH = `
+local out = {}
+local want = tonumber(ARGV[1])
 for i = 2, #KEYS do
-  local v = redis.call('LMOVE', KEYS[i], KEYS[1], 'RIGHT', 'LEFT')
-  if v then return v end
+  while #out < want do
+    local v = redis.call('LMOVE', KEYS[i], KEYS[1], 'RIGHT', 'LEFT')
+    if not v then break end
+    out[#out + 1] = v
+  end
+  if #out >= want then break end
 end
-return false`;
+return out`;
 
 // Moves one member of a sorted set (retry or dead) into its queue, only if this caller removed it.
 const REQUEUE = `
@@ -101,7 +108,7 @@ if n > 0 then return n end
 return -redis.call('SREM', KEYS[1], ARGV[1])`;
 
 type Scripted = Redis & {
-  jsFetch(numKeys: number, ...keysAndArgs: string[]): Promise<string | null>;
+  jsFetch(numKeys: number, ...keysAndArgs: string[]): Promise<string[]>;
   jsRequeue(setKey: string, queueKey: string, queuesKey: string, member: string, payload: string, queue: string): Promise<number>;
   jsOrphans(workingKey: string, workingSet: string, identity: string): Promise<number>;
   jsForgetEmpty(queuesKey: string, queueKey: string, queue: string): Promise<number>;
@@ -222,6 +229,25 @@ export class RedisJobBackend implements SharedJobBackend {
     return res.map(([, v]) => v);
   }
 
+  /** Job ends asked for in this turn of the event loop, written together on the next tick. */
+  private acks: { job: Job; counters: JobCounters; done: (err?: unknown) => void }[] = [];
+
+  // Jobs fetched together end together: their ends go in one MULTI (one write, one round trip)
+  // instead of one each. Each job's LREM and counters are in it, so each end is still atomic.
+  private flushAcks(): void {
+    const batch = this.acks;
+    this.acks = [];
+    const m = this.redis.multi();
+    for (const { job, counters } of batch) {
+      if (job.raw) m.lrem(this.working, 1, job.raw);
+      this.counters(m, counters);
+    }
+    this.exec(m).then(
+      () => batch.forEach((a) => a.done()),
+      (err: unknown) => batch.forEach((a) => a.done(err ?? new Error('Redis MULTI failed'))),
+    );
+  }
+
   // ---- JobBackend ----------------------------------------------------------------------------
 
   async recover(): Promise<RecoveredJobs> {
@@ -272,11 +298,12 @@ export class RedisJobBackend implements SharedJobBackend {
     // fetch() already moved the job into this process's working list.
   }
 
-  async ack(job: Job, counters: JobCounters): Promise<void> {
-    const m = this.redis.multi();
-    if (job.raw) m.lrem(this.working, 1, job.raw);
-    this.counters(m, counters);
-    await this.exec(m);
+  ack(job: Job, counters: JobCounters): Promise<void> {
+    return new Promise((resolve, reject) => {
+      // After this turn's microtasks: the ends of every job that finished in it are collected.
+      if (this.acks.length === 0) process.nextTick(() => this.flushAcks());
+      this.acks.push({ job, counters, done: (err) => (err === undefined ? resolve() : reject(err as Error)) });
+    });
   }
 
   async retryLater(job: FailedJob, counters: JobCounters): Promise<void> {
@@ -366,15 +393,23 @@ export class RedisJobBackend implements SharedJobBackend {
 
   // ---- SharedJobBackend ----------------------------------------------------------------------
 
-  async fetch(queues: string[]): Promise<Job | null> {
-    if (queues.length === 0) return null;
-    const raw = await this.redis.jsFetch(queues.length + 1, this.working, ...queues.map((q) => `queue:${q}`));
-    if (raw === null) return null;
-    const job = this.parse(raw);
-    if (job) return job;
-    // Not a job payload (something else pushed into the list): drop it from the working list.
-    await this.redis.lrem(this.working, 1, raw);
-    return null;
+  async fetch(queues: string[], max: number): Promise<Job[]> {
+    if (queues.length === 0 || max < 1) return [];
+    const raws = await this.redis.jsFetch(queues.length + 1, this.working, ...queues.map((q) => `queue:${q}`), String(max));
+    const jobs: Job[] = [];
+    const junk: string[] = [];
+    for (const raw of raws) {
+      const job = this.parse(raw);
+      if (job) jobs.push(job);
+      else junk.push(raw);
+    }
+    if (junk.length > 0) {
+      // Not job payloads (something else pushed into the list): dropped from the working list.
+      const m = this.redis.multi();
+      for (const raw of junk) m.lrem(this.working, 1, raw);
+      await this.exec(m);
+    }
+    return jobs;
   }
 
   async moveDue(now: number): Promise<number> {
