@@ -26,6 +26,7 @@ const BENCHES: Entry[] = [
   { file: 'artifacts.ts', title: 'artifacts' },
   { file: 'metrics.ts', title: 'metrics (compound_metrics)' },
   { file: 'sidekiq.ts', title: 'sidekiq connection (a 1,000-queue Redis)' },
+  { file: 'redis-jobs.ts', title: 'Redis job system (no-op jobs vs a bare ioredis loop)' },
   { file: 'history.ts', title: 'history (7-day range)' },
   { file: 'footprint.ts', title: 'footprint' },
   { file: 'ui.ts', title: 'UI' },
