@@ -136,6 +136,7 @@ async function startJobSystem(redisUrl: string) {
     now: () => clock.now(),
     kindOf: (cls) => jobs.kindOfClass(cls),
     maxQueuesRead: config.sidekiqMaxQueues,
+    Redis,
   });
   const jobs: JobSystem = new JobSystem(config, backend, { clock });
   jobs.log = { warn: (obj, msg) => log(`job system: ${msg ?? ''} ${String((obj as { err?: unknown }).err ?? '')}`) };

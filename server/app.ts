@@ -25,7 +25,7 @@ import { Monitor } from './monitor/monitor.ts';
 import { uiServing } from './ui/plugin.ts';
 import { JobSystem } from './jobs/job-system.ts';
 import type { JobBackend } from './jobs/backend.ts';
-import { RedisJobBackend } from './store/redis-job-backend.ts';
+import { openRedisJobBackend } from './store/redis-job-backend.ts';
 import { normalizeRedisUrl } from './sidekiq/redis-url.ts';
 import { DemoLoad } from './jobs/demo-load.ts';
 import { registerJobServices } from './jobs/service.ts';
@@ -51,11 +51,11 @@ export interface ServerDeps {
 }
 
 /** SQLite in the data dir, or with --redis the Redis adapter in Sidekiq's layout. */
-function jobBackendOf(config: Config, store: Store, clock: Clock, kindOf: (cls: string) => string | undefined): JobBackend {
+async function jobBackendOf(config: Config, store: Store, clock: Clock, kindOf: (cls: string) => string | undefined): Promise<JobBackend> {
   if (!config.redisUrl) return store.jobBackend;
   const checked = normalizeRedisUrl(config.redisUrl);
   if ('error' in checked) throw new Error(`--redis: ${checked.error}`);
-  return new RedisJobBackend({ url: config.redisUrl, processTtlS: config.redisProcessTtlS, now: () => clock.now(), kindOf, maxQueuesRead: config.sidekiqMaxQueues });
+  return openRedisJobBackend({ url: config.redisUrl, processTtlS: config.redisProcessTtlS, now: () => clock.now(), kindOf, maxQueuesRead: config.sidekiqMaxQueues });
 }
 
 export async function buildServer(config: Config, deps: ServerDeps = {}): Promise<JobscopeServer> {
@@ -71,7 +71,7 @@ export async function buildServer(config: Config, deps: ServerDeps = {}): Promis
 
 async function assemble(config: Config, store: Store, deps: ServerDeps): Promise<JobscopeServer> {
   const clock = deps.clock ?? systemClock;
-  const jobs: JobSystem = new JobSystem(config, jobBackendOf(config, store, clock, (cls) => jobs.kindOfClass(cls)), { clock });
+  const jobs: JobSystem = new JobSystem(config, await jobBackendOf(config, store, clock, (cls) => jobs.kindOfClass(cls)), { clock });
   const events = new AppEvents();
   const ctx: AppContext = {
     config,

@@ -20,7 +20,7 @@ afterAll(async () => {
 
 const open: RedisJobBackend[] = [];
 async function backend(): Promise<RedisJobBackend> {
-  const b = new RedisJobBackend({ url: redis.url, processTtlS: 60, now: () => Date.now(), kindOf: () => undefined, maxQueuesRead: 1000 });
+  const b = new RedisJobBackend({ url: redis.url, processTtlS: 60, now: () => Date.now(), kindOf: () => undefined, maxQueuesRead: 1000, Redis });
   open.push(b);
   await b.recover();
   return b;
