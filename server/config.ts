@@ -41,7 +41,7 @@ export interface Config {
   historyRawHours: number;
   /** Timeout of one request to a remote GitLab, ms. */
   remoteTimeoutMs: number;
-  /** A sidekiq connection's Redis read (connect + both pipelines) must finish within this, ms. */
+  /** A sidekiq connection's Redis read (connect + the read script or pipelines) must finish within this, ms. */
   sidekiqTimeoutMs: number;
   /** Most queues and processes one sample of a sidekiq connection reads (the rest are counted, not read). */
   sidekiqMaxQueues: number;
@@ -150,7 +150,7 @@ export const SETTINGS: SettingSpec[] = [
   { key: 'historyDays', flag: '--history-days <days>', env: 'JOBSCOPE_HISTORY_DAYS', kind: 'int', default: 7, help: 'days of sampled dashboard history kept (1-minute resolution past the raw window)', min: 1, max: 3650 },
   { key: 'historyRawHours', flag: '--history-raw-hours <hours>', env: 'JOBSCOPE_HISTORY_RAW_HOURS', kind: 'int', default: 24, help: 'hours of full-resolution samples kept', min: 1, max: 8760 },
   { key: 'remoteTimeoutMs', flag: '--remote-timeout-ms <ms>', env: 'JOBSCOPE_REMOTE_TIMEOUT_MS', kind: 'int', default: 10000, help: 'timeout of one request to a remote GitLab, in ms', min: 1, max: 600_000 },
-  { key: 'sidekiqTimeoutMs', flag: '--sidekiq-timeout-ms <ms>', env: 'JOBSCOPE_SIDEKIQ_TIMEOUT_MS', kind: 'int', default: 5000, help: 'a sidekiq connection\'s Redis read (connect and both pipelines) must finish within this, in ms; else the sample fails with a message', min: 1, max: 600_000 },
+  { key: 'sidekiqTimeoutMs', flag: '--sidekiq-timeout-ms <ms>', env: 'JOBSCOPE_SIDEKIQ_TIMEOUT_MS', kind: 'int', default: 5000, help: 'a sidekiq connection\'s Redis read (connect and the reads) must finish within this, in ms; else the sample fails with a message', min: 1, max: 600_000 },
   { key: 'sidekiqMaxQueues', flag: '--sidekiq-max-queues <n>', env: 'JOBSCOPE_SIDEKIQ_MAX_QUEUES', kind: 'int', default: 10000, help: 'most queues one sample of a sidekiq connection reads (by name; the rest are counted in queues_total)', min: 1, max: 1_000_000 },
   { key: 'sidekiqMaxProcesses', flag: '--sidekiq-max-processes <n>', env: 'JOBSCOPE_SIDEKIQ_MAX_PROCESSES', kind: 'int', default: 5000, help: 'most processes one sample of a sidekiq connection reads (the rest are counted in processes_total)', min: 1, max: 1_000_000 },
   { key: 'monitorIntervalMs', flag: '--monitor-interval-ms <ms>', env: 'JOBSCOPE_MONITOR_INTERVAL_MS', kind: 'int', default: 0, help: 'sample every connection at this interval instead of its own (tests, demos); 0 = each connection\'s interval' },

@@ -1,14 +1,15 @@
 // A sidekiq connection as a MetricsSource (metrics-api/source.ts): one ioredis client per
-// connection, read with read.ts. A Redis that is down, refuses us or stays silent fails this read
-// within `timeoutMs` with a sentence saying why (errors.ts); the client is dropped then and made
-// afresh next time, so nothing queues up behind a dead socket and no other connection waits on it.
+// connection, read with read.ts (the read script, or the pipelines where Redis refuses scripts). A
+// Redis that is down, refuses us or stays silent fails this read within `timeoutMs` with a sentence
+// saying why (errors.ts); the client is dropped then and made afresh next time, so nothing queues up
+// behind a dead socket and no other connection waits on it.
 import type { Redis } from 'ioredis';
 import type { CompoundMetrics } from '../contract/metrics.ts';
 import type { SidekiqExtras } from '../contract/sidekiq.ts';
 import type { MetricsSource, MetricsView, ProcessStats, QueueStats } from '../metrics-api/source.ts';
 import { compoundOf } from '../metrics-api/compound.ts';
 import { msOfRubyTime } from '../metrics-api/started-at.ts';
-import { readSidekiq, type ReadLimits, type SidekiqSnapshot } from './read.ts';
+import { readSidekiq, type ReadLimits, type ScriptMemo, type SidekiqSnapshot } from './read.ts';
 import { describeRedisError, RedisTimeout } from './errors.ts';
 import { redisHost, type RedisTarget } from './redis-url.ts';
 
@@ -86,6 +87,8 @@ export class SidekiqSource implements MetricsSource {
   private client: Redis | null = null;
   private readonly host: string;
   private readonly clock: () => number;
+  /** Kept across clients: a Redis that refused the read script is read with pipelines a while. */
+  private readonly script: ScriptMemo = { refused: null };
 
   constructor(
     readonly target: RedisTarget,
@@ -138,7 +141,7 @@ export class SidekiqSource implements MetricsSource {
   }
 
   async snapshot(): Promise<SidekiqSnapshot> {
-    return this.use((r) => readSidekiq(r, this.target.namespace, this.opts.limits, this.clock));
+    return this.use((r) => readSidekiq(r, this.target.namespace, this.opts.limits, this.clock, this.script));
   }
 
   async read(): Promise<MetricsView> {
@@ -179,5 +182,6 @@ export function summary(s: SidekiqSnapshot, host: string, namespace: string): st
   }
   const enqueued = s.queues.reduce((n, q) => n + q.size, 0);
   const cut = s.queuesTotal > s.queues.length ? ` (first ${s.queues.length} of ${s.queuesTotal} read)` : '';
-  return `OK: ${s.queuesTotal} queues${cut}, ${s.processes.length} processes, ${enqueued} enqueued, ${s.retrySize} retries, ${s.deadSize} dead at ${where}`;
+  const plain = s.scriptRefused ? ` (read with plain commands: the read script was refused: ${s.scriptRefused})` : '';
+  return `OK: ${s.queuesTotal} queues${cut}, ${s.processes.length} processes, ${enqueued} enqueued, ${s.retrySize} retries, ${s.deadSize} dead at ${where}${plain}`;
 }
