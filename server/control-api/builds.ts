@@ -39,14 +39,14 @@ export async function buildsRoutes(fastify: FastifyInstance, { ctx }: { ctx: App
         if (!m) throw new ApiError(416, '416 Range Not Satisfiable - use "bytes=N-"', { 'Content-Range': `bytes */${builds.traceLength(build.id)}` });
         start = Number(m[1]);
       }
-      const { stream, length } = builds.readTrace(build.id, start);
+      const { body, length } = builds.readTrace(build.id, start);
       reply.header('Content-Type', 'text/plain; charset=utf-8').header('Build-Status', build.status).header('Accept-Ranges', 'bytes');
       if (typeof range === 'string') {
         if (start > length) throw new ApiError(416, '416 Range Not Satisfiable', { 'Content-Range': `bytes */${length}` });
         reply.code(206).header('Content-Range', `bytes ${start}-${Math.max(start, length - 1)}/${length}`);
       }
       reply.header('Content-Length', String(Math.max(0, length - start)));
-      return reply.send(stream ?? '');
+      return reply.send(body ?? '');
     },
   );
 

@@ -132,7 +132,7 @@ export class BuildsDomain {
     return this.store.traces.length(id);
   }
 
-  readTrace(id: number, start = 0): { stream: Readable | null; length: number } {
+  readTrace(id: number, start = 0): { body: Buffer | Readable | null; length: number } {
     return this.store.traces.read(id, start);
   }
 

@@ -101,7 +101,8 @@ export interface TracesPort {
   append(buildId: number, start: number, bytes: Buffer): AppendResult;
   /** Replaces the whole trace atomically. */
   replace(buildId: number, bytes: Buffer): AppendResult;
-  read(buildId: number, start?: number): { stream: Readable | null; length: number };
+  /** From `start` to the current length: a Buffer when short, else a stream; null when there is nothing. */
+  read(buildId: number, start?: number): { body: Buffer | Readable | null; length: number };
   readAll(buildId: number): Buffer;
   remove(buildId: number): void;
   /** Closes what is held open for a build that will not be appended to soon (it finished). */

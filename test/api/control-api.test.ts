@@ -157,6 +157,22 @@ describe('builds', () => {
     expect((await control(s, `/builds/${build.id}/trace`, { headers: { range: 'lines=1-' } })).status).toBe(416);
   });
 
+  it('GET /builds/:id/trace: byte-exact on either side of 64 KiB (up to it read at once, past it streamed), whole and from a Range', async () => {
+    const { build } = await runningBuild(s, {}, 'trace-sizes');
+    const bytes = Buffer.alloc(200 * 1024);
+    for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 7 + (i >> 10)) & 0xff;
+    expect((await patchTrace(s, build.id, { token: build.token, range: `0-${bytes.length}`, body: bytes })).status).toBe(202);
+    const KiB64 = 64 * 1024;
+    for (const start of [undefined, 0, 1, bytes.length - KiB64 - 1, bytes.length - KiB64, bytes.length - KiB64 + 1, bytes.length - 1, bytes.length]) {
+      const r = await control(s, `/builds/${build.id}/trace`, start === undefined ? {} : { headers: { range: `bytes=${start}-` } });
+      const from = start ?? 0;
+      expect(r.status, `from ${start}`).toBe(start === undefined ? 200 : 206);
+      expect(r.headers.get('content-length'), `from ${start}`).toBe(String(bytes.length - from));
+      expect(r.raw.equals(bytes.subarray(from)), `from ${start}: ${r.raw.length} bytes`).toBe(true);
+      if (start !== undefined) expect(r.headers.get('content-range')).toBe(`bytes ${from}-${Math.max(from, bytes.length - 1)}/${bytes.length}`);
+    }
+  });
+
   it('POST /builds/:id/cancel → 200 canceled; the runner then sees Build-Status: canceled; canceling again is 409', async () => {
     const { build } = await runningBuild(s, {}, 'cancel');
     const r = await control(s, `/builds/${build.id}/cancel`, { method: 'POST' });
