@@ -1,6 +1,7 @@
 // What is compared after each step: the touched build (cheap), one route of the sweep in turn, and
-// after restarts and kills the full sweep: every list and detail route, every build's status,
-// trace bytes and artifact, the runners, projects, connections, saved settings and job counters.
+// after restarts and kills the full sweep: every list and detail route, every build's status (in
+// the list and its detail), trace bytes and artifact, the runners, projects, connections, saved
+// settings and job counters.
 import assert from 'node:assert/strict';
 import { Model, OVERRIDDEN, type MBuild } from './model.ts';
 import type { RealSystem } from './system.ts';
@@ -100,7 +101,10 @@ export function cheapRoutes(model: Model): string[] {
   return routes;
 }
 
-/** Every GET route that lists or shows something, for the current model (ids filled in). */
+/**
+ * Every GET route that lists or shows something, for the current model (ids filled in), but a build's
+ * detail and trace: the sweep reads those once per build and compares them with the model.
+ */
 export function sweepRoutes(model: Model): string[] {
   const now = Date.now();
   const routes = [
@@ -109,7 +113,6 @@ export function sweepRoutes(model: Model): string[] {
   ];
   for (const v of ['v3/sidekiq', 'v3/jobqueue', 'v4/sidekiq']) for (const m of ['queue_metrics', 'process_metrics', 'job_stats', 'compound_metrics']) routes.push(`/api/${v}/${m}`);
   for (const p of model.projects) routes.push(`/api/v3/sim/projects/${p.id}`, `/api/v3/sim/builds?project_id=${p.id}`);
-  for (const b of model.builds) routes.push(`/api/v3/sim/builds/${b.id}`, `/api/v3/sim/builds/${b.id}/trace`);
   for (const c of model.connections) {
     routes.push(`/api/app/connections/${c.id}/thresholds`, `/api/app/connections/${c.id}/history?from=${now - 3600_000}&to=${now}`);
     routes.push(`/api/app/connections/${c.id}/export.csv?from=${now - 3600_000}&to=${now}`);
@@ -158,8 +161,8 @@ export async function sweep(model: Model, real: RealSystem): Promise<void> {
   const byId = new Map(list.map((v) => [v.id as number, v]));
   for (const b of model.builds) {
     const v = byId.get(b.id);
-    if (!v) continue; // beyond the first 1000
-    await checkBuild(model, real, b, v);
+    if (v) await checkBuild(model, real, b, v); // absent when beyond the first 1000
+    await checkBuild(model, real, b);
     await checkTrace(real, b);
     if (b.artifact) await checkDownload(model, real, b, 'control');
   }

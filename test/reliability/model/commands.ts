@@ -668,18 +668,28 @@ export function commandArbitrary(opts: { restartWeight: number; killWeight: numb
   ];
   if (opts.restartWeight > 0) arbs.push({ weight: opts.restartWeight, arbitrary: fc.constant(new Restart()) });
   if (opts.killWeight > 0) arbs.push({ weight: opts.killWeight, arbitrary: fc.constant(new Kill9()) });
-  const all = fc.oneof(...arbs);
+  const all = fc.oneof(...arbs).map((c): Cmd => new WithinBudget(c));
   return process.env.MODEL_TRACE ? all.map((c) => new Traced(c)) : all;
 }
 
-/** MODEL_TRACE=1: each step printed with its time, to see where a run spends it. */
+/** A step that runs only while the run is within its step budget: past it fast-check skips it, as any whose check fails. */
+class WithinBudget implements Cmd {
+  constructor(readonly inner: Cmd) {}
+  check = (m: Readonly<Model>) => m.steps < m.stepLimit && this.inner.check(m);
+  run = (m: Model, r: RealSystem) => this.inner.run(m, r);
+  toString = () => this.inner.toString();
+}
+
+/** MODEL_TRACE=1: each step printed with its wall and CPU time (the process's), to see where a run spends it. */
 class Traced implements Cmd {
   constructor(readonly inner: Cmd) {}
   check = (m: Readonly<Model>) => this.inner.check(m);
   async run(m: Model, r: RealSystem) {
     const t = performance.now();
+    const cpu = process.cpuUsage();
     await this.inner.run(m, r);
-    console.log(`[model] ${(performance.now() - t).toFixed(1).padStart(7)} ms  ${this.inner.toString()}`);
+    const used = process.cpuUsage(cpu);
+    console.log(`[model] ${(performance.now() - t).toFixed(1).padStart(7)} ms ${((used.user + used.system) / 1000).toFixed(1).padStart(7)} ms CPU  ${this.inner.toString()}`);
   }
   toString = () => this.inner.toString();
 }

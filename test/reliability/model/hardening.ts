@@ -49,6 +49,10 @@ class BuildBatch implements Cmd {
     readonly depth: number,
   ) {}
 
+  /**
+   * The sizes of the request and what it must answer, by arithmetic: check() runs before every step
+   * and must not build bodies of up to a few MiB to decide (run() builds it and checks its size).
+   */
   private plan(m: Readonly<Model>) {
     const n = this.count ?? 1;
     let cmdBytes = 6;
@@ -59,24 +63,36 @@ class BuildBatch implements Cmd {
       if (this.shape.inOptions) optBytes = per;
       else cmdBytes = per;
     }
-    const commands = 'echo x\n'.repeat(Math.ceil(cmdBytes / 7)).slice(0, cmdBytes);
-    const options: Record<string, unknown> | undefined = optBytes > 0 || this.depth > 0 ? nested(Math.max(1, this.depth)) : undefined;
-    if (options && optBytes > 0) options.blob = 'o'.repeat(optBytes);
-    const json = JSON.stringify({ commands, ...(options ? { options } : {}), ...(this.count === undefined ? {} : { count: this.count }) });
-    const optJson = options ? Buffer.byteLength(JSON.stringify(options)) : 2;
-    const bodyBytes = Buffer.byteLength(json);
+    const hasOptions = optBytes > 0 || this.depth > 0;
+    const levels = Math.max(1, this.depth);
+    // JSON of nested(levels): {} inside levels - 1 times {"d":…}; a blob adds ,"blob":"o…" to the outermost.
+    const optJson = hasOptions ? 2 + 6 * (levels - 1) + (optBytes > 0 ? optBytes + (levels > 1 ? 10 : 9) : 0) : 2;
+    // commands is 'echo x\n' repeated: JSON writes each newline as two bytes.
+    const cmdJson = 2 + cmdBytes + Math.floor(cmdBytes / 7);
+    const bodyBytes = 13 + cmdJson + (hasOptions ? 11 + optJson : 0) + (this.count === undefined ? 0 : 9 + String(this.count).length);
     const low = n * (cmdBytes + optJson);
     const high = low + n * BUILD_OVERHEAD_MAX;
     let expect: Expect;
     if (bodyBytes > m.maxTraceBytes + MiB) expect = { status: 413, why: `a ${bodyBytes}-byte body is over the body limit` };
-    else if (options && 1 + Math.max(1, this.depth) > MAX_BODY_DEPTH) expect = { status: 400, why: `options ${this.depth} levels deep` };
+    else if (hasOptions && 1 + levels > MAX_BODY_DEPTH) expect = { status: 400, why: `options ${this.depth} levels deep` };
     else if (this.count !== undefined && (this.count < 1 || this.count > 10_000)) expect = { status: 400, why: `count ${this.count}` };
     else if (cmdBytes > MiB) expect = { status: 400, why: `commands of ${cmdBytes} bytes` };
     else if (optJson > MiB) expect = { status: 400, why: `options of ${optJson} bytes` };
     else if (low > m.maxBatchBytes) expect = { status: 413, why: `${n} × at least ${cmdBytes + optJson} bytes over ${m.maxBatchBytes}` };
     else if (high <= m.maxBatchBytes) expect = { status: 201, why: `${n} × at most ${cmdBytes + optJson + BUILD_OVERHEAD_MAX} bytes within ${m.maxBatchBytes}` };
     else expect = { status: 'either', why: `${n} builds at the ${m.maxBatchBytes}-byte limit` };
-    return { n, json, expect, stored: n * (cmdBytes + optJson), options };
+    return { n, cmdBytes, optBytes, hasOptions, levels, optJson, bodyBytes, expect, stored: n * (cmdBytes + optJson) };
+  }
+
+  /** The body the plan describes; its sizes must be the plan's, or the expectation was computed for another body. */
+  private body(plan: ReturnType<BuildBatch['plan']>) {
+    const commands = 'echo x\n'.repeat(Math.ceil(plan.cmdBytes / 7)).slice(0, plan.cmdBytes);
+    const options: Record<string, unknown> | undefined = plan.hasOptions ? nested(plan.levels) : undefined;
+    if (options && plan.optBytes > 0) options.blob = 'o'.repeat(plan.optBytes);
+    const json = JSON.stringify({ commands, ...(options ? { options } : {}), ...(this.count === undefined ? {} : { count: this.count }) });
+    assert.equal(Buffer.byteLength(json), plan.bodyBytes, `${this}: body size`);
+    assert.equal(options ? Buffer.byteLength(JSON.stringify(options)) : 2, plan.optJson, `${this}: options size`);
+    return { json, options };
   }
 
   check = (m: Readonly<Model>) => {
@@ -88,7 +104,9 @@ class BuildBatch implements Cmd {
 
   async run(m: Model, r: RealSystem) {
     const p = pick(m.projects, this.project);
-    const { n, json, expect, stored, options } = this.plan(m);
+    const plan = this.plan(m);
+    const { n, expect, stored } = plan;
+    const { json, options } = this.body(plan);
     const res = await r.request('POST', `/api/v3/sim/projects/${p.id}/builds`, { headers: { 'private-token': ADMIN, 'content-type': 'application/json' }, body: json });
     const what = `batch of ${this.count ?? 'one'} build(s) (${expect.why})`;
     if (expect.status === 'either') assert.ok(res.status === 201 || res.status === 413, `${what}: ${res.status} ${body(res)}`);

@@ -97,6 +97,8 @@ export class Model {
   /** The server's job counters at the start of the run, and the highest seen since (they never go down). */
   counters = { processed0: 0, failed0: 0, processed: 0, failed: 0 };
   steps = 0;
+  /** No step starts once `steps` has reached it (the run's share of a step budget). */
+  stepLimit = Infinity;
   restarts = 0;
   kills = 0;
 

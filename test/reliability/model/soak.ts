@@ -3,6 +3,14 @@
 // budget (runs of up to 5,000 steps); SOAK_KILL_RUNS (default 3) child-process runs with kill -9 follow.
 import { runModel } from './run.ts';
 
+if (process.argv.includes('--help') || process.argv.includes('-h')) {
+  console.log(`npm run soak: the model-based test (test/reliability/model/) for longer, a new seed each run.
+Environment: SOAK_MINUTES (10) bounds the in-process runs, SOAK_STEPS (200000) is their step budget,
+SOAK_KILL_RUNS (3) child-process runs with kill -9 follow; FC_SEED=<seed> (and FC_PATH=<path>) replay
+a failure, FC_NO_SHRINK=1 stops at the first, MODEL_TRACE=1 prints each step with its wall and CPU time.`);
+  process.exit(0);
+}
+
 const minutes = Number(process.env.SOAK_MINUTES ?? 10);
 const steps = Number(process.env.SOAK_STEPS ?? 200_000);
 const killRuns = Number(process.env.SOAK_KILL_RUNS ?? 3);
@@ -13,6 +21,7 @@ const inproc = await runModel({
   kind: 'inproc',
   numRuns: Math.max(1, Math.ceil(steps / (maxCommands * 0.4))),
   maxCommands,
+  steps,
   restartWeight: 1,
   killWeight: 0,
   timeLimitMs: minutes * 60_000,
