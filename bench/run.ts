@@ -1,10 +1,11 @@
 // `npm run bench [-- --quick] [-- --only traces,dispatch] [-- --cpu-prof]`: runs every benchmark of
-// bench/ one after the other (each starts its own server child and its bare reference, so they never
-// compete with each other), prints each figure beside its reference and goal, and writes
-// bench/results.json and docs/benchmarks.md with the machine described.
+// bench/ one after the other, so they never compete with each other, prints each figure beside its
+// reference and goal, and writes bench/results.json and docs/benchmarks.md with the machine described.
 //
-// Two cores: the server under test (or the reference) runs in a child process, the load generator in
-// this one, so each gets a core; nothing else of the bench runs meanwhile.
+// Two cores: where the server under test (or the reference) is an HTTP server, it runs in a child
+// process and the load generator in this one, so each gets a core. The Redis benches (sidekiq.ts,
+// redis-jobs.ts) run ours and the bare loop in this process and redis-server in a child: their
+// headers say why.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
