@@ -38,14 +38,25 @@ export const DeletedQueue = Type.Object({
 });
 export type DeletedQueue = Static<typeof DeletedQueue>;
 
+export const QueueOrigin = Type.Union([Type.Literal('jobscope'), Type.Literal('sidekiq_app')], {
+  description:
+    'who made the queue. jobscope: one of Jobscope’s own (a built-in job kind’s queue from its kind registry, a queue it created for synthetic jobs, the demo load’s); sidekiq_app: with --redis, a queue a Sidekiq app pushed to in the shared Redis that no Jobscope server created. The embedded SQLite job system has only jobscope queues',
+});
+export type QueueOrigin = Static<typeof QueueOrigin>;
+
 export const QueueView = Type.Object({
   name: Type.String(),
+  origin: QueueOrigin,
   durable: Type.Boolean({ description: 'false for the demo load’s memory-backed queues' }),
   backlog: Type.Integer(),
   latency: Type.Integer(),
   oldest_enqueued_at: Type.Union([Type.String(), Type.Null()]),
   processes: Type.Integer({ description: 'worker processes serving it' }),
   builtin: Type.Boolean({ description: 'a queue of Jobscope’s own jobs: never deleted' }),
+  deletable: Type.Boolean({
+    description: 'DELETE /api/v3/sim/jobs/queues/:name accepts it now: not built-in, not the demo’s, and a sidekiq_app queue only while empty',
+  }),
+  delete_refusal: Type.Union([Type.String(), Type.Null()], { description: 'why it is not deletable, word for word the reason DELETE’s 409 gives (its message is "409 Conflict - " and this); null when deletable' }),
 });
 export type QueueView = Static<typeof QueueView>;
 

@@ -14,7 +14,7 @@ import {
 import { notFound } from '../http/errors.ts';
 import type { Acted } from '../jobs/job-system.ts';
 import type { FailedJob, Job } from '../jobs/types.ts';
-import type { QueueState } from '../jobs/queue-views.ts';
+import { deleteRefusal, type QueueState } from '../jobs/queue-views.ts';
 import { isoTime, isoTimeOr0 } from '../store/row-values.ts';
 
 const tags = ['control API: jobs'];
@@ -58,13 +58,20 @@ const queuedView = (j: Job): QueuedJobViewT => ({
 
 export const queueView = (q: QueueState): QueueViewT => ({
   name: q.name,
+  origin: q.origin,
   durable: q.durable,
   backlog: q.backlog,
   latency: q.latency,
   oldest_enqueued_at: isoTime(q.oldestEnqueuedAt),
   processes: q.processes,
   builtin: q.builtin,
+  ...deletion(q),
 });
+
+function deletion(q: QueueState): Pick<QueueViewT, 'deletable' | 'delete_refusal'> {
+  const refusal = deleteRefusal(q);
+  return { deletable: refusal === null, delete_refusal: refusal };
+}
 
 interface Paging {
   page: number;
@@ -109,7 +116,7 @@ export async function jobSetsRoutes(fastify: FastifyInstance, { ctx }: { ctx: Ap
 
   app.get(
     '/jobs/queues/:name',
-    { schema: { tags, summary: 'One queue: size, latency, whether it is built in or the demo’s', params: QueueParams, response: { 200: QueueView } } },
+    { schema: { tags, summary: 'One queue: size, latency, its origin (Jobscope’s or a Sidekiq app’s), whether it is built in or the demo’s, whether DELETE accepts it', params: QueueParams, response: { 200: QueueView } } },
     async (request) => queueView(or404(await jobs.views.one(request.params.name))),
   );
 

@@ -9,6 +9,7 @@ import { DeletedQueue, EnqueuedJobs, LoadPatch, LoadStatus, NewJobs, QueueParams
 import { conflict, notFound } from '../http/errors.ts';
 import { QueueKindError, QueueLimitError } from '../jobs/job-system.ts';
 import { SYNTHETIC } from '../jobs/builtin/synthetic.ts';
+import { deleteRefusal } from '../jobs/queue-views.ts';
 import type { LoadStatus as DemoStatus } from '../jobs/demo-load.ts';
 import { isoTime } from '../store/row-values.ts';
 import { queueView } from './job-sets.ts';
@@ -58,7 +59,8 @@ export async function jobsRoutes(fastify: FastifyInstance, { ctx }: { ctx: AppCo
     {
       schema: {
         tags,
-        summary: 'Every queue with its backlog, latency and how many processes serve it; with --redis, Sidekiq’s Queue.all (at most --sidekiq-max-queues) and the demo’s queues',
+        summary:
+          'Every queue with its backlog, latency, how many processes serve it, its origin (Jobscope’s or a Sidekiq app’s) and whether DELETE accepts it; with --redis, Sidekiq’s Queue.all (at most --sidekiq-max-queues) and the demo’s queues',
         response: { 200: Type.Array(QueueView) },
       },
     },
@@ -71,13 +73,18 @@ export async function jobsRoutes(fastify: FastifyInstance, { ctx }: { ctx: AppCo
       schema: {
         tags,
         summary:
-          'Delete a queue of synthetic jobs: its waiting and retrying jobs are dropped, dead ones stay; built-in and demo queues answer 409, and with --redis so does a Sidekiq app’s queue (not created by Jobscope) that holds jobs',
+          'Delete a queue of synthetic jobs: its waiting and retrying jobs are dropped, dead ones stay; built-in and demo queues answer 409, and with --redis so does a Sidekiq app’s queue (origin sidekiq_app) that holds jobs. The queue views say beforehand: `deletable`, and `delete_refusal` is this 409’s message',
         params: QueueParams,
         response: { 200: DeletedQueue },
       },
     },
     async (request) => {
       const { name } = request.params;
+      // The rule the queue views show (deletable, delete_refusal); the job system enforces it again
+      // at the moment of deleting, for what changed in between (an app's push on Redis).
+      const seen = await jobs.views.one(name);
+      const refusal = seen && deleteRefusal(seen);
+      if (refusal) throw conflict(refusal);
       try {
         const done = await jobs.deleteQueue(name);
         if (!done) throw notFound('Queue');

@@ -106,6 +106,8 @@ export interface SharedQueue {
   oldestEnqueuedAt: number | null;
   /** Live processes other than this one whose heartbeat lists the queue. */
   otherProcesses: number;
+  /** In `jobscope:queues`: a Jobscope server created it; otherwise a Sidekiq app pushed to it. */
+  createdByJobscope: boolean;
 }
 
 /** What deleting a queue of a shared backend did; undefined: Redis knows no such queue. */

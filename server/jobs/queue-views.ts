@@ -8,9 +8,16 @@ import type { JobQueue } from './queue.ts';
 import type { Topology } from './topology.ts';
 import type { Job } from './types.ts';
 
+/**
+ * Who made the queue: `jobscope` (a built-in kind's queue, one made for synthetic jobs, the demo
+ * load's) or, on Redis only, `sidekiq_app`: a queue a Sidekiq app pushed to that no Jobscope server created.
+ */
+export type QueueOrigin = 'jobscope' | 'sidekiq_app';
+
 /** One queue as the views show it. */
 export interface QueueState {
   name: string;
+  origin: QueueOrigin;
   /** False for the demo's memory queues. */
   durable: boolean;
   backlog: number;
@@ -21,6 +28,24 @@ export interface QueueState {
   /** Worker processes serving it. */
   processes: number;
   builtin: boolean;
+}
+
+/**
+ * Why DELETE /jobs/queues/:name refuses this queue (the 409's message), or null when it deletes it.
+ * The one rule: the control API checks it before deleting, and the queue views carry its answer so
+ * the UI offers Delete exactly where the server accepts it. A Sidekiq app's jobs are real work: its
+ * queue is only forgotten while empty. (On Redis the backend checks emptiness again atomically, for
+ * an app that pushes in between, and answers the same sentence.)
+ */
+export function deleteRefusal(q: Pick<QueueState, 'name' | 'origin' | 'durable' | 'builtin' | 'backlog'>): string | null {
+  if (!q.durable) return `queue "${q.name}" belongs to the demo load generator; stop the demo load (DELETE /api/v3/sim/load) to remove it`;
+  if (q.builtin) return `queue "${q.name}" is a built-in queue of Jobscope's own jobs and cannot be deleted`;
+  if (q.origin === 'sidekiq_app' && q.backlog > 0) return heldByAppRefusal(q.name, q.backlog);
+  return null;
+}
+
+function heldByAppRefusal(name: string, jobs: number): string {
+  return `queue "${name}" holds ${jobs} job${jobs === 1 ? '' : 's'} of a Sidekiq app (Jobscope did not create it): Jobscope deletes such a queue only when it is empty; clear it in Sidekiq Web to drop its jobs`;
 }
 
 export interface QueueJobs {
@@ -86,6 +111,7 @@ export class QueueViews {
   private ofMemory(q: JobQueue, served: Map<string, number>): QueueState {
     return {
       name: q.name,
+      origin: 'jobscope',
       durable: q.durable,
       backlog: q.backlog,
       latency: q.latency(this.d.now()),
@@ -101,14 +127,16 @@ export class QueueViews {
    * as the memory view's (a job enqueued by a host whose clock runs ahead is not "-2 s late").
    */
   private ofShared(q: SharedQueue, served: Map<string, number>): QueueState {
+    const builtin = this.d.isBuiltin(q.name);
     return {
       name: q.name,
+      origin: builtin || q.createdByJobscope ? 'jobscope' : 'sidekiq_app',
       durable: true,
       backlog: q.size,
       latency: q.oldestEnqueuedAt === null ? 0 : Math.max(0, Math.trunc((this.d.now() - q.oldestEnqueuedAt) / 1000)),
       oldestEnqueuedAt: q.oldestEnqueuedAt,
       processes: q.otherProcesses + (served.get(q.name) ?? 0),
-      builtin: this.d.isBuiltin(q.name),
+      builtin,
     };
   }
 }

@@ -45,7 +45,16 @@ export async function readQueueList(redis: Redis, o: QueueReadOptions): Promise<
     if (p.identity === o.self) continue;
     for (const q of new Set(p.info.queues)) serving.set(q, (serving.get(q) ?? 0) + 1);
   }
-  const queues = s.queues.map((q) => ({ name: q.name, size: q.size, oldestEnqueuedAt: toMs(q.oldestEnqueuedAt), otherProcesses: serving.get(q.name) ?? 0 }));
+  // Read after the snapshot: a queue Jobscope creates is added to both sets in one MULTI, so any
+  // such queue the snapshot lists is in this set by now (unless deleted since, when it no longer matters).
+  const ours = new Set(await redis.smembers('jobscope:queues'));
+  const queues = s.queues.map((q) => ({
+    name: q.name,
+    size: q.size,
+    oldestEnqueuedAt: toMs(q.oldestEnqueuedAt),
+    otherProcesses: serving.get(q.name) ?? 0,
+    createdByJobscope: ours.has(q.name),
+  }));
   return { queues, total: s.queuesTotal };
 }
 
@@ -64,7 +73,7 @@ export async function readQueue(redis: Redis, name: string, o: QueueReadOptions)
     // A process whose hash expired is dead (Sidekiq's ProcessSet skips it): its info is null here.
     for (const info of values(await p.exec())) if (listsQueue(info, name)) otherProcesses++;
   }
-  return { name, size: size as number, oldestEnqueuedAt: toMs(enqueuedAtOf(oldest as string | null)), otherProcesses };
+  return { name, size: size as number, oldestEnqueuedAt: toMs(enqueuedAtOf(oldest as string | null)), otherProcesses, createdByJobscope: ours === 1 };
 }
 
 /**
