@@ -1,0 +1,48 @@
+// The PostgreSQL store of issue 13 (several `jobscope serve` instances sharing one database): its
+// foundation only. Connecting (connect.ts), the schema and its migrations under an advisory lock
+// (migrations.ts, migrate.ts), errors that say what to do (errors.ts) and dispatch with
+// FOR UPDATE SKIP LOCKED (take.ts) are here and tested (test/store/pg-*.test.ts).
+//
+// NOT wired to `serve`: there is no --database flag (nor JOBSCOPE_DATABASE_URL) yet, on purpose. The
+// ports (store/ports.ts) are synchronous, and the async adapters for them, the trace appends and
+// notifications across instances and the job system are still to come; a flag that started a
+// server on half a store would lose data. It is added when the whole mode works.
+import type { Pool } from 'pg';
+import { connectPg, type PgConnectOptions } from './connect.ts';
+import { migrate } from './migrate.ts';
+import { PgStoreError, explainConnectError } from './errors.ts';
+
+export { PgStoreError, redactUrl } from './errors.ts';
+export { takeBuild } from './take.ts';
+export type { Queryable } from './connect.ts';
+
+export interface PgDatabase {
+  pool: Pool;
+  /** The schema version the database is at. */
+  schemaVersion: number;
+  /** Versions this instance applied at start (empty when they were there already). */
+  applied: number[];
+  close(): Promise<void>;
+}
+
+/** Connects and brings the schema up to date; throws a PgStoreError that says what to do when it cannot. */
+export async function openPgDatabase(url: string, opts: PgConnectOptions = {}): Promise<PgDatabase> {
+  const pool = await connectPg(url, opts);
+  try {
+    const { version, applied } = await migrate(pool);
+    let closed = false;
+    return {
+      pool,
+      schemaVersion: version,
+      applied,
+      async close() {
+        if (closed) return;
+        closed = true;
+        await pool.end();
+      },
+    };
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    throw err instanceof PgStoreError ? err : explainConnectError(err, url);
+  }
+}

@@ -1,0 +1,177 @@
+// A throwaway PostgreSQL cluster for a test: `initdb` into a temp dir, `pg_ctl` on a free port bound
+// to 127.0.0.1 (its socket in the same dir), one database made, and stop() that always removes it.
+// Debian's `postgresql` package (.ci/run installs it) puts initdb and pg_ctl in
+// /usr/lib/postgresql/<major>/bin, off PATH. PostgreSQL refuses to run as root: as root the dir is
+// handed to the `postgres` user and every tool runs as that user through runuser.
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort } from './redis.ts';
+
+export interface TestPostgres {
+  port: number;
+  /** The database made at start: postgres://jobscope@127.0.0.1:<port>/<database> (with the password when one was asked for). */
+  url: string;
+  database: string;
+  user: string;
+  password: string | undefined;
+  dir: string;
+  /** The URL of another database of the same cluster (which may not exist). */
+  urlFor(database: string, opts?: { user?: string; password?: string }): string;
+  /** Makes another empty database; returns its URL. */
+  createDatabase(name: string): Promise<string>;
+  /** Runs SQL through psql as the cluster's superuser, in the start database unless told. */
+  psql(sql: string, database?: string): string;
+  /** Stops the server (fast: open sessions are cut) and removes the dir; safe to call twice. */
+  stop(): Promise<void>;
+}
+
+const DEBIAN_ROOT = '/usr/lib/postgresql';
+
+/** The folder holding initdb and pg_ctl: the newest Debian major first, then PATH; null when absent. */
+export function postgresBinDir(): string | null {
+  try {
+    const majors = fs
+      .readdirSync(DEBIAN_ROOT)
+      .filter((d) => /^\d+$/.test(d))
+      .sort((a, b) => Number(b) - Number(a));
+    for (const m of majors) {
+      const bin = path.join(DEBIAN_ROOT, m, 'bin');
+      if (fs.existsSync(path.join(bin, 'initdb')) && fs.existsSync(path.join(bin, 'pg_ctl'))) return bin;
+    }
+  } catch {
+    /* not Debian's layout: look on PATH */
+  }
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (dir && fs.existsSync(path.join(dir, 'initdb')) && fs.existsSync(path.join(dir, 'pg_ctl'))) return dir;
+  }
+  return null;
+}
+
+/**
+ * Why the PostgreSQL tests cannot run here, or null when they can. In CI (.ci/run installs
+ * postgresql) a missing server is a broken install, not a reason to skip: the tests run and fail.
+ */
+export function postgresMissing(): string | null {
+  if (process.env.CI) return null;
+  if (postgresBinDir()) return null;
+  return `PostgreSQL is not installed (no initdb/pg_ctl in ${DEBIAN_ROOT}/*/bin or on PATH): apt-get install postgresql`;
+}
+
+const isRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;
+
+/** Runs a PostgreSQL tool, as the postgres user when we are root. */
+function run(bin: string, tool: string, args: string[], opts: { input?: string } = {}): string {
+  const exe = path.join(bin, tool);
+  const [cmd, argv] = isRoot() ? ['runuser', ['-u', 'postgres', '--', exe, ...args]] : [exe, args];
+  try {
+    return execFileSync(cmd, argv, { encoding: 'utf8', input: opts.input, stdio: ['pipe', 'pipe', 'pipe'], timeout: 60_000 });
+  } catch (err) {
+    const e = err as { stderr?: string; stdout?: string; message: string };
+    throw new Error(`${tool} ${args.join(' ')} failed: ${e.stderr || e.stdout || e.message}`);
+  }
+}
+
+// A test process that ends without its afterAll (an uncaught error, a timeout of the whole run) must
+// not leave a postmaster running on the machine: every live cluster is stopped on exit, synchronously.
+const live = new Map<string, () => void>();
+process.on('exit', () => {
+  for (const stop of live.values()) stop();
+});
+
+export interface StartOptions {
+  /** Host connections need this password (scram-sha-256); the socket stays trusted for the helper's own tools. */
+  password?: string;
+  database?: string;
+}
+
+export async function startPostgres(opts: StartOptions = {}): Promise<TestPostgres> {
+  const bin = postgresBinDir();
+  if (!bin) throw new Error(postgresMissing() ?? 'PostgreSQL is not installed: apt-get install postgresql');
+  const user = 'jobscope';
+  const database = opts.database ?? 'jobscope_test';
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-pg-'));
+  const data = path.join(dir, 'data');
+  const log = path.join(dir, 'server.log');
+  let started = false;
+  const removeDir = () => fs.rmSync(dir, { recursive: true, force: true });
+  const stopSync = () => {
+    if (started) {
+      started = false;
+      spawnSync(isRoot() ? 'runuser' : path.join(bin, 'pg_ctl'), [...(isRoot() ? ['-u', 'postgres', '--', path.join(bin, 'pg_ctl')] : []), '-D', data, '-m', 'immediate', '-w', 'stop'], {
+        stdio: 'ignore',
+        timeout: 30_000,
+      });
+    }
+    removeDir();
+  };
+  live.set(dir, stopSync);
+  try {
+    if (isRoot()) {
+      const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
+      const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
+      fs.chownSync(dir, uid, gid);
+    }
+    const initArgs = ['-D', data, '-U', user, '-E', 'UTF8', '--locale=C', '--no-sync', '--no-instructions'];
+    if (opts.password) {
+      const pwfile = path.join(dir, 'pwfile');
+      fs.writeFileSync(pwfile, `${opts.password}\n`, { mode: 0o600 });
+      if (isRoot()) fs.chownSync(pwfile, fs.statSync(dir).uid, fs.statSync(dir).gid);
+      initArgs.push('--auth-local=trust', '--auth-host=scram-sha-256', `--pwfile=${pwfile}`);
+    } else {
+      initArgs.push('-A', 'trust');
+    }
+    run(bin, 'initdb', initArgs);
+    // A port found free may be taken before the postmaster binds it (other tests start servers too): try a few.
+    let port = 0;
+    for (let attempt = 1; ; attempt++) {
+      port = await freePort();
+      // fsync off and small buffers: a throwaway cluster on a machine shared by many test runs.
+      const serverOpts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c shared_buffers=16MB -c max_connections=60`;
+      try {
+        run(bin, 'pg_ctl', ['-D', data, '-o', serverOpts, '-l', log, '-w', '-t', '60', 'start']);
+        started = true;
+        break;
+      } catch (err) {
+        const text = fs.existsSync(log) ? fs.readFileSync(log, 'utf8') : '';
+        if (attempt >= 3 || !/could not bind|Address already in use/i.test(text)) throw new Error(`${(err as Error).message}\n${text}`);
+      }
+    }
+    const auth = (u: string, p: string | undefined) => (p === undefined ? encodeURIComponent(u) : `${encodeURIComponent(u)}:${encodeURIComponent(p)}`);
+    const urlFor = (db: string, o: { user?: string; password?: string } = {}) =>
+      `postgres://${auth(o.user ?? user, o.password ?? opts.password)}@127.0.0.1:${port}/${encodeURIComponent(db)}`;
+    // Over the socket in `dir` (trusted even when host connections need a password).
+    const psql = (sql: string, db = database) => run(bin, 'psql', ['-h', dir, '-p', String(port), '-U', user, '-d', db, '-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1'], { input: sql });
+    const createDatabase = async (name: string) => {
+      run(bin, 'createdb', ['-h', dir, '-p', String(port), '-U', user, name]);
+      return urlFor(name);
+    };
+    await createDatabase(database);
+    return {
+      port,
+      url: urlFor(database),
+      database,
+      user,
+      password: opts.password,
+      dir,
+      urlFor,
+      createDatabase,
+      psql,
+      async stop() {
+        if (!live.has(dir)) return;
+        live.delete(dir);
+        try {
+          if (started) run(bin, 'pg_ctl', ['-D', data, '-m', 'fast', '-w', '-t', '60', 'stop']);
+          started = false;
+        } finally {
+          stopSync();
+        }
+      },
+    };
+  } catch (err) {
+    live.delete(dir);
+    stopSync();
+    throw err;
+  }
+}
