@@ -19,6 +19,18 @@ type Statement = ReturnType<InstanceType<typeof Database>['prepare']>;
 /** What a WAL that SQLite has reset is cut back to: about one automatic checkpoint's worth (1,000 pages). */
 const WAL_KEEP_BYTES = 4 * 1024 * 1024;
 
+// Statements that may stop on a row when run() steps them once (see Db.release). Judged from the
+// text once per distinct statement (the statement cache is per text too); a false positive only costs a reset.
+const rowsByText = new Map<string, boolean>();
+function yieldsRows(sql: string): boolean {
+  let rows = rowsByText.get(sql);
+  if (rows === undefined) {
+    rows = /^\s*(SELECT|PRAGMA|WITH|VALUES|EXPLAIN)\b|\bRETURNING\b/i.test(sql);
+    if (rowsByText.size < 1000) rowsByText.set(sql, rows);
+  }
+  return rows;
+}
+
 export class Db {
   private readonly db: InstanceType<typeof Database>;
   private readonly statements = new Map<string, Statement>();
@@ -93,8 +105,9 @@ export class Db {
    * Runs a cached statement. One that failed (disk full) keeps its error: SQLite's reset returns it
    * again and the next bind fails with "Could not reset statement", a 500 on a store that has
    * recovered. So a statement that threw is finalized and dropped, and the next use prepares it anew.
+   * `leftMidStep`: the call may stop before the statement's end (get()), so it is reset after (see release).
    */
-  private use<R>(sql: string, fn: (s: Statement) => R): R {
+  private use<R>(sql: string, fn: (s: Statement) => R, leftMidStep = false): R {
     const s = this.stmt(sql);
     let out: R;
     try {
@@ -103,7 +116,7 @@ export class Db {
       this.drop(sql, s);
       throw err;
     }
-    this.release(sql, s);
+    if (leftMidStep) this.release(sql, s);
     return out;
   }
 
@@ -113,7 +126,9 @@ export class Db {
    * can pass an open reader: the WAL then grew by every write for as long as the server ran (600 MB
    * over a 4 KB database after 20,000 job requests). node-sqlite3-wasm resets only before the next
    * bind, and its reset is not public API: the version is pinned, and were it gone the statement
-   * would be finalized instead (correct, only slower).
+   * would be finalized instead (correct, only slower). A statement stepped to its end (run(), all(),
+   * an iterate() loop that finished) has already ended its read, so it is not reset twice: the
+   * library resets again before the next bind anyway, and each reset is two calls into the WASM module.
    */
   private release(sql: string, s: Statement): void {
     const reset = (s as unknown as { _reset?: () => boolean })._reset;
@@ -131,7 +146,7 @@ export class Db {
   }
 
   get<T = Row>(sql: string, params?: Params): T | undefined {
-    return this.use(sql, (s) => (s.get(params as never) ?? undefined) as T | undefined);
+    return this.use(sql, (s) => (s.get(params as never) ?? undefined) as T | undefined, true);
   }
 
   all<T = Row>(sql: string, params?: Params): T[] {
@@ -140,19 +155,22 @@ export class Db {
 
   *iterate<T = Row>(sql: string, params?: Params): Generator<T> {
     const s = this.stmt(sql);
+    let finished = false;
     try {
       yield* s.iterate(params as never) as Iterable<T>;
+      finished = true;
     } catch (err) {
       this.drop(sql, s);
       throw err;
     } finally {
-      // Also reached when the caller's loop stops early (the generator's return()).
-      if (!s.isFinalized) this.release(sql, s);
+      // Reached without `finished` when the caller's loop stops early (the generator's return()).
+      if (!finished && !s.isFinalized) this.release(sql, s);
     }
   }
 
   run(sql: string, params?: Params): { changes: number; lastInsertRowid: number } {
-    const r = this.use(sql, (s) => s.run(params as never));
+    // run() steps once: a statement that yields rows (a SELECT, a PRAGMA, RETURNING) stops on its first.
+    const r = this.use(sql, (s) => s.run(params as never), yieldsRows(sql));
     return { changes: r.changes, lastInsertRowid: Number(r.lastInsertRowid) };
   }
 

@@ -29,7 +29,7 @@ const walSize = (dataDir: string) => {
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('statements leave no read open', () => {
-  it('after get(), all() and an abandoned iterate(), a checkpoint copies the whole WAL back', () => {
+  it('after get(), all(), run() (of a write and of a SELECT), a finished and an abandoned iterate(), a checkpoint copies the whole WAL back', () => {
     const dir = tempDir();
     const db = new Db(path.join(dir, 'jobscope.db'), { fsync: false, walCheckpointEveryMs: 0 });
     try {
@@ -38,6 +38,13 @@ describe('statements leave no read open', () => {
       expect(db.get<{ v: string }>('SELECT v FROM t WHERE id > ? ORDER BY id', [10])?.v).toBe('row 10');
       expect(db.all('SELECT id FROM t WHERE id < ?', [5])).toHaveLength(4);
       for (const row of db.iterate<{ id: number }>('SELECT id FROM t ORDER BY id')) if (row.id === 3) break;
+      // Statements stepped to their end are not reset after use (only get() and an abandoned loop are):
+      // they must hold no read either.
+      let seen = 0;
+      for (const row of db.iterate<{ id: number }>('SELECT id FROM t WHERE id <= ?', [7])) seen += row.id;
+      expect(seen).toBe(28);
+      // run() steps once: a statement that yields rows stops on its first, so it is reset like get().
+      db.run('SELECT id FROM t ORDER BY id');
       db.run('UPDATE t SET v = ? WHERE id = 1', ['changed']);
       // PRAGMA wal_checkpoint answers busy, frames in the WAL, frames checkpointed.
       const r = db.get<{ busy: number; log: number; checkpointed: number }>('PRAGMA wal_checkpoint(PASSIVE)')!;
