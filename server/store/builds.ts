@@ -1,7 +1,7 @@
 import type { Db } from './db.ts';
 import type { Runner } from './runners.ts';
 import { digest, newToken } from '../auth/tokens.ts';
-import { MAX_JSON_DEPTH, nestedDeeperThan } from '../http/json-depth.ts';
+import { MAX_JSON_DEPTH, jsonNestedDeeperThan } from '../http/json-depth.ts';
 import { isArray, isId, isPlainObject, storedInt, storedJson, storedTime, storedTimeOr0 } from './row-values.ts';
 
 export type BuildStatus = 'pending' | 'running' | 'success' | 'failed' | 'canceled';
@@ -58,9 +58,19 @@ type BuildRow = Omit<Build, 'tag' | 'variables' | 'options' | 'tag_list' | 'depe
 
 const isVariable = (v: unknown): v is Variable =>
   isPlainObject(v) && typeof v.key === 'string' && typeof v.value === 'string' && typeof v.public === 'boolean';
-// Options nested past the request bound (an older version stored them) would overflow whoever answers them.
-const isOptions = (v: unknown): v is Record<string, unknown> => isPlainObject(v) && !nestedDeeperThan(v, MAX_JSON_DEPTH);
-const tagListOf = (text: unknown): string[] => storedJson(text, [], isArray).filter((t): t is string => typeof t === 'string');
+const isString = (t: unknown): t is string => typeof t === 'string';
+
+// Every dispatch reads a row (a tag list per pending row it looks at, the whole build it hands out),
+// and most rows hold empty lists and options: those are read without parsing or walking them.
+const listOf = <T>(text: unknown, keep: (v: unknown) => v is T): T[] => (text === '[]' ? [] : storedJson(text, [], isArray).filter(keep));
+const tagListOf = (text: unknown): string[] => listOf(text, isString);
+
+/** Options nested past the request bound (an older version stored them) would overflow whoever answers them: read as {}. */
+function optionsOf(text: unknown): Record<string, unknown> {
+  if (text === '{}' || typeof text !== 'string') return {};
+  const options = storedJson(text, {}, isPlainObject);
+  return jsonNestedDeeperThan(text, options, MAX_JSON_DEPTH) ? {} : options;
+}
 
 // Every column through row-values.ts: a row an older version stored out of range reads clamped, not as a throw.
 const toBuild = (r: BuildRow): Build => ({
@@ -69,11 +79,11 @@ const toBuild = (r: BuildRow): Build => ({
   project_id: storedInt(r.project_id) ?? 0,
   runner_id: storedInt(r.runner_id),
   tag: r.tag === 1,
-  variables: storedJson(r.variables, [], isArray).filter(isVariable),
-  options: storedJson(r.options, {}, isOptions),
+  variables: listOf(r.variables, isVariable),
+  options: optionsOf(r.options),
   timeout: storedInt(r.timeout, 1, 2 ** 31 - 1),
   tag_list: tagListOf(r.tag_list),
-  depends_on: storedJson(r.depends_on, [], isArray).filter(isId),
+  depends_on: listOf(r.depends_on, isId),
   artifacts_size: storedInt(r.artifacts_size, 0),
   artifacts_expire_at: storedTime(r.artifacts_expire_at),
   created_at: storedTimeOr0(r.created_at),
