@@ -3,8 +3,9 @@
 // full trace) took gigabytes. Runs in preParsing, after every onRequest hook, so a request refused
 // for its token or Host never touches the budget. Routes that stream their body to disk (artifact
 // uploads) say so with `config.streamsBody` and are not counted.
+import type { ServerResponse } from 'node:http';
 import { Transform } from 'node:stream';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
 import { ApiError, tooLarge } from './errors.ts';
 
@@ -14,6 +15,9 @@ declare module 'fastify' {
     streamsBody?: boolean;
   }
 }
+
+const kHeld = Symbol('jobscope.bodyBytesHeld');
+type HoldingResponse = ServerResponse & { [kHeld]?: number };
 
 export class BodyBudget {
   private used = 0;
@@ -41,34 +45,45 @@ export function installBodyBudget(app: FastifyInstance, config: Pick<Config, 'ma
   const busy = () =>
     new ApiError(503, `503 Service Unavailable - request bodies in flight have reached --max-inflight-body-mb (${mib} MiB); retry shortly`, { 'Retry-After': '1' });
 
-  /** Bytes this request holds, handed back once its answer is done or the client has gone. */
-  const hold = (reply: FastifyReply) => {
-    let held = 0;
-    reply.raw.once('close', () => budget.give(held));
-    return (n: number) => void (held += n);
+  /**
+   * Bytes a request holds, handed back once its answer is done or the client has gone ('close'
+   * fires in both cases). Kept on the response with one shared listener: no closure per request.
+   */
+  function giveBack(this: HoldingResponse): void {
+    budget.give(this[kHeld] ?? 0);
+    this[kHeld] = 0;
+  }
+  const hold = (res: HoldingResponse, n: number) => {
+    if (res[kHeld] === undefined) res.on('close', giveBack);
+    res[kHeld] = (res[kHeld] ?? 0) + n;
   };
 
   app.addHook('preParsing', (request, reply, payload, done) => {
-    if (request.routeOptions.config?.streamsBody) return done(null, payload);
     const lengthHeader = request.headers['content-length'];
+    const chunked = request.headers['transfer-encoding'] !== undefined;
+    if (lengthHeader === undefined && !chunked) return done(null, payload);
+    // Read once: fastify builds a new routeOptions object on every access.
+    const route = request.routeOptions;
+    if (route.config?.streamsBody) return done(null, payload);
     if (lengthHeader !== undefined) {
       const declared = Number(lengthHeader);
       if (!Number.isFinite(declared) || declared <= 0) return done(null, payload);
       // Refused before a byte of the body is read: it could never fit (multipart bypasses fastify's own check).
-      if (declared > request.routeOptions.bodyLimit || declared > budget.total) return done(tooLarge());
+      if (declared > route.bodyLimit || declared > budget.total) return done(tooLarge());
       if (!budget.take(declared)) return done(busy());
-      hold(reply)(declared);
+      hold(reply.raw, declared);
       return done(null, payload);
     }
     // Multipart is read from the raw request by busboy, not from this stream; readParams bounds its fields.
     // (isMultipart() is set by the content-type parser, after this hook: the header is what tells.)
-    if (request.headers['transfer-encoding'] === undefined || /^multipart\//i.test(String(request.headers['content-type'] ?? ''))) return done(null, payload);
+    if (/^multipart\//i.test(String(request.headers['content-type'] ?? ''))) return done(null, payload);
     // Chunked: no size up front, so each chunk is counted as it arrives.
-    const add = hold(reply);
+    const res = reply.raw;
+    hold(res, 0);
     const counted = new Transform({
       transform(chunk: Buffer, _enc, cb) {
         if (!budget.take(chunk.length)) return cb(busy());
-        add(chunk.length);
+        hold(res, chunk.length);
         cb(null, chunk);
       },
     });

@@ -4,7 +4,7 @@
 // its own raw parser (see runner-api/trace.ts).
 import type { FastifyInstance } from 'fastify';
 import { badRequest } from './errors.ts';
-import { MAX_JSON_DEPTH, nestedDeeperThan } from './json-depth.ts';
+import { MAX_JSON_DEPTH, jsonNestedDeeperThan } from './json-depth.ts';
 
 export function installBodyParsers(app: FastifyInstance): void {
   const json = app.getDefaultJsonParser('error', 'error');
@@ -14,7 +14,7 @@ export function installBodyParsers(app: FastifyInstance): void {
     json(request, body as string, (err, parsed) => {
       if (err) return done(err);
       // Refused here, for every route: deeper JSON overflows the stack when it is stored or answered.
-      if (nestedDeeperThan(parsed, MAX_JSON_DEPTH)) return done(badRequest(`the JSON body is nested more than ${MAX_JSON_DEPTH} levels deep`));
+      if (jsonNestedDeeperThan(body as string, parsed, MAX_JSON_DEPTH)) return done(badRequest(`the JSON body is nested more than ${MAX_JSON_DEPTH} levels deep`));
       done(null, parsed);
     });
   });

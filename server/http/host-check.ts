@@ -46,14 +46,25 @@ export function hostFilter(config: Pick<Config, 'host' | 'allowedHosts'>): ((hos
   };
 }
 
+/** How many distinct accepted Host values are remembered (see installHostCheck). */
+const ACCEPTED_MAX = 64;
+
 /** Refuses, before anything else runs, a request whose Host does not name this server (421). */
 export function installHostCheck(app: FastifyInstance, config: Config): void {
   const allowed = hostFilter(config);
   if (!allowed) return;
+  // Host values already found to name this server: a client sends the same one on every request, so
+  // the parse runs once per value instead of once per request. Refused values are never kept, and
+  // the set stops growing at ACCEPTED_MAX (any port of a loopback name is accepted).
+  const accepted = new Set<string>();
   app.addHook('onRequest', (request, _reply, done) => {
     const host = request.headers.host;
-    if (allowed(host)) return done();
-    const name = parseHost(host ?? '')?.name ?? host ?? '';
+    if (host === undefined || accepted.has(host)) return done();
+    if (allowed(host)) {
+      if (accepted.size < ACCEPTED_MAX) accepted.add(host);
+      return done();
+    }
+    const name = parseHost(host)?.name ?? host;
     done(
       new ApiError(
         421,

@@ -18,3 +18,11 @@ export function nestedDeeperThan(value: unknown, max: number): boolean {
   }
   return false;
 }
+
+/**
+ * nestedDeeperThan for a value parsed from `text`, without the walk when the text is too short to
+ * nest that deep (each level takes an opening and a closing bracket): most bodies and stored values.
+ */
+export function jsonNestedDeeperThan(text: string, value: unknown, max: number): boolean {
+  return text.length > 2 * max && nestedDeeperThan(value, max);
+}

@@ -52,6 +52,16 @@ describe('bound to 127.0.0.1', () => {
     }
   });
 
+  test('accepted Host values are remembered, refused ones never: past the remembered count both rules still hold', async () => {
+    const get = (host: string) => getWithHost(s.url, host, '/api/v3/sim/instance', s.adminToken);
+    // More distinct accepted values than the check remembers (64), then refusals, then accepted values again.
+    for (let p = 1; p <= 70; p++) expect((await get(`localhost:${p}`)).status, `localhost:${p}`).toBe(200);
+    for (let i = 0; i < 2; i++) expect((await get('evil.example')).status).toBe(421);
+    expect((await get('localhost:1')).status).toBe(200);
+    expect((await get('localhost:9999')).status).toBe(200);
+    expect((await get('localhost:9999.evil.example')).status).toBe(421);
+  });
+
   test('a rebinding page cannot register a runner, even with the right registration token', async () => {
     const { port: p } = new URL(s.url);
     const body = JSON.stringify({ token: s.registrationToken });

@@ -103,3 +103,31 @@ test('a slow upload that keeps progressing outlives the body and idle timeouts a
   ]);
   expect(outcome).toMatch(/^(answered 408|closed)/);
 }, 60_000);
+
+test('a keep-alive socket whose earlier requests were whole is still held to the body rule on a later one', async () => {
+  const runner = await registerRunner(s);
+  const body = JSON.stringify({ token: runner.token });
+  const sock = net.connect(port, '127.0.0.1');
+  let answer = '';
+  sock.on('error', () => undefined);
+  sock.on('data', (d: Buffer) => (answer += d.toString('latin1')));
+  const closed = new Promise<void>((resolve) => sock.on('close', () => resolve()));
+  await new Promise<void>((resolve) => sock.on('connect', () => resolve()));
+  const poll = `POST /ci/api/v1/builds/register.json HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUser-Agent: ${RUNNER_UA}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+  // Two whole polls on the socket, the second after a body check has run (every 500 ms here).
+  const answers = (n: number) => (answer.match(/^HTTP\/1\.1 /gm) ?? []).length >= n;
+  sock.write(poll);
+  await expect.poll(() => answers(1), { timeout: 5000 }).toBe(true);
+  await new Promise((r) => setTimeout(r, 700));
+  sock.write(poll);
+  await expect.poll(() => answers(2), { timeout: 5000 }).toBe(true);
+  expect(answer.match(/^HTTP\/1\.1 (\d+)/gm)).toEqual(['HTTP/1.1 204', 'HTTP/1.1 204']);
+  // Then a body that stalls after a few bytes: 408 and the connection closed after the window (2 s).
+  sock.write(`POST /ci/api/v1/builds/register.json HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n{"token":"`);
+  const started = Date.now();
+  const verdict = await Promise.race([closed.then(() => 'closed'), new Promise((r) => setTimeout(() => r('still open'), 10_000))]);
+  expect(verdict).toBe('closed');
+  expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
+  expect(answer).toMatch(/HTTP\/1\.1 408 [\s\S]*"message":"408 Request Timeout/);
+  sock.destroy();
+}, 30_000);

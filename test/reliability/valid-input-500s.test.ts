@@ -99,6 +99,16 @@ describe('JSON nested too deep is a 400, not a stack overflow', () => {
     expect(conn.status).toBe(400);
   });
 
+  it('at the bound: a body nested 65 deep in its 130 characters is a 400, 64 deep passes the parser', async () => {
+    // Short bodies are not walked (64 levels take 128 characters): the shortest too-deep body still is.
+    const poll = (body: string) => http(`${s.url}/ci/api/v1/builds/register.json`, { method: 'POST', body, headers: { 'content-type': 'application/json', 'user-agent': RUNNER_UA } });
+    const deep = await poll('['.repeat(65) + ']'.repeat(65));
+    expect(deep.status).toBe(400);
+    expect(deep.body.message).toMatch(/nested more than 64/);
+    // Parsed, then refused for what it lacks (no runner token), not for its depth.
+    expect((await poll('['.repeat(64) + ']'.repeat(64))).status).toBe(403);
+  });
+
   it('options over 1 MiB as JSON: 400 with the limit', async () => {
     const p = await createProject(s, 'big-options');
     const r = await control(s, `/projects/${p.id}/builds`, { method: 'POST', json: { options: { blob: 'o'.repeat(1024 * 1024 + 10) } } });
