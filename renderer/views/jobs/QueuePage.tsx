@@ -1,5 +1,5 @@
 // One queue, as Sidekiq Web's queue page: size and latency, the next jobs in the order workers
-// take them (paged), and Delete for a queue of synthetic jobs (built-in and demo queues stay).
+// take them (paged), its origin, and Delete where the server's view says DELETE accepts it.
 import { useState } from 'react';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useClient } from '../../app/client-context.tsx';
@@ -10,6 +10,7 @@ import { humanDuration, num } from '../../components/format.ts';
 import { JobTable } from '../../components/jobs/JobTable.tsx';
 import { Pager } from '../../components/jobs/Pager.tsx';
 import { fromQueued, stamp } from '../../components/jobs/job-row.ts';
+import { OriginBadge, QueueDeleteButton } from './QueueDelete.tsx';
 
 const PER_PAGE = 25;
 
@@ -39,13 +40,6 @@ export function QueuePage({ name }: { name: string }) {
     return <p className="card" role="status" data-testid="queue-missing">There is no queue <code>{name}</code> (any more). <a href="#/queues">All queues</a></p>;
   }
   const q = queue.data;
-  const deletable = q && q.durable && !q.builtin;
-  const confirmDelete = () => {
-    const text = q && q.backlog > 0
-      ? `Delete queue ${name}? Its ${q.backlog} waiting job${q.backlog === 1 ? '' : 's'} and its retrying jobs are dropped; dead jobs stay in the dead set.`
-      : `Delete the empty queue ${name}?`;
-    if (confirm(text)) remove.mutate();
-  };
   const total = jobs.data?.total ?? 0;
   return (
     <>
@@ -56,11 +50,12 @@ export function QueuePage({ name }: { name: string }) {
           <dt>Latency</dt><dd data-testid="queue-latency">{q ? humanDuration(q.latency) : '—'}</dd>
           <dt>Oldest enqueued</dt><dd>{stamp(q?.oldest_enqueued_at)}</dd>
           <dt>Processes</dt><dd>{q?.processes ?? '—'}</dd>
-          <dt>Kind</dt><dd>{!q ? '—' : q.builtin ? 'built-in (Jobscope’s own jobs)' : q.durable ? 'synthetic' : 'demo load (memory)'}</dd>
+          <dt>Origin</dt><dd>{q ? <OriginBadge q={q} /> : '—'}</dd>
+          <dt>Kind</dt><dd>{!q ? '—' : q.origin === 'sidekiq_app' ? 'the app’s jobs' : q.builtin ? 'built-in (Jobscope’s own jobs)' : q.durable ? 'synthetic' : 'demo load (memory)'}</dd>
         </dl>
         <div className="row gap" style={{ marginTop: 10 }}>
-          {deletable && <button className="ghost danger" onClick={confirmDelete} disabled={remove.isPending} data-testid="queue-page-delete">Delete queue</button>}
-          {q && !deletable && <span className="muted small" data-testid="queue-not-deletable">{q.builtin ? 'A built-in queue cannot be deleted.' : 'A demo queue goes when the demo load stops.'}</span>}
+          {q && <QueueDeleteButton q={q} text="Delete queue" busy={remove.isPending} onDelete={() => remove.mutate()} testId="queue-page-delete" />}
+          {q && !q.deletable && <span className="muted small" data-testid="queue-not-deletable">{q.delete_refusal}</span>}
           {message && <span className="error small" role="status" data-testid="queue-page-message">{message}</span>}
         </div>
       </div>
