@@ -43,6 +43,7 @@ describe('queue origin on the embedded SQLite job system', () => {
   it('every queue is Jobscope’s; synthetic ones are deletable, built-in and demo ones carry the 409’s reason', async () => {
     const s = await start({ jobConcurrency: 1 });
     await postJobs(s.url, s.adminToken, { queue: 'synth', count: 3, duration_ms: 600_000 });
+    await waitFor('one of synth running', async () => (await list(s)).get('synth')?.backlog === 2, 15_000, 50);
     const load = await http(`${s.url}/api/v3/sim/load`, { method: 'PUT', json: { queues: 1, rate: 0, processes: 1, concurrency: 1 }, token: s.adminToken });
     expect(load.status).toBe(200);
     const demo = (load.body as { queues: string[] }).queues[0]!;
