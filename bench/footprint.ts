@@ -5,7 +5,7 @@
 // pause, as runners do), and polling builds/register now and then. Goal: < 100 MiB idle, < 250 MiB
 // loaded. The reference column is the RSS of a bare node:http process (bench/reference/trace-server.ts,
 // started through the same launcher): what Node itself costs here. Idle is also measured for the
-// server bundled with esbuild and run by plain node with no launcher, as a packaged app runs it.
+// server bundled as the packaged app is (scripts/build-bundle.ts) and run by plain node, no launcher.
 //   node --import tsx bench/footprint.ts [--quick]
 import fs from 'node:fs';
 import http from 'node:http';
@@ -76,24 +76,21 @@ export async function run({ quick = false }: { quick?: boolean } = {}): Promise<
   } finally {
     await s.stop();
   }
-  // The same server bundled into one file and run by plain node, as a packaged app runs it (no tsx
-  // loader thread and no on-the-fly TypeScript): what the product itself costs at rest.
+  // The same server bundled as the packaged app ships it (scripts/build-bundle.ts: one file, the V8
+  // tuning beside it and imported first) and run by plain node, no tsx loader thread and no on-the-fly
+  // TypeScript: what the product itself costs at rest.
   let bundled = NaN;
-  const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-bench-bundle-'));
+  // Inside the repo so the external packages resolve from its node_modules.
+  const outDir = path.join(REPO, '.tmp', `bench-bundle-${process.pid}`);
   try {
     const out = path.join(outDir, 'cli.mjs');
-    execFileSync(path.join(REPO, 'node_modules/.bin/esbuild'), ['server/cli.ts', '--bundle', '--platform=node', '--format=esm', '--packages=external', `--outfile=${out}`, '--log-level=error'], { cwd: REPO });
-    // Run from inside the repo so the external packages resolve from its node_modules.
-    const inRepo = path.join(REPO, '.tmp', `bench-bundle-${process.pid}.mjs`);
-    fs.mkdirSync(path.dirname(inRepo), { recursive: true });
-    fs.copyFileSync(out, inRepo);
+    execFileSync(process.execPath, ['--import', 'tsx', 'scripts/build-bundle.ts', 'server/cli.ts', out], { cwd: REPO });
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-bench-fp-bundled-'));
-    const child = await startChild([inRepo, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'error'], /Jobscope listening on (http:\/\/\S+)/, 'jobscope-bundled');
+    const child = await startChild([out, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'error'], /Jobscope listening on (http:\/\/\S+)/, 'jobscope-bundled');
     await new Promise((r) => setTimeout(r, settle));
     bundled = rssOf(child.pid);
     await child.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
-    fs.rmSync(inRepo, { force: true });
   } catch (err) {
     log(`footprint: could not measure the bundled server (${(err as Error).message.split('\n')[0]})`);
   } finally {

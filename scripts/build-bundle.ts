@@ -1,0 +1,51 @@
+// Bundles a host entry (electron/main.ts, server/cli.ts) as the packaged app ships it: one ESM file,
+// npm packages left as imports from node_modules, and server/hosts/v8-tuning.ts as a file of its own
+// beside it, imported first.
+//   node --import tsx scripts/build-bundle.ts <entry.ts> <out.js>   (bench/footprint.ts runs it so)
+//
+// Why the tuning is a file of its own: ESM evaluates a module's imports before its body, and esbuild
+// hoists every npm package the bundle imports to the top of the one file. Bundled in, the tuning ran
+// after fastify, swagger, ajv and SQLite's WebAssembly (~450 modules) had loaded, too late: the young
+// generation had already doubled to 2 × 8 MiB and the WebAssembly had compiled on several threads.
+// As the bundle's first import it runs before any of them, as scripts/launcher.js makes it run for
+// the `jobscope` bin (bench/footprint.ts, bundled idle: ~12 MiB of V8 heap pages and a few MiB of
+// malloc arenas less).
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build, type Plugin } from 'esbuild';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const TUNING_FILE = 'v8-tuning.js';
+const TUNING_SOURCE = 'server/hosts/v8-tuning.ts';
+
+/** Resolves the host entries' `import '…/hosts/v8-tuning.ts'` to the file written beside the bundle. */
+const tuningBeside: Plugin = {
+  name: 'v8-tuning-beside',
+  setup(b) {
+    b.onResolve({ filter: /(^|\/)hosts\/v8-tuning(\.ts)?$/ }, (args) => {
+      if (path.resolve(args.resolveDir, args.path.endsWith('.ts') ? args.path : `${args.path}.ts`) !== path.join(root, TUNING_SOURCE)) return undefined;
+      return { path: `./${TUNING_FILE}`, external: true };
+    });
+  },
+};
+
+export async function bundleHost(entry: string, outfile: string, opts: { sourcemap?: boolean } = {}): Promise<void> {
+  const common = { bundle: true, platform: 'node', target: 'node22', format: 'esm', logLevel: 'warning', absWorkingDir: root, sourcemap: opts.sourcemap ?? false } as const;
+  const outDir = path.dirname(path.resolve(root, outfile));
+  await build({ ...common, entryPoints: [TUNING_SOURCE], outfile: path.join(outDir, TUNING_FILE) });
+  await build({ ...common, entryPoints: [entry], outfile, packages: 'external', plugins: [tuningBeside] });
+  // Built without the tuning first the app would still run, only heavier: fail the build instead.
+  const imports = [...fs.readFileSync(path.resolve(root, outfile), 'utf8').matchAll(/^import\s(?:[^;]*?\sfrom\s)?"([^"]+)";$/gm)].map((m) => m[1]);
+  const before = imports.slice(0, imports.indexOf(`./${TUNING_FILE}`)).filter((m) => m !== 'electron');
+  if (imports.includes(`./${TUNING_FILE}`) && before.length > 0) throw new Error(`${outfile}: ${before.join(', ')} imported before ./${TUNING_FILE}`);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const [entry, outfile] = process.argv.slice(2);
+  if (!entry || !outfile) {
+    process.stderr.write('usage: node --import tsx scripts/build-bundle.ts <entry.ts> <out.js>\n');
+    process.exit(2);
+  }
+  await bundleHost(entry, outfile);
+}

@@ -1,0 +1,71 @@
+// scripts/build-bundle.ts, as the packaged app is built: the V8 tuning must run before any npm package
+// loads (SQLite's WebAssembly compiles when its package is evaluated, and loading ~450 modules grows
+// the young generation), and the bundle must still serve.
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFileSync, spawn } from 'node:child_process';
+import { afterAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/server.ts';
+
+const root = path.resolve(import.meta.dirname, '../..');
+// Inside the repo: the bundle's npm packages resolve from its node_modules.
+const outDir = path.join(root, '.tmp', `host-bundle-test-${process.pid}`);
+const dataDir = tempDir('jobscope-host-bundle-');
+afterAll(() => {
+  fs.rmSync(outDir, { recursive: true, force: true });
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+/**
+ * Preloaded: how many CommonJS modules had run, and whether SQLite's had, at the tuning's first flag.
+ * (ESM links before it evaluates: a package the bundle imports is in the cache, not yet run, already.)
+ */
+const PROBE = `
+import v8 from 'node:v8';
+import { createRequire } from 'node:module';
+const cache = createRequire(import.meta.url).cache;
+const ran = () => Object.values(cache).filter((m) => m.loaded);
+const sqlite = () => ran().some((m) => m.id.includes('node-sqlite3-wasm'));
+const set = v8.setFlagsFromString;
+let seen;
+v8.setFlagsFromString = (flags) => {
+  seen ??= { flags, modules: ran().length, sqlite: sqlite() };
+  return set(flags);
+};
+process.on('exit', () => process.stderr.write('PROBE ' + JSON.stringify({ seen, modulesAtExit: ran().length, sqliteAtExit: sqlite() }) + '\\n'));
+`;
+
+describe('host bundle (scripts/build-bundle.ts)', () => {
+  it('imports the V8 tuning first, which runs before any package loads, and the bundle serves', async () => {
+    const out = path.join(outDir, 'cli.mjs');
+    execFileSync(process.execPath, ['--import', 'tsx', 'scripts/build-bundle.ts', 'server/cli.ts', out], { cwd: root, stdio: 'pipe' });
+    const text = fs.readFileSync(out, 'utf8');
+    expect(text.match(/^import\s[^\n]*$/m)?.[0]).toBe('import "./v8-tuning.js";');
+    expect(text).not.toContain('setFlagsFromString'); // one copy, beside the bundle
+    expect(fs.readFileSync(path.join(outDir, 'v8-tuning.js'), 'utf8')).toContain('--semi-space-growth-factor=1');
+
+    const probe = path.join(outDir, 'probe.mjs');
+    fs.writeFileSync(probe, PROBE);
+    const child = spawn(process.execPath, ['--import', probe, out, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'error'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const url = await new Promise<string>((resolve, reject) => {
+      let stdout = '';
+      child.stdout.on('data', (d) => {
+        stdout += d;
+        const m = /Jobscope listening on (http:\/\/\S+)/.exec(stdout);
+        if (m) resolve(m[1]!);
+      });
+      child.on('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
+    });
+    const status = await fetch(`${url}/api/app/status`, { headers: { 'private-token': /PRIVATE-TOKEN\): (\S+)/.exec(stderr)![1]! } });
+    expect(status.status).toBe(200);
+    child.kill('SIGTERM');
+    await new Promise((r) => child.on('exit', r));
+    const report = JSON.parse(/PROBE (.*)/.exec(stderr)![1]!) as { seen: { flags: string; modules: number; sqlite: boolean }; modulesAtExit: number; sqliteAtExit: boolean };
+    expect(report.seen).toEqual({ flags: '--semi-space-growth-factor=1', modules: 0, sqlite: false });
+    // The probe would see these had they loaded first: the server did load them, later.
+    expect(report.sqliteAtExit).toBe(true);
+    expect(report.modulesAtExit).toBeGreaterThan(100);
+  }, 60_000);
+});
