@@ -1,6 +1,6 @@
 // Deleting a queue from the dashboard's queues table: a confirm first (dismissing it keeps the
-// queue), then the queue and its waiting jobs are gone; a built-in queue is refused with the
-// server's message. From a queue's own page, an empty synthetic queue is deleted the same way.
+// queue), then the queue and its waiting jobs are gone; a built-in queue's ✕ is marked refused and
+// says the server's reason without asking or sending anything. From a queue's own page, an empty synthetic queue is deleted the same way.
 import { test, expect } from '@playwright/test';
 import type { TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
@@ -37,9 +37,18 @@ test('a queue is deleted from the queues table after a confirm', async ({ page }
   expect(await queueNames()).not.toContain('e2e_doomed');
   await expect(row('e2e_kept')).toBeVisible();
 
-  page.once('dialog', (d) => void d.accept());
-  await row('stuck_builds').getByTestId('queue-delete').click();
+  // A built-in queue's ✕ follows the server's view: marked refused, and a click asks nothing, sends
+  // nothing and says the server's reason.
+  const builtin = row('stuck_builds').getByTestId('queue-delete');
+  await expect(builtin).toHaveAttribute('data-deletable', 'false');
+  await expect(builtin).toHaveAttribute('aria-disabled', 'true');
+  const deletes: string[] = [];
+  page.on('request', (r) => void (r.method() === 'DELETE' && deletes.push(r.url())));
+  page.on('dialog', (d) => void (asked.push(d.message()), d.dismiss()));
+  await builtin.click({ force: true }); // aria-disabled: Playwright would wait for it to be enabled
   await expect(page.getByTestId('queue-delete-message')).toContainText('built-in');
+  expect(asked).toHaveLength(1);
+  expect(deletes).toEqual([]);
   await expect(row('stuck_builds')).toBeVisible();
 });
 

@@ -1,15 +1,18 @@
 // Every queue of the latest sample: sortable, filterable, pinnable, virtualized so that hundreds
 // of queues scroll smoothly (only the visible rows are in the DOM). On this server's own
-// connection a queue can be deleted (after a confirm).
+// connection a queue can be deleted (after a confirm). Whether ✕ is offered follows the server's
+// queue views (`deletable`, the rule DELETE applies): a built-in, demo or Sidekiq app's queue keeps a
+// focusable ✕ marked aria-disabled with the server's reason, as on the queue's own page.
 import { useMemo, useRef, useState, type ReactNode } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useMutation } from '@tanstack/react-query';
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { useClient } from '../../app/client-context.tsx';
 import type { CurrentSample, History } from '../../api/client.ts';
 import { Sparkline } from '../../components/Sparkline.tsx';
 import { Glossary } from '../../components/glossary.tsx';
 import { humanDuration, num } from '../../components/format.ts';
 import { isString, useUiState } from '../../app/ui-state.ts';
+import { jobsApi, type QueueView } from '../../api/jobs.ts';
 
 type SortKey = 'name' | 'backlog' | 'latency';
 const ROW = 34;
@@ -42,7 +45,13 @@ export function QueuesTable({ connectionId, current, spark, deletable = false }:
     },
     onError: (err) => setNotice({ error: true, text: err instanceof Error ? err.message : String(err) }),
   });
+  // Same query as the Queues page (shared cache); only on this server's own connection.
+  const views = useQuery({ queryKey: ['jobs', 'queues'], queryFn: () => jobsApi.queues(client), refetchInterval: 5000, enabled: deletable });
+  const viewByName = useMemo(() => new Map<string, QueueView>((views.data ?? []).map((q) => [q.name, q])), [views.data]);
   const confirmDelete = (name: string) => {
+    const refusal = viewByName.get(name)?.delete_refusal;
+    // A queue the views do not list yet (newer than their last read) is left to the server to judge.
+    if (refusal) return setNotice({ error: true, text: refusal });
     if (confirm(`Delete queue ${name}? Its waiting and retrying jobs are dropped; dead jobs stay in the dead set.`)) remove.mutate(name);
   };
   const [sort, setSort] = useState<{ key: SortKey; desc: boolean }>({ key: 'backlog', desc: true });
@@ -112,7 +121,16 @@ export function QueuesTable({ connectionId, current, spark, deletable = false }:
                   <span role="cell" className="c-spark"><Sparkline values={spark?.queues[r.name]?.backlog} /></span>
                   {deletable && (
                     <span role="cell" className="c-act">
-                      <button className="ghost icon danger" onClick={() => confirmDelete(r.name)} disabled={remove.isPending} aria-label={`Delete queue ${r.name}`} title="Delete queue" data-testid="queue-delete">
+                      <button
+                        className="ghost icon danger"
+                        onClick={() => confirmDelete(r.name)}
+                        disabled={remove.isPending}
+                        aria-disabled={viewByName.get(r.name)?.deletable === false || undefined}
+                        aria-label={`Delete queue ${r.name}`}
+                        title={viewByName.get(r.name)?.delete_refusal ?? 'Delete queue'}
+                        data-testid="queue-delete"
+                        data-deletable={viewByName.has(r.name) ? String(viewByName.get(r.name)!.deletable) : undefined}
+                      >
                         ✕
                       </button>
                     </span>
