@@ -173,4 +173,14 @@ export const PG_MIGRATIONS: string[] = [
   CREATE INDEX jobs_state ON jobs (state, enqueued_at, id);
   CREATE TABLE job_counters (name text PRIMARY KEY, value bigint NOT NULL);
   `,
+  // Version 2: trace lengths for several instances (pg/traces.ts). The length here is the truth, not
+  // the file's size; generation names the file a replace wrote (<id>.<generation>.log, 0 is <id>.log).
+  // Its own table, so an append locks this row and never the builds row dispatch and cancel update.
+  `
+  CREATE TABLE build_traces (
+    build_id bigint PRIMARY KEY REFERENCES builds(id) ON DELETE CASCADE,
+    length bigint NOT NULL DEFAULT 0 CHECK (length >= 0),
+    generation integer NOT NULL DEFAULT 0 CHECK (generation >= 0)
+  );
+  `,
 ];

@@ -1,0 +1,171 @@
+// Build traces for several instances sharing one PostgreSQL database and one traces folder (issue 13):
+// TracesPort's results (store/ports.ts), asynchronous. Not wired to serve yet (see index.ts).
+//
+// The database is the truth for a trace's length (build_traces.length), not the file: on one server
+// (store/traces.ts) one process writes each file and its size is the length; here any instance may
+// write, and a file's size says nothing about which of its bytes were acknowledged.
+//
+// An append locks the build's build_traces row (SELECT … FOR UPDATE) and, holding it, checks the
+// offset against the committed length, writes the bytes at that length, fsyncs them, and commits the
+// new length. A part arriving at another instance at the same moment waits on the row, then reads the
+// length the first one committed: its offset no longer matches, and it gets the 416 with the true
+// length. So parts of one build never interleave or overlap, whichever instances they reach.
+//
+// Why write+fsync first and commit the length second: the length is only ever moved over bytes that
+// are already on disk, so an acknowledged append (answered after its COMMIT) is durable; and readers
+// read up to the committed length, so an append that has not committed is invisible, never half-seen.
+// A crash (or a failed commit) between the two leaves bytes past the committed length that nobody
+// reads; the next append, holding the lock (so no writer is mid-append), cuts them off before writing.
+// The other order would commit lengths over bytes that may never arrive: readers would see holes.
+// Reads do not cut: they hold no lock, and bytes past the length may be another instance's append
+// between its fsync and its commit, about to be acknowledged.
+//
+// The lock is a row of its own table, not the builds row: dispatch, cancel and finish update the
+// builds row, and foreign-key checks on it take KEY SHARE; a FOR UPDATE on it held over a write and
+// an fsync would make them wait on traces. A row lock also ends with its session if an instance dies.
+//
+// A replace writes a new file (the next generation's name), fsyncs it, commits the new length and
+// generation, and only then deletes the old file: readers see the old trace or the new one, whole.
+// Without fsync (--fsync off, the default) the order still holds against a killed process, whose
+// writes the kernel keeps; a power cut or a machine crash may then lose acknowledged bytes (as on
+// one server), and a file found shorter than its length is reported (TraceFileLostError).
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import type { Pool, PoolClient } from 'pg';
+import type { AppendResult } from '../traces.ts';
+import type { Queryable } from './connect.ts';
+import { openForRead, readRange, writeAt, writeWhole } from './traces-files.ts';
+
+/** Reads up to this size are returned as a Buffer, longer ones as a stream (as store/traces.ts). */
+const READ_AT_ONCE = 64 * 1024;
+
+interface TraceRow {
+  length: number;
+  generation: number;
+}
+
+const LOCK_ROW = 'SELECT length, generation FROM build_traces WHERE build_id = $1 FOR UPDATE';
+
+export interface PgTraceOptions {
+  fsync: boolean;
+  maxBytes: number;
+}
+
+export class PgTraceStore {
+  constructor(
+    private readonly pool: Pool,
+    /** The traces folder every instance shares. */
+    private readonly dir: string,
+    private readonly opts: PgTraceOptions,
+  ) {}
+
+  /** Generation 0 keeps the single server's name (<id>.log); each replace moves to <id>.<generation>.log. */
+  file(buildId: number, generation = 0): string {
+    const id = Math.trunc(buildId);
+    return path.join(this.dir, generation === 0 ? `${id}.log` : `${id}.${generation}.log`);
+  }
+
+  /** The committed length (0 for a build with no trace). */
+  async length(buildId: number): Promise<number> {
+    return (await this.current(this.pool, buildId)).length;
+  }
+
+  /** Appends at `start`, which must equal the committed length (GitLab's incremental trace rule). */
+  async append(buildId: number, start: number, bytes: Buffer): Promise<AppendResult> {
+    return this.locked(buildId, async (row, client) => {
+      const { length } = row;
+      if (start !== length) return { ok: false, length, reason: 'range' };
+      if (length + bytes.length > this.opts.maxBytes) return { ok: false, length, reason: 'too-large' };
+      if (bytes.length === 0) return { ok: true, length };
+      await writeAt(this.file(buildId, row.generation), length, bytes, this.opts.fsync);
+      await client.query('UPDATE build_traces SET length = $2 WHERE build_id = $1', [buildId, length + bytes.length]);
+      return { ok: true, length: length + bytes.length };
+    });
+  }
+
+  /** Replaces the whole trace: readers on any instance see the old one or the new one, whole. */
+  async replace(buildId: number, bytes: Buffer): Promise<AppendResult> {
+    if (bytes.length > this.opts.maxBytes) return { ok: false, length: await this.length(buildId), reason: 'too-large' };
+    let old = '';
+    const result = await this.locked(buildId, async (row, client): Promise<AppendResult> => {
+      const next = row.generation + 1;
+      await writeWhole(this.file(buildId, next), bytes, this.opts.fsync);
+      await client.query('UPDATE build_traces SET length = $2, generation = $3 WHERE build_id = $1', [buildId, bytes.length, next]);
+      old = this.file(buildId, row.generation);
+      return { ok: true, length: bytes.length };
+    });
+    // After the commit: until then the old file was the trace. A crash before this leaves a file no row names.
+    await fsp.rm(old, { force: true });
+    return result;
+  }
+
+  /**
+   * The trace from `start` to the committed length: a Buffer up to READ_AT_ONCE bytes, else a stream
+   * of an already open file (a replace or remove after this read began does not cut it short).
+   */
+  async read(buildId: number, start = 0): Promise<{ body: Buffer | Readable | null; length: number }> {
+    for (let attempt = 0; ; attempt++) {
+      const row = await this.current(this.pool, buildId);
+      if (start >= row.length) return { body: null, length: row.length };
+      const handle = await openForRead(this.file(buildId, row.generation));
+      if (!handle) {
+        // A replace (new file) or remove committed between the row and the open: read the row again.
+        if (attempt < 3) continue;
+        return { body: null, length: start };
+      }
+      if (row.length - start > READ_AT_ONCE) return { body: handle.createReadStream({ start, end: row.length - 1 }), length: row.length };
+      const body = await readRange(handle, start, row.length);
+      // A file cut short behind our back: what it holds, and a length that says so (as store/traces.ts).
+      return { body, length: start + body.length };
+    }
+  }
+
+  async readAll(buildId: number): Promise<Buffer> {
+    const { body } = await this.read(buildId, 0);
+    if (body === null) return Buffer.alloc(0);
+    if (Buffer.isBuffer(body)) return body;
+    const parts: Buffer[] = [];
+    for await (const part of body) parts.push(part as Buffer);
+    return Buffer.concat(parts);
+  }
+
+  /** Drops the trace: the row first (from then on the length is 0), then the file. */
+  async remove(buildId: number): Promise<void> {
+    const { rows } = await this.pool.query<TraceRow>('DELETE FROM build_traces WHERE build_id = $1 RETURNING length, generation', [buildId]);
+    if (rows.length) await fsp.rm(this.file(buildId, rows[0].generation), { force: true });
+  }
+
+  private async current(db: Queryable, buildId: number): Promise<TraceRow> {
+    const { rows } = await db.query<TraceRow>('SELECT length, generation FROM build_traces WHERE build_id = $1', [buildId]);
+    return rows[0] ?? { length: 0, generation: 0 };
+  }
+
+  /** Runs `fn` in a transaction holding the build's trace row (made on the first use), then commits. */
+  private async locked<T>(buildId: number, fn: (row: TraceRow, client: PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      try {
+        let { rows } = await client.query<TraceRow>(LOCK_ROW, [buildId]);
+        if (!rows.length) {
+          // Two first appends at once: one inserts, the other's insert waits for it and does nothing.
+          await client.query('INSERT INTO build_traces (build_id) VALUES ($1) ON CONFLICT (build_id) DO NOTHING', [buildId]);
+          ({ rows } = await client.query<TraceRow>(LOCK_ROW, [buildId]));
+        }
+        const out = await fn(rows[0], client);
+        await client.query('COMMIT');
+        return out;
+      } catch (err) {
+        await client.query('ROLLBACK').catch((e: Error) => {
+          // The session is unusable (its commit may or may not have landed): drop it, not back in the pool.
+          broken = e;
+        });
+        throw err;
+      }
+    } finally {
+      client.release(broken);
+    }
+  }
+}
