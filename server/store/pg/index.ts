@@ -14,6 +14,7 @@ import { PgStoreError, explainConnectError } from './errors.ts';
 
 export { PgStoreError, redactUrl } from './errors.ts';
 export { takeBuild } from './take.ts';
+export { startPgNotify, NOTIFY_CHANNEL, PgNotifyEvents, type PgNotifyBridge, type PgNotifyOptions, type PgChange, type PgChangeReceived } from './notify.ts';
 export { PgTraceStore, type PgTraceOptions } from './traces.ts';
 export type { Queryable } from './connect.ts';
 
