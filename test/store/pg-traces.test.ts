@@ -213,6 +213,46 @@ describe.skipIf(missing)(`PostgreSQL traces: one lock per build across instances
     }
   });
 
+  it('a real failed commit after the write (deferred trigger), and a session killed before its commit: an error, nothing read, the other instance appends at the committed length', async () => {
+    const t = await twoInstances(1);
+    try {
+      // Test-only triggers on this database: the store's own path (write, fsync, UPDATE, COMMIT) runs
+      // unchanged and fails where a crash would hit it. 13 and 26 are lengths only these appends reach.
+      await t.a.pool.query(`
+        CREATE FUNCTION fail_at_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF NEW.length = 13 THEN RAISE EXCEPTION 'simulated failure at commit'; END IF;
+          RETURN NULL;
+        END $$;
+        CREATE CONSTRAINT TRIGGER fail_at_commit AFTER UPDATE ON build_traces
+          DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION fail_at_commit();
+        CREATE FUNCTION die_before_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF NEW.length = 26 THEN PERFORM pg_terminate_backend(pg_backend_pid()); END IF;
+          RETURN NEW;
+        END $$;
+        CREATE TRIGGER die_before_commit BEFORE UPDATE ON build_traces FOR EACH ROW EXECUTE FUNCTION die_before_commit();`);
+      expect(await t.storeA.append(1, 0, Buffer.from('0123456789'))).toEqual({ ok: true, length: 10 });
+
+      await expect(t.storeA.append(1, 10, Buffer.from('abc'))).rejects.toThrow(/simulated failure at commit/);
+      expect(fs.readFileSync(t.storeA.file(1), 'utf8')).toBe('0123456789abc');
+      expect(await t.storeB.read(1)).toEqual({ body: Buffer.from('0123456789'), length: 10 });
+
+      await expect(t.storeA.append(1, 10, Buffer.from('0123456789ABCDEF'))).rejects.toThrow(/terminat/i);
+      expect(fs.readFileSync(t.storeA.file(1), 'utf8')).toBe('01234567890123456789ABCDEF');
+      // The dead session's lock went with it: the other instance is not kept waiting.
+      expect(await t.storeB.read(1)).toEqual({ body: Buffer.from('0123456789'), length: 10 });
+      expect(await t.storeB.append(1, 26, Buffer.from('x'))).toEqual({ ok: false, length: 10, reason: 'range' });
+      expect(await t.storeB.append(1, 10, Buffer.from('-tail'))).toEqual({ ok: true, length: 15 });
+      expect(fs.readFileSync(t.storeA.file(1), 'utf8')).toBe('0123456789-tail');
+      // And instance A's pool recovered from the killed connection.
+      expect(await t.storeA.append(1, 15, Buffer.from('!'))).toEqual({ ok: true, length: 16 });
+      expect((await t.storeA.readAll(1)).toString()).toBe('0123456789-tail!');
+    } finally {
+      await t.close();
+    }
+  });
+
   it('replace: the other instance reads the new trace whole; a replace that crashed before its commit leaves the old one; appends go on after it', async () => {
     const t = await twoInstances(1);
     try {

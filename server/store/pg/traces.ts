@@ -145,6 +145,13 @@ export class PgTraceStore {
   private async locked<T>(buildId: number, fn: (row: TraceRow, client: PoolClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     let broken: Error | undefined;
+    // A checked-out client has no 'error' listener (the pool's is for idle ones): a connection cut
+    // mid-transaction (its session killed, the server restarting) would emit an unhandled 'error'
+    // and end the process. The query in flight rejects on its own; this keeps the event handled.
+    const onError = (err: Error) => {
+      broken = err;
+    };
+    client.on('error', onError);
     try {
       await client.query('BEGIN');
       try {
@@ -165,6 +172,7 @@ export class PgTraceStore {
         throw err;
       }
     } finally {
+      client.removeListener('error', onError);
       client.release(broken);
     }
   }
