@@ -273,6 +273,9 @@ describe.skipIf(missing)(`PostgreSQL traces: one lock per build across instances
       expect(fs.existsSync(t.storeA.file(1, 1))).toBe(false);
       expect(await t.storeA.append(1, 0, Buffer.from('again'))).toEqual({ ok: true, length: 5 });
       expect((await t.storeB.readAll(1)).toString()).toBe('again');
+      // The trace after a remove is a new file: an append that waited on the row never lands in the one being deleted.
+      expect(fs.readFileSync(t.storeA.file(1, 2), 'utf8')).toBe('again');
+      await t.storeA.remove(2); // no trace yet: nothing to do
     } finally {
       await t.close();
     }

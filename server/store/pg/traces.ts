@@ -26,6 +26,9 @@
 //
 // A replace writes a new file (the next generation's name), fsyncs it, commits the new length and
 // generation, and only then deletes the old file: readers see the old trace or the new one, whole.
+// Generations only grow (remove moves on too), so a file name is never written again once a
+// generation has moved past it; the only file of a later generation that can exist early is a
+// replace's that never committed, and the next replace or append overwrites or cuts it.
 // Without fsync (--fsync off, the default) the order still holds against a killed process, whose
 // writes the kernel keeps; a power cut or a machine crash may then lose acknowledged bytes (as on
 // one server), and a file found shorter than its length is reported (TraceFileLostError).
@@ -130,10 +133,18 @@ export class PgTraceStore {
     return Buffer.concat(parts);
   }
 
-  /** Drops the trace: the row first (from then on the length is 0), then the file. */
+  /**
+   * Drops the trace: length 0 and the next generation committed first, then the old file deleted.
+   * The row is kept and the name moves on, as in replace: deleting the row would let an append that
+   * was waiting on it start again at generation 0, in the very file this call is about to delete.
+   */
   async remove(buildId: number): Promise<void> {
-    const { rows } = await this.pool.query<TraceRow>('DELETE FROM build_traces WHERE build_id = $1 RETURNING length, generation', [buildId]);
-    if (rows.length) await fsp.rm(this.file(buildId, rows[0].generation), { force: true });
+    const { rows } = await this.pool.query<{ old: number }>(
+      'UPDATE build_traces SET length = 0, generation = generation + 1 WHERE build_id = $1 RETURNING generation - 1 AS old',
+      [buildId],
+    );
+    // No row: nothing was ever committed, and debris of a first append is cut by the next one.
+    if (rows.length) await fsp.rm(this.file(buildId, rows[0].old), { force: true });
   }
 
   private async current(db: Queryable, buildId: number): Promise<TraceRow> {
