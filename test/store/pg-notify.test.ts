@@ -4,9 +4,12 @@
 // - a rolled-back change is heard by nobody; an instance does not hear its own changes;
 // - a LISTEN connection killed by the server comes back and says 'resync', and later changes arrive;
 //   one that cannot come back at once (the database refuses connections) keeps trying with backoff;
+// - a LISTEN connection whose peer goes silent (a frozen proxy: no error, no data) is found by the
+//   heartbeat, replaced, and resyncs;
 // - 1,000 changes committed one after another all arrive, in commit order.
 // Ordering instead of waiting: PostgreSQL delivers notifications to a session in commit order, so
 // "nothing arrived for X" is asserted by committing X, then Y, and seeing Y arrive alone.
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresMissing, startPostgres, type TestPostgres } from '../helpers/postgres.ts';
 import { openPgDatabase, type PgDatabase } from '../../server/store/pg/index.ts';
@@ -43,13 +46,26 @@ interface Instance {
   close(): Promise<void>;
 }
 
-async function twoInstances(opts: { backoff?: { minMs?: number; maxMs?: number } } = {}): Promise<[Instance, Instance]> {
+interface InstanceOptions {
+  backoff?: { minMs?: number; maxMs?: number };
+  heartbeatMs?: number;
+  /** b's LISTEN connection goes to this URL (a proxy) instead of the database's. */
+  listenUrlB?: (url: string) => string;
+}
+
+async function twoInstances(opts: InstanceOptions = {}): Promise<[Instance, Instance]> {
   const database = `n${++dbCount}`;
   const url = await pg.createDatabase(database);
   const start = async (name: string): Promise<Instance> => {
     const db = await openPgDatabase(url, { max: 3, applicationName: `${database}-${name}` });
     const errors: Error[] = [];
-    const bridge = await startPgNotify(url, { applicationName: `${database}-${name}-listen`, backoff: opts.backoff, onError: (e) => errors.push(e) });
+    const listenUrl = name === 'b' && opts.listenUrlB ? opts.listenUrlB(url) : url;
+    const bridge = await startPgNotify(listenUrl, {
+      applicationName: `${database}-${name}-listen`,
+      backoff: opts.backoff,
+      heartbeatMs: opts.heartbeatMs,
+      onError: (e) => errors.push(e),
+    });
     const inst: Instance = { name, db, bridge, heard: [], resyncs: [], errors, close: async () => (await bridge.close(), await db.close()) };
     for (const kind of ['build:pending', 'build:finished', 'artifacts:stored'] as const) bridge.events.on(kind, (c) => inst.heard.push(c));
     bridge.events.on('resync', ({ reason }) => inst.resyncs.push(reason));
@@ -209,6 +225,68 @@ describe.skipIf(missing)(`PostgreSQL notify across instances${missing ? ` (skipp
       pg.psql(`ALTER DATABASE ${database} WITH ALLOW_CONNECTIONS true`, 'postgres');
       await a.close();
       await b.close();
+    }
+  });
+
+  it('notify() outside a transaction throws instead of notifying ahead of the change', async () => {
+    const [a, b] = await twoInstances();
+    try {
+      const tx = await a.db.pool.connect();
+      try {
+        await expect(a.bridge.notify(tx, { kind: 'build:pending', buildId: 7 })).rejects.toThrow(/not in a transaction/);
+      } finally {
+        tx.release();
+      }
+      await seedProject(a);
+      const id = await createBuild(a, 'next');
+      await until(() => b.heard.length > 0, 'b to hear the committed build');
+      expect(b.heard.map((c) => c.buildId)).toEqual([id]);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('a LISTEN connection whose peer goes silent is found by the heartbeat, replaced, and resyncs', async () => {
+    // A TCP proxy for b's LISTEN connection; freeze() stops carrying the bytes of the connections it
+    // holds without closing them, as a cut network does. Connections made later pass.
+    const held: net.Socket[] = [];
+    const proxy = net.createServer((client) => {
+      const upstream = net.connect(pg.port, '127.0.0.1');
+      client.pipe(upstream).pipe(client);
+      client.on('error', () => upstream.destroy());
+      upstream.on('error', () => client.destroy());
+      held.push(client, upstream);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const proxyPort = (proxy.address() as net.AddressInfo).port;
+    const freeze = () => {
+      for (const s of held.splice(0)) {
+        s.unpipe();
+        s.pause();
+      }
+    };
+    const [a, b] = await twoInstances({
+      // Long enough that a loaded machine does not miss a beat before the freeze.
+      heartbeatMs: 500,
+      backoff: { minMs: 20, maxMs: 200 },
+      listenUrlB: (url) => url.replace(`:${pg.port}/`, `:${proxyPort}/`),
+    });
+    try {
+      await seedProject(a);
+      const first = await createBuild(a, 'before-freeze');
+      await until(() => b.heard.length > 0, 'b to hear through the proxy');
+      freeze();
+      await until(() => b.resyncs.length > 0, 'b to notice the silent connection and resync');
+      expect(b.errors.map((e) => e.message).join('\n')).toMatch(/did not answer within 500 ms/);
+      const second = await createBuild(a, 'after-freeze');
+      await until(() => b.heard.length > 1, 'b to hear a change on the new connection');
+      expect(b.heard.map((c) => c.buildId)).toEqual([first, second]);
+    } finally {
+      await a.close();
+      await b.close();
+      for (const s of held) s.destroy();
+      proxy.close();
     }
   });
 

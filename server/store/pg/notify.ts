@@ -44,6 +44,11 @@ export interface PgNotifyOptions {
   connectTimeoutMs?: number;
   /** Reconnect delays: the first, doubled on each failure up to the most (default 100 ms, 5 s), with jitter. */
   backoff?: { minMs?: number; maxMs?: number };
+  /**
+   * How often the LISTEN connection is asked SELECT 1 (default 15 s); one not answered by the next
+   * ask counts as lost. Keepalive alone would take the kernel's ~11 minutes to notice a silent peer.
+   */
+  heartbeatMs?: number;
   /** The LISTEN connection was lost, a reconnect failed, a payload was not ours or a listener threw. */
   onError?: (err: Error) => void;
   /** Emit on this emitter instead of a new one. */
@@ -56,7 +61,11 @@ export interface PgNotifyBridge {
   readonly events: PgNotifyEvents;
   /** Whether the LISTEN connection is up right now. */
   readonly listening: boolean;
-  /** Sends the change's notification in tx's open transaction: delivered at its COMMIT, dropped at ROLLBACK. */
+  /**
+   * Sends the change's notification in tx's open transaction: delivered at its COMMIT, dropped at
+   * ROLLBACK. Throws when tx is not in a transaction (the notification would go out at once, ahead
+   * of, or without, the change).
+   */
   notify(tx: PoolClient, change: PgChange): Promise<void>;
   /**
    * Runs fn in a transaction on one of pool's clients; the changes fn reports through `changed` are
@@ -83,6 +92,8 @@ export async function startPgNotify(url: string, opts: PgNotifyOptions = {}): Pr
   let closed = false;
   let timer: NodeJS.Timeout | null = null;
   let failures = 0;
+  let heartbeat: NodeJS.Timeout | null = null;
+  const heartbeatMs = opts.heartbeatMs ?? 15_000;
 
   const deliver = (msg: Notification) => {
     if (msg.channel !== NOTIFY_CHANNEL) return;
@@ -124,9 +135,30 @@ export async function startPgNotify(url: string, opts: PgNotifyOptions = {}): Pr
   const lost = (c: Client, err: Error) => {
     if (c !== client || closed) return;
     client = null;
+    stopHeartbeat();
     report(err);
+    // With the heartbeat's query in flight end() destroys the socket rather than wait for a goodbye.
     c.end().catch(() => undefined);
     reconnect(err.message);
+  };
+
+  const stopHeartbeat = () => {
+    if (heartbeat) clearInterval(heartbeat);
+    heartbeat = null;
+  };
+
+  // A connection whose peer went silent (a cut network, a frozen proxy) raises no error: the socket
+  // just stops carrying notifications. A query that is never answered is how it shows.
+  const startHeartbeat = (c: Client) => {
+    let waiting = false;
+    heartbeat = setInterval(() => {
+      if (waiting) return lost(c, new Error(`notify: the LISTEN connection did not answer within ${heartbeatMs} ms`));
+      waiting = true;
+      c.query('SELECT 1').then(
+        () => void (waiting = false),
+        () => undefined, // a broken connection also emits 'error' or 'end', which handle it
+      );
+    }, heartbeatMs);
   };
 
   const reconnect = (reason: string) => {
@@ -139,6 +171,7 @@ export async function startPgNotify(url: string, opts: PgNotifyOptions = {}): Pr
           if (closed) return void c.end().catch(() => undefined);
           client = c;
           failures = 0;
+          startHeartbeat(c);
           // PostgreSQL delivers a notification only to the sessions listening when it commits; it
           // keeps none for a session that is gone. Changes committed while this instance had no LISTEN
           // connection will never be told to it: a new pending build would stay hidden behind a stale
@@ -167,8 +200,11 @@ export async function startPgNotify(url: string, opts: PgNotifyOptions = {}): Pr
   } catch (err) {
     throw explainConnectError(err, url);
   }
+  startHeartbeat(client);
 
   const notify = async (tx: PoolClient, change: PgChange) => {
+    // 'T' is set by the server's ReadyForQuery after BEGIN; 'I' idle (autocommit), 'E' a failed transaction.
+    if (tx.getTransactionStatus() !== 'T') throw new Error('notify: not in a transaction: send the notification in the transaction that makes the change');
     await tx.query('SELECT pg_notify($1, $2)', [NOTIFY_CHANNEL, encodeChange(instanceId, change)]);
   };
 
@@ -208,6 +244,7 @@ export async function startPgNotify(url: string, opts: PgNotifyOptions = {}): Pr
       closed = true;
       if (timer) clearTimeout(timer);
       timer = null;
+      stopHeartbeat();
       const c = client;
       client = null;
       await c?.end().catch(() => undefined);
