@@ -17,6 +17,7 @@ import { loggerOptions } from './http/logging.ts';
 import { logDomainEvents } from './http/event-log.ts';
 import { registerDocs, registerDocsUi } from './http/docs.ts';
 import { lazySerializers } from './http/lazy-serializers.ts';
+import { lazyValidators } from './http/lazy-validators.ts';
 import { runnerApi } from './runner-api/plugin.ts';
 import { controlApi } from './control-api/plugin.ts';
 import { settingsApi } from './settings-api/plugin.ts';
@@ -40,6 +41,8 @@ export interface JobscopeServer {
   ctx: AppContext;
   /** Every route registered (method + URL), for the docs-coverage test and the hostile-input suite. */
   routes: { method: string; url: string; hidden: boolean }[];
+  /** Compiles the request validators no request has needed yet (they compile on first use): tests. */
+  compileValidators(): void;
   /** Starts listening; resolves to the base URL, e.g. http://127.0.0.1:8090 */
   listen(): Promise<string>;
   close(): Promise<void>;
@@ -85,6 +88,7 @@ async function assemble(config: Config, store: Store, deps: ServerDeps): Promise
     startedAt: Date.now(),
   };
 
+  const validators = lazyValidators();
   const app = Fastify({
     logger: loggerOptions(config, store.layout.logsDir),
     // One line per request would drown the log under a runner fleet; errors and domain events are logged instead.
@@ -97,8 +101,9 @@ async function assemble(config: Config, store: Store, deps: ServerDeps): Promise
     routerOptions: { maxParamLength: 256 },
     // `type: [a, b]` lists: with them the validator coerces only a value that matches none of the types.
     ajv: { customOptions: { allowUnionTypes: true } },
-    schemaController: { compilersFactory: { buildSerializer: lazySerializers() } },
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers(), buildValidator: validators.factory } },
   });
+  app.addHook('onReady', async () => validators.warm());
   const routes: JobscopeServer['routes'] = [];
   app.addHook('onRoute', (r) => {
     for (const method of [r.method].flat()) {
@@ -146,6 +151,7 @@ async function assemble(config: Config, store: Store, deps: ServerDeps): Promise
     app,
     ctx,
     routes,
+    compileValidators: () => validators.compileAll(),
     async listen() {
       await app.listen({ host: config.host, port: config.port });
       const addr = app.server.address();
