@@ -113,8 +113,8 @@ export async function startPgNotify(url: string, opts: PgNotifyOptions = {}): Pr
       connectionString: url,
       application_name: opts.applicationName ?? `jobscope/${os.hostname()}/${process.pid}/listen`,
       connectionTimeoutMillis: opts.connectTimeoutMs ?? 10_000,
-      // This connection only reads: without keepalive a peer gone silently (a cut network, a dead
-      // proxy) would leave it waiting for notifications that never come, with nothing to notice.
+      // This connection mostly waits: keepalive lets the kernel close it once its peer is gone for
+      // good; the heartbeat below notices a silent peer sooner.
       keepAlive: true,
       keepAliveInitialDelayMillis: 10_000,
     });
