@@ -82,12 +82,15 @@ export interface BenchServer extends Child {
 
 /** `jobscope serve` on a fresh data dir in os.tmpdir() (the same disk as the raw references). */
 export async function startJobscope(tag: string, extra: string[] = []): Promise<BenchServer> {
+  // Another checkout's server under this checkout's client and reference (bench/dispatch-ab.ts): an
+  // A/B between versions then differs in the server alone.
+  const root = process.env.JOBSCOPE_BENCH_SERVER_ROOT || REPO;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `jobscope-bench-${tag}-`));
   const adminToken = `bench-admin-${tag}-0123456789`;
   const registrationToken = `bench-registration-${tag}`;
   const child = await startChild(
     // What `npm run serve` runs: the launcher's esbuild bundle on plain node, not tsx's loader.
-    [path.join(REPO, 'bin/jobscope.js'), 'serve', '--port', '0', '--data-dir', dataDir, '--admin-token', adminToken, '--registration-token', registrationToken, '--log-level', 'error', ...extra],
+    [path.join(root, 'bin/jobscope.js'), 'serve', '--port', '0', '--data-dir', dataDir, '--admin-token', adminToken, '--registration-token', registrationToken, '--log-level', 'error', ...extra],
     /Jobscope listening on (http:\/\/\S+)/,
     `jobscope-${tag}`,
   );
