@@ -174,6 +174,29 @@ describe.skipIf(missing)(`PostgreSQL store: schema and start${missing ? ` (skipp
     }
   });
 
+  it('a session cut while migrating fails that start with a PgStoreError (no unhandled error), and the lock goes with it', async () => {
+    const url = await freshDb();
+    const pool = await connectPg(url, { applicationName: 'jobscope-cut' });
+    const other = await connectPg(url);
+    try {
+      const running = migrate(pool, [...PG_MIGRATIONS, 'SELECT pg_sleep(60)']);
+      const failed = running.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      await expect
+        .poll(async () => (await other.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep(60)%' AND state = 'active'`)).rows[0].n, { timeout: 20_000 })
+        .toBe(1);
+      await other.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'jobscope-cut' AND pid <> pg_backend_pid()`);
+      expect(await failed).toBeInstanceOf(PgStoreError);
+      // The advisory lock ended with the session: the next start is not kept waiting.
+      expect((await migrate(other)).version).toBe(PG_MIGRATIONS.length);
+    } finally {
+      await pool.end();
+      await other.end();
+    }
+  });
+
   it('a database whose schema is newer than this server is refused, with what to do, and left as it was', async () => {
     const url = await freshDb();
     await (await openPgDatabase(url)).close();

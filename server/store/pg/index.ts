@@ -1,12 +1,15 @@
-// The PostgreSQL store of issue 13 (several `jobscope serve` instances sharing one database): its
-// foundation only. Connecting (connect.ts), the schema and its migrations under an advisory lock
-// (migrations.ts, migrate.ts), errors that say what to do (errors.ts) and dispatch with
-// FOR UPDATE SKIP LOCKED (take.ts) are here and tested (test/store/pg-*.test.ts).
+// The PostgreSQL store of issue 13 (several `jobscope serve` instances sharing one database and one
+// data folder): its parts, each tested on a real cluster (test/store/pg-*.test.ts). Connecting
+// (connect.ts), the schema and its migrations under an advisory lock (migrations.ts, migrate.ts),
+// errors that say what to do (errors.ts), dispatch with FOR UPDATE SKIP LOCKED in GitLab's fair order
+// (take.ts), trace appends whose length in the database is the truth, one writer per build at a time
+// across instances (traces.ts), and changes heard across instances with LISTEN/NOTIFY (notify.ts).
 //
 // NOT wired to `serve`: there is no --database flag (nor JOBSCOPE_DATABASE_URL) yet, on purpose. The
-// ports (store/ports.ts) are synchronous, and the async adapters for them, the trace appends and
-// notifications across instances and the job system are still to come; a flag that started a
-// server on half a store would lose data. It is added when the whole mode works.
+// ports (store/ports.ts) are synchronous; the async adapters for the rest of them (runners,
+// projects, users, secrets, artifacts, listings, monitor history), the domain's async paths and the
+// job system on PostgreSQL are still to come, and a flag that started a server on half a store would
+// lose data. It is added when the whole mode works.
 import type { Pool } from 'pg';
 import { connectPg, type PgConnectOptions } from './connect.ts';
 import { migrate } from './migrate.ts';

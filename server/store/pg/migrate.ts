@@ -20,6 +20,13 @@ export interface MigrateResult {
 export async function migrate(pool: Pool, migrations: readonly string[] = PG_MIGRATIONS): Promise<MigrateResult> {
   const client = await pool.connect();
   let broken: Error | undefined;
+  // A checked-out client's connection errors go to the client, not to the pool's listener: without
+  // one, a session cut while migrating (a failover, pg_terminate_backend) would be an unhandled
+  // 'error' that ends the process instead of the PgStoreError the pending query rejects with.
+  const onError = (err: Error) => {
+    broken = err;
+  };
+  client.on('error', onError);
   try {
     await client.query('SELECT pg_advisory_lock($1::bigint)', [MIGRATION_LOCK_KEY]);
     try {
@@ -31,6 +38,7 @@ export async function migrate(pool: Pool, migrations: readonly string[] = PG_MIG
       });
     }
   } finally {
+    client.off('error', onError);
     client.release(broken);
   }
 }
