@@ -20,6 +20,11 @@ export { takeBuild } from './take.ts';
 export { startPgNotify, NOTIFY_CHANNEL, PgNotifyEvents, type PgNotifyBridge, type PgNotifyOptions, type PgChange, type PgChangeReceived } from './notify.ts';
 export { PgTraceStore, type PgTraceOptions } from './traces.ts';
 export type { Queryable } from './connect.ts';
+export { PgRunners, RunnerProjectMissingError } from './runners.ts';
+export { PgProjects } from './projects.ts';
+export { PgUsers, UsernameTakenError } from './users.ts';
+export { PgSecrets } from './secrets.ts';
+export type { AsyncPort, RunnersPortAsync, ProjectsPortAsync, UsersPortAsync, SecretsPortAsync } from './ports-async.ts';
 
 export interface PgDatabase {
   pool: Pool;
