@@ -1,7 +1,8 @@
 // Reads an uploaded artifacts archive's zip central directory (names and sizes, nothing
 // decompressed) into its listing (store/artifact-listings.ts), so the UI can show the files without
-// downloading the archive.
-import yauzl from 'yauzl';
+// downloading the archive. yauzl is loaded on the first archive listed: an idle server, and one that
+// never receives artifacts, does not hold it.
+import type yauzl from 'yauzl';
 import type { BuildsDomain } from '../../domain/builds.ts';
 import type { ArchiveEntry } from '../../store/builds.ts';
 import type { ArchiveListing } from '../../store/artifact-listings.ts';
@@ -18,9 +19,10 @@ export interface ListingLimits {
 
 class NotAZip extends Error {}
 
-export function readZipListing(file: string, limits: ListingLimits): Promise<ArchiveListing> {
+export async function readZipListing(file: string, limits: ListingLimits): Promise<ArchiveListing> {
+  const { default: zipReader } = await import('yauzl');
   return new Promise((resolve, reject) => {
-    yauzl.open(file, { lazyEntries: true, autoClose: true, strictFileNames: false, validateEntrySizes: false }, (err, zip) => {
+    zipReader.open(file, { lazyEntries: true, autoClose: true, strictFileNames: false, validateEntrySizes: false }, (err, zip) => {
       if (err || !zip) {
         const code = (err as NodeJS.ErrnoException | null)?.code;
         return reject(code ? err : new NotAZip(err?.message ?? 'not a zip archive'));
