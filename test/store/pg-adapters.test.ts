@@ -380,6 +380,27 @@ describe.skipIf(missing)(`PostgreSQL runners, projects, users, secrets${missing 
       }
       // Several callers did find the key missing and made a value: the race was there to lose.
       expect(made).toBeGreaterThan(keys.length);
+
+      // The losing path made certain: instance b's insert of the key is open (not committed) when
+      // instance a looks, so a finds nothing, makes a value, and its insert waits on b's row. Once b
+      // commits, a must answer b's value, read in a statement after the wait.
+      const held = await b.pool.connect();
+      try {
+        await held.query('BEGIN');
+        await held.query("INSERT INTO settings (key, value) VALUES ('late', 'from-b')");
+        const fromA = sa.ensure('late', undefined, () => 'from-a');
+        for (;;) {
+          const { rows } = await b.pool.query(
+            "SELECT 1 FROM pg_stat_activity WHERE application_name = 'instance-a' AND wait_event_type = 'Lock' AND query LIKE 'INSERT INTO settings%'",
+          );
+          if (rows.length) break;
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        await held.query('COMMIT');
+        expect(await fromA).toBe('from-b');
+      } finally {
+        held.release();
+      }
     } finally {
       await a.close();
       await b.close();
