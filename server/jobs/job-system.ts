@@ -11,7 +11,7 @@ import type { Service } from '../lifecycle.ts';
 import { systemClock, type Cancel, type Clock } from '../clock.ts';
 import type { MetricsSource, MetricsView } from '../metrics-api/source.ts';
 import { after, isShared, type Awaitable, type JobBackend, type NewJob, type RecoveredJobs, type SharedJobBackend } from './backend.ts';
-import { QueueViews } from './queue-views.ts';
+import { builtinQueueRefusal, demoQueueRefusal, heldByAppRefusal, QueueViews } from './queue-views.ts';
 import { retryDelay, sidekiqRetryDelay } from './retry.ts';
 import type { ProcessStats, QueueStats } from '../metrics-api/source.ts';
 import { KindRegistry } from './registry.ts';
@@ -318,8 +318,8 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
    */
   deleteQueue(name: string): Awaitable<{ dropped: number } | undefined> {
     const q = this.topology.queue(name);
-    if (q && !q.durable) throw new QueueKindError(`queue "${name}" belongs to the demo load generator; stop the demo load (DELETE /api/v3/sim/load) to remove it`);
-    if (this.isBuiltin(name)) throw new QueueKindError(`queue "${name}" is a built-in queue of Jobscope's own jobs and cannot be deleted`);
+    if (q && !q.durable) throw new QueueKindError(demoQueueRefusal(name));
+    if (this.isBuiltin(name)) throw new QueueKindError(builtinQueueRefusal(name));
     if (this.shared) return this.deleteShared(this.shared, name, q);
     if (!q) return undefined;
     this.retrySet.dropQueue(name);
@@ -337,9 +337,7 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
   private async deleteShared(backend: SharedJobBackend, name: string, q: JobQueue | undefined): Promise<{ dropped: number } | undefined> {
     const done = await backend.deleteSharedQueue(name);
     if (done && 'heldByApp' in done) {
-      throw new QueueKindError(
-        `queue "${name}" holds ${done.heldByApp} job${done.heldByApp === 1 ? '' : 's'} of a Sidekiq app (Jobscope did not create it): Jobscope deletes such a queue only when it is empty; clear it in Sidekiq Web to drop its jobs`,
-      );
+      throw new QueueKindError(heldByAppRefusal(name, done.heldByApp));
     }
     if (q) this.topology.remove(q);
     return done;

@@ -38,13 +38,23 @@ export interface QueueState {
  * an app that pushes in between, and answers the same sentence.)
  */
 export function deleteRefusal(q: Pick<QueueState, 'name' | 'origin' | 'durable' | 'builtin' | 'backlog'>): string | null {
-  if (!q.durable) return `queue "${q.name}" belongs to the demo load generator; stop the demo load (DELETE /api/v3/sim/load) to remove it`;
-  if (q.builtin) return `queue "${q.name}" is a built-in queue of Jobscope's own jobs and cannot be deleted`;
+  if (!q.durable) return demoQueueRefusal(q.name);
+  if (q.builtin) return builtinQueueRefusal(q.name);
   if (q.origin === 'sidekiq_app' && q.backlog > 0) return heldByAppRefusal(q.name, q.backlog);
   return null;
 }
 
-function heldByAppRefusal(name: string, jobs: number): string {
+// The refusals' words, also used by JobSystem.deleteQueue when the queue changed between the view
+// and the delete (an app pushed meanwhile): one text per rule, whichever side says it.
+export function demoQueueRefusal(name: string): string {
+  return `queue "${name}" belongs to the demo load generator; stop the demo load (DELETE /api/v3/sim/load) to remove it`;
+}
+
+export function builtinQueueRefusal(name: string): string {
+  return `queue "${name}" is a built-in queue of Jobscope's own jobs and cannot be deleted`;
+}
+
+export function heldByAppRefusal(name: string, jobs: number): string {
   return `queue "${name}" holds ${jobs} job${jobs === 1 ? '' : 's'} of a Sidekiq app (Jobscope did not create it): Jobscope deletes such a queue only when it is empty; clear it in Sidekiq Web to drop its jobs`;
 }
 
