@@ -9,7 +9,10 @@ export default defineConfig({
   // in its worker (support.ts), so files share nothing; tests inside a file share its server and
   // stay in order (fullyParallel: false). A spec mostly waits (for samples, for the UI), so one worker
   // left the CPU idle: dashboard + queues-delete + restart took 70 s with 27 s of CPU, and 57 s with
-  // two workers. PW_WORKERS=1 runs the files one by one.
+  // two workers. Three were tried (2026-11-25: the whole suite in 377 s with 170 s of CPU at load ~15)
+  // but in two of three runs on a loaded machine builds.spec.ts lost a race in the build page: it stops
+  // refetching once the build has finished, and an archive's file list is written by a job that may
+  // run after that, so the list never appeared. PW_WORKERS=1 runs the files one by one.
   workers: Number(process.env.PW_WORKERS ?? 2),
   fullyParallel: false,
   timeout: 60_000,

@@ -1,22 +1,25 @@
 #!/usr/bin/env bash
-# The test command: type check, lint, every vitest suite, then the Playwright suites in Debian's
-# Chromium. Ends with one line "N passed, M failed" summing all of them.
+# The test command: type check, lint, import cycles, the UI build, every vitest suite and the
+# Playwright suites in Debian's Chromium. Ends with one line "N passed, M failed" summing all of them.
+#
+# The static checks run beside everything else, and vitest beside Playwright: the Playwright specs
+# mostly wait (for the browser, for samples, for the UI), so run after vitest they left the CPU half
+# idle for minutes. Only the UI build goes first (the packaging check and the browser tests use it).
+# On a machine already busy (load average at start >= its cores) the two suites run one after the
+# other, as before: sharing what little CPU is left, vitest's CPU-bound files (model, crash, fleet,
+# hostile) ran past their timeouts. TEST_SUITES=together|serial chooses. vitest's output streams;
+# the other logs are printed once all have ended, then every result in one fixed order.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export NO_COLOR=1 FORCE_COLOR=0
 out=.tmp/test-results; rm -rf "$out"; mkdir -p "$out"
+# tsc's and eslint's caches: a rerun checks again only what changed (tsc tracks what each file's
+# types depend on; eslint's rules here read one file at a time). A fresh checkout runs them in full.
+cache=node_modules/.cache/jobscope-test; mkdir -p "$cache"
 status=0; passed=0; failed=0
 count() { # name passed failed
   echo "[$1] $2 passed, $3 failed"; passed=$((passed + $2)); failed=$((failed + $3))
 }
-step() { # name command... : a check that counts as one test
-  local name=$1; shift
-  if "$@" > "$out/$name.log" 2>&1; then count "$name" 1 0; else cat "$out/$name.log"; count "$name" 0 1; status=1; fi
-}
-
-# The four static steps read the sources and write only their own log (and vite, dist/renderer), so
-# they run at the same time: tsc and eslint are single-threaded, and one after the other they left a
-# core idle for their whole length. Their results are reported in this order once all have ended.
 begin() { # name command... : a check that counts as one test, started in the background
   local name=$1; shift
   ( "$@" > "$out/$name.log" 2>&1; echo $? > "$out/$name.rc" ) &
@@ -24,23 +27,40 @@ begin() { # name command... : a check that counts as one test, started in the ba
 end() { # name : counts a check begin started, once it has ended
   if [ "$(cat "$out/$1.rc" 2>/dev/null)" = 0 ]; then count "$1" 1 0; else cat "$out/$1.log"; count "$1" 0 1; status=1; fi
 }
-begin typecheck npx tsc -p . --noEmit
-begin lint npx eslint .
+
+begin typecheck npx tsc -p . --noEmit --incremental --tsBuildInfoFile "$cache/tsc.tsbuildinfo"
+begin lint npx eslint --cache --cache-strategy content --cache-location "$cache/eslint" .
 # Import cycles, type-only imports included (lazy view imports are not edges: they load on demand).
 begin cycles npm run -s cycles
-# The UI is built before the suites: the packaging check and the browser tests use dist/renderer.
-begin build-ui npx vite build
-wait
-for name in typecheck lint cycles build-ui; do end "$name"; done
+# The suites use the built UI (the packaging check, the browser tests): it is built before they start.
+npx vite build > "$out/build-ui.log" 2>&1; echo $? > "$out/build-ui.rc"
 
-npx vitest run --reporter=default --reporter=json --outputFile.json="$out/vitest.json" || status=1
+together=${TEST_SUITES:-}
+if [ -z "$together" ]; then
+  together=$(awk -v cores="$(nproc)" '{ print ($1 < cores) ? "together" : "serial" }' /proc/loadavg)
+fi
+echo "[suites] vitest and Playwright: $together (load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores)"
+
+e2e=0
+playwright() {
+  PLAYWRIGHT_JSON_OUTPUT_NAME="$out/playwright.json" npx playwright test --reporter=list,json > "$out/playwright.log" 2>&1
+  echo $? > "$out/playwright.rc"
+}
+if ls test/e2e/*.spec.ts >/dev/null 2>&1; then e2e=1; fi
+[ "$e2e" = 1 ] && [ "$together" = together ] && playwright &
+
+npx vitest run --reporter=default --reporter=json --outputFile.json="$out/vitest.json" 2>&1 | tee "$out/vitest.log" || status=1
+[ "$e2e" = 1 ] && [ "$together" != together ] && playwright
+wait # the static checks and Playwright
+[ "$e2e" = 1 ] && cat "$out/playwright.log"
+
+for name in typecheck lint cycles build-ui; do end "$name"; done
 if [ -f "$out/vitest.json" ]; then
   read -r p f < <(node -e 'const r=require(process.argv[1]);console.log(r.numPassedTests, r.numFailedTests + (r.numRuntimeErrors||0))' "$PWD/$out/vitest.json")
   count vitest "$p" "$f"
 else count vitest 0 1; status=1; fi
-
-if ls test/e2e/*.spec.ts >/dev/null 2>&1; then
-  PLAYWRIGHT_JSON_OUTPUT_NAME="$out/playwright.json" npx playwright test --reporter=list,json || status=1
+if [ "$e2e" = 1 ]; then
+  [ "$(cat "$out/playwright.rc" 2>/dev/null)" = 0 ] || status=1
   if [ -f "$out/playwright.json" ]; then
     read -r p f < <(node -e 'const s=require(process.argv[1]).stats;console.log(s.expected + s.flaky, s.unexpected)' "$PWD/$out/playwright.json")
     count playwright "$p" "$f"
