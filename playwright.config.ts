@@ -9,10 +9,11 @@ export default defineConfig({
   // in its worker (support.ts), so files share nothing; tests inside a file share its server and
   // stay in order (fullyParallel: false). A spec mostly waits (for samples, for the UI), so one worker
   // left the CPU idle: dashboard + queues-delete + restart took 70 s with 27 s of CPU, and 57 s with
-  // two workers. Three were tried (2026-11-25: the whole suite in 377 s with 170 s of CPU at load ~15)
-  // but in two of three runs on a loaded machine builds.spec.ts lost a race in the build page: it stops
-  // refetching once the build has finished, and an archive's file list is written by a job that may
-  // run after that, so the list never appeared. PW_WORKERS=1 runs the files one by one.
+  // two workers. Three were tried (2026-11-25: no faster on the loaded machine, 360-377 s for the
+  // suite) and not kept. builds.spec.ts's artifact step fails now and then with either count: the
+  // build page stops refetching once the build has finished, and an archive's file list is written
+  // by a job that may run after that, so the list never appears (renderer/views/builds/BuildPage.tsx).
+  // PW_WORKERS=1 runs the files one by one.
   workers: Number(process.env.PW_WORKERS ?? 2),
   fullyParallel: false,
   timeout: 60_000,
