@@ -86,3 +86,30 @@ test('cancel a running build from its page', async ({ page }) => {
   expect(r.headers['build-status']).toBe('canceled');
   void runner;
 });
+
+test('an archive listed after the build finished appears on its open page without a reload', async ({ page }) => {
+  // The file list is written by the archive_listing job, which may run after the build's last
+  // update. The server's answers are held back (files removed) until the page has shown the
+  // finished build without them, which is the order that race produces.
+  const { build, runner } = await runningBuild(s, { name: 'package' }, 'late-listing');
+  const zip = await makeZip({ 'dist/app.tar': 'x'.repeat(100) });
+  expect((await uploadArtifacts(s, build.id, build.token, zip, { filename: 'dist.zip' })).status).toBe(201);
+  expect((await runnerJson(`${s.url}/ci/api/v1/builds/${build.id}`, 'PUT', { token: runner.token, state: 'success' })).status).toBe(200);
+  let holding = true;
+  let heldAnswers = 0;
+  await page.route(`**/api/v3/sim/builds/${build.id}`, async (route) => {
+    const res = await route.fetch();
+    const body = (await res.json()) as { status: string; artifacts: { files?: unknown } | null };
+    if (holding && body.artifacts) {
+      delete body.artifacts.files;
+      if (body.status === 'success') heldAnswers++;
+    }
+    await route.fulfill({ response: res, json: body });
+  });
+  await openSignedIn(page, s, `/builds/${build.id}`);
+  await expect(page.locator('[data-testid="view-build"] [data-testid="build-status"]')).toHaveText('success');
+  await expect(page.getByTestId('artifacts')).toContainText('The file listing appears once the server has read the archive.');
+  await expect.poll(() => heldAnswers).toBeGreaterThan(0);
+  holding = false;
+  await expect(page.getByTestId('artifact-files')).toContainText('dist/app.tar');
+});

@@ -15,7 +15,13 @@ export function BuildPage({ id }: { id: number }) {
   const build = useQuery({
     queryKey: ['build', id],
     queryFn: () => client.build(id),
-    refetchInterval: (q) => (q.state.data && ['pending', 'running'].includes(q.state.data.status) ? 1500 : false),
+    // Also after the build has finished while its archive has no file list yet: the list is written
+    // by the archive_listing job, which may run after the last update (a file that is not a zip gets
+    // an empty list, so this ends).
+    refetchInterval: (q) => {
+      const b = q.state.data;
+      return b && (['pending', 'running'].includes(b.status) || (b.artifacts && !b.artifacts.files)) ? 1500 : false;
+    },
   });
   const trace = useTraceTail(client, id);
   const [downloadMsg, setDownloadMsg] = useState<string | null>(null);
