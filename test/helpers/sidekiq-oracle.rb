@@ -22,7 +22,14 @@ out = {
     scheduled_size: stats.scheduled_size, retry_size: stats.retry_size, dead_size: stats.dead_size,
     processes_size: stats.processes_size,
   },
-  queues: Sidekiq::Queue.all.map { |q| { name: q.name, size: q.size, latency: q.latency } },
+  # latency_from/latency_to: Time.now around Queue#latency, which takes its own Time.now; `now` above
+  # is earlier by as long as the reads between took (seconds on a loaded machine), so only these two
+  # bound the tail's enqueued_at: within [latency_from - latency, latency_to - latency].
+  queues: Sidekiq::Queue.all.map { |q|
+    from = Time.now.to_f
+    latency = q.latency
+    { name: q.name, size: q.size, latency: latency, latency_from: from, latency_to: Time.now.to_f }
+  },
   processes: Sidekiq::ProcessSet.new(false).map { |p|
     { identity: p.identity, hostname: p["hostname"], pid: p["pid"], tag: p.tag, started_at: p["started_at"],
       queues: p.queues, labels: p.labels, concurrency: p["concurrency"], busy: p["busy"], beat: p["beat"],

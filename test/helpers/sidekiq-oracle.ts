@@ -10,7 +10,8 @@ const ORACLE = path.join(import.meta.dirname, 'sidekiq-oracle.rb');
 export interface OracleView {
   now: number;
   stats: { processed: number; failed: number; enqueued: number; scheduled_size: number; retry_size: number; dead_size: number; processes_size: number };
-  queues: { name: string; size: number; latency: number }[];
+  /** latency_from/latency_to: the oracle's clock just before and after it read `latency`. */
+  queues: { name: string; size: number; latency: number; latency_from: number; latency_to: number }[];
   processes: {
     identity: string;
     hostname: string;
