@@ -26,7 +26,8 @@ export { PgRunners, RunnerProjectMissingError } from './runners.ts';
 export { PgProjects } from './projects.ts';
 export { PgUsers, UsernameTakenError } from './users.ts';
 export { PgSecrets } from './secrets.ts';
-export type { AsyncPort, RunnersPortAsync, ProjectsPortAsync, UsersPortAsync, SecretsPortAsync } from './ports-async.ts';
+export { PgBuilds, BuildProjectMissingError } from './builds.ts';
+export type { AsyncPort, RunnersPortAsync, ProjectsPortAsync, UsersPortAsync, SecretsPortAsync, BuildsPortAsync } from './ports-async.ts';
 
 export interface PgDatabase {
   pool: Pool;
