@@ -4,11 +4,11 @@
 // errors that say what to do (errors.ts), dispatch with FOR UPDATE SKIP LOCKED in GitLab's fair order
 // (take.ts), trace appends whose length in the database is the truth, one writer per build at a time
 // across instances (traces.ts), changes heard across instances with LISTEN/NOTIFY (notify.ts), and
-// async adapters of the runners, projects, users and secrets ports (ports-async.ts), checked against
-// the SQLite ones step by step (test/store/pg-adapters.test.ts).
+// async adapters of the builds, runners, projects, users and secrets ports (ports-async.ts), checked
+// against the SQLite ones step by step (test/store/pg-adapters.test.ts, pg-builds.test.ts).
 //
 // NOT wired to `serve`: there is no --database flag (nor JOBSCOPE_DATABASE_URL) yet, on purpose. The
-// ports (store/ports.ts) are synchronous; the async adapters for the rest of them (builds, artifacts,
+// ports (store/ports.ts) are synchronous; the async adapters for the rest of them (artifacts,
 // listings, monitor history), the domain's async paths and the
 // job system on PostgreSQL are still to come, and a flag that started a server on half a store would
 // lose data. It is added when the whole mode works.
