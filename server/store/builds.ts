@@ -56,9 +56,10 @@ type BuildRow = Omit<Build, 'tag' | 'variables' | 'options' | 'tag_list' | 'depe
   artifacts_listing: string | null;
 };
 
-const isVariable = (v: unknown): v is Variable =>
+/** What a stored variable must look like to be read (also by pg/build-rows.ts). */
+export const isVariable = (v: unknown): v is Variable =>
   isPlainObject(v) && typeof v.key === 'string' && typeof v.value === 'string' && typeof v.public === 'boolean';
-const isString = (t: unknown): t is string => typeof t === 'string';
+export const isString = (t: unknown): t is string => typeof t === 'string';
 
 // Every dispatch reads a row (a tag list per pending row it looks at, the whole build it hands out),
 // and most rows hold empty lists and options: those are read without parsing or walking them.

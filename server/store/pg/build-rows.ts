@@ -1,46 +1,24 @@
 // A builds row read from PostgreSQL as the Build the domain knows (store/builds.ts). pg has already
 // parsed json/jsonb and booleans, and bigint is read as a number (connect.ts); the checks here are
 // the second line row-values.ts is for SQLite: a row edited by hand reads clamped or empty, not as a throw.
-import type { Build, BuildStatus, Variable } from '../builds.ts';
+import { isString, isVariable, type Build, type BuildStatus } from '../builds.ts';
 import { isId, isPlainObject, storedInt, storedTime, storedTimeOr0 } from '../row-values.ts';
 
-export interface PgBuildRow {
-  id: number;
-  project_id: number;
-  runner_id: number | null;
+/** As pg returns a builds row: the Build's columns, with the JSON ones not yet checked. */
+export type PgBuildRow = Omit<Build, 'status' | 'variables' | 'options' | 'tag_list' | 'depends_on'> & {
   status: string;
-  name: string;
-  stage: string;
-  ref: string;
-  sha: string;
-  before_sha: string;
-  tag: boolean;
-  commands: string;
-  repo_url: string | null;
   variables: unknown;
   options: unknown;
-  timeout: number | null;
   tag_list: unknown;
   depends_on: unknown;
-  token: string;
-  artifacts_key: string | null;
-  artifacts_filename: string | null;
-  artifacts_size: number | null;
-  artifacts_expire_at: number | null;
-  created_at: number;
-  started_at: number | null;
-  finished_at: number | null;
-}
+};
 
 /** The columns a Build is read from (never token_sha: a digest is no part of the record). */
 export const BUILD_COLUMNS = `id, project_id, runner_id, status, name, stage, ref, sha, before_sha, tag, commands, repo_url,
   variables, options, timeout, tag_list, depends_on, token, artifacts_key, artifacts_filename, artifacts_size,
   artifacts_expire_at, created_at, started_at, finished_at`;
 
-const isVariable = (v: unknown): v is Variable =>
-  isPlainObject(v) && typeof v.key === 'string' && typeof v.value === 'string' && typeof v.public === 'boolean';
 const listOf = <T>(v: unknown, keep: (x: unknown) => x is T): T[] => (Array.isArray(v) ? v.filter(keep) : []);
-const isString = (t: unknown): t is string => typeof t === 'string';
 
 export function toBuild(r: PgBuildRow): Build {
   return {

@@ -6,15 +6,8 @@ import { storedInt, storedTimeOr0 } from '../row-values.ts';
 import type { Queryable } from './connect.ts';
 import type { ProjectsPortAsync } from './ports-async.ts';
 
-interface PgProjectRow {
-  id: number;
-  name: string;
-  runners_token: string;
-  ci_token: string;
-  shared_runners_enabled: boolean;
-  build_timeout: number;
-  created_at: number;
-}
+/** pg returns a projects row with a Project's types (booleans, bigint read as numbers): still clamped, as a row edited by hand may be out of range. */
+type PgProjectRow = Project;
 
 const COLUMNS = 'id, name, runners_token, ci_token, shared_runners_enabled, build_timeout, created_at';
 const MAX_TIMEOUT = 2 ** 31 - 1;

@@ -17,21 +17,8 @@ import { isPlainObject, storedInt, storedTime, storedTimeOr0 } from '../row-valu
 import type { Queryable } from './connect.ts';
 import type { RunnersPortAsync } from './ports-async.ts';
 
-interface PgRunnerRow {
-  id: number;
-  token: string;
-  description: string;
-  is_shared: boolean;
-  project_id: number | null;
-  active: boolean;
-  run_untagged: boolean;
-  locked: boolean;
-  tag_list: unknown;
-  info: unknown;
-  online: boolean;
-  contacted_at: number | null;
-  created_at: number;
-}
+/** As pg returns a runners row: the Runner's columns, with the JSON ones not yet checked. */
+type PgRunnerRow = Omit<Runner, 'tag_list' | 'info'> & { tag_list: unknown; info: unknown };
 
 /** Never token_sha: a digest is no part of the record. */
 const COLUMNS = 'id, token, description, is_shared, project_id, active, run_untagged, locked, tag_list, info, online, contacted_at, created_at';
