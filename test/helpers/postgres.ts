@@ -7,6 +7,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { freePort } from './redis.ts';
 
 export interface TestPostgres {
@@ -174,4 +175,25 @@ export async function startPostgres(opts: StartOptions = {}): Promise<TestPostgr
     stopSync();
     throw err;
   }
+}
+
+/**
+ * The cluster of a test file: started before its tests and stopped after them; not started when
+ * PostgreSQL is missing (postgresMissing() says why, and the file's describe.skipIf skips). Its
+ * fields are read inside tests: before the start, reading one throws.
+ */
+export function usePostgres(opts: StartOptions = {}): TestPostgres {
+  let started: TestPostgres | undefined;
+  beforeAll(async () => {
+    if (!postgresMissing()) started = await startPostgres(opts);
+  });
+  afterAll(async () => {
+    await started?.stop();
+  });
+  return new Proxy({} as TestPostgres, {
+    get(_target, key) {
+      if (!started) throw new Error('the test cluster is not started yet: use it inside a test or a hook');
+      return started[key as keyof TestPostgres];
+    },
+  });
 }

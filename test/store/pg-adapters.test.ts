@@ -9,8 +9,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { postgresMissing, startPostgres, type TestPostgres } from '../helpers/postgres.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { postgresMissing, usePostgres } from '../helpers/postgres.ts';
+import { outcome, TokenLabels } from '../helpers/differential.ts';
 import { Prng } from '../../common/prng.ts';
 import { Db } from '../../server/store/db.ts';
 import { Projects } from '../../server/store/projects.ts';
@@ -20,50 +21,15 @@ import { Secrets } from '../../server/store/secrets.ts';
 import { openPgDatabase, PgProjects, PgRunners, PgSecrets, PgUsers, type PgDatabase } from '../../server/store/pg/index.ts';
 
 const missing = postgresMissing();
-let pg: TestPostgres;
+const pg = usePostgres();
 let dbCount = 0;
 const freshName = () => `ad${++dbCount}`;
 
-beforeAll(async () => {
-  if (!missing) pg = await startPostgres();
-});
-afterAll(async () => {
-  await pg?.stop();
-});
-
 const TOKEN_KEYS = new Set(['token', 'runners_token', 'ci_token', 'private_token']);
 
-/** Each side's tokens as labels in order of first sight (see the header). */
-class TokenLabels {
-  private readonly labels = new Map<string, string>();
-  label(token: string): string {
-    let l = this.labels.get(token);
-    if (!l) {
-      l = `token#${this.labels.size + 1}`;
-      this.labels.set(token, l);
-    }
-    return l;
-  }
-  norm(v: unknown): unknown {
-    if (v instanceof Map) return { map: [...v.entries()] };
-    if (Array.isArray(v)) return v.map((x) => this.norm(x));
-    if (v !== null && typeof v === 'object') {
-      // The SQLite Users adapter spreads its whole row into the User it returns, so its records carry
-      // token_sha, which the User type does not have (nothing reads it); the PostgreSQL one returns the type's fields.
-      return Object.fromEntries(Object.entries(v).filter(([k]) => k !== 'token_sha').map(([k, x]) => [k, TOKEN_KEYS.has(k) && typeof x === 'string' ? this.label(x) : this.norm(x)]));
-    }
-    return v;
-  }
-}
-
-type Outcome = { ok: unknown } | { threw: true };
-async function outcome(fn: () => unknown): Promise<Outcome> {
-  try {
-    return { ok: await fn() };
-  } catch {
-    return { threw: true };
-  }
-}
+// The SQLite Users adapter spreads its whole row into the User it returns, so its records carry
+// token_sha, which the User type does not have (nothing reads it); the PostgreSQL one returns the type's fields.
+const newLabels = () => new TokenLabels(TOKEN_KEYS, (_record, key) => key === 'token_sha');
 
 interface Side {
   runners: Runners | PgRunners;
@@ -92,7 +58,7 @@ function sqliteSide(db: Db): Side {
         [projectId, runnerId, status, `bt${n}`, `bts${n}`],
       );
     },
-    labels: new TokenLabels(),
+    labels: newLabels(),
     held: new Map(),
     tokens: { runner: [], projectRunners: [], projectCi: [], user: [] },
   };
@@ -111,7 +77,7 @@ function pgSide(db: PgDatabase): Side {
         [projectId, runnerId, status, `bt${n}`, `bts${n}`],
       );
     },
-    labels: new TokenLabels(),
+    labels: newLabels(),
     held: new Map(),
     tokens: { runner: [], projectRunners: [], projectCi: [], user: [] },
   };

@@ -8,8 +8,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { postgresMissing, startPostgres, type TestPostgres } from '../helpers/postgres.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { postgresMissing, usePostgres } from '../helpers/postgres.ts';
+import { outcome, TokenLabels, type Outcome } from '../helpers/differential.ts';
 import { Prng } from '../../common/prng.ts';
 import { Db } from '../../server/store/db.ts';
 import { Projects } from '../../server/store/projects.ts';
@@ -18,51 +19,15 @@ import { Builds, type Build, type BuildFilter, type BuildStatus, type NewBuild }
 import { openPgDatabase, PgBuilds, PgProjects, PgRunners, type PgDatabase } from '../../server/store/pg/index.ts';
 
 const missing = postgresMissing();
-let pg: TestPostgres;
+const pg = usePostgres();
 let dbCount = 0;
-
-beforeAll(async () => {
-  if (!missing) pg = await startPostgres();
-});
-afterAll(async () => {
-  await pg?.stop();
-});
 
 const TOKEN_KEYS = new Set(['token', 'runners_token', 'ci_token', 'token_sha', 'runners_token_sha', 'ci_token_sha']);
 
-/** Each side's tokens and digests as labels in order of first sight. */
-class TokenLabels {
-  private readonly labels = new Map<string, string>();
-  label(token: string): string {
-    let l = this.labels.get(token);
-    if (!l) {
-      l = `token#${this.labels.size + 1}`;
-      this.labels.set(token, l);
-    }
-    return l;
-  }
-  norm(v: unknown): unknown {
-    if (v instanceof Set) return { set: [...v].sort() };
-    if (Array.isArray(v)) return v.map((x) => this.norm(x));
-    if (v !== null && typeof v === 'object') {
-      // The SQLite adapter spreads its whole row into the Build it returns, so its builds carry
-      // token_sha and the emptied artifacts_listing, which the Build type does not have (nothing reads
-      // them); the PostgreSQL one returns the type's fields. Credentials (no `token`) keep their digests.
-      const build = 'token' in v;
-      return Object.fromEntries(Object.entries(v).filter(([k]) => !(build && (k === 'token_sha' || k === 'artifacts_listing'))).map(([k, x]) => [k, TOKEN_KEYS.has(k) && typeof x === 'string' ? this.label(x) : this.norm(x)]));
-    }
-    return v;
-  }
-}
-
-type Outcome = { ok: unknown } | { threw: true };
-async function outcome(fn: () => unknown): Promise<Outcome> {
-  try {
-    return { ok: await fn() };
-  } catch {
-    return { threw: true };
-  }
-}
+// The SQLite adapter spreads its whole row into the Build it returns, so its builds carry token_sha
+// and the emptied artifacts_listing, which the Build type does not have (nothing reads them); the
+// PostgreSQL one returns the type's fields. Credentials (no `token`) keep their digests.
+const newLabels = () => new TokenLabels(TOKEN_KEYS, (record, key) => 'token' in record && (key === 'token_sha' || key === 'artifacts_listing'));
 
 interface Side {
   builds: Builds | PgBuilds;
@@ -94,7 +59,7 @@ async function seedSide(projects: Projects | PgProjects, runners: Runners | PgRu
   for (const p of PROJECTS) await projects.create(p);
   const made: Runner[] = [];
   for (const r of RUNNERS) made.push(await runners.create({ ...r, description: 'r', locked: false, info: {} }));
-  return { builds, labels: new TokenLabels(), runners: made, tokens: [], taken: [] };
+  return { builds, labels: newLabels(), runners: made, tokens: [], taken: [] };
 }
 
 function randomBuild(rnd: Prng, projectId: number): NewBuild {

@@ -7,8 +7,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { PoolClient } from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresMissing, startPostgres, type TestPostgres } from '../helpers/postgres.ts';
+import { describe, expect, it } from 'vitest';
+import { postgresMissing, usePostgres } from '../helpers/postgres.ts';
 import { freePort } from '../helpers/redis.ts';
 import { Db } from '../../server/store/db.ts';
 import { openPgDatabase, PgStoreError, type PgDatabase } from '../../server/store/pg/index.ts';
@@ -18,16 +18,9 @@ import { PG_MIGRATIONS } from '../../server/store/pg/migrations.ts';
 
 const missing = postgresMissing();
 const PASSWORD = 'p@ss word/1';
-let pg: TestPostgres;
+const pg = usePostgres({ password: PASSWORD });
 let dbCount = 0;
 const freshDb = () => pg.createDatabase(`m${++dbCount}`);
-
-beforeAll(async () => {
-  if (!missing) pg = await startPostgres({ password: PASSWORD });
-});
-afterAll(async () => {
-  await pg?.stop();
-});
 
 async function rejection(p: Promise<unknown>): Promise<PgStoreError> {
   const err = await p.then(

@@ -10,22 +10,15 @@
 // Ordering instead of waiting: PostgreSQL delivers notifications to a session in commit order, so
 // "nothing arrived for X" is asserted by committing X, then Y, and seeing Y arrive alone.
 import net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresMissing, startPostgres, type TestPostgres } from '../helpers/postgres.ts';
+import { describe, expect, it } from 'vitest';
+import { postgresMissing, usePostgres } from '../helpers/postgres.ts';
 import { openPgDatabase, type PgDatabase } from '../../server/store/pg/index.ts';
 import { startPgNotify, type PgChangeReceived, type PgNotifyBridge } from '../../server/store/pg/notify.ts';
 import { PG_NOTIFY_PAYLOAD_LIMIT, decodeChange, encodeChange } from '../../server/store/pg/notify-payload.ts';
 
 const missing = postgresMissing();
-let pg: TestPostgres;
+const pg = usePostgres();
 let dbCount = 0;
-
-beforeAll(async () => {
-  if (!missing) pg = await startPostgres();
-});
-afterAll(async () => {
-  await pg?.stop();
-});
 
 /** Resolves when `cond` holds; fails the test after a generous deadline (a hang, not a slowness check). */
 async function until(cond: () => boolean, what: string, deadlineMs = 20_000): Promise<void> {

@@ -7,8 +7,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Pool } from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresMissing, startPostgres, type TestPostgres } from '../helpers/postgres.ts';
+import { describe, expect, it } from 'vitest';
+import { postgresMissing, usePostgres } from '../helpers/postgres.ts';
 import { Prng } from '../../common/prng.ts';
 import { Db } from '../../server/store/db.ts';
 import { Projects } from '../../server/store/projects.ts';
@@ -17,16 +17,9 @@ import { Builds, runnerMatches, type Build } from '../../server/store/builds.ts'
 import { openPgDatabase, takeBuild, type PgDatabase } from '../../server/store/pg/index.ts';
 
 const missing = postgresMissing();
-let pg: TestPostgres;
+const pg = usePostgres();
 let dbCount = 0;
 const freshDb = async () => openPgDatabase(await pg.createDatabase(`t${++dbCount}`), { max: 6 });
-
-beforeAll(async () => {
-  if (!missing) pg = await startPostgres();
-});
-afterAll(async () => {
-  await pg?.stop();
-});
 
 type Taker = Pick<Runner, 'id' | 'is_shared' | 'project_id' | 'tag_list' | 'run_untagged'>;
 

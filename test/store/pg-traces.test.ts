@@ -9,21 +9,14 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresMissing, startPostgres, type TestPostgres } from '../helpers/postgres.ts';
+import { describe, expect, it } from 'vitest';
+import { postgresMissing, usePostgres } from '../helpers/postgres.ts';
 import { Prng } from '../../common/prng.ts';
 import { openPgDatabase, PgTraceStore, type PgDatabase } from '../../server/store/pg/index.ts';
 
 const missing = postgresMissing();
-let pg: TestPostgres;
+const pg = usePostgres();
 let dbCount = 0;
-
-beforeAll(async () => {
-  if (!missing) pg = await startPostgres();
-});
-afterAll(async () => {
-  await pg?.stop();
-});
 
 interface TwoInstances {
   a: PgDatabase;
