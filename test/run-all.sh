@@ -5,8 +5,8 @@
 # The static checks run beside everything else, and vitest beside Playwright: the Playwright specs
 # mostly wait (for the browser, for samples, for the UI), so run after vitest they left the CPU half
 # idle for minutes. Only the UI build goes first (the packaging check and the browser tests use it).
-# On a machine already busy (load average at start >= its cores) the two suites run one after the
-# other, as before: sharing what little CPU is left, vitest's CPU-bound files (model, crash, fleet,
+# On a machine already busy (half its cores or more busy, measured over a second before they start)
+# the two suites run one after the other, as before: sharing what little CPU is left, vitest's CPU-bound files (model, crash, fleet,
 # hostile) ran past their timeouts. TEST_SUITES=together|serial chooses. vitest's output streams;
 # the other logs are printed once all have ended, then every result in one fixed order.
 set -uo pipefail
@@ -35,11 +35,21 @@ begin cycles npm run -s cycles
 # The suites use the built UI (the packaging check, the browser tests): it is built before they start.
 npx vite build > "$out/build-ui.log" 2>&1; echo $? > "$out/build-ui.rc"
 
+# How busy the CPUs are now, in cores, over one second of /proc/stat: the load average lags by
+# minutes (right after `npm ci` it still reads above 2 on an idle machine, which made CI run serial).
+busy_cores() {
+  local a b
+  a=$(head -1 /proc/stat); sleep 1; b=$(head -1 /proc/stat)
+  awk -v a="$a" -v b="$b" -v cores="$(nproc)" 'BEGIN {
+    split(a, x); split(b, y); total = 0; for (i = 2; i <= 9; i++) total += y[i] - x[i]
+    idle = (y[5] + y[6]) - (x[5] + x[6]); printf "%.1f", (total > 0 ? cores * (1 - idle / total) : 0) }'
+}
 together=${TEST_SUITES:-}
+busy=$(busy_cores)
 if [ -z "$together" ]; then
-  together=$(awk -v cores="$(nproc)" '{ print ($1 < cores) ? "together" : "serial" }' /proc/loadavg)
+  together=$(awk -v busy="$busy" -v cores="$(nproc)" 'BEGIN { print (busy < cores / 2) ? "together" : "serial" }')
 fi
-echo "[suites] vitest and Playwright: $together (load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores)"
+echo "[suites] vitest and Playwright: $together ($busy of $(nproc) cores busy before they start; load average $(cut -d' ' -f1-3 /proc/loadavg))"
 
 e2e=0
 playwright() {
