@@ -183,4 +183,55 @@ export const PG_MIGRATIONS: string[] = [
     generation integer NOT NULL DEFAULT 0 CHECK (generation >= 0)
   );
   `,
+  // Version 3: the job system shared by several instances (pg/jobs.ts). A job a process takes stays
+  // its row, marked with the process's identity (claimed_by) instead of moved: waiting = 'queued' and
+  // unclaimed. Processes write a heartbeat row; one whose row expired is dead, and any instance frees
+  // its claims (Sidekiq's reliable fetch and ProcessSet on Redis, in rows). expires_at is on the
+  // database's clock, so instances whose clocks differ agree on who is dead.
+  `
+  ALTER TABLE jobs ADD COLUMN claimed_by text, ADD COLUMN claimed_at bigint;
+  CREATE INDEX jobs_waiting ON jobs (queue, enqueued_at, id) WHERE state = 'queued' AND claimed_by IS NULL;
+  CREATE INDEX jobs_claimed ON jobs (claimed_by) WHERE claimed_by IS NOT NULL;
+  CREATE INDEX jobs_retry_due ON jobs (run_at, id) WHERE state = 'retry';
+  CREATE INDEX jobs_dead ON jobs (failed_at, id) WHERE state = 'dead';
+
+  CREATE TABLE job_processes (
+    identity text PRIMARY KEY,
+    hostname text NOT NULL,
+    pid integer NOT NULL,
+    tag text NOT NULL,
+    labels json NOT NULL DEFAULT '[]',
+    concurrency integer NOT NULL,
+    started_at bigint NOT NULL,
+    queues text[] NOT NULL DEFAULT '{}',
+    work json NOT NULL DEFAULT '[]',
+    beat_at bigint NOT NULL,
+    expires_at bigint NOT NULL
+  );
+
+  -- Takes up to want waiting jobs for owner, each from the first of queues not empty, oldest first
+  -- (as that many single fetches would). One queue at a time, each a SKIP LOCKED pick of exactly the
+  -- rows still wanted: rows other fetches hold are passed over, not waited for, and no row is locked
+  -- that is not taken. A row another fetch claimed and committed meanwhile fails the re-check of
+  -- claimed_by IS NULL that the UPDATE makes on its newest version.
+  CREATE FUNCTION jobscope_fetch_jobs(queues text[], want integer, owner text, at bigint) RETURNS SETOF jobs
+  LANGUAGE plpgsql AS $$
+  DECLARE
+    q text;
+    got integer := 0;
+    n integer;
+  BEGIN
+    FOREACH q IN ARRAY queues LOOP
+      EXIT WHEN got >= want;
+      RETURN QUERY UPDATE jobs SET claimed_by = owner, claimed_at = at
+        WHERE id = ANY (ARRAY(
+          SELECT j.id FROM jobs j WHERE j.queue = q AND j.state = 'queued' AND j.claimed_by IS NULL
+          ORDER BY j.enqueued_at, j.id LIMIT want - got FOR UPDATE SKIP LOCKED))
+        AND state = 'queued' AND claimed_by IS NULL
+        RETURNING *;
+      GET DIAGNOSTICS n = ROW_COUNT;
+      got := got + n;
+    END LOOP;
+  END $$;
+  `,
 ];

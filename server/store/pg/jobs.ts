@@ -1,0 +1,348 @@
+// The job system on PostgreSQL for several instances sharing one database (issue 13, when --redis is
+// not given): a SharedJobBackend (jobs/backend.ts), the same contract the Redis adapter keeps in
+// Sidekiq's layout, in rows (migration 3):
+// - queues: job_queues names; a waiting job is a 'queued' row no process has claimed.
+// - reliable fetch: jobscope_fetch_jobs claims up to N rows (FOR UPDATE SKIP LOCKED, first non-empty
+//   queue first, oldest first) for this process in one statement; the job's end deletes or moves the
+//   row. Each row is claimed by one process: concurrent fetches pass over rows others hold and
+//   re-check claimed_by on the newest version of a row they lock, so no job is handed out twice.
+// - processes: a heartbeat row per process (job_processes), expiring processTtlMs after its last beat
+//   on the database's clock. Any instance frees the claims of a process whose row expired (its jobs
+//   go back to their queues, in their old place: they run next); a process leaving frees its own.
+// - retries: 'retry' rows with run_at; moveDue requeues the due ones under SKIP LOCKED, so with
+//   several instances each moves a job once. dead: 'dead' rows, trimmed to `keep` and 6 months.
+// - counters: job_counters rows, added in the statement that records the job's end.
+//
+// Why rows and not LISTEN/NOTIFY or advisory locks: a claim must survive a dropped connection
+// between fetch and ack (an advisory or row lock would end with the session and free a job still
+// running), and must be released when the process dies, which the heartbeat tells, not the session.
+//
+// The pool is the caller's (the store's): leave() frees this process's claims and heartbeat but
+// does not end it.
+import crypto from 'node:crypto';
+import os from 'node:os';
+import type { Pool } from 'pg';
+import type { NewJob, ProcessBeat, RecoveredJobs, SharedJobBackend, SharedQueue, SharedQueueDeletion } from '../../jobs/backend.ts';
+import type { FailedJob, Job, JobCounters } from '../../jobs/types.ts';
+import type { MetricsView } from '../../metrics-api/source.ts';
+import { DB_NOW_MS, JOB_COLUMNS, retryColumn, toJob, type PgJobRow } from './jobs-rows.ts';
+import { PgJobReads } from './jobs-reads.ts';
+
+const SIX_MONTHS_MS = 180 * 24 * 3600 * 1000;
+
+export interface PgJobBackendOptions {
+  pool: Pool;
+  /** The job system's clock: enqueue, retry and death times (heartbeats expire on the database's). */
+  now: () => number;
+  /** A process silent this long is dead and its jobs run again elsewhere (Sidekiq: 60 s). */
+  processTtlMs?: number;
+  /** Most queues one read lists (as --sidekiq-max-queues bounds the Redis reads). */
+  maxQueuesRead?: number;
+  /** Told apart in job_processes; default host:pid:random, as the Redis adapter's. */
+  identity?: string;
+}
+
+// Counters added in the statement that changes the job: a job's end and its count commit together.
+// `p` and `f` name the parameters holding the processed and failed counts.
+const addCounters = (p: string, f: string) => `INSERT INTO job_counters (name, value)
+  SELECT name, value FROM (VALUES ('processed', ${p}::bigint), ('failed', ${f}::bigint)) AS c(name, value) WHERE value <> 0
+  ON CONFLICT (name) DO UPDATE SET value = job_counters.value + excluded.value`;
+const ADD_COUNTERS = addCounters('$2', '$3');
+
+export class PgJobBackend implements SharedJobBackend {
+  readonly shared = true as const;
+  readonly identity: string;
+  readonly beatEveryMs: number;
+  private readonly pool: Pool;
+  private readonly ttlMs: number;
+  private readonly reads: PgJobReads;
+
+  constructor(private readonly opts: PgJobBackendOptions) {
+    this.pool = opts.pool;
+    this.ttlMs = opts.processTtlMs ?? 60_000;
+    // As Sidekiq: a beat every 5 s, or three per TTL when the TTL is short.
+    this.beatEveryMs = Math.max(1, Math.min(5000, Math.floor(this.ttlMs / 3)));
+    this.identity = opts.identity ?? `${os.hostname()}:${process.pid}:${crypto.randomBytes(6).toString('hex')}`;
+    this.reads = new PgJobReads(this.pool, { self: this.identity, maxQueues: opts.maxQueuesRead ?? 10_000 });
+  }
+
+  // ---- JobBackend ----------------------------------------------------------------------------
+
+  async recover(): Promise<RecoveredJobs> {
+    await this.recoverOrphans();
+    return { queues: await this.servedQueues(), waiting: [], retries: [], counters: await this.reads.counters() };
+  }
+
+  async addQueue(name: string, now: number): Promise<void> {
+    await this.pool.query('INSERT INTO job_queues (name, created_at) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [name, now]);
+  }
+
+  /** Waiting and retrying jobs go with their queues; jobs running now finish (their end deletes them), dead ones stay. */
+  async deleteQueues(names: string[]): Promise<number> {
+    const { rows } = await this.pool.query<{ n: number }>(
+      `WITH gone AS (
+         DELETE FROM jobs WHERE queue = ANY($1::text[]) AND ((state = 'queued' AND claimed_by IS NULL) OR state = 'retry') RETURNING 1
+       ), forgotten AS (DELETE FROM job_queues WHERE name = ANY($1::text[]))
+       SELECT count(*)::int AS n FROM gone`,
+      [names],
+    );
+    return rows[0]?.n ?? 0;
+  }
+
+  async push(jobs: NewJob[]): Promise<Job[]> {
+    if (jobs.length === 0) return [];
+    // Inserted in the order given (ORDER BY the ordinality), so the identity values come out ascending in that order.
+    const { rows } = await this.pool.query<{ id: number }>(
+      `WITH named AS (
+         INSERT INTO job_queues (name, created_at) SELECT DISTINCT q, $9::bigint FROM unnest($1::text[]) AS q ON CONFLICT (name) DO NOTHING
+       )
+       INSERT INTO jobs (queue, class, kind, args, state, retry, retry_count, created_at, enqueued_at)
+       SELECT x.queue, x.class, x.kind, x.args::json, 'queued', x.retry, x.retry_count, x.created_at, x.enqueued_at
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::int[], $7::bigint[], $8::bigint[])
+         WITH ORDINALITY AS x(queue, class, kind, args, retry, retry_count, created_at, enqueued_at, i)
+       ORDER BY x.i
+       RETURNING id`,
+      [
+        jobs.map((j) => j.queue),
+        jobs.map((j) => j.class),
+        jobs.map((j) => j.kind),
+        jobs.map((j) => JSON.stringify(j.args)),
+        jobs.map((j) => retryColumn(j.retry)),
+        jobs.map((j) => j.retry_count),
+        jobs.map((j) => j.created_at),
+        jobs.map((j) => j.enqueued_at),
+        this.opts.now(),
+      ],
+    );
+    const ids = rows.map((r) => r.id).sort((a, b) => a - b);
+    return jobs.map((job, i) => ({ ...job, id: ids[i]! }));
+  }
+
+  claim(): void {
+    // fetch() already claimed the row for this process.
+  }
+
+  /** Job ends asked for in this turn of the event loop, written together on the next tick. */
+  private acks: { id: number; counters: JobCounters; done: (err?: unknown) => void }[] = [];
+
+  ack(job: Job, counters: JobCounters): Promise<void> {
+    return new Promise((resolve, reject) => {
+      // Jobs fetched together end together: one statement (one round trip, one lock of the counter
+      // rows, which every instance's ends update) for all of this turn's ends instead of one each.
+      if (this.acks.length === 0) process.nextTick(() => this.flushAcks());
+      this.acks.push({ id: job.id, counters, done: (err) => (err === undefined ? resolve() : reject(err as Error)) });
+    });
+  }
+
+  private flushAcks(): void {
+    const batch = this.acks;
+    this.acks = [];
+    const processed = batch.reduce((n, a) => n + a.counters.processed, 0);
+    const failed = batch.reduce((n, a) => n + a.counters.failed, 0);
+    this.pool
+      .query(`WITH gone AS (DELETE FROM jobs WHERE id = ANY($1::bigint[])), counted AS (${ADD_COUNTERS}) SELECT 1`, [batch.map((a) => a.id), processed, failed])
+      .then(
+        () => batch.forEach((a) => a.done()),
+        (err: unknown) => batch.forEach((a) => a.done(err ?? new Error('PostgreSQL ack failed'))),
+      );
+  }
+
+  async retryLater(job: FailedJob, counters: JobCounters): Promise<void> {
+    await this.pool.query(
+      `WITH moved AS (
+         UPDATE jobs SET state = 'retry', retry_count = $4, run_at = $5, failed_at = $6, error = $7, claimed_by = NULL, claimed_at = NULL WHERE id = $1
+       ), counted AS (${ADD_COUNTERS}) SELECT 1`,
+      [job.id, counters.processed, counters.failed, job.retry_count, job.run_at ?? this.opts.now(), job.failed_at, job.error],
+    );
+  }
+
+  async kill(job: FailedJob, counters: JobCounters, keep: number): Promise<void> {
+    const now = this.opts.now();
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(
+        `WITH buried AS (
+           UPDATE jobs SET state = 'dead', retry_count = $4, run_at = NULL, failed_at = $5, error = $6, claimed_by = NULL, claimed_at = NULL WHERE id = $1
+         ), counted AS (${ADD_COUNTERS}) SELECT 1`,
+        [job.id, counters.processed, counters.failed, job.retry_count, job.failed_at ?? now, job.error],
+      );
+      // A second statement: the trim must see the death just written (a CTE's change is not visible to its siblings).
+      await client.query(
+        `DELETE FROM jobs WHERE state = 'dead' AND (failed_at < $1 OR id IN (
+           SELECT id FROM jobs WHERE state = 'dead' ORDER BY failed_at DESC, id DESC OFFSET $2))`,
+        [now - SIX_MONTHS_MS, keep],
+      );
+      await client.query('COMMIT');
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
+  /** Only rows still in a set move (another instance may have moved or deleted them first); their queue is listed again. */
+  async requeue(ids: number[], now: number): Promise<void> {
+    await this.pool.query(
+      `WITH moved AS (
+         UPDATE jobs SET state = 'queued', enqueued_at = $2, run_at = NULL, claimed_by = NULL, claimed_at = NULL
+         WHERE id = ANY($1::bigint[]) AND state IN ('retry', 'dead') RETURNING queue
+       )
+       INSERT INTO job_queues (name, created_at) SELECT DISTINCT queue, $2::bigint FROM moved ON CONFLICT (name) DO NOTHING`,
+      [ids, now],
+    );
+  }
+
+  async addCounters(counters: JobCounters): Promise<void> {
+    if (counters.processed === 0 && counters.failed === 0) return;
+    await this.pool.query(addCounters('$1', '$2'), [counters.processed, counters.failed]);
+  }
+
+  async dead(limit: number, offset = 0): Promise<FailedJob[]> {
+    const { rows } = await this.pool.query<PgJobRow>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE state = 'dead' ORDER BY failed_at DESC, id DESC LIMIT $1 OFFSET $2`, [limit, offset]);
+    return rows.map(toJob);
+  }
+
+  async deadSize(): Promise<number> {
+    const { rows } = await this.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM jobs WHERE state = 'dead'`);
+    return rows[0]?.n ?? 0;
+  }
+
+  async deleteFailed(ids: number[], set: 'retry' | 'dead'): Promise<number[]> {
+    const { rows } = await this.pool.query<{ id: number }>('DELETE FROM jobs WHERE id = ANY($1::bigint[]) AND state = $2 RETURNING id', [ids, set]);
+    const gone = new Set(rows.map((r) => r.id));
+    return ids.filter((id) => gone.has(id));
+  }
+
+  async clearRetries(): Promise<number> {
+    return (await this.pool.query(`DELETE FROM jobs WHERE state = 'retry'`)).rowCount ?? 0;
+  }
+
+  async deadByIds(ids: number[] | undefined): Promise<FailedJob[]> {
+    if (!ids) return (await this.pool.query<PgJobRow>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE state = 'dead' ORDER BY failed_at, id`)).rows.map(toJob);
+    const { rows } = await this.pool.query<PgJobRow>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id = ANY($1::bigint[]) AND state = 'dead'`, [ids]);
+    const byId = new Map(rows.map((r) => [r.id, toJob(r)]));
+    return ids.flatMap((id) => byId.get(id) ?? []);
+  }
+
+  async clearDead(): Promise<number> {
+    return (await this.pool.query(`DELETE FROM jobs WHERE state = 'dead'`)).rowCount ?? 0;
+  }
+
+  // ---- SharedJobBackend ----------------------------------------------------------------------
+
+  /**
+   * Claims up to `max` waiting jobs for this process. The heartbeat row is made live in the same
+   * statement: a process that claims before its first beat (or after a long pause) is never taken
+   * for dead by another instance's recoverOrphans while it holds the claim.
+   */
+  async fetch(queues: string[], max: number): Promise<Job[]> {
+    if (queues.length === 0 || max < 1) return [];
+    const { rows } = await this.pool.query<PgJobRow>(
+      `WITH alive AS (
+         INSERT INTO job_processes (identity, hostname, pid, tag, concurrency, started_at, beat_at, expires_at)
+         VALUES ($3, $5, $6, '', $2, ${DB_NOW_MS}, ${DB_NOW_MS}, ${DB_NOW_MS} + $7)
+         ON CONFLICT (identity) DO UPDATE SET expires_at = GREATEST(job_processes.expires_at, excluded.expires_at)
+       )
+       SELECT ${JOB_COLUMNS} FROM jobscope_fetch_jobs($1::text[], $2, $3, $4)`,
+      [queues, max, this.identity, this.opts.now(), os.hostname(), process.pid, this.ttlMs],
+    );
+    // The function answers queue by queue but a query's rows have no promised order: put them in fetch order.
+    const rank = new Map(queues.map((q, i) => [q, i] as const).reverse());
+    return rows
+      .map(toJob)
+      .sort((a, b) => rank.get(a.queue)! - rank.get(b.queue)! || a.enqueued_at - b.enqueued_at || a.id - b.id);
+  }
+
+  async moveDue(now: number): Promise<number> {
+    const { rows } = await this.pool.query<{ n: number }>(
+      `WITH moved AS (
+         UPDATE jobs SET state = 'queued', enqueued_at = $1, run_at = NULL
+         WHERE id = ANY (ARRAY(SELECT id FROM jobs WHERE state = 'retry' AND run_at <= $1 ORDER BY run_at, id LIMIT 100 FOR UPDATE SKIP LOCKED))
+           AND state = 'retry'
+         RETURNING queue
+       ), named AS (
+         INSERT INTO job_queues (name, created_at) SELECT DISTINCT queue, $1::bigint FROM moved ON CONFLICT (name) DO NOTHING
+       )
+       SELECT count(*)::int AS n FROM moved`,
+      [now],
+    );
+    return rows[0]?.n ?? 0;
+  }
+
+  /** Frees the claims of processes whose heartbeat expired, and forgets those processes; returns the jobs freed. */
+  async recoverOrphans(): Promise<number> {
+    const { rows } = await this.pool.query<{ n: number }>(
+      `WITH dead AS (
+         DELETE FROM job_processes WHERE expires_at <= ${DB_NOW_MS} AND identity <> $1 RETURNING identity
+       ), freed AS (
+         UPDATE jobs SET claimed_by = NULL, claimed_at = NULL
+         WHERE claimed_by IS NOT NULL AND claimed_by <> $1
+           AND NOT EXISTS (SELECT 1 FROM job_processes p WHERE p.identity = jobs.claimed_by AND p.expires_at > ${DB_NOW_MS})
+         RETURNING queue
+       ), named AS (
+         INSERT INTO job_queues (name, created_at) SELECT DISTINCT queue, $2::bigint FROM freed ON CONFLICT (name) DO NOTHING
+       )
+       SELECT count(*)::int AS n FROM freed`,
+      [this.identity, this.opts.now()],
+    );
+    return rows[0]?.n ?? 0;
+  }
+
+  async beat(p: ProcessBeat): Promise<void> {
+    // Sidekiq 6.4's workers hash: per slot the queue, the payload and run_at in whole seconds.
+    const work = p.work.map((w) => ({ tid: w.tid, queue: w.queue, payload: w.payload, run_at: Math.floor(w.runAt / 1000) }));
+    await this.pool.query(
+      `INSERT INTO job_processes (identity, hostname, pid, tag, labels, concurrency, started_at, queues, work, beat_at, expires_at)
+       VALUES ($1, $2, $3, $4, $5::json, $6, $7, $8::text[], $9::json, ${DB_NOW_MS}, ${DB_NOW_MS} + $10)
+       ON CONFLICT (identity) DO UPDATE SET hostname = excluded.hostname, pid = excluded.pid, tag = excluded.tag, labels = excluded.labels,
+         concurrency = excluded.concurrency, started_at = excluded.started_at, queues = excluded.queues, work = excluded.work,
+         beat_at = excluded.beat_at, expires_at = excluded.expires_at`,
+      [this.identity, p.hostname, p.pid, p.tag, JSON.stringify(p.labels), p.concurrency, p.startedAt, [...new Set(p.queues)], JSON.stringify(work), this.ttlMs],
+    );
+  }
+
+  async retries(): Promise<FailedJob[]> {
+    return (await this.pool.query<PgJobRow>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE state = 'retry' ORDER BY run_at, id`)).rows.map(toJob);
+  }
+
+  async servedQueues(): Promise<string[]> {
+    return (await this.pool.query<{ name: string }>('SELECT name FROM job_queues ORDER BY name COLLATE "C"')).rows.map((r) => r.name);
+  }
+
+  queueList(): Promise<{ queues: SharedQueue[]; total: number }> {
+    return this.reads.queueList();
+  }
+
+  queueInfo(name: string): Promise<SharedQueue | null> {
+    return this.reads.queueInfo(name);
+  }
+
+  queuePage(name: string, offset: number, limit: number): Promise<{ total: number; jobs: Job[] } | null> {
+    return this.reads.queuePage(name, offset, limit);
+  }
+
+  queueSize(name: string): Promise<number> {
+    return this.reads.queueSize(name);
+  }
+
+  /** Every queue here is a Jobscope server's (no Sidekiq app pushes into PostgreSQL): deleted with its jobs. */
+  async deleteSharedQueue(name: string): Promise<SharedQueueDeletion> {
+    if ((await this.pool.query('SELECT 1 FROM job_queues WHERE name = $1', [name])).rowCount === 0) return undefined;
+    return { dropped: await this.deleteQueues([name]) };
+  }
+
+  read(): Promise<MetricsView> {
+    return this.reads.view();
+  }
+
+  /** Jobs cut off by the stop go back to their queues at once (in their old place: they run next); the heartbeat goes. */
+  async leave(): Promise<void> {
+    await this.pool.query(
+      `WITH freed AS (UPDATE jobs SET claimed_by = NULL, claimed_at = NULL WHERE claimed_by = $1)
+       DELETE FROM job_processes WHERE identity = $1`,
+      [this.identity],
+    );
+  }
+}
