@@ -1,11 +1,70 @@
 // Runs test/helpers/sidekiq-oracle.rb (Debian's ruby-sidekiq 6.4) and parses Sidekiq's own view.
 // Also pushes jobs with Sidekiq's real client, so tests seed Redis exactly as an app would.
-import { execFile } from 'node:child_process';
+// One long-lived `ruby sidekiq-oracle.rb --serve` per test worker answers every call in turn: a Ruby
+// started per call cost ~0.2 s of CPU and over a second of wall time on a loaded machine, so a poll
+// every 100 ms really polled every second or two and spent the CPU the servers under test needed.
+import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { promisify } from 'node:util';
 
-const run = promisify(execFile);
 const ORACLE = path.join(import.meta.dirname, 'sidekiq-oracle.rb');
+
+type Answer = { ok: true; out: unknown } | { ok: false; error: string };
+
+/** The oracle process; its handles are unref'd while idle so it never keeps a test worker alive
+ *  (it ends when the worker does: its stdin closes). */
+class Oracle {
+  private readonly child: ChildProcess;
+  private readonly waiting: { resolve(a: Answer): void; reject(e: Error): void }[] = [];
+  private buffered = '';
+  private stderr = '';
+  dead = false;
+
+  constructor() {
+    this.child = spawn('ruby', [ORACLE, '--serve'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    this.child.stdout!.setEncoding('utf8').on('data', (d: string) => this.read(d));
+    this.child.stderr!.setEncoding('utf8').on('data', (d: string) => (this.stderr = (this.stderr + d).slice(-4000)));
+    this.child.stdin!.on('error', () => undefined); // a dead oracle is reported by 'exit' below
+    this.child.once('exit', (code, signal) => {
+      this.dead = true;
+      const err = new Error(`sidekiq-oracle.rb --serve exited (${code ?? signal}):\n${this.stderr}`);
+      for (const w of this.waiting.splice(0)) w.reject(err);
+      this.hold(false);
+    });
+    this.hold(false);
+  }
+
+  private hold(on: boolean): void {
+    for (const h of [this.child, this.child.stdin, this.child.stdout, this.child.stderr] as ({ ref(): void; unref(): void } | null)[]) {
+      if (on) h?.ref();
+      else h?.unref();
+    }
+  }
+
+  private read(d: string): void {
+    this.buffered += d;
+    for (let nl = this.buffered.indexOf('\n'); nl >= 0; nl = this.buffered.indexOf('\n')) {
+      const line = this.buffered.slice(0, nl);
+      this.buffered = this.buffered.slice(nl + 1);
+      this.waiting.shift()?.resolve(JSON.parse(line) as Answer);
+      if (this.waiting.length === 0) this.hold(false);
+    }
+  }
+
+  async ask(req: Record<string, unknown>): Promise<unknown> {
+    const answer = new Promise<Answer>((resolve, reject) => this.waiting.push({ resolve, reject }));
+    this.hold(true);
+    this.child.stdin!.write(JSON.stringify(req) + '\n');
+    const a = await answer;
+    if (!a.ok) throw new Error(`sidekiq-oracle.rb: ${a.error}`);
+    return a.out;
+  }
+}
+
+let oracle: Oracle | null = null;
+const ask = (req: Record<string, unknown>) => {
+  if (!oracle || oracle.dead) oracle = new Oracle();
+  return oracle.ask(req);
+};
 
 export interface OracleView {
   now: number;
@@ -38,14 +97,11 @@ export interface OracleView {
 }
 
 export async function sidekiqView(redisUrl: string, days = 7): Promise<OracleView> {
-  const { stdout } = await run('ruby', [ORACLE, redisUrl, String(days)], { maxBuffer: 64 * 1024 * 1024 });
-  return JSON.parse(stdout) as OracleView;
+  return (await ask({ op: 'view', url: redisUrl, days })) as OracleView;
 }
 
-/** Runs Ruby with sidekiq loaded and the client pointed at `redisUrl`; `code` sees `Sidekiq::Client`. */
+/** Runs Ruby with sidekiq loaded and the client pointed at `redisUrl`; `code` sees `Sidekiq::Client`;
+ *  answers what it printed. Its local variables are its own. */
 export async function sidekiqRuby(redisUrl: string, code: string): Promise<string> {
-  const prelude = 'require "sidekiq"; require "sidekiq/api"; Redis.silence_deprecations = true if Redis.respond_to?(:silence_deprecations=); ' +
-    `Sidekiq.configure_client { |c| c.redis = { url: ${JSON.stringify(redisUrl)} } }; `;
-  const { stdout } = await run('ruby', ['-e', prelude + code], { maxBuffer: 64 * 1024 * 1024 });
-  return stdout;
+  return (await ask({ op: 'ruby', url: redisUrl, code })) as string;
 }
