@@ -28,6 +28,8 @@ export { PgUsers, UsernameTakenError } from './users.ts';
 export { PgSecrets } from './secrets.ts';
 export { PgBuilds, BuildProjectMissingError } from './builds.ts';
 export type { AsyncPort, RunnersPortAsync, ProjectsPortAsync, UsersPortAsync, SecretsPortAsync, BuildsPortAsync } from './ports-async.ts';
+// Listings and the monitor's repos (H6): adapters-more.ts says what they are and why artifacts have none.
+export * from './adapters-more.ts';
 
 export interface PgDatabase {
   pool: Pool;

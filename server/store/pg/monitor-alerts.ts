@@ -1,0 +1,82 @@
+// Monitor alerts on PostgreSQL: AlertsRepo of store/monitor-ports.ts, asynchronous, with the
+// semantics of store/monitor-alerts.ts. Ids come from an identity column: they grow across
+// instances, which is what clients polling with `since` need.
+import type { Alert } from '../../contract/app.ts';
+import type { AlertsRepo, NewAlert } from '../monitor-ports.ts';
+import { isoTimeOr0, storedInt } from '../row-values.ts';
+import type { Queryable } from './connect.ts';
+import type { AsyncPort } from './ports-async.ts';
+import { pgText } from './text.ts';
+
+export type AlertsRepoAsync = AsyncPort<AlertsRepo>;
+
+interface AlertRow {
+  id: number;
+  connection_id: string;
+  kind: string;
+  queue: string | null;
+  value: number;
+  threshold: number;
+  at: number;
+}
+
+const COLUMNS = 'id, connection_id, kind, queue, value, threshold, at';
+
+const toAlert = (r: AlertRow): Alert => ({
+  id: storedInt(r.id) ?? 0,
+  connection_id: r.connection_id,
+  kind: r.kind as Alert['kind'],
+  queue: r.queue,
+  value: r.value,
+  threshold: r.threshold,
+  at: isoTimeOr0(r.at),
+});
+
+// A bigint parameter must be an integer (pg throws on 1.5, where SQLite compares): bounds are
+// rounded the way that keeps the comparison with integer columns the same.
+const safe = (n: number) => Math.min(Math.max(n, Number.MIN_SAFE_INTEGER), Number.MAX_SAFE_INTEGER);
+
+/** What adding an alert of a connection that does not exist throws (as the SQLite adapter's foreign-key failure). */
+export class AlertConnectionMissingError extends Error {
+  constructor(connectionId: string) {
+    super(`FOREIGN KEY constraint failed: monitor connection ${JSON.stringify(connectionId)} does not exist`);
+    this.name = 'AlertConnectionMissingError';
+  }
+}
+
+export class PgAlerts implements AlertsRepoAsync {
+  constructor(private readonly db: Queryable) {}
+
+  /**
+   * Inserted from a SELECT that yields nothing for a connection that does not exist (removed while
+   * its sample was judged), rather than letting the foreign key refuse it: a refused INSERT has drawn
+   * its id, and ids would run ahead of SQLite's, which draws none. The queue name comes from the
+   * remote server: see text.ts for what happens to a U+0000 in it.
+   */
+  async add(a: NewAlert): Promise<number> {
+    const { rows } = await this.db.query<{ id: number }>(
+      `INSERT INTO monitor_alerts (connection_id, kind, queue, value, threshold, at)
+       SELECT $1, $2, $3, $4, $5, $6 WHERE EXISTS (SELECT 1 FROM monitor_connections WHERE id = $1)
+       RETURNING id`,
+      [a.connectionId, a.kind, pgText(a.queue), a.value, a.threshold, a.at],
+    );
+    if (!rows.length) throw new AlertConnectionMissingError(a.connectionId);
+    return rows[0]!.id;
+  }
+
+  /** Alerts with an id above `sinceId`, oldest first; a negative `limit` is no limit, as SQLite's LIMIT -1. */
+  async since(sinceId: number, limit: number, connectionId?: string): Promise<Alert[]> {
+    if (Number.isNaN(sinceId)) return [];
+    const after = safe(Math.floor(sinceId));
+    const max = limit < 0 ? null : limit;
+    const { rows } = connectionId
+      ? await this.db.query<AlertRow>(`SELECT ${COLUMNS} FROM monitor_alerts WHERE id > $1 AND connection_id = $2 ORDER BY id LIMIT $3`, [after, connectionId, max])
+      : await this.db.query<AlertRow>(`SELECT ${COLUMNS} FROM monitor_alerts WHERE id > $1 ORDER BY id LIMIT $2`, [after, max]);
+    return rows.map(toAlert);
+  }
+
+  async deleteBefore(at: number): Promise<void> {
+    if (Number.isNaN(at)) return;
+    await this.db.query('DELETE FROM monitor_alerts WHERE at < $1', [safe(Math.ceil(at))]);
+  }
+}
