@@ -12,8 +12,8 @@ const tags = ['control API'];
 export async function buildsRoutes(fastify: FastifyInstance, { ctx }: { ctx: AppContext }) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const builds = ctx.domain.builds;
-  const find = (id: string) => {
-    const b = builds.byId(Number(id));
+  const find = async (id: string) => {
+    const b = await builds.byId(Number(id));
     if (!b) throw notFound('Build');
     return b;
   };
@@ -21,25 +21,25 @@ export async function buildsRoutes(fastify: FastifyInstance, { ctx }: { ctx: App
   app.get(
     '/builds',
     { schema: { tags, summary: 'List builds, newest first (filters: status, project_id, runner_id; paging: before_id, limit); artifacts without their file list', querystring: BuildQuery, response: { 200: Type.Array(BuildView) } } },
-    async (request) => (await builds.list(request.query)).map((b) => buildView(ctx, b)),
+    async (request) => Promise.all((await builds.list(request.query)).map((b) => buildView(ctx, b))),
   );
   app.get('/builds/:id', { schema: { tags, summary: 'One build, with its artifacts’ file list', params: IdParams, response: { 200: BuildView } } }, async (request) =>
-    buildView(ctx, find(request.params.id), { files: true }),
+    buildView(ctx, await find(request.params.id), { files: true }),
   );
 
   app.get(
     '/builds/:id/trace',
     { schema: { tags, summary: 'The raw trace; with `Range: bytes=N-` a 206 from byte N (for live tailing)', params: IdParams } },
     async (request, reply) => {
-      const build = find(request.params.id);
+      const build = await find(request.params.id);
       const range = request.headers.range;
       let start = 0;
       if (typeof range === 'string') {
         const m = /^bytes=(\d{1,15})-$/.exec(range.trim());
-        if (!m) throw new ApiError(416, '416 Range Not Satisfiable - use "bytes=N-"', { 'Content-Range': `bytes */${builds.traceLength(build.id)}` });
+        if (!m) throw new ApiError(416, '416 Range Not Satisfiable - use "bytes=N-"', { 'Content-Range': `bytes */${await builds.traceLength(build.id)}` });
         start = Number(m[1]);
       }
-      const { body, length } = builds.readTrace(build.id, start);
+      const { body, length } = await builds.readTrace(build.id, start);
       reply.header('Content-Type', 'text/plain; charset=utf-8').header('Build-Status', build.status).header('Accept-Ranges', 'bytes');
       if (typeof range === 'string') {
         if (start > length) throw new ApiError(416, '416 Range Not Satisfiable', { 'Content-Range': `bytes */${length}` });
@@ -54,7 +54,7 @@ export async function buildsRoutes(fastify: FastifyInstance, { ctx }: { ctx: App
     '/builds/:id/cancel',
     { schema: { tags, summary: 'Cancel a pending or running build; its runner then sees Build-Status: canceled', params: IdParams, response: { 200: BuildView } } },
     async (request) => {
-      const build = find(request.params.id);
+      const build = await find(request.params.id);
       const done = await builds.cancel(build.id);
       if (!done) throw conflict(`build is ${build.status}, not pending or running`);
       return buildView(ctx, done);
@@ -72,16 +72,16 @@ export async function buildsRoutes(fastify: FastifyInstance, { ctx }: { ctx: App
       },
     },
     async (request, reply) => {
-      const r = builds.retry(Number(request.params.id));
+      const r = await builds.retry(Number(request.params.id));
       if (!r.ok && r.reason === 'not-found') throw notFound('Build');
       if (!r.ok) throw conflict(`build is ${r.status}; only a finished build (success, failed, canceled) can be retried`);
-      return reply.code(201).send(buildView(ctx, r.build));
+      return reply.code(201).send(await buildView(ctx, r.build));
     },
   );
 
   app.get(
     '/builds/:id/artifacts',
     { schema: { tags, summary: 'Download a build’s artifacts archive (admin; no build token needed)', params: IdParams } },
-    async (request, reply) => sendArtifact(ctx, find(request.params.id), reply),
+    async (request, reply) => sendArtifact(ctx, await find(request.params.id), reply),
   );
 }

@@ -44,7 +44,7 @@ export async function projectsRoutes(fastify: FastifyInstance, { ctx }: { ctx: A
       checkBuildBatch(input, count ?? 1, ctx.config.maxBuildBatchBytes);
       // All or none; build:pending ticks the runners' queue (runner-api/register.ts).
       const created = await builds.create(input, count ?? 1);
-      if (count === undefined) return reply.code(201).send(buildView(ctx, created[0]!));
+      if (count === undefined) return reply.code(201).send(await buildView(ctx, created[0]!));
       return reply.code(201).send({ count: created.length, ids: created.map((b) => b.id) });
     },
   );

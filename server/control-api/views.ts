@@ -14,7 +14,7 @@ export function projectView(p: Project): ProjectView {
 }
 
 /** `files: true` (a build's detail) adds the archive's kept file list; lists never carry it. */
-export function buildView(ctx: AppContext, b: Build, opts: { files?: boolean } = {}): BuildView {
+export async function buildView(ctx: AppContext, b: Build, opts: { files?: boolean } = {}): Promise<BuildView> {
   const end = b.finished_at ?? (b.status === 'running' ? Date.now() : null);
   return {
     id: b.id,
@@ -35,9 +35,9 @@ export function buildView(ctx: AppContext, b: Build, opts: { files?: boolean } =
     tag_list: b.tag_list,
     depends_on: b.depends_on,
     token: b.token,
-    trace_length: ctx.domain.builds.traceLength(b.id),
+    trace_length: await ctx.domain.builds.traceLength(b.id),
     artifacts: b.artifacts_key
-      ? { filename: b.artifacts_filename ?? 'artifacts.zip', size: b.artifacts_size ?? 0, expire_at: iso(b.artifacts_expire_at), ...filesOf(ctx, b.id, opts.files === true) }
+      ? { filename: b.artifacts_filename ?? 'artifacts.zip', size: b.artifacts_size ?? 0, expire_at: iso(b.artifacts_expire_at), ...(await filesOf(ctx, b.id, opts.files === true)) }
       : null,
     created_at: isoTimeOr0(b.created_at),
     started_at: iso(b.started_at),
@@ -46,12 +46,12 @@ export function buildView(ctx: AppContext, b: Build, opts: { files?: boolean } =
   };
 }
 
-function filesOf(ctx: AppContext, buildId: number, withEntries: boolean): Pick<NonNullable<BuildView['artifacts']>, 'files' | 'files_total' | 'files_truncated'> {
+async function filesOf(ctx: AppContext, buildId: number, withEntries: boolean): Promise<Pick<NonNullable<BuildView['artifacts']>, 'files' | 'files_total' | 'files_truncated'>> {
   if (!withEntries) {
-    const s = ctx.domain.builds.listingSummary(buildId);
+    const s = await ctx.domain.builds.listingSummary(buildId);
     return { files_total: s?.total ?? null, files_truncated: s?.truncated ?? false };
   }
-  const l = ctx.domain.builds.listing(buildId);
+  const l = await ctx.domain.builds.listing(buildId);
   return l ? { files: l.entries, files_total: l.total, files_truncated: l.truncated } : { files: null, files_total: null, files_truncated: false };
 }
 

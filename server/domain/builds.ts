@@ -11,6 +11,7 @@ import type { StagedUpload } from '../store/artifacts.ts';
 import type { ArchiveListing, ListingSummary } from '../store/artifact-listings.ts';
 import { DispatchBatch, type Taken } from './dispatch-batch.ts';
 import { canRetry, retryInput, type RetryResult } from './build-retry.ts';
+import type { Loose } from './maybe-promise.ts';
 
 export type UpdateResult =
   /** `Ci::Build.where(runner_id:).running.find(id)` found nothing: the runner hears 404. */
@@ -20,7 +21,11 @@ export type UpdateResult =
   | { ok: false; reason: 'trace-too-large' }
   | { ok: true; build: Build };
 
-export class BuildsDomain {
+/** What handlers and jobs may ask of builds, on either store: the SQLite class's methods, each answer possibly a promise. */
+export type BuildsDomain = Loose<SqliteBuildsDomain>;
+
+/** The build rules over the synchronous SQLite ports: every answer at once (dispatch batches its polls, see poll). */
+export class SqliteBuildsDomain {
   private readonly batch: DispatchBatch;
 
   constructor(

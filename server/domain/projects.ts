@@ -1,8 +1,11 @@
 // Projects: each has its runners token (project runners register with it) and CI token.
 import type { Store } from '../store/index.ts';
 import type { Project } from '../store/projects.ts';
+import type { Loose } from './maybe-promise.ts';
 
-export class ProjectsDomain {
+export type ProjectsDomain = Loose<SqliteProjectsDomain>;
+
+export class SqliteProjectsDomain {
   constructor(private readonly store: Store) {}
 
   create(input: { name: string; shared_runners_enabled?: boolean; build_timeout?: number }): Project {

@@ -4,6 +4,7 @@
 import type { Store } from '../store/index.ts';
 import type { NewRunner, Runner, RunnerInfo } from '../store/runners.ts';
 import { safeEqual } from '../auth/tokens.ts';
+import type { Loose } from './maybe-promise.ts';
 
 /** Only the keys GitLab copies from `info` into the runner row (helpers.rb `update_runner_info`). */
 export function pickInfo(info: unknown): RunnerInfo | undefined {
@@ -23,7 +24,9 @@ export type RegisterResult =
   /** GitLab's validation: a runner that takes no untagged builds must have tags, else it is not saved. */
   | { ok: false; reason: 'invalid' };
 
-export class RunnersDomain {
+export type RunnersDomain = Loose<SqliteRunnersDomain>;
+
+export class SqliteRunnersDomain {
   constructor(private readonly store: Store) {}
 
   byToken(token: string): Runner | undefined {

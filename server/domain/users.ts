@@ -1,8 +1,11 @@
 // Users of the control API: admins and others, each with a private token.
 import type { Store } from '../store/index.ts';
 import type { User } from '../store/users.ts';
+import type { Loose } from './maybe-promise.ts';
 
-export class UsersDomain {
+export type UsersDomain = Loose<SqliteUsersDomain>;
+
+export class SqliteUsersDomain {
   constructor(private readonly store: Store) {}
 
   /** The new user, or undefined when the username is taken. */

@@ -32,9 +32,9 @@ export async function artifactsRoutes(fastify: FastifyInstance, { ctx }: { ctx: 
   const builds = ctx.domain.builds;
   const schema = (summary: string) => ({ tags: ['runner API v1'], summary, params: RunnerPathId, querystring: RunnerQuery });
 
-  const findBuild = (raw: string): Build => {
+  const findBuild = async (raw: string): Promise<Build> => {
     const id = pathId(raw);
-    const build = id === undefined ? undefined : builds.byId(id);
+    const build = id === undefined ? undefined : await builds.byId(id);
     if (!build) throw notFound();
     return build;
   };
@@ -43,10 +43,10 @@ export async function artifactsRoutes(fastify: FastifyInstance, { ctx }: { ctx: 
     '/builds/:id/artifacts',
     { schema: { ...schema('Upload the artifacts archive (multipart field "file")'), consumes: ['multipart/form-data'] } },
     async (request, reply) => {
-      const build = findBuild(request.params.id);
+      const build = await findBuild(request.params.id);
       const query = request.query ?? {};
       // The token may come as a header, a query parameter or a form field sent before the file.
-      let authed = buildTokenValid(ctx, build, buildTokenOf(request, query));
+      let authed = await buildTokenValid(ctx, build, buildTokenOf(request, query));
       if (!authed && (query.token !== undefined || request.headers['build-token'] !== undefined)) throw forbidden();
       if (!request.isMultipart()) {
         if (!authed) throw forbidden();
@@ -67,7 +67,7 @@ export async function artifactsRoutes(fastify: FastifyInstance, { ctx }: { ctx: 
             fieldBytes += Buffer.byteLength(part.fieldname) + Buffer.byteLength(String(part.value));
             if (part.valueTruncated || fieldBytes > fieldBudget) throw tooLarge();
             if (part.fieldname === 'token' && !authed) {
-              authed = buildTokenValid(ctx, build, str(part.value));
+              authed = await buildTokenValid(ctx, build, str(part.value));
               if (!authed) throw forbidden();
             }
             if (part.fieldname !== '__proto__') fields[part.fieldname] = part.value;
@@ -86,7 +86,7 @@ export async function artifactsRoutes(fastify: FastifyInstance, { ctx }: { ctx: 
           if (file.file.truncated) throw tooLarge();
         }
       } catch (err) {
-        if (staged) builds.discardArtifacts(staged);
+        if (staged) await builds.discardArtifacts(staged);
         if (err instanceof TooLargeError || (err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge();
         throw asMultipartError(err);
       }
@@ -100,13 +100,13 @@ export async function artifactsRoutes(fastify: FastifyInstance, { ctx }: { ctx: 
         filename,
         expire_at: artifactsExpireAt(Date.now(), expireIn, ctx.config.maxArtifactExpireDays),
       });
-      return reply.code(201).send(buildDetails(ctx, stored, request.host));
+      return reply.code(201).send(await buildDetails(ctx, stored, request.host));
     },
   );
 
   app.get('/builds/:id/artifacts', { schema: schema('Download the artifacts archive') }, async (request, reply) => {
-    const build = findBuild(request.params.id);
-    authenticateBuild(ctx, request, request.query ?? {}, build);
+    const build = await findBuild(request.params.id);
+    await authenticateBuild(ctx, request, request.query ?? {}, build);
     if (!build.artifacts_key) throw notFound();
     return sendArtifact(ctx, build, reply);
   });
@@ -115,25 +115,25 @@ export async function artifactsRoutes(fastify: FastifyInstance, { ctx }: { ctx: 
     '/builds/:id/artifacts',
     { schema: schema('Erase the artifacts archive (200 also when there is none)') },
     async (request, reply) => {
-      const build = findBuild(request.params.id);
+      const build = await findBuild(request.params.id);
       const params: Params = { ...(request.query ?? {}) };
       if (request.body && typeof request.body === 'object' && !Buffer.isBuffer(request.body)) {
         const t = (request.body as Params).token;
         if (params.token === undefined && t !== undefined) params.token = t;
       }
-      authenticateBuild(ctx, request, params, build);
+      await authenticateBuild(ctx, request, params, build);
       const now = await builds.deleteArtifacts(build);
-      return reply.code(200).send(buildDetails(ctx, now!, request.host));
+      return reply.code(200).send(await buildDetails(ctx, now!, request.host));
     },
   );
 }
 
 /** Streams a build's archive with GitLab's `present_file!` headers. */
-export function sendArtifact(ctx: AppContext, build: Build, reply: FastifyReply) {
+export async function sendArtifact(ctx: AppContext, build: Build, reply: FastifyReply) {
   if (!build.artifacts_key) throw notFound();
   let file;
   try {
-    file = ctx.domain.builds.openArtifacts(build.artifacts_key);
+    file = await ctx.domain.builds.openArtifacts(build.artifacts_key);
   } catch {
     throw new ApiError(404, '404 Not Found');
   }

@@ -8,11 +8,12 @@ import type { Build, BuildCredentials } from '../store/builds.ts';
 import { asToken } from '../auth/tokens.ts';
 import { forbidden } from '../http/errors.ts';
 import type { Params } from '../http/params.ts';
+import { andThen, type MaybePromise } from '../domain/maybe-promise.ts';
 
 /** GitLab's `authenticate_runner!`: a missing or unknown token is 403, not 400. */
-export function authenticateRunner(ctx: AppContext, params: Params): Runner {
+export async function authenticateRunner(ctx: AppContext, params: Params): Promise<Runner> {
   const token = asToken(params.token);
-  const runner = token ? ctx.domain.runners.byToken(token) : undefined;
+  const runner = token ? await ctx.domain.runners.byToken(token) : undefined;
   if (!runner) throw forbidden();
   return runner;
 }
@@ -39,11 +40,18 @@ function digestsOf(cred: BuildCredentials): [Buffer, Buffer, Buffer] {
   return d;
 }
 
-/** The build's own token, its project's runners_token or its ci_token (GitLab's `build_token_valid?`). */
-export function buildTokenValid(ctx: AppContext, build: Pick<Build, 'id'> | BuildCredentials, token: string | undefined): boolean {
+/**
+ * The build's own token, its project's runners_token or its ci_token (GitLab's `build_token_valid?`).
+ * Synchronous when given the credentials (the trace path); a build's are looked up, maybe a promise.
+ */
+export function buildTokenValid(ctx: AppContext, build: Pick<Build, 'id'> | BuildCredentials, token: string | undefined): MaybePromise<boolean> {
   if (!token) return false;
-  const cred = 'runners_token_sha' in build ? build : ctx.domain.builds.credentials(build.id);
-  if (!cred) return false;
+  if ('runners_token_sha' in build) return credentialsMatch(build, token);
+  return andThen(ctx.domain.builds.credentials(build.id), (cred) => cred !== undefined && credentialsMatch(cred, token));
+}
+
+export function credentialsMatch(cred: BuildCredentials, token: string | undefined): boolean {
+  if (!token) return false;
   // The same SHA-256 as auth/tokens.ts digest(), as bytes: the one-shot hash skips a Hash object per part.
   const presented = crypto.hash('sha256', token, 'buffer');
   const [own, runners, ci] = digestsOf(cred);
@@ -54,6 +62,6 @@ export function buildTokenValid(ctx: AppContext, build: Pick<Build, 'id'> | Buil
   return a || b || c;
 }
 
-export function authenticateBuild(ctx: AppContext, request: FastifyRequest, params: Params, build: Pick<Build, 'id'> | BuildCredentials): void {
-  if (!buildTokenValid(ctx, build, buildTokenOf(request, params))) throw forbidden();
+export async function authenticateBuild(ctx: AppContext, request: FastifyRequest, params: Params, build: Pick<Build, 'id'> | BuildCredentials): Promise<void> {
+  if (!(await buildTokenValid(ctx, build, buildTokenOf(request, params)))) throw forbidden();
 }

@@ -11,9 +11,16 @@ import type { FastifyInstance, onRequestHookHandler, RouteOptions } from 'fastif
 import type { AppContext } from '../context.ts';
 import { forbidden, notFound, recordNotFound } from '../http/errors.ts';
 import { pathId, type Params } from '../http/params.ts';
-import { buildTokenOf, buildTokenValid } from './auth.ts';
+import { buildTokenOf, credentialsMatch } from './auth.ts';
+import { isPromise, type MaybePromise } from '../domain/maybe-promise.ts';
 
 const SMALL_BODY = new Set(['/runners/register', '/runners/register.json', '/runners/delete', '/runners/delete.json', '/builds/register', '/builds/register.json', '/builds/:id/artifacts']);
+
+/** Calls decide(v) now when v is a value (SQLite: no promise per trace part), else once it resolves; a rejection goes to done. */
+function decideWith<T>(v: MaybePromise<T>, done: (err?: Error) => void, decide: (value: T) => Error | undefined): void {
+  if (!isPromise(v)) return done(decide(v));
+  v.then((value) => done(decide(value)), (err: Error) => done(err));
+}
 
 function addOnRequest(route: RouteOptions, hook: onRequestHookHandler): void {
   const existing = route.onRequest === undefined ? [] : [route.onRequest].flat();
@@ -26,19 +33,20 @@ export function installRunnerBodyRules(app: FastifyInstance, ctx: AppContext): v
 
   const traceAuthFirst: onRequestHookHandler = (request, _reply, done) => {
     const id = pathId((request.params as { id?: string }).id);
-    const build = id === undefined ? undefined : builds.credentials(id);
-    if (!build) return done(notFound());
-    if (!buildTokenValid(ctx, build, buildTokenOf(request, (request.query ?? {}) as Params))) return done(forbidden());
-    done();
+    decideWith(id === undefined ? undefined : builds.credentials(id), done, (build) => {
+      if (!build) return notFound();
+      if (!credentialsMatch(build, buildTokenOf(request, (request.query ?? {}) as Params))) return forbidden();
+      return undefined;
+    });
   };
 
   const updateBodyFits: onRequestHookHandler = (request, _reply, done) => {
     const declared = Number(request.headers['content-length'] ?? 0);
     if (request.headers['transfer-encoding'] === undefined && declared <= small) return done();
     const id = pathId((request.params as { id?: string }).id, true);
-    const build = id === undefined ? undefined : builds.byId(id);
-    if (build && build.status === 'running' && build.runner_id !== null) return done();
-    done(recordNotFound());
+    decideWith(id === undefined ? undefined : builds.byId(id), done, (build) =>
+      build && build.status === 'running' && build.runner_id !== null ? undefined : recordNotFound(),
+    );
   };
 
   app.addHook('onRoute', (route) => {

@@ -58,10 +58,10 @@ export function repoUrlOf(build: Build, project: Project | undefined, host: stri
 }
 
 /** `project`: the build's project when the caller has just read it (a dispatch batch reads each once). */
-export function buildDetails(ctx: AppContext, build: Build, host: string, known?: { project: Project | undefined }) {
+export async function buildDetails(ctx: AppContext, build: Build, host: string, known?: { project: Project | undefined }) {
   const { builds, projects } = ctx.domain;
-  const project = known ? known.project : projects.byId(build.project_id);
-  const deps = builds.byIds(build.depends_on).map((d) => buildEntity(d, projects.byId(d.project_id)));
+  const project = known ? known.project : await projects.byId(build.project_id);
+  const deps = await Promise.all((await builds.byIds(build.depends_on)).map(async (d) => buildEntity(d, await projects.byId(d.project_id))));
   return {
     ...buildEntity(build, project),
     commands: build.commands,

@@ -22,13 +22,13 @@ export async function registerRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
   ctx.events.on('build:pending', () => ctx.runnerQueue.tick());
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const params = await readParams(request);
-    const runner = authenticateRunner(ctx, params);
+    const runner = await authenticateRunner(ctx, params);
     if (!runner.active) throw notFound();
     const current = ctx.runnerQueue.value;
     // A runner that already saw this queue state only records contact (GitLab's 204 short cut).
     const taken = await ctx.domain.builds.poll(runner, pickInfo(params.info), str(params.last_update) !== current);
     if (!taken) return buildNotFound(request, reply, current);
-    return reply.code(201).send(buildDetails(ctx, taken.build, request.host, taken));
+    return reply.code(201).send(await buildDetails(ctx, taken.build, request.host, taken));
   };
   for (const url of ['/builds/register', '/builds/register.json']) {
     app.post(url, { schema: { tags: ['runner API v1'], summary: 'Take the oldest pending build (201), or none (204/404)' } }, handler);

@@ -46,7 +46,7 @@ export async function runnersRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
 
   const remove = async (params: Params) => {
     if (!given(params.token)) throw missing('token');
-    const runner = authenticateRunner(ctx, params);
+    const runner = await authenticateRunner(ctx, params);
     await runners.delete(runner.id);
     return { id: runner.id, description: runner.description, active: runner.active, is_shared: runner.is_shared };
   };

@@ -6,6 +6,7 @@ import type { AppContext } from '../context.ts';
 import { ApiError, notFound, tooLarge } from '../http/errors.ts';
 import { pathId, rubyToI } from '../http/params.ts';
 import { RunnerPathId } from './schemas.ts';
+import { andThen } from '../domain/maybe-promise.ts';
 
 export async function traceRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   const builds = ctx.domain.builds;
@@ -21,8 +22,9 @@ export async function traceRoutes(app: FastifyInstance, { ctx }: { ctx: AppConte
         params: RunnerPathId,
       },
     },
-    // Synchronous on purpose (every part of every stream comes here): an async handler costs a promise
-    // and a microtask turn per part for work that never waits; fastify sends what a sync handler throws.
+    // Synchronous on SQLite, on purpose (every part of every stream comes here): an async handler
+    // costs a promise and a microtask turn per part for work that never waits; fastify sends what a
+    // sync handler throws. On PostgreSQL the domain answers with promises and this returns one.
     (request, reply) => {
       // The token was checked in onRequest, before the body was read (body-rules.ts).
       const id = pathId(request.params.id);
@@ -30,17 +32,22 @@ export async function traceRoutes(app: FastifyInstance, { ctx }: { ctx: AppConte
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       // The 404 comes before the 400: look the build up first, append only with a Content-Range.
       if (typeof contentRange !== 'string') {
-        if (id === undefined || !builds.credentials(id)) throw notFound();
-        throw new ApiError(400, '400 Missing header Content-Range');
+        return andThen(id === undefined ? undefined : builds.credentials(id), (cred) => {
+          if (!cred) throw notFound();
+          throw new ApiError(400, '400 Missing header Content-Range');
+        });
       }
       // Only the start counts, parsed with Ruby's to_i as GitLab did ("bytes=abc" is 0).
       const start = rubyToI(contentRange.split('-')[0] ?? '');
-      const appended = id === undefined ? undefined : builds.appendTrace(id, start, body);
-      if (!appended) throw notFound();
-      const { build, result } = appended;
-      if (!result.ok && result.reason === 'too-large') throw tooLarge();
-      if (!result.ok) throw new ApiError(416, '416 Range Not Satisfiable', { Range: `0-${result.length}` });
-      reply.code(202).headers({ 'Build-Status': build.status, Range: `0-${result.length}` }).send();
+      if (id === undefined) throw notFound();
+      return andThen(builds.appendTrace(id, start, body), (appended) => {
+        if (!appended) throw notFound();
+        const { build, result } = appended;
+        if (!result.ok && result.reason === 'too-large') throw tooLarge();
+        if (!result.ok) throw new ApiError(416, '416 Range Not Satisfiable', { Range: `0-${result.length}` });
+        // Sent here, nothing returned: a returned reply would be sent twice on the synchronous path.
+        reply.code(202).headers({ 'Build-Status': build.status, Range: `0-${result.length}` }).send();
+      });
     },
   );
 }

@@ -15,7 +15,7 @@ export async function updateRoutes(app: FastifyInstance, { ctx }: { ctx: AppCont
     { schema: { tags: ['runner API v1'], summary: 'Update a running build: state success/failed, full trace', params: RunnerPathId } },
     async (request, reply) => {
       const params = await readParams(request);
-      const runner = authenticateRunner(ctx, params);
+      const runner = await authenticateRunner(ctx, params);
       // Sent but not text: a 400, though only once the build is found (a 404 comes first).
       const trace = params.trace === undefined || params.trace === null ? undefined : (str(params.trace) ?? null);
       // `Ci::Build.where(runner_id: current_runner.id).running.find(id)`: anything else is 404,
@@ -23,7 +23,7 @@ export async function updateRoutes(app: FastifyInstance, { ctx }: { ctx: AppCont
       const result = await ctx.domain.builds.update(runner, pathId(request.params.id, true), { info: pickInfo(params.info), trace, state: str(params.state) });
       if (!result.ok && result.reason === 'trace-invalid') throw new ApiError(400, '400 (Bad request) "trace" is invalid');
       if (!result.ok) throw result.reason === 'not-found' ? recordNotFound() : tooLarge();
-      return reply.code(200).send(buildDetails(ctx, result.build, request.host));
+      return reply.code(200).send(await buildDetails(ctx, result.build, request.host));
     },
   );
 }

@@ -78,7 +78,7 @@ describe('finishing a build releases its trace and tells everyone once', () => {
     expect(openHandles(b.file)).toBe(0);
     expect(finished.map((f) => [f.id, f.status])).toEqual([[b.id, 'failed']]);
     // The runner's next part still lands (the file reopens) and hears the build failed.
-    const token = builds.byId(b.id)!.token;
+    const token = (await builds.byId(b.id))!.token;
     const part = await http(`${s.url}/ci/api/v1/builds/${b.id}/trace.txt`, {
       method: 'PATCH',
       headers: { 'content-range': '5-7', 'build-token': token, 'content-type': 'text/plain' },

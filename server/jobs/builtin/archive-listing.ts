@@ -61,18 +61,18 @@ export function archiveListingJob(builds: BuildsDomain, limits: ListingLimits): 
       const key = String(args.key);
       // Replaced meanwhile by a newer upload (or an expiry), or already listed (a row always belongs
       // to the current archive: replacing it drops the row): nothing to do then.
-      const file = builds.archiveToList(buildId, key);
+      const file = await builds.archiveToList(buildId, key);
       if (file === undefined) return;
       let listing: ArchiveListing;
       try {
         listing = await readZipListing(file, limits);
       } catch (err) {
-        if (!builds.isCurrentArchive(buildId, key)) return;
+        if (!(await builds.isCurrentArchive(buildId, key))) return;
         // Not a zip (runners may upload anything): an empty listing, since retrying cannot help.
         if (err instanceof NotAZip) listing = { entries: [], total: 0, truncated: false };
         else throw err;
       }
-      builds.recordListing(buildId, key, listing);
+      await builds.recordListing(buildId, key, listing);
     },
   };
 }

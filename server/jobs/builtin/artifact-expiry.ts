@@ -8,8 +8,8 @@ export function artifactExpiryJob(builds: BuildsDomain): JobKind {
     class: 'ExpireBuildArtifactsWorker',
     queue: 'artifact_expiry',
     retry: false,
-    perform() {
-      builds.expireArtifacts(Date.now());
+    async perform() {
+      await builds.expireArtifacts(Date.now());
     },
   };
 }

@@ -31,7 +31,11 @@ export function scheduleBuiltins(jobs: JobSystem, deps: { config: Config; events
   for (const [kind, ms] of periodic) if (ms > 0) jobs.every(ms, () => void jobs.enqueueOnce(kind));
   // Archives stored without a listing: their job was lost, or an older version kept listings in the
   // builds row (migration 5 dropped those). A listing job already waiting just finds it done.
-  for (const { id, key } of domain.builds.unlistedArchives()) quiet(jobs.enqueue('archive_listing', { build_id: id, key }));
+  quiet(
+    (async () => {
+      for (const { id, key } of await domain.builds.unlistedArchives()) quiet(jobs.enqueue('archive_listing', { build_id: id, key }));
+    })(),
+  );
   events.on('artifacts:stored', ({ buildId, key }) => {
     // The upload is already answered 201; a store error here must not turn into its failure.
     try {

@@ -7,8 +7,8 @@ export function runnerContactJob(runners: RunnersDomain, offlineAfterMs: number)
     class: 'RunnerContactWorker',
     queue: 'runner_contact',
     retry: false,
-    perform() {
-      runners.markOffline(Date.now() - offlineAfterMs);
+    async perform() {
+      await runners.markOffline(Date.now() - offlineAfterMs);
     },
   };
 }

@@ -8,8 +8,8 @@ export function stuckBuildsJob(builds: BuildsDomain): JobKind {
     class: 'StuckCiBuildsWorker',
     queue: 'stuck_builds',
     retry: false, // periodic: the next run does the work again
-    perform() {
-      builds.failStuck(Date.now());
+    async perform() {
+      await builds.failStuck(Date.now());
     },
   };
 }
