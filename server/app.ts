@@ -58,7 +58,7 @@ async function jobBackendOf(config: Config, store: Store, clock: Clock, kindOf: 
   if (!config.redisUrl) return store.jobBackend;
   const checked = normalizeRedisUrl(config.redisUrl);
   if ('error' in checked) throw new Error(`--redis: ${checked.error}`);
-  return openRedisJobBackend({ url: config.redisUrl, processTtlS: config.redisProcessTtlS, now: () => clock.now(), kindOf, maxQueuesRead: config.sidekiqMaxQueues });
+  return openRedisJobBackend({ url: config.redisUrl, processTtlS: config.redisProcessTtlS, beatEveryMs: config.redisBeatMs, now: () => clock.now(), kindOf, maxQueuesRead: config.sidekiqMaxQueues });
 }
 
 export async function buildServer(config: Config, deps: ServerDeps = {}): Promise<JobscopeServer> {

@@ -104,6 +104,8 @@ export interface Config {
   redisUrl: string | undefined;
   /** TTL of this process's heartbeat hash in Redis (Sidekiq's 60 s); a process silent this long is dead and its jobs run again. */
   redisProcessTtlS: number;
+  /** How often this process writes its heartbeat to Redis, ms; 0 = as Sidekiq: every 5 s, or TTL/3 if shorter. */
+  redisBeatMs: number;
 }
 
 type Kind = 'string' | 'int' | 'bool' | 'mb';
@@ -166,6 +168,9 @@ export const SETTINGS: SettingSpec[] = [
   { key: 'simJournalBodyBytes', flag: '--sim-journal-body-bytes <n>', env: 'JOBSCOPE_SIM_JOURNAL_BODY_BYTES', kind: 'int', default: 8192, help: 'bytes of each request and response body the simulator\'s journal keeps', max: 1_048_576 },
   { key: 'redisUrl', flag: '--redis <url>', env: 'JOBSCOPE_REDIS_URL', kind: 'string', default: undefined, help: 'run the job system on this Redis (redis://[:password@]host:port/db) in Sidekiq 6 layout, shared with Sidekiq and other Jobscope servers; default: SQLite in the data dir' },
   { key: 'redisProcessTtlS', flag: '--redis-process-ttl-s <s>', env: 'JOBSCOPE_REDIS_PROCESS_TTL_S', kind: 'int', default: 60, help: 'with --redis: TTL of this process\'s heartbeat hash (Sidekiq: 60 s, beat every 5 s or TTL/3); a process silent this long is dead and its jobs in flight run again elsewhere', min: 3, max: 86_400 },
+  // A shorter beat shows busy slots and running jobs (Sidekiq's Busy page) sooner, for the price of a
+  // Redis write each time; tests use it to see a change in milliseconds instead of up to 5 s.
+  { key: 'redisBeatMs', flag: '--redis-beat-ms <ms>', env: 'JOBSCOPE_REDIS_BEAT_MS', kind: 'int', default: 0, help: 'with --redis: how often this process writes its heartbeat (busy slots, jobs running, seen by Sidekiq\'s Busy page), in ms; 0 = as Sidekiq: every 5 s, or --redis-process-ttl-s/3 if shorter; never longer than that', max: 3_600_000 },
   { key: 'allowedHosts', flag: '--allowed-hosts <hosts>', env: 'JOBSCOPE_ALLOWED_HOSTS', kind: 'string', default: undefined, help: 'comma-separated Host names (with :port to allow only that port) served besides localhost, 127.x.x.x, [::1] and the bound address; bound to 0.0.0.0 any Host is served unless this is given' },
   { key: 'headersTimeoutMs', flag: '--headers-timeout-ms <ms>', env: 'JOBSCOPE_HEADERS_TIMEOUT_MS', kind: 'int', default: 20000, help: 'a request\'s line and headers must arrive within this, in ms', min: 100, max: 600_000 },
   { key: 'bodyTimeoutMs', flag: '--body-timeout-ms <ms>', env: 'JOBSCOPE_BODY_TIMEOUT_MS', kind: 'int', default: 30000, help: 'window of the body rule: a request body still arriving must send --body-min-bytes-per-s over every window of this length, or it gets 408 and its connection is closed, in ms', min: 100, max: 86_400_000 },

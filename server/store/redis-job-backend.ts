@@ -117,6 +117,9 @@ type Scripted = Redis & {
 export interface RedisJobBackendOptions {
   url: string;
   processTtlS: number;
+  /** Heartbeat period, ms; 0 or absent = Sidekiq's (5 s, or TTL/3 if shorter). Capped at TTL/3 so a
+   *  live process's hash never expires between two beats. */
+  beatEveryMs?: number;
   /** The job system's clock. */
   now: () => number;
   kindOf: KindOfClass;
@@ -140,7 +143,8 @@ export class RedisJobBackend implements SharedJobBackend {
   private readonly working: string;
 
   constructor(private readonly opts: RedisJobBackendOptions) {
-    this.beatEveryMs = Math.min(5000, Math.floor((opts.processTtlS * 1000) / 3));
+    const most = Math.floor((opts.processTtlS * 1000) / 3);
+    this.beatEveryMs = opts.beatEveryMs ? Math.min(opts.beatEveryMs, most) : Math.min(5000, most);
     const redis = new opts.Redis(opts.url, { lazyConnect: true, connectionName: 'jobscope-jobs', maxRetriesPerRequest: 3 });
     redis.defineCommand('jsFetch', { lua: FETCH });
     redis.defineCommand('jsRequeue', { numberOfKeys: 3, lua: REQUEUE });
