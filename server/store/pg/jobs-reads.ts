@@ -10,6 +10,7 @@ import type { MetricsView, ProcessStats, QueueStats } from '../../metrics-api/so
 import { isArray, storedInt, storedTimeOr0 } from '../row-values.ts';
 import { DB_NOW_MS, JOB_COLUMNS, toJob, type PgJobRow } from './jobs-rows.ts';
 import type { Queryable } from './connect.ts';
+import { inTransaction } from './jobs-tx.ts';
 
 const WAITING = `state = 'queued' AND claimed_by IS NULL`;
 
@@ -92,38 +93,27 @@ export class PgJobReads {
 
   /** Queues, live processes (this one's included) and counters of one snapshot, as the metrics API reads them. */
   async view(): Promise<MetricsView> {
-    const client = await this.pool.connect();
-    let broken: Error | undefined;
-    try {
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      const { queues: list } = await this.queueList(client);
-      const procs = await client.query<ProcessRow>(
+    const { list, procs, counters } = await inTransaction(this.pool, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', async (client) => ({
+      list: (await this.queueList(client)).queues,
+      procs: await client.query<ProcessRow>(
         `SELECT hostname, pid, tag, labels, concurrency, started_at, queues, json_array_length(work) AS busy
          FROM job_processes WHERE expires_at > ${DB_NOW_MS} ORDER BY identity`,
-      );
-      const counters = await this.counters(client);
-      await client.query('COMMIT');
-      const queues: QueueStats[] = list.map((q) => ({
-        name: q.name,
-        backlog: q.size,
-        latency: (now: number) => (q.oldestEnqueuedAt === null ? 0 : Math.max(0, Math.trunc((now - q.oldestEnqueuedAt) / 1000))),
-      }));
-      const processes: ProcessStats[] = procs.rows.map((p) => ({
-        identity: { hostname: p.hostname, pid: p.pid, tag: p.tag, labels: isArray(p.labels) ? p.labels.filter((l): l is string => typeof l === 'string') : [] },
-        startedAt: storedTimeOr0(p.started_at),
-        concurrency: p.concurrency,
-        busy: p.busy,
-        version: 0,
-        queueNames: () => p.queues,
-      }));
-      return { queues: () => queues, processes: () => processes, counters: () => counters };
-    } catch (err) {
-      broken = err as Error;
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      // A client whose transaction failed may be mid-protocol: dropped, not handed back.
-      client.release(broken);
-    }
+      ),
+      counters: await this.counters(client),
+    }));
+    const queues: QueueStats[] = list.map((q) => ({
+      name: q.name,
+      backlog: q.size,
+      latency: (now: number) => (q.oldestEnqueuedAt === null ? 0 : Math.max(0, Math.trunc((now - q.oldestEnqueuedAt) / 1000))),
+    }));
+    const processes: ProcessStats[] = procs.rows.map((p) => ({
+      identity: { hostname: p.hostname, pid: p.pid, tag: p.tag, labels: isArray(p.labels) ? p.labels.filter((l): l is string => typeof l === 'string') : [] },
+      startedAt: storedTimeOr0(p.started_at),
+      concurrency: p.concurrency,
+      busy: p.busy,
+      version: 0,
+      queueNames: () => p.queues,
+    }));
+    return { queues: () => queues, processes: () => processes, counters: () => counters };
   }
 }

@@ -27,6 +27,7 @@ import type { FailedJob, Job, JobCounters } from '../../jobs/types.ts';
 import type { MetricsView } from '../../metrics-api/source.ts';
 import { DB_NOW_MS, JOB_COLUMNS, retryColumn, toJob, type PgJobRow } from './jobs-rows.ts';
 import { PgJobReads } from './jobs-reads.ts';
+import { inTransaction } from './jobs-tx.ts';
 
 const SIX_MONTHS_MS = 180 * 24 * 3600 * 1000;
 
@@ -158,9 +159,7 @@ export class PgJobBackend implements SharedJobBackend {
 
   async kill(job: FailedJob, counters: JobCounters, keep: number): Promise<void> {
     const now = this.opts.now();
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
+    await inTransaction(this.pool, 'BEGIN', async (client) => {
       await client.query(
         `WITH buried AS (
            UPDATE jobs SET state = 'dead', retry_count = $4, run_at = NULL, failed_at = $5, error = $6, claimed_by = NULL, claimed_at = NULL WHERE id = $1
@@ -173,13 +172,7 @@ export class PgJobBackend implements SharedJobBackend {
            SELECT id FROM jobs WHERE state = 'dead' ORDER BY failed_at DESC, id DESC OFFSET $2))`,
         [now - SIX_MONTHS_MS, keep],
       );
-      await client.query('COMMIT');
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   /** Only rows still in a set move (another instance may have moved or deleted them first); their queue is listed again. */
@@ -290,7 +283,20 @@ export class PgJobBackend implements SharedJobBackend {
     return rows[0]?.n ?? 0;
   }
 
-  async beat(p: ProcessBeat): Promise<void> {
+  /** The beat being written: leave() waits for it, so no beat lands after the heartbeat row is removed. */
+  private beating: Promise<unknown> = Promise.resolve();
+  private left = false;
+
+  beat(p: ProcessBeat): Promise<void> {
+    // The job system's beat timer may fire while it stops: a process that left writes no more beats
+    // (one would list it as alive for a whole TTL after it is gone).
+    if (this.left) return Promise.resolve();
+    const written = this.writeBeat(p);
+    this.beating = written.catch(() => undefined);
+    return written;
+  }
+
+  private async writeBeat(p: ProcessBeat): Promise<void> {
     // Sidekiq 6.4's workers hash: per slot the queue, the payload and run_at in whole seconds.
     const work = p.work.map((w) => ({ tid: w.tid, queue: w.queue, payload: w.payload, run_at: Math.floor(w.runAt / 1000) }));
     await this.pool.query(
@@ -339,6 +345,8 @@ export class PgJobBackend implements SharedJobBackend {
 
   /** Jobs cut off by the stop go back to their queues at once (in their old place: they run next); the heartbeat goes. */
   async leave(): Promise<void> {
+    this.left = true;
+    await this.beating;
     await this.pool.query(
       `WITH freed AS (UPDATE jobs SET claimed_by = NULL, claimed_at = NULL WHERE claimed_by = $1)
        DELETE FROM job_processes WHERE identity = $1`,
