@@ -3,6 +3,7 @@
 // the second line row-values.ts is for SQLite: a row edited by hand reads clamped or empty, not as a throw.
 import { isString, isVariable, type Build, type BuildStatus } from '../builds.ts';
 import { isId, isPlainObject, storedInt, storedTime, storedTimeOr0 } from '../row-values.ts';
+import { MAX_JSON_DEPTH, nestedDeeperThan } from '../../http/json-depth.ts';
 
 /** As pg returns a builds row: the Build's columns, with the JSON ones not yet checked. */
 export type PgBuildRow = Omit<Build, 'status' | 'variables' | 'options' | 'tag_list' | 'depends_on'> & {
@@ -20,6 +21,13 @@ export const BUILD_COLUMNS = `id, project_id, runner_id, status, name, stage, re
 
 const listOf = <T>(v: unknown, keep: (x: unknown) => x is T): T[] => (Array.isArray(v) ? v.filter(keep) : []);
 
+/**
+ * Options nested past the request bound read as {}, as the SQLite adapter reads them (store/builds.ts
+ * optionsOf): a row written by an older version or by hand would overflow whoever answers it. pg
+ * has parsed the column already, so the walk is over the value (iterative: any depth is safe).
+ */
+const optionsOf = (v: unknown): Record<string, unknown> => (isPlainObject(v) && !nestedDeeperThan(v, MAX_JSON_DEPTH) ? v : {});
+
 export function toBuild(r: PgBuildRow): Build {
   return {
     id: storedInt(r.id) ?? 0,
@@ -35,7 +43,7 @@ export function toBuild(r: PgBuildRow): Build {
     commands: r.commands,
     repo_url: r.repo_url,
     variables: listOf(r.variables, isVariable),
-    options: isPlainObject(r.options) ? r.options : {},
+    options: optionsOf(r.options),
     timeout: storedInt(r.timeout, 1, 2 ** 31 - 1),
     tag_list: listOf(r.tag_list, isString),
     depends_on: listOf(r.depends_on, isId),
