@@ -105,3 +105,19 @@ export async function sidekiqView(redisUrl: string, days = 7): Promise<OracleVie
 export async function sidekiqRuby(redisUrl: string, code: string): Promise<string> {
   return (await ask({ op: 'ruby', url: redisUrl, code })) as string;
 }
+
+const FIXTURE_APP = path.join(import.meta.dirname, '..', 'fixtures', 'sidekiq');
+
+/**
+ * A real `sidekiq` running the fixture app (test/fixtures/sidekiq/workers.rb) on `redisUrl`; `args`
+ * are Sidekiq's own (-q, -c, -g, -C). It beats every 0.1 s instead of 5 s (SIDEKIQ_BEAT_PAUSE_S) so
+ * that counts, busy and quiet reach Redis at once; `sidekiqConfig` is the fixture's sidekiq.yml.
+ */
+export function startSidekiqApp(redisUrl: string, args: string[]): ChildProcess {
+  return spawn('sidekiq', ['-r', path.join(FIXTURE_APP, 'workers.rb'), ...args], {
+    env: { ...process.env, REDIS_URL: redisUrl, SIDEKIQ_BEAT_PAUSE_S: '0.1' },
+    stdio: 'ignore',
+  });
+}
+
+export const sidekiqConfig = path.join(FIXTURE_APP, 'sidekiq.yml');

@@ -26,6 +26,8 @@ async function start(overrides: Record<string, unknown> = {}) {
     artifactExpiryEveryMs: 0,
     runnerContactEveryMs: 0,
     jobPollMs: 50,
+    // Busy slots reach Redis with the heartbeat: every 0.1 s instead of 5 s, so waits for them end at once.
+    redisBeatMs: 100,
     ...overrides,
   });
   servers.push(s);
@@ -174,7 +176,7 @@ describe('serve --redis: the job system in Sidekiq’s layout', () => {
 
   it('kill -9 of a server mid-job loses no job: another server runs it again once the dead one’s heartbeat expires', async () => {
     const dir = tempDir();
-    const child = await spawnServe(dir, 'kill-test-token-0123456789', ['--redis', redis.url, '--redis-process-ttl-s', '3', '--job-poll-ms', '50']);
+    const child = await spawnServe(dir, 'kill-test-token-0123456789', ['--redis', redis.url, '--redis-process-ttl-s', '3', '--redis-beat-ms', '100', '--job-poll-ms', '50']);
     try {
       const r = await http(`${child.url}/api/v3/sim/jobs`, { json: { queue: 'precious', count: 1, duration_ms: 4000 }, token: 'kill-test-token-0123456789' });
       expect(r.status).toBe(202);

@@ -2,17 +2,14 @@
 // the backlog in POST /jobs' answer, queue deletion) read Redis, checked against Sidekiq's own API
 // (Ruby, Debian's ruby-sidekiq 6.4) on a real redis-server: jobs pushed through Jobscope's API, by
 // Sidekiq::Client and by a Sidekiq app's queue that a real `sidekiq` process serves.
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startRedis, type TestRedis } from '../helpers/redis.ts';
-import { sidekiqRuby, sidekiqView } from '../helpers/sidekiq-oracle.ts';
+import { sidekiqRuby, sidekiqView, startSidekiqApp } from '../helpers/sidekiq-oracle.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
 import { idOfJid } from '../../server/store/redis-job-backend.ts';
 import { postJobs, waitFor } from './lib.ts';
-
-const FIXTURES = path.join(import.meta.dirname, '..', 'fixtures', 'sidekiq');
 
 let redis: TestRedis;
 beforeAll(async () => {
@@ -25,7 +22,7 @@ afterAll(async () => {
 const servers: TestServer[] = [];
 let app: ChildProcess | null = null;
 async function start(overrides: Record<string, unknown> = {}) {
-  const s = await startServer({ redisUrl: redis.url, stuckBuildsEveryMs: 0, artifactExpiryEveryMs: 0, runnerContactEveryMs: 0, jobPollMs: 50, ...overrides });
+  const s = await startServer({ redisUrl: redis.url, stuckBuildsEveryMs: 0, artifactExpiryEveryMs: 0, runnerContactEveryMs: 0, jobPollMs: 50, redisBeatMs: 100, ...overrides });
   servers.push(s);
   return s;
 }
@@ -117,7 +114,7 @@ describe('serve --redis: the control API’s queue views are Sidekiq’s', () =>
 
   it('a queue only a real Sidekiq serves is listed with its size, latency and process; its jobs are paged as they will run; Jobscope takes none', async () => {
     const s = await start();
-    app = spawn('sidekiq', ['-r', path.join(FIXTURES, 'workers.rb'), '-q', 'app-mail', '-c', '1', '-g', 'app'], { env: { ...process.env, REDIS_URL: redis.url }, stdio: 'ignore' });
+    app = startSidekiqApp(redis.url, ['-q', 'app-mail', '-c', '1', '-g', 'app']);
     await waitFor('the Sidekiq app listed', async () => (await sidekiqView(redis.url)).processes.some((p) => p.tag === 'app'), 30_000, 200);
     // Its one thread sleeps in a job from now on, so it fetches nothing more: the jobs below wait.
     await sidekiqRuby(redis.url, 'Sidekiq::Client.push("class" => "SleepJob", "queue" => "app-mail", "args" => [600])');

@@ -3,17 +3,14 @@
 // API reports the whole Redis (queues only Sidekiq serves, Sidekiq's process) exactly as GitLab's
 // endpoint, a thin view over Sidekiq's API, would. Real redis-server, real `sidekiq` process (the
 // fixture app in test/fixtures/sidekiq), Sidekiq's API in Ruby as the oracle.
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startRedis, type TestRedis } from '../helpers/redis.ts';
-import { sidekiqRuby, sidekiqView, type OracleView } from '../helpers/sidekiq-oracle.ts';
+import { sidekiqConfig, sidekiqRuby, sidekiqView, startSidekiqApp, type OracleView } from '../helpers/sidekiq-oracle.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import type { CompoundMetrics, JobStats, ProcessMetrics, QueueMetrics } from '../../server/contract/metrics.ts';
 import { metrics, postJobs, waitFor } from './lib.ts';
-
-const FIXTURES = path.join(import.meta.dirname, '..', 'fixtures', 'sidekiq');
 
 let redis: TestRedis;
 let raw: Redis;
@@ -42,17 +39,14 @@ afterEach(async () => {
 });
 
 async function start(overrides: Record<string, unknown> = {}): Promise<TestServer> {
-  const s = await startServer({ redisUrl: redis.url, stuckBuildsEveryMs: 0, artifactExpiryEveryMs: 0, runnerContactEveryMs: 0, jobPollMs: 50, ...overrides });
+  const s = await startServer({ redisUrl: redis.url, stuckBuildsEveryMs: 0, artifactExpiryEveryMs: 0, runnerContactEveryMs: 0, jobPollMs: 50, redisBeatMs: 100, ...overrides });
   servers.push(s);
   return s;
 }
 
 /** The fixture Sidekiq app working `queue` with `concurrency` threads, tag "ruby_app". */
 function startSidekiq(queue: string, concurrency: number): ChildProcess {
-  const w = spawn('sidekiq', ['-r', path.join(FIXTURES, 'workers.rb'), '-C', path.join(FIXTURES, 'sidekiq.yml'), '-q', queue, '-c', String(concurrency), '-g', 'ruby_app'], {
-    env: { ...process.env, REDIS_URL: redis.url },
-    stdio: 'ignore',
-  });
+  const w = startSidekiqApp(redis.url, ['-C', sidekiqConfig, '-q', queue, '-c', String(concurrency), '-g', 'ruby_app']);
   sidekiqs.push(w);
   return w;
 }
@@ -79,7 +73,8 @@ function gatedKind(s: TestServer): { release(n: number): void } {
 
 describe('Sidekiq’s Busy view of a Jobscope process (<identity>:workers)', () => {
   it('Sidekiq::Workers lists a running Jobscope job with its queue, jid, class and run_at, ProcessSet busy = 1; gone once it ends and once the server leaves', async () => {
-    // TTL 15 s: a beat every 5 s, as Sidekiq's; the hash outlives the server's close by far.
+    // TTL 15 s: the hash outlives the server's close by far. A beat every 0.1 s (redisBeatMs) shows
+    // each change in the Busy view at once instead of at Sidekiq's 5 s beat.
     const s = await start({ jobConcurrency: 2, redisProcessTtlS: 15 });
     const gate = gatedKind(s);
     const before = Math.floor(Date.now() / 1000);

@@ -1,7 +1,7 @@
 // A `sidekiq` connection against the real thing: Debian's redis-server, jobs pushed by Sidekiq's own
 // client (Ruby), a real `sidekiq` process working one queue, and Sidekiq's own API (Ruby) as the
 // oracle. Jobscope's `current` must say exactly what Sidekiq says.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Redis } from 'ioredis';
@@ -9,12 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
 import { startRedis, freePort, type TestRedis } from '../helpers/redis.ts';
-import { sidekiqRuby, sidekiqView, type OracleView } from '../helpers/sidekiq-oracle.ts';
+import { sidekiqConfig, sidekiqRuby, sidekiqView, startSidekiqApp, type OracleView } from '../helpers/sidekiq-oracle.ts';
 import { monitor, waitFor } from '../monitor/support.ts';
 import type { ConnectionView, CurrentSample } from '../../server/contract/app.ts';
 import type { PeekPage } from '../../server/contract/sidekiq.ts';
 
-const FIXTURES = path.join(import.meta.dirname, '..', 'fixtures', 'sidekiq');
 let s: TestServer;
 let redis: TestRedis;
 let worker: ChildProcess | null = null;
@@ -102,11 +101,8 @@ describe('sidekiq connection: Jobscope says what Sidekiq says', () => {
        # The payload's "retry" rules (the client has no DieJob class to read sidekiq_options from): 0 = dead at once.
        Sidekiq::Client.push("class" => "DieJob", "queue" => "work", "retry" => 0, "args" => [{ "user" => 7 }])`,
     );
-    worker = spawn('sidekiq', ['-r', path.join(FIXTURES, 'workers.rb'), '-C', path.join(FIXTURES, 'sidekiq.yml'), '-q', 'work', '-c', '2', '-g', 'oracle'], {
-      env: { ...process.env, REDIS_URL: redis.url },
-      stdio: 'ignore',
-    });
-    // Counters reach Redis with the heartbeat (every 5 s): wait until Sidekiq itself reports them all.
+    worker = startSidekiqApp(redis.url, ['-C', sidekiqConfig, '-q', 'work', '-c', '2', '-g', 'oracle']);
+    // Counters reach Redis with the heartbeat (every 0.1 s here, 5 s by default): wait until Sidekiq itself reports them all.
     await waitFor(
       'sidekiq to process the work queue and beat',
       async () => {
