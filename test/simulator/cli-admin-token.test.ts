@@ -3,25 +3,9 @@
 // is a usage error (exit 2) that says which token the target refused.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
-import { parseSimulateArgs, runSimulate, type SimulateDeps } from '../../simulator/cli-simulate.ts';
+import { simulateInProcess as run } from './support.ts';
 
-// Against a --target the embedded coordinator is never started: starting one would be the bug.
-const deps: SimulateDeps = { startEmbedded: () => Promise.reject(new Error('no embedded coordinator when --target is given')) };
 const FLAGS = ['--runners', '2', '--builds', '4', '--trace-kb', '2', '--part-kb', '1', '--artifact-kb', '2', '--update-ms', '0', '--poll-ms', '30', '--json'];
-
-async function run(args: string[]): Promise<{ code: number; stderr: string; stdout: string }> {
-  let stderr = '';
-  let stdout = '';
-  const write = process.stdout.write.bind(process.stdout);
-  // --json prints the final status on stdout: catch it to read what the runners did.
-  process.stdout.write = ((chunk: string | Uint8Array) => ((stdout += String(chunk)), true)) as typeof process.stdout.write;
-  try {
-    const code = await runSimulate(parseSimulateArgs(args), deps, (t) => (stderr += t));
-    return { code, stderr, stdout };
-  } finally {
-    process.stdout.write = write;
-  }
-}
 
 describe('jobscope simulate --target with only --admin-token', () => {
   let s: TestServer;

@@ -1,15 +1,18 @@
 // `jobscope simulate` as a pipeline uses it: a child process, its exit code and its summary.
 // Against a correct server it exits 0; against servers that break the protocol on purpose
 // (a proxy that corrupts trace bytes, one that answers 202 but drops a part) it exits 1.
-// Usage errors are checked in-process through the CLI's own parse and run functions; one bad flag
-// still goes through a real process for commander's exit path.
+// A real process for what is about the process: exit 0 with its summary on stdout (against the
+// embedded coordinator the command wires in), exit 1, commander's exit 2 on a bad flag. What the
+// simulator finds and says (against a --target, a dropped part, usage errors) is checked in-process
+// through the CLI's own parse and run functions: each spawned run costs a process start on top of
+// the same fleet.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { jobscopeNodeArgs } from '../helpers/cli-process.ts';
-import { parseSimulateArgs, runSimulate, UsageError, type SimulateDeps } from '../../simulator/cli-simulate.ts';
-import { proxy } from './support.ts';
+import { parseSimulateArgs, UsageError, type SimulateDeps } from '../../simulator/cli-simulate.ts';
+import { proxy, simulateInProcess } from './support.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -43,8 +46,8 @@ describe('jobscope simulate', () => {
   afterAll(async () => s.close());
   const target = () => ['--target', s.url, '--registration-token', s.registrationToken, '--admin-token', s.adminToken];
 
-  it('exits 0 against a correct server, with a summary', async () => {
-    const r = await simulate([...target(), ...FLAGS, '--faults', 'wrong_range,duplicate_part', '--seed', '3']);
+  // The summary of a run with faults against a correct server, however the run was started.
+  const expectCleanSummary = (r: { code: number | null; stdout: string; stderr: string }) => {
     expect(r.stderr).not.toMatch(/the simulator itself failed/);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/builds done +16\/16: 16 success/);
@@ -53,8 +56,23 @@ describe('jobscope simulate', () => {
     expect(r.stdout).toMatch(/wrong_range \d+ \(416×\d+\)/);
     expect(r.stdout).toMatch(/throughput +\d+ builds\/min, [\d.]+ trace MB\/s/);
     expect(r.stdout).toMatch(/protocol +OK/);
+  };
+  const CLEAN = [...FLAGS, '--faults', 'wrong_range,duplicate_part', '--seed', '3'];
+
+  // One process covers both the exit and the embedded coordinator the command wires in (server/cli.ts):
+  // a run of its own cost a second process start with a whole server inside.
+  it('exits 0 with a summary, against an embedded server when no --target is given', async () => {
+    const r = await simulate(CLEAN);
+    expectCleanSummary(r);
+    expect(r.stdout).toMatch(/\(embedded server\)/);
     // Not a terminal: plain progress lines, no cursor movement.
     expect(r.stderr).not.toContain('\x1b[');
+  });
+
+  it('returns 0 against a correct --target server, with a summary (in-process)', async () => {
+    const r = await simulateInProcess([...target(), ...CLEAN]);
+    expectCleanSummary(r);
+    expect(r.stdout).not.toMatch(/embedded server/);
   });
 
   it('exits 1 against a server that corrupts trace bytes on their way in', async () => {
@@ -75,7 +93,7 @@ describe('jobscope simulate', () => {
     }
   });
 
-  it('exits 1 against a server that answers 202 but drops a part', async () => {
+  it('returns 1 against a server that answers 202 but drops a part (in-process)', async () => {
     let n = 0;
     const p = await proxy(s.url, (req) => {
       if (++n % 5 !== 3) return null;
@@ -83,7 +101,7 @@ describe('jobscope simulate', () => {
       return { answer: { status: 202, headers: { 'Build-Status': 'running', Range: `0-${end}` } } };
     });
     try {
-      const r = await simulate(['--target', p.url, '--registration-token', s.registrationToken, '--admin-token', s.adminToken, ...FLAGS]);
+      const r = await simulateInProcess(['--target', p.url, '--registration-token', s.registrationToken, '--admin-token', s.adminToken, ...FLAGS]);
       expect(p.tampered()).toBeGreaterThan(0);
       expect(r.code).toBe(1);
       expect(r.stdout).toMatch(/trace_lost \(build \d+\): the server had acknowledged 0-\d+ and now says 0-\d+/);
@@ -95,11 +113,7 @@ describe('jobscope simulate', () => {
   it('exits 2 for usage errors, saying what is wrong', async () => {
     // A usage error never needs the embedded coordinator: starting one is itself a failure here.
     const deps: SimulateDeps = { startEmbedded: () => Promise.reject(new Error('no embedded coordinator in a usage test')) };
-    const run = async (args: string[]) => {
-      let stderr = '';
-      const code = await runSimulate(parseSimulateArgs(args), deps, (t) => (stderr += t));
-      return { code, stderr };
-    };
+    const run = (args: string[]) => simulateInProcess(args, deps);
     const bad = await run(['--faults', 'bogus', '--target', s.url, '--registration-token', 'x']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^jobscope simulate: --faults: unknown fault "bogus"; known faults: wrong_range/);
@@ -119,12 +133,5 @@ describe('jobscope simulate', () => {
     const f = parseSimulateArgs(['--target', 'http://x:1', '--runners', '3', '--no-verify', '--json']);
     expect(f).toMatchObject({ target: 'http://x:1', runners: '3', verify: false, json: true });
     expect(parseSimulateArgs([]).verify).toBe(true);
-  });
-
-  it('runs against an embedded server when no --target is given', async () => {
-    const r = await simulate(['--runners', '3', '--builds', '6', '--trace-kb', '2', '--update-ms', '0', '--poll-ms', '30', '--artifact-kb', '2']);
-    expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/\(embedded server\)/);
-    expect(r.stdout).toMatch(/builds done +6\/6: 6 success/);
   });
 });

@@ -6,6 +6,7 @@ import { Journal } from '../../simulator/journal.ts';
 import { resolveBehaviour } from '../../simulator/behaviour.ts';
 import type { Behaviour, Faults } from '../../server/contract/simulator.ts';
 import type { TestServer } from '../helpers/server.ts';
+import { parseSimulateArgs, runSimulate, type SimulateDeps } from '../../simulator/cli-simulate.ts';
 
 /** Small traces, no pauses: a build takes milliseconds, so 200 of them take seconds. */
 export const FAST: Behaviour = { trace_kb: 3, part_kb: 0.75, update_ms: 0, poll_ms: 25, artifact_kb: 6 };
@@ -107,3 +108,23 @@ export function proxy(upstream: string, tamper: Tamper): Promise<{ url: string; 
   );
 }
 
+// Against a --target the embedded coordinator is never started: starting one would be the bug.
+const noEmbedded: SimulateDeps = { startEmbedded: () => Promise.reject(new Error('no embedded coordinator when --target is given')) };
+
+/**
+ * `jobscope simulate <args>` in this process, through the command's own parse and run functions: for
+ * cases about what the simulator finds and says, not about the process (spawned cases cover that).
+ */
+export async function simulateInProcess(args: string[], deps: SimulateDeps = noEmbedded): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stderr = '';
+  let stdout = '';
+  const write = process.stdout.write.bind(process.stdout);
+  // The summary (or --json status) goes to process.stdout: catch it, as a pipeline reads it.
+  process.stdout.write = ((chunk: string | Uint8Array) => ((stdout += String(chunk)), true)) as typeof process.stdout.write;
+  try {
+    const code = await runSimulate(parseSimulateArgs(args), deps, (t) => (stderr += t));
+    return { code, stdout, stderr };
+  } finally {
+    process.stdout.write = write;
+  }
+}
