@@ -125,6 +125,13 @@ export interface SharedJobBackend extends JobBackend {
    * each from the first of `queues` not empty, as that many single fetches would; [] when all are empty.
    */
   fetch(queues: string[], max: number): Promise<Job[]>;
+  /**
+   * Pushes the job unless one of its kind waits in its queue (taken by no process yet), checked and
+   * pushed as one step across every process sharing the backend; null when one waits. What
+   * enqueueOnce uses when present: periodic work neither piles up behind busy slots nor is pushed by
+   * every instance each period. Optional: without it (Redis) each enqueueOnce pushes.
+   */
+  pushUnlessWaiting?(job: NewJob): Promise<Job | null>;
   /** Moves retries due at `now` back into their queues (Sidekiq's scheduler poll); returns how many. */
   moveDue(now: number): Promise<number>;
   /** Puts the jobs in flight of processes found dead back into their queues; returns how many. */

@@ -385,6 +385,20 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
 
   /** Enqueues `count` durable jobs of a registered kind in one backend step; returns them. */
   enqueue(kindName: string, args: Record<string, unknown>, opts: EnqueueOptions = {}): Awaitable<Job[]> {
+    const { queue, job, count } = this.newJob(kindName, args, opts);
+    return after(this.backend.push(Array.from({ length: count }, () => ({ ...job }))), (jobs) => {
+      if (this.shared) {
+        this.poke();
+        return jobs;
+      }
+      for (const j of jobs) this.pushWaiting(queue, j);
+      this.wake(queue.name);
+      return jobs;
+    });
+  }
+
+  /** The job `enqueue` pushes (its queue created when new), and how many of it. */
+  private newJob(kindName: string, args: Record<string, unknown>, opts: EnqueueOptions): { queue: JobQueue; job: NewJob; count: number } {
     const kind = this.kinds.get(kindName);
     if (!kind) throw new Error(`unknown job kind ${kindName}`);
     const name = opts.queue ?? kind.queue;
@@ -407,15 +421,7 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
       created_at: now,
       enqueued_at: now,
     };
-    return after(this.backend.push(Array.from({ length: count }, () => ({ ...job }))), (jobs) => {
-      if (this.shared) {
-        this.poke();
-        return jobs;
-      }
-      for (const j of jobs) this.pushWaiting(queue, j);
-      this.wake(queue.name);
-      return jobs;
-    });
+    return { queue, job, count };
   }
 
   /** Kinds whose enqueueOnce is being written (an asynchronous backend): not enqueued twice meanwhile. */
@@ -424,11 +430,18 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
   /** Enqueues the job unless one of that kind is already waiting (periodic work must not pile up). */
   enqueueOnce(kindName: string, args: Record<string, unknown> = {}): Awaitable<boolean> {
     if ((this.waitingByKind.get(kindName) ?? 0) > 0 || this.enqueuingOnce.has(kindName)) return false;
-    const pushed = this.enqueue(kindName, args);
+    // A shared backend's waiting jobs are not mirrored here (waitingByKind stays 0): it checks them itself when it can.
+    const once = this.shared?.pushUnlessWaiting?.bind(this.shared);
+    const pushed = once
+      ? once(this.newJob(kindName, args, {}).job).then((j) => {
+          if (j) this.poke();
+          return j ? [j] : [];
+        })
+      : this.enqueue(kindName, args);
     if (!(pushed instanceof Promise)) return true;
     this.enqueuingOnce.add(kindName);
     return pushed.then(
-      () => true,
+      (jobs) => jobs.length > 0,
       (err: unknown) => {
         this.log.warn({ err, kind: kindName }, 'could not enqueue a periodic job');
         return false;

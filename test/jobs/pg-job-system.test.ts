@@ -83,6 +83,17 @@ describe.skipIf(missing)(`the job system on PostgreSQL${missing ? ` (skipped: ${
     expect((await a.db.pool.query('SELECT * FROM job_processes')).rowCount).toBe(0);
   });
 
+  it('enqueueOnce pushes a periodic job only while none of its kind waits, though the job system mirrors no waiting jobs', async () => {
+    const a = await instance(await freshUrl(), { concurrency: 1 });
+    // The only slot busy: ticks wait.
+    await a.jobs.enqueue(SYNTHETIC, { duration_ms: 60_000 }, { queue: 'long' });
+    await waitFor('the long job running', async () => (await a.backend.queueSize('long')) === 0);
+    const answers: boolean[] = [];
+    for (let i = 0; i < 4; i++) answers.push(await a.jobs.enqueueOnce(SYNTHETIC, { tick: i }));
+    expect(answers).toEqual([true, false, false, false]);
+    expect((await a.backend.queuePage('default', 0, 10))?.jobs.map((j) => j.args)).toEqual([{ tick: 0 }]);
+  });
+
   it('two instances on one database run each of 200 jobs exactly once', async () => {
     const url = await freshUrl();
     const a = await instance(url);

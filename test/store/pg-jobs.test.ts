@@ -168,6 +168,23 @@ describe.skipIf(missing)(`PostgreSQL job backend${missing ? ` (skipped: ${missin
     expect(await b.clearRetries()).toBe(1);
   });
 
+  it('pushUnlessWaiting: one waiting job per queue and kind, whichever instances push at once; a running one does not count', async () => {
+    const [da, db] = await instances(2);
+    const a = backend(da!);
+    const b = backend(db!);
+    const pushed = await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 2 ? a : b).pushUnlessWaiting(job('tick', i))));
+    expect(pushed.filter((j) => j !== null)).toHaveLength(1);
+    expect(await a.queueSize('tick')).toBe(1);
+    // Another kind in the queue, or the kind in another queue, is another job.
+    expect(await a.pushUnlessWaiting({ ...job('tick', 20), kind: 'other' })).not.toBeNull();
+    expect(await a.pushUnlessWaiting(job('tock', 21))).not.toBeNull();
+    const taken = await b.fetch(['tick'], 5);
+    expect(taken).toHaveLength(2);
+    const again = await a.pushUnlessWaiting(job('tick', 22));
+    expect(again).toMatchObject({ queue: 'tick', kind: 'synthetic', args: { n: 22 } });
+    expect((await a.queuePage('tick', 0, 5))?.jobs.map((j) => j.id)).toEqual([again!.id]);
+  });
+
   it('deleting a queue drops its waiting and retrying jobs; running and dead ones stay', async () => {
     const [db] = await instances(1);
     const b = backend(db!);
@@ -239,6 +256,7 @@ describe.skipIf(missing)(`PostgreSQL job backend${missing ? ` (skipped: ${missin
     await a.leave();
     await inFlight;
     await beat(a, ['l']);
+    expect(await a.fetch(['l'], 2)).toEqual([]);
     expect(await b.queueSize('l')).toBe(2);
     expect([...(await b.read()).processes()]).toHaveLength(1);
     expect(ns(await b.fetch(['l'], 2))).toEqual([['l', 1], ['l', 2]]);

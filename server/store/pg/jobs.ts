@@ -28,6 +28,7 @@ import type { MetricsView } from '../../metrics-api/source.ts';
 import { DB_NOW_MS, JOB_COLUMNS, retryColumn, toJob, type PgJobRow } from './jobs-rows.ts';
 import { PgJobReads } from './jobs-reads.ts';
 import { inTransaction } from './jobs-tx.ts';
+import type { Queryable } from './connect.ts';
 
 const SIX_MONTHS_MS = 180 * 24 * 3600 * 1000;
 
@@ -57,6 +58,10 @@ export class PgJobBackend implements SharedJobBackend {
   private readonly pool: Pool;
   private readonly ttlMs: number;
   private readonly reads: PgJobReads;
+  /** The beat being written: leave() waits for it, so no beat lands after the heartbeat row is removed. */
+  private beating: Promise<unknown> = Promise.resolve();
+  /** Set by leave(): this process takes no more part (no beats, claims, moves or recoveries). */
+  private left = false;
 
   constructor(private readonly opts: PgJobBackendOptions) {
     this.pool = opts.pool;
@@ -90,10 +95,10 @@ export class PgJobBackend implements SharedJobBackend {
     return rows[0]?.n ?? 0;
   }
 
-  async push(jobs: NewJob[]): Promise<Job[]> {
+  async push(jobs: NewJob[], db: Queryable = this.pool): Promise<Job[]> {
     if (jobs.length === 0) return [];
     // Inserted in the order given (ORDER BY the ordinality), so the identity values come out ascending in that order.
-    const { rows } = await this.pool.query<{ id: number }>(
+    const { rows } = await db.query<{ id: number }>(
       `WITH named AS (
          INSERT INTO job_queues (name, created_at) SELECT DISTINCT q, $9::bigint FROM unnest($1::text[]) AS q ON CONFLICT (name) DO NOTHING
        )
@@ -117,6 +122,24 @@ export class PgJobBackend implements SharedJobBackend {
     );
     const ids = rows.map((r) => r.id).sort((a, b) => a - b);
     return jobs.map((job, i) => ({ ...job, id: ids[i]! }));
+  }
+
+  /**
+   * Under a transaction-scoped advisory lock per queue and kind: two instances whose periodic
+   * schedules fire together take turns, and the second's check (a statement after the lock, so a
+   * snapshot taken after the first committed) finds the first's job waiting.
+   */
+  async pushUnlessWaiting(job: NewJob): Promise<Job | null> {
+    const id = await inTransaction(this.pool, 'BEGIN', async (client) => {
+      await client.query(`SELECT pg_advisory_xact_lock(hashtext('jobscope-once'), hashtext($1 || chr(10) || $2))`, [job.queue, job.kind]);
+      const { rows } = await client.query<{ id: number }>(
+        `SELECT id FROM jobs WHERE queue = $1 AND kind = $2 AND state = 'queued' AND claimed_by IS NULL LIMIT 1`,
+        [job.queue, job.kind],
+      );
+      if (rows.length > 0) return null;
+      return (await this.push([job], client))[0]!.id;
+    });
+    return id === null ? null : { ...job, id };
   }
 
   claim(): void {
@@ -231,7 +254,8 @@ export class PgJobBackend implements SharedJobBackend {
    * for dead by another instance's recoverOrphans while it holds the claim.
    */
   async fetch(queues: string[], max: number): Promise<Job[]> {
-    if (queues.length === 0 || max < 1) return [];
+    // After leave(): a claim now would wait a whole TTL for a process that will never run it.
+    if (queues.length === 0 || max < 1 || this.left) return [];
     const { rows } = await this.pool.query<PgJobRow>(
       `WITH alive AS (
          INSERT INTO job_processes (identity, hostname, pid, tag, concurrency, started_at, beat_at, expires_at)
@@ -249,6 +273,7 @@ export class PgJobBackend implements SharedJobBackend {
   }
 
   async moveDue(now: number): Promise<number> {
+    if (this.left) return 0; // the job system's poll timer may still fire during its stop
     const { rows } = await this.pool.query<{ n: number }>(
       `WITH moved AS (
          UPDATE jobs SET state = 'queued', enqueued_at = $1, run_at = NULL
@@ -266,6 +291,7 @@ export class PgJobBackend implements SharedJobBackend {
 
   /** Frees the claims of processes whose heartbeat expired, and forgets those processes; returns the jobs freed. */
   async recoverOrphans(): Promise<number> {
+    if (this.left) return 0;
     const { rows } = await this.pool.query<{ n: number }>(
       `WITH dead AS (
          DELETE FROM job_processes WHERE expires_at <= ${DB_NOW_MS} AND identity <> $1 RETURNING identity
@@ -282,10 +308,6 @@ export class PgJobBackend implements SharedJobBackend {
     );
     return rows[0]?.n ?? 0;
   }
-
-  /** The beat being written: leave() waits for it, so no beat lands after the heartbeat row is removed. */
-  private beating: Promise<unknown> = Promise.resolve();
-  private left = false;
 
   beat(p: ProcessBeat): Promise<void> {
     // The job system's beat timer may fire while it stops: a process that left writes no more beats
