@@ -10,9 +10,9 @@ export default defineConfig({
   // stay in order (fullyParallel: false). A spec mostly waits (for samples, for the UI), so one worker
   // left the CPU idle: dashboard + queues-delete + restart took 70 s with 27 s of CPU, and 57 s with
   // two workers. Three were tried (2026-11-25: no faster on the loaded machine, 360-377 s for the
-  // suite) and not kept. builds.spec.ts's artifact step fails now and then with either count: the
-  // build page stops refetching once the build has finished, and an archive's file list is written
-  // by a job that may run after that, so the list never appears (renderer/views/builds/BuildPage.tsx).
+  // suite) and not kept. (builds.spec.ts's artifact step used to fail now and then with either
+  // count: the build page stopped refetching at the build's finish, before the archive's file list
+  // was written; fixed in the page in 744bffb, with a test that holds the list back.)
   // PW_WORKERS=1 runs the files one by one.
   workers: Number(process.env.PW_WORKERS ?? 2),
   fullyParallel: false,

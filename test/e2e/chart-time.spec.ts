@@ -87,11 +87,35 @@ test.describe('a live server sampling every 500 ms', () => {
   });
 
   test('the refresh slider sets how often the dashboard asks for history', async ({ page }) => {
-    test.setTimeout(120_000); // it watches the requests of two paces
-    const asked: number[] = [];
-    page.on('request', (r) => {
-      if (r.url().includes('/history?') && r.url().includes('points=600')) asked.push(Date.now());
+    // The page's clock is Playwright's: it runs freely while the page loads, then is paused and
+    // moved by hand, so the two paces are watched over 40 s of the page's time in a few seconds.
+    // The requests are the page's real ones to the server, timed by the page's clock (the
+    // instrumented fetch below, which axios calls), and each step waits for the answers, so a
+    // refresh the interval asks for is never merged into one still running.
+    await page.clock.install();
+    await page.addInitScript(() => {
+      const w = window as unknown as { __history: { asked: number[]; pending: number } };
+      const h = (w.__history = { asked: [] as number[], pending: 0 });
+      const realFetch = window.fetch.bind(window);
+      window.fetch = (input: RequestInfo | URL, init?: RequestInit) => {
+        const url = input instanceof Request ? input.url : String(input);
+        if (!url.includes('/history?') || !url.includes('points=600')) return realFetch(input, init);
+        h.asked.push(Date.now());
+        h.pending++;
+        return realFetch(input, init).finally(() => h.pending--);
+      };
     });
+    const asked = () => page.evaluate(() => (window as unknown as { __history: { asked: number[] } }).__history.asked);
+    const pending = () => page.evaluate(() => (window as unknown as { __history: { pending: number } }).__history.pending);
+    /** Moves the page's time on in half-second steps, each step's requests answered before the
+     *  next, until `more` requests have been made since `n` or `maxMs` have passed. */
+    const runUntil = async (n: number, more: number, maxMs: number) => {
+      for (let t = 0; t < maxMs && (await asked()).length - n < more; t += 500) {
+        await page.clock.runFor(500);
+        await expect.poll(pending).toBe(0);
+      }
+      return (await asked()).slice(n);
+    };
     await openSignedIn(page, s);
     const slider = page.getByTestId('poll-interval');
     // It starts at the connection's sampling interval (2 s here), the pace the dashboard kept before.
@@ -101,17 +125,17 @@ test.describe('a live server sampling every 500 ms', () => {
     await slider.fill('10');
     await expect(page.getByTestId('poll-interval-value')).toHaveText('10 s');
     await expect(page.getByTestId('live-state')).toHaveText('Live, every 10 s');
-    let n = asked.length;
-    await expect.poll(() => asked.length - n, { timeout: 40_000 }).toBeGreaterThanOrEqual(2);
-    const slow = asked.slice(n);
-    // Never sooner than 10 s apart (a loaded machine can only make it later).
+    await page.clock.pauseAt((await page.evaluate(() => Date.now())) + 100);
+    await expect.poll(pending).toBe(0);
+    const slow = await runUntil((await asked()).length, 2, 40_000);
+    expect(slow.length).toBeGreaterThanOrEqual(2);
+    // Never sooner than 10 s apart.
     expect(slow[1]! - slow[0]!).toBeGreaterThanOrEqual(9_500);
 
     await slider.fill('2');
     await expect(page.getByTestId('live-state')).toHaveText('Live, every 2 s');
-    n = asked.length;
-    await expect.poll(() => asked.length - n, { timeout: 30_000 }).toBeGreaterThanOrEqual(4);
-    const fast = asked.slice(n);
+    const fast = await runUntil((await asked()).length, 4, 30_000);
+    expect(fast.length).toBeGreaterThanOrEqual(4);
     for (let i = 1; i < fast.length; i++) expect(fast[i]! - fast[i - 1]!).toBeGreaterThanOrEqual(1_500);
 
     // Keyboard: the slider is an ordinary range input.
@@ -120,6 +144,9 @@ test.describe('a live server sampling every 500 ms', () => {
   });
 
   test('a pause is marked on the charts: "paused since" while it lasts, the stretch after', async ({ page }) => {
+    // Playwright's clock runs the page's time as real time does, except that the pause below is
+    // moved on by hand instead of waited for.
+    await page.clock.install();
     await openSignedIn(page, s);
     await expect(curves(page, 'chart-workers')).toHaveCount(1);
     const span = page.getByTestId('chart-workers').getByTestId('chart-span');
@@ -141,7 +168,8 @@ test.describe('a live server sampling every 500 ms', () => {
     for (const chart of ['chart-backlog', 'chart-latency', 'chart-rates']) await expect(page.getByTestId(chart).getByTestId('chart-span')).toHaveCount(1);
 
     // A pause of a few seconds, then live again: the stretch is shaded where it was on the axis.
-    await expect.poll(() => Date.now() - began).toBeGreaterThan(4_000);
+    await page.clock.fastForward(4_500);
+    await expect.poll(() => page.evaluate(() => Date.now()).then((now) => now - began)).toBeGreaterThan(4_000);
     await page.getByTestId('live-toggle').click();
     await expect(page.getByTestId('live-state')).toContainText('Live');
     await expect(span).not.toHaveAttribute('data-to', '');
