@@ -5,6 +5,7 @@ import type { NewBuild as NewBuildBody } from '../contract/control.ts';
 import type { NewBuild, Variable } from '../store/builds.ts';
 import { parseTagList } from '../runner-api/runners.ts';
 import { ApiError, badRequest } from '../http/errors.ts';
+import { refuseNul } from '../http/stored-text.ts';
 
 function variablesOf(v: NewBuildBody['variables']): Variable[] {
   if (!v) return [];
@@ -37,11 +38,13 @@ const MAX_OPTIONS_BYTES = 1024 * 1024;
 const MiB = 1024 * 1024;
 
 /**
- * Refuses, before anything is written, a request whose builds would not be bounded work: options
- * over 1 MiB (400), or count × the stored size of one build over --max-build-batch-mb (413). One
- * request with count 10,000 and 1 MiB of commands once wrote 635 MB.
+ * Refuses, before anything is written, a request whose builds could not be stored on every store or
+ * would not be bounded work: text holding a NUL anywhere (400, http/stored-text.ts: names, commands,
+ * variables, options, tags), options over 1 MiB (400), or count × the stored size of one build over
+ * --max-build-batch-mb (413). One request with count 10,000 and 1 MiB of commands once wrote 635 MB.
  */
 export function checkBuildBatch(input: NewBuild, count: number, maxBatchBytes: number): void {
+  for (const [field, value] of Object.entries(input)) refuseNul(field, value);
   const options = Buffer.byteLength(JSON.stringify(input.options));
   if (options > MAX_OPTIONS_BYTES) throw badRequest(`options is ${(options / MiB).toFixed(1)} MiB as JSON; at most 1 MiB`);
   const one = Buffer.byteLength(JSON.stringify(input)) + ROW_OVERHEAD;

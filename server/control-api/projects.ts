@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../context.ts';
 import { IdParams, NewBuild, NewProject, ProjectView, BuildView, CreatedBuilds } from '../contract/control.ts';
 import { notFound } from '../http/errors.ts';
+import { refuseNul } from '../http/stored-text.ts';
 import { projectView, buildView } from './views.ts';
 import { checkBuildBatch, newBuildInput } from './new-build.ts';
 
@@ -15,7 +16,10 @@ export async function projectsRoutes(fastify: FastifyInstance, { ctx }: { ctx: A
   app.post(
     '/projects',
     { schema: { tags, summary: 'Create a project (gives its runners_token and ci_token)', body: NewProject, response: { 201: ProjectView } } },
-    async (request, reply) => reply.code(201).send(projectView(await projects.create(request.body))),
+    async (request, reply) => {
+      refuseNul('name', request.body.name);
+      return reply.code(201).send(projectView(await projects.create(request.body)));
+    },
   );
   app.get('/projects', { schema: { tags, summary: 'List projects', response: { 200: Type.Array(ProjectView) } } }, async () =>
     (await projects.list()).map(projectView),

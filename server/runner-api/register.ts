@@ -4,6 +4,7 @@ import type { AppContext } from '../context.ts';
 import { notFound } from '../http/errors.ts';
 import { readParams, str } from '../http/params.ts';
 import { pickInfo } from '../domain/runners.ts';
+import { refuseNul } from '../http/stored-text.ts';
 import { authenticateRunner } from './auth.ts';
 import { buildDetails } from './build-details.ts';
 
@@ -23,10 +24,13 @@ export async function registerRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const params = await readParams(request);
     const runner = await authenticateRunner(ctx, params);
+    const info = pickInfo(params.info);
+    // Where GitLab stored `info` (authenticate_runner!, before the paused check); see http/stored-text.ts.
+    refuseNul('info', info);
     if (!runner.active) throw notFound();
     const current = ctx.runnerQueue.value;
     // A runner that already saw this queue state only records contact (GitLab's 204 short cut).
-    const taken = await ctx.domain.builds.poll(runner, pickInfo(params.info), str(params.last_update) !== current);
+    const taken = await ctx.domain.builds.poll(runner, info, str(params.last_update) !== current);
     if (!taken) return buildNotFound(request, reply, current);
     return reply.code(201).send(await buildDetails(ctx, taken.build, request.host, taken));
   };

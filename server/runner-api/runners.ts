@@ -5,6 +5,7 @@ import { asToken } from '../auth/tokens.ts';
 import { forbidden, missing, notFound } from '../http/errors.ts';
 import { bool, given, readParams, str, type Params } from '../http/params.ts';
 import { pickInfo } from '../domain/runners.ts';
+import { refuseNul } from '../http/stored-text.ts';
 import { authenticateRunner } from './auth.ts';
 
 /**
@@ -25,13 +26,18 @@ export async function runnersRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
     // A token that is given but not usable (too long, not a string) is a wrong token: 403, as GitLab's lookup failing.
     const token = asToken(params.token);
     if (!token) throw forbidden();
-    const result = await runners.register(token, {
+    const fields = {
       description: (str(params.description) ?? '').slice(0, 1024),
       run_untagged: bool(params.run_untagged, true),
       locked: bool(params.locked, false),
       tag_list: parseTagList(params.tag_list),
       info: pickInfo(params.info) ?? {},
-    });
+    };
+    // Before the token is looked up: this 400 is the same for a good token and a bad one, so it tells nothing about it.
+    refuseNul('description', fields.description);
+    refuseNul('tag_list', fields.tag_list);
+    refuseNul('info', fields.info);
+    const result = await runners.register(token, fields);
     // A runner that takes no untagged builds and has no tags is not saved: GitLab answered 404.
     if (!result.ok) throw result.reason === 'forbidden' ? forbidden() : notFound();
     return { id: result.runner.id, token: result.runner.token };
