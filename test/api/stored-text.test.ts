@@ -112,7 +112,7 @@ describe('U+0000 in what the control API stores', () => {
 });
 
 describe('numbers PostgreSQL cannot store', () => {
-  it('a build timeout or project build_timeout past 32 bits, with a fraction, or out of range is a 400; the bounds themselves are kept', async () => {
+  it('a build timeout or project build_timeout past 32 bits, with a fraction, or out of range is a 400, as are fractional or unsafe list bounds and ids; the bounds themselves are kept', async () => {
     const project = await createProject(s, 'timeouts');
     for (const timeout of [2 ** 31, 2 ** 31 - 1, 1.5, 0, 7 * 86400 + 1, -1]) {
       const r = await control(s, `/projects/${project.id}/builds`, { method: 'POST', json: { timeout } });
@@ -120,6 +120,11 @@ describe('numbers PostgreSQL cannot store', () => {
       const p = await control(s, '/projects', { method: 'POST', json: { name: 'p', build_timeout: timeout } });
       expect(p.status, `build_timeout ${timeout}`).toBe(400);
     }
+    // Query numbers that reach an integer parameter: a fraction or past 2^53 is a 400, not a driver's error.
+    for (const q of ['limit=2.5', 'before_id=1.5', 'project_id=9007199254740993', 'runner_id=-1', 'limit=1e400']) {
+      expect((await control(s, `/builds?${q}`)).status, q).toBe(400);
+    }
+    expect((await control(s, `/projects/${'9'.repeat(16)}`)).status).toBe(400);
     for (const timeout of [1, 7 * 86400]) {
       const b = await control(s, `/projects/${project.id}/builds`, { method: 'POST', json: { timeout } });
       expect(b.status).toBe(201);
