@@ -61,10 +61,17 @@ class Oracle {
 }
 
 let oracle: Oracle | null = null;
-const ask = (req: Record<string, unknown>) => {
+function running(): Oracle {
   if (!oracle || oracle.dead) oracle = new Oracle();
-  return oracle.ask(req);
-};
+  return oracle;
+}
+const ask = (req: Record<string, unknown>) => running().ask(req);
+
+/** Starts the oracle process now (beforeAll, next to starting Redis) so that loading Ruby and Sidekiq
+ *  overlaps the setup instead of delaying a test's first look; calls made earlier wait for it anyway. */
+export function warmOracle(): void {
+  running();
+}
 
 export interface OracleView {
   now: number;

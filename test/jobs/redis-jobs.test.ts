@@ -5,13 +5,14 @@
 // each list their process and run every job once; kill -9 of a server mid-job loses no job.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startRedis, type TestRedis } from '../helpers/redis.ts';
-import { sidekiqRuby, sidekiqView } from '../helpers/sidekiq-oracle.ts';
+import { sidekiqRuby, sidekiqView, warmOracle } from '../helpers/sidekiq-oracle.ts';
 import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
 import { metrics, postJobs, spawnServe, waitFor } from './lib.ts';
 
 let redis: TestRedis;
 beforeAll(async () => {
+  warmOracle();
   redis = await startRedis();
 });
 afterAll(async () => {

@@ -5,7 +5,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startRedis, type TestRedis } from '../helpers/redis.ts';
-import { sidekiqRuby, sidekiqView, startSidekiqApp } from '../helpers/sidekiq-oracle.ts';
+import { sidekiqRuby, sidekiqView, startSidekiqApp, warmOracle } from '../helpers/sidekiq-oracle.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
 import { idOfJid } from '../../server/store/redis-job-backend.ts';
@@ -13,6 +13,7 @@ import { postJobs, waitFor } from './lib.ts';
 
 let redis: TestRedis;
 beforeAll(async () => {
+  warmOracle();
   redis = await startRedis();
 });
 afterAll(async () => {

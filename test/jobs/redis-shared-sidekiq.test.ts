@@ -7,7 +7,7 @@ import type { ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startRedis, type TestRedis } from '../helpers/redis.ts';
-import { sidekiqConfig, sidekiqRuby, sidekiqView, startSidekiqApp, type OracleView } from '../helpers/sidekiq-oracle.ts';
+import { sidekiqConfig, sidekiqRuby, sidekiqView, startSidekiqApp, warmOracle, type OracleView } from '../helpers/sidekiq-oracle.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import type { CompoundMetrics, JobStats, ProcessMetrics, QueueMetrics } from '../../server/contract/metrics.ts';
 import { metrics, postJobs, waitFor } from './lib.ts';
@@ -15,6 +15,7 @@ import { metrics, postJobs, waitFor } from './lib.ts';
 let redis: TestRedis;
 let raw: Redis;
 beforeAll(async () => {
+  warmOracle();
   redis = await startRedis();
   raw = new Redis(redis.url);
 });

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
 import { startRedis, freePort, type TestRedis } from '../helpers/redis.ts';
-import { sidekiqConfig, sidekiqRuby, sidekiqView, startSidekiqApp, type OracleView } from '../helpers/sidekiq-oracle.ts';
+import { sidekiqConfig, sidekiqRuby, sidekiqView, startSidekiqApp, warmOracle, type OracleView } from '../helpers/sidekiq-oracle.ts';
 import { monitor, waitFor } from '../monitor/support.ts';
 import type { ConnectionView, CurrentSample } from '../../server/contract/app.ts';
 import type { PeekPage } from '../../server/contract/sidekiq.ts';
@@ -19,6 +19,7 @@ let redis: TestRedis;
 let worker: ChildProcess | null = null;
 
 beforeAll(async () => {
+  warmOracle();
   redis = await startRedis();
   s = await startServer({ monitorIntervalMs: 3_600_000, logLevel: 'debug', mode: 'test', sidekiqTimeoutMs: 1500 });
 }, 60_000);

@@ -5,7 +5,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startRedis, type TestRedis } from '../helpers/redis.ts';
-import { sidekiqRuby, sidekiqView } from '../helpers/sidekiq-oracle.ts';
+import { sidekiqRuby, sidekiqView, warmOracle } from '../helpers/sidekiq-oracle.ts';
 import { readByPipelines, readByScript, readSidekiq, SCRIPT_RETRY_MS, type ScriptMemo, type SidekiqSnapshot } from '../../server/sidekiq/read.ts';
 import { CHUNK_PROCESSES, CHUNK_QUEUES } from '../../server/sidekiq/read-script.ts';
 import { SidekiqSource } from '../../server/sidekiq/source.ts';
@@ -13,6 +13,7 @@ import { SidekiqSource } from '../../server/sidekiq/source.ts';
 let redis: TestRedis;
 let r: Redis;
 beforeAll(async () => {
+  warmOracle();
   redis = await startRedis();
   r = new Redis(redis.url);
 });
