@@ -7,11 +7,15 @@
 // async adapters of the builds, runners, projects, users and secrets ports (ports-async.ts), checked
 // against the SQLite ones step by step (test/store/pg-adapters.test.ts, pg-builds.test.ts).
 //
-// NOT wired to `serve`: there is no --database flag (nor JOBSCOPE_DATABASE_URL) yet, on purpose. The
-// ports (store/ports.ts) are synchronous; the async adapters for the rest of them (artifacts,
-// listings, monitor history), the domain's async paths and the
-// job system on PostgreSQL are still to come, and a flag that started a server on half a store would
-// lose data. It is added when the whole mode works.
+// The domain on these (domain.ts, domain-builds.ts, domain-people.ts) is what handlers await in place
+// of the SQLite one (server/domain/maybe-promise.ts): buildServer's internal `database` option runs
+// the runner API on it (test/api/backends.ts runs the runner API suite on both stores;
+// test/store/pg-server-*.test.ts runs two instances on one database).
+//
+// NOT wired to `serve`: there is no --database flag (nor JOBSCOPE_DATABASE_URL) yet, on purpose. In
+// that mode the job system, the monitor and the admin API's users are still on the data dir's
+// SQLite, and each instance still locks its data dir; a flag that started a server on half a store
+// would lose data. It is added when the whole mode works.
 import type { Pool } from 'pg';
 import { connectPg, type PgConnectOptions } from './connect.ts';
 import { migrate } from './migrate.ts';

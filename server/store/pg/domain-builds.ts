@@ -1,0 +1,236 @@
+// The build rules of server/domain/builds.ts on PostgreSQL, for several instances sharing one
+// database and one data folder (issue 13). Same answers as the SQLite domain; what differs is how:
+// - Dispatch: each poll takes its build with one FOR UPDATE SKIP LOCKED statement (take.ts), which
+//   commits alone: exactly once across instances without the SQLite batch's one-thread argument.
+// - Traces: PgTraceStore, whose length in the database is the truth and whose row lock orders
+//   parts of one build arriving at different instances.
+// - Events: a change that others must hear (a build made pending, a build finished) is notified in
+//   the transaction that makes it (notify.ts), and emitted here in-process after its commit, as the
+//   SQLite domain emits. domain.ts re-emits what other instances notify.
+// - No caches: another instance may change any row at any moment (see pg/builds.ts, pg/runners.ts).
+import type { Readable } from 'node:stream';
+import type { Pool } from 'pg';
+import type { AppEvents } from '../../events.ts';
+import type { Build, BuildCredentials, BuildFilter, NewBuild } from '../builds.ts';
+import type { Runner, RunnerInfo } from '../runners.ts';
+import type { AppendResult } from '../traces.ts';
+import type { StagedUpload } from '../artifacts.ts';
+import type { ArchiveListing, ListingSummary } from '../artifact-listings.ts';
+import type { ArtifactsPort } from '../ports.ts';
+import type { BuildsDomain, UpdateResult } from '../../domain/builds.ts';
+import type { Taken } from '../../domain/dispatch-batch.ts';
+import { canRetry, retryInput, type RetryResult } from '../../domain/build-retry.ts';
+import { PgBuilds } from './builds.ts';
+import { PgRunners } from './runners.ts';
+import { PgProjects } from './projects.ts';
+import { PgListings } from './listings.ts';
+import type { PgTraceStore } from './traces.ts';
+import type { PgNotifyBridge } from './notify.ts';
+
+export interface PgBuildsDeps {
+  pool: Pool;
+  notify: PgNotifyBridge;
+  events: AppEvents;
+  traces: PgTraceStore;
+  /** The archive files (the shared data folder's); their rows are the builds row's (PgBuilds). */
+  artifacts: ArtifactsPort;
+}
+
+export class PgBuildsDomain implements BuildsDomain {
+  private readonly builds: PgBuilds;
+  private readonly runners: PgRunners;
+  private readonly projects: PgProjects;
+  private readonly listings: PgListings;
+
+  constructor(private readonly d: PgBuildsDeps) {
+    this.builds = new PgBuilds(d.pool);
+    this.runners = new PgRunners(d.pool);
+    this.projects = new PgProjects(d.pool);
+    this.listings = new PgListings(d.pool);
+  }
+
+  byId(id: number): Promise<Build | undefined> {
+    return this.builds.byId(id);
+  }
+
+  byIds(ids: number[]): Promise<Build[]> {
+    return this.builds.byIds(ids);
+  }
+
+  list(filter: BuildFilter = {}): Promise<Build[]> {
+    return this.builds.list(filter);
+  }
+
+  credentials(id: number): Promise<BuildCredentials | undefined> {
+    return this.builds.credentials(id);
+  }
+
+  /** All or none, in one transaction whose commit also delivers each build's `build:pending` to the other instances. */
+  async create(input: NewBuild, count: number): Promise<Build[]> {
+    const created = await this.d.notify.transaction(this.d.pool, async (tx, changed) => {
+      const builds = new PgBuilds(tx);
+      const out: Build[] = [];
+      for (let i = 0; i < count; i++) {
+        const b = await builds.create(input);
+        changed({ kind: 'build:pending', buildId: b.id, projectId: b.project_id, status: b.status });
+        out.push(b);
+      }
+      return out;
+    });
+    for (const b of created) this.d.events.emit('build:pending', b);
+    return created;
+  }
+
+  /**
+   * Contact, then the take. No batch: each take is one statement that commits alone (take.ts), and
+   * polls on any instance run side by side. The runner was read from the database by this request;
+   * stillActive asks again right before the take, as the SQLite batch does, for a pause in between.
+   */
+  async poll(runner: Runner, info: RunnerInfo | undefined, take: boolean): Promise<Taken | undefined> {
+    if (!(await this.runners.stillActive(runner))) return undefined;
+    await this.runners.touch(runner, info);
+    if (!take) return undefined;
+    const build = await this.builds.take(runner);
+    if (!build) return undefined;
+    return { build, project: await this.projects.byId(build.project_id) };
+  }
+
+  async update(runner: Runner, id: number | undefined, change: { info?: RunnerInfo; trace?: string | null; state?: string }): Promise<UpdateResult> {
+    await this.runners.touch(runner, change.info);
+    const build = id === undefined ? undefined : await this.builds.byId(id);
+    if (!build || build.runner_id !== runner.id || build.status !== 'running') return { ok: false, reason: 'not-found' };
+    if (change.trace === null) return { ok: false, reason: 'trace-invalid' };
+    if (change.trace !== undefined && !(await this.d.traces.replace(build.id, Buffer.from(change.trace, 'utf8'))).ok) {
+      return { ok: false, reason: 'trace-too-large' };
+    }
+    if (change.state === 'success' || change.state === 'failed') {
+      return { ok: true, build: (await this.finish(build.id, change.state)) ?? (await this.builds.byId(build.id))! };
+    }
+    return { ok: true, build };
+  }
+
+  finish(id: number, status: 'success' | 'failed'): Promise<Build | undefined> {
+    return this.settle(id, (b) => b.finish(id, status));
+  }
+
+  cancel(id: number): Promise<Build | undefined> {
+    return this.settle(id, (b) => b.cancel(id));
+  }
+
+  /** A finished build never runs again, so the check and the create need no shared transaction. */
+  async retry(id: number): Promise<RetryResult> {
+    const old = await this.builds.byId(id);
+    if (!old) return { ok: false, reason: 'not-found' };
+    if (!canRetry(old)) return { ok: false, reason: 'not-finished', status: old.status };
+    return { ok: true, build: (await this.create(retryInput(old), 1))[0]! };
+  }
+
+  /** Each one's finish is conditional on `running`: instances sweeping at once fail each build once. */
+  async failStuck(now: number): Promise<number> {
+    let failed = 0;
+    for (const build of await this.builds.stuck(now)) if (await this.finish(build.id, 'failed')) failed++;
+    return failed;
+  }
+
+  /** Write, re-read and notify in one transaction (others hear it at its commit), then tell this instance. */
+  private async settle(id: number, write: (builds: PgBuilds) => Promise<boolean>): Promise<Build | undefined> {
+    const done = await this.d.notify.transaction(this.d.pool, async (tx, changed) => {
+      const builds = new PgBuilds(tx);
+      if (!(await write(builds))) return undefined;
+      const b = await builds.byId(id);
+      if (b) changed({ kind: 'build:finished', buildId: b.id, projectId: b.project_id, status: b.status });
+      return b;
+    });
+    // No trace release: PgTraceStore holds no file open between appends.
+    if (done) this.d.events.emit('build:finished', done);
+    return done;
+  }
+
+  async appendTrace(id: number, start: number, bytes: Buffer): Promise<{ build: BuildCredentials; result: AppendResult } | undefined> {
+    const build = await this.builds.credentials(id);
+    if (!build) return undefined;
+    return { build, result: await this.d.traces.append(build.id, start, bytes) };
+  }
+
+  traceLength(id: number): Promise<number> {
+    return this.d.traces.length(id);
+  }
+
+  readTrace(id: number, start = 0): Promise<{ body: Buffer | Readable | null; length: number }> {
+    return this.d.traces.read(id, start);
+  }
+
+  stageArtifacts(source: Readable): Promise<StagedUpload> {
+    return this.d.artifacts.stage(source);
+  }
+
+  discardArtifacts(staged: StagedUpload): void {
+    this.d.artifacts.discard(staged);
+  }
+
+  get maxArtifactBytes(): number {
+    return this.d.artifacts.maxBytes;
+  }
+
+  /** As the SQLite domain: the file in place before the row points at it, the replaced archive removed after. */
+  async storeArtifacts(buildId: number, staged: StagedUpload, meta: { filename: string; expire_at: number | null }): Promise<Build> {
+    const old = (await this.builds.byId(buildId))?.artifacts_key ?? null;
+    let key: string;
+    try {
+      key = this.d.artifacts.commit(buildId, staged);
+    } catch (err) {
+      this.d.artifacts.discard(staged);
+      throw err;
+    }
+    await this.builds.setArtifacts(buildId, { key, filename: meta.filename, size: staged.size, expire_at: meta.expire_at });
+    if (old && old !== key) this.d.artifacts.remove(old);
+    // In-process only: the listing job it triggers is this instance's, and must run once.
+    this.d.events.emit('artifacts:stored', { buildId, key });
+    return (await this.builds.byId(buildId))!;
+  }
+
+  async deleteArtifacts(build: Pick<Build, 'id' | 'artifacts_key'>): Promise<Build | undefined> {
+    if (build.artifacts_key) {
+      await this.builds.clearArtifacts(build.id);
+      this.d.artifacts.remove(build.artifacts_key);
+    }
+    return this.builds.byId(build.id);
+  }
+
+  async expireArtifacts(now: number): Promise<number> {
+    const expired = await this.builds.expiredArtifacts(now);
+    for (const build of expired) await this.deleteArtifacts(build);
+    return expired.length;
+  }
+
+  openArtifacts(key: string): { size: number; stream: Readable } {
+    const size = this.d.artifacts.size(key);
+    return { size, stream: this.d.artifacts.open(key) };
+  }
+
+  async archiveToList(buildId: number, key: string): Promise<string | undefined> {
+    if (!(await this.isCurrentArchive(buildId, key))) return undefined;
+    if (await this.listings.summary(buildId)) return undefined;
+    return this.d.artifacts.pathOf(key);
+  }
+
+  async isCurrentArchive(buildId: number, key: string): Promise<boolean> {
+    return (await this.builds.byId(buildId))?.artifacts_key === key;
+  }
+
+  recordListing(buildId: number, key: string, listing: ArchiveListing): Promise<boolean> {
+    return this.listings.set(buildId, key, listing);
+  }
+
+  unlistedArchives(): Promise<{ id: number; key: string }[]> {
+    return this.listings.unlisted();
+  }
+
+  listingSummary(buildId: number): Promise<ListingSummary | undefined> {
+    return this.listings.summary(buildId);
+  }
+
+  listing(buildId: number): Promise<ArchiveListing | undefined> {
+    return this.listings.get(buildId);
+  }
+}

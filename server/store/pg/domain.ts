@@ -1,0 +1,90 @@
+// The domain on PostgreSQL, as one server instance opens it (issue 13): the database brought up to
+// date (migrate.ts, under an advisory lock), the LISTEN connection (notify.ts), the instance tokens
+// from the shared settings table, and the build, runner, project and user rules over them
+// (domain-builds.ts, domain-people.ts). Changes other instances commit are re-emitted on this
+// instance's AppEvents, so its X-GitLab-Last-Update ticks for their new builds and its log and live
+// views see their finishes.
+import type { AppEvents } from '../../events.ts';
+import type { Domain } from '../../domain/index.ts';
+import type { ArtifactsPort } from '../ports.ts';
+import { newToken } from '../../auth/tokens.ts';
+import { openPgDatabase } from './index.ts';
+import { startPgNotify, type PgChangeReceived } from './notify.ts';
+import { PgSecrets } from './secrets.ts';
+import { PgTraceStore } from './traces.ts';
+import { PgBuildsDomain } from './domain-builds.ts';
+import { PgProjectsDomain, PgRunnersDomain, PgUsersDomain } from './domain-people.ts';
+
+export interface PgDomainOptions {
+  events: AppEvents;
+  /** The traces folder (shared by every instance). */
+  tracesDir: string;
+  artifacts: ArtifactsPort;
+  fsync: boolean;
+  maxTraceBytes: number;
+  /** Given ones override the stored tokens and are stored, as on SQLite (Secrets.ensure). */
+  adminToken?: string;
+  registrationToken?: string;
+  /** The LISTEN connection was lost and is back: changes committed meanwhile were not heard. */
+  onResync?: () => void;
+  onError?: (err: Error) => void;
+}
+
+export interface PgDomain {
+  domain: Domain;
+  adminToken: string;
+  registrationToken: string;
+  /** This instance's id in notifications. */
+  instanceId: string;
+  close(): Promise<void>;
+}
+
+export async function openPgDomain(url: string, opts: PgDomainOptions): Promise<PgDomain> {
+  const db = await openPgDatabase(url);
+  const report = (err: unknown) => opts.onError?.(err instanceof Error ? err : new Error(String(err)));
+  let notify;
+  try {
+    notify = await startPgNotify(url, { onError: report });
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+  try {
+    const secrets = new PgSecrets(db.pool);
+    // Sequential: ensure() of two keys at once would race nothing, but the order keeps ids and logs readable.
+    const adminToken = await secrets.ensure('admin_token', opts.adminToken, () => newToken(16));
+    const registrationToken = await secrets.ensure('registration_token', opts.registrationToken, () => newToken());
+    const traces = new PgTraceStore(db.pool, opts.tracesDir, { fsync: opts.fsync, maxBytes: opts.maxTraceBytes });
+    const builds = new PgBuildsDomain({ pool: db.pool, notify, events: opts.events, traces, artifacts: opts.artifacts });
+    const domain: Domain = {
+      builds,
+      runners: new PgRunnersDomain(db.pool, registrationToken),
+      projects: new PgProjectsDomain(db.pool),
+      users: new PgUsersDomain(db.pool),
+    };
+    // A notification carries ids only (notify-payload.ts): the committed row is read, then emitted.
+    const reemit = (kind: 'build:pending' | 'build:finished') => (change: PgChangeReceived) => {
+      builds.byId(change.buildId).then((b) => {
+        if (b) opts.events.emit(kind, b);
+      }, report);
+    };
+    notify.events.on('build:pending', reemit('build:pending'));
+    notify.events.on('build:finished', reemit('build:finished'));
+    notify.events.on('resync', () => opts.onResync?.());
+    const bridge = notify;
+    return {
+      domain,
+      adminToken,
+      registrationToken,
+      instanceId: bridge.instanceId,
+      async close() {
+        await bridge.close();
+        await db.close();
+      },
+    };
+  } catch (err) {
+    await notify.close();
+    await db.close();
+    throw err;
+  }
+}
