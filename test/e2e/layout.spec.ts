@@ -102,9 +102,10 @@ for (const theme of ['light', 'dark'] as const) {
   for (const [name, size] of [['1024', NARROW], ['2560', WIDE]] as const) {
     test(`screenshot: the dashboard at ${size.width}×${size.height} (${theme})`, async ({ page }, testInfo) => {
       await page.setViewportSize(size);
+      // The theme is in localStorage before the page's scripts run: one load in that theme, not a
+      // load in the default one and a reload.
+      await page.addInitScript((t) => localStorage.setItem('jobscope.theme', t), theme);
       await openSignedIn(page, s);
-      await page.evaluate((t) => localStorage.setItem('jobscope.theme', t), theme);
-      await page.reload();
       await expect(page.locator('html')).toHaveAttribute('data-theme', theme);
       await expect.poll(async () => Number(await page.getByTestId('chart-backlog').getAttribute('data-series-drawn'))).toBeGreaterThanOrEqual(1);
       expect((await headerRow(page)).oneRow).toBe(true);
