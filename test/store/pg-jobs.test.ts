@@ -117,6 +117,12 @@ describe.skipIf(missing)(`PostgreSQL job backend${missing ? ` (skipped: ${missin
     const retries = await b.retries();
     expect(retries.map((j) => j.id)).toEqual(taken.map((j) => j.id));
     expect(retries[0]).toMatchObject({ retry_count: 1, error: 'Error: boom', failed_at: now() });
+    // An error text with a NUL (PostgreSQL's text refuses it) is still written, or the job would stay claimed.
+    const [nul] = await a.push([job('nul', 0)]);
+    await a.fetch(['nul'], 1);
+    await a.kill({ ...nul!, run_at: null, failed_at: now(), error: 'Error: bad name a\u0000b.txt' }, { processed: 0, failed: 0 }, 10);
+    expect((await a.dead(1))[0]).toMatchObject({ id: nul!.id, error: 'Error: bad name a\uFFFDb.txt' });
+    expect(await a.clearDead()).toBe(1);
     expect(await b.queueSize('r')).toBe(0);
     expect(await a.moveDue(now() + 4999)).toBe(0);
     clockMs += 60_000;

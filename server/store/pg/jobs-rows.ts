@@ -44,3 +44,10 @@ export const toJob = (r: PgJobRow): FailedJob => ({
 
 /** The database's clock in epoch ms: what heartbeats expire by, whatever the instances' clocks say. */
 export const DB_NOW_MS = `(extract(epoch FROM clock_timestamp()) * 1000)::bigint`;
+
+/**
+ * A job's error text as PostgreSQL can store it: text refuses NUL (22021), and an error message may
+ * carry one (a file name read from an uploaded archive). Refused, the job's end would never be
+ * written and the job would stay claimed; U+FFFD marks where the NUL was.
+ */
+export const storableError = (error: string | null): string | null => (error === null ? null : error.replace(/\u0000/g, '\uFFFD'));

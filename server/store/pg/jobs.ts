@@ -25,7 +25,7 @@ import type { Pool } from 'pg';
 import type { NewJob, ProcessBeat, RecoveredJobs, SharedJobBackend, SharedQueue, SharedQueueDeletion } from '../../jobs/backend.ts';
 import type { FailedJob, Job, JobCounters } from '../../jobs/types.ts';
 import type { MetricsView } from '../../metrics-api/source.ts';
-import { DB_NOW_MS, JOB_COLUMNS, retryColumn, toJob, type PgJobRow } from './jobs-rows.ts';
+import { DB_NOW_MS, JOB_COLUMNS, retryColumn, storableError, toJob, type PgJobRow } from './jobs-rows.ts';
 import { PgJobReads } from './jobs-reads.ts';
 import { inTransaction } from './jobs-tx.ts';
 import type { Queryable } from './connect.ts';
@@ -176,7 +176,7 @@ export class PgJobBackend implements SharedJobBackend {
       `WITH moved AS (
          UPDATE jobs SET state = 'retry', retry_count = $4, run_at = $5, failed_at = $6, error = $7, claimed_by = NULL, claimed_at = NULL WHERE id = $1
        ), counted AS (${ADD_COUNTERS}) SELECT 1`,
-      [job.id, counters.processed, counters.failed, job.retry_count, job.run_at ?? this.opts.now(), job.failed_at, job.error],
+      [job.id, counters.processed, counters.failed, job.retry_count, job.run_at ?? this.opts.now(), job.failed_at, storableError(job.error)],
     );
   }
 
@@ -187,7 +187,7 @@ export class PgJobBackend implements SharedJobBackend {
         `WITH buried AS (
            UPDATE jobs SET state = 'dead', retry_count = $4, run_at = NULL, failed_at = $5, error = $6, claimed_by = NULL, claimed_at = NULL WHERE id = $1
          ), counted AS (${ADD_COUNTERS}) SELECT 1`,
-        [job.id, counters.processed, counters.failed, job.retry_count, job.failed_at ?? now, job.error],
+        [job.id, counters.processed, counters.failed, job.retry_count, job.failed_at ?? now, storableError(job.error)],
       );
       // A second statement: the trim must see the death just written (a CTE's change is not visible to its siblings).
       await client.query(
