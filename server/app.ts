@@ -6,7 +6,8 @@ import multipart from '@fastify/multipart';
 import type { Config } from './config.ts';
 import { openStore, type Store } from './store/index.ts';
 import { AppEvents, RunnerQueue, type AppContext } from './context.ts';
-import { createDomain } from './domain/index.ts';
+import { createDomain, type Domain } from './domain/index.ts';
+import type { PgDomain } from './store/pg/domain.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { installBodyParsers } from './http/body-parsers.ts';
 import { refuseNonFiniteNumbers } from './http/finite-numbers.ts';
@@ -51,6 +52,14 @@ export interface JobscopeServer {
 /** What a host may swap: tests pass a ManualClock to move the job system's and the metrics' time. */
 export interface ServerDeps {
   clock?: Clock;
+  /**
+   * Internal, for tests (issue 13, not a user-facing flag yet: see store/pg/index.ts): builds,
+   * runners, projects, users, traces' lengths and listings in this PostgreSQL database; the files
+   * stay in the data dir, and the rest (job system, monitor, UI state) on the data dir's SQLite.
+   * Admin API users are not looked up there yet (auth/admin.ts reads the SQLite users): the admin
+   * token works, user tokens do not.
+   */
+  database?: string;
 }
 
 /** SQLite in the data dir, or with --redis the Redis adapter in Sidekiq's layout. */
@@ -62,26 +71,53 @@ async function jobBackendOf(config: Config, store: Store, clock: Clock, kindOf: 
 }
 
 export async function buildServer(config: Config, deps: ServerDeps = {}): Promise<JobscopeServer> {
-  const store = openStore(config);
+  const store = openStore(config, { sweepArtifacts: deps.database === undefined });
+  const events = new AppEvents();
+  const runnerQueue = new RunnerQueue();
+  let pg: PgDomain | undefined;
   try {
-    return await assemble(config, store, deps);
+    if (deps.database !== undefined) {
+      // Loaded only here: a server on SQLite never loads the PostgreSQL modules.
+      const { openPgDomain } = await import('./store/pg/domain.ts');
+      pg = await openPgDomain(deps.database, {
+        events,
+        tracesDir: store.layout.tracesDir,
+        artifacts: store.artifacts,
+        fsync: config.fsync,
+        maxTraceBytes: config.maxTraceBytes,
+        adminToken: config.adminToken,
+        registrationToken: config.registrationToken,
+        // Builds made pending meanwhile on other instances were not heard: no runner may keep a stale last_update.
+        onResync: () => runnerQueue.tick(),
+      });
+      // The tokens every instance shares, from the database's settings table.
+      store.adminToken = pg.adminToken;
+      store.registrationToken = pg.registrationToken;
+    }
+    return await assemble(config, store, deps, { events, runnerQueue, domain: pg?.domain ?? createDomain(store, events), pg });
   } catch (err) {
     // A plugin that fails to register must not leave the data dir locked.
+    await pg?.close().catch(() => undefined);
     store.close();
     throw err;
   }
 }
 
-async function assemble(config: Config, store: Store, deps: ServerDeps): Promise<JobscopeServer> {
+async function assemble(
+  config: Config,
+  store: Store,
+  deps: ServerDeps,
+  parts: { events: AppEvents; runnerQueue: RunnerQueue; domain: Domain; pg: PgDomain | undefined },
+): Promise<JobscopeServer> {
   const clock = deps.clock ?? systemClock;
   const jobs: JobSystem = new JobSystem(config, await jobBackendOf(config, store, clock, (cls) => jobs.kindOfClass(cls)), { clock });
-  const events = new AppEvents();
+  const { events } = parts;
   const ctx: AppContext = {
     config,
     store,
-    domain: createDomain(store, events),
+    domain: parts.domain,
     events,
-    runnerQueue: new RunnerQueue(),
+    runnerQueue: parts.runnerQueue,
     jobs,
     demo: new DemoLoad(jobs, config.demo),
     services: new Services(),
@@ -166,7 +202,11 @@ async function assemble(config: Config, store: Store, deps: ServerDeps): Promise
       try {
         await ctx.services.stopAll();
       } finally {
-        store.close();
+        try {
+          await parts.pg?.close();
+        } finally {
+          store.close();
+        }
       }
     },
   };

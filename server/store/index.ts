@@ -59,7 +59,16 @@ export function databaseOf(store: Store): Db {
   return db;
 }
 
-export function openStore(config: Config): Store {
+export interface OpenStoreOptions {
+  /**
+   * Delete archive files no build row names (a crash between an upload's file and its row). Off
+   * when the builds are in PostgreSQL (app.ts): the rows to check against are there, not in this
+   * file, and another instance may be between its upload's file and its row at this moment.
+   */
+  sweepArtifacts?: boolean;
+}
+
+export function openStore(config: Config, opts: OpenStoreOptions = {}): Store {
   const layout = acquireDataDir(config.dataDir);
   let db: Db;
   try {
@@ -73,7 +82,7 @@ export function openStore(config: Config): Store {
   const secrets = new Secrets(db);
   const builds = new Builds(db);
   const artifacts = new ArtifactStore(layout.artifactsDir, layout.tmpDir, { fsync: config.fsync, maxBytes: config.maxArtifactBytes });
-  artifacts.sweep(builds.artifactKeys());
+  if (opts.sweepArtifacts !== false) artifacts.sweep(builds.artifactKeys());
   const traces = new TraceStore(layout.tracesDir, layout.tmpDir, { fsync: config.fsync, maxBytes: config.maxTraceBytes });
   let closed = false;
   const store: Store = {

@@ -1,0 +1,169 @@
+// Two Jobscope servers on one PostgreSQL database (buildServer's internal `database` option, issue
+// 13): the records live in the database, not the data dir's SQLite; a build is handed out once
+// whichever instance the polls reach; a change made on one instance (a new build, a cancel) is seen
+// on the other through LISTEN/NOTIFY; the trace length in the database is what both check a part
+// against. Each instance has its own data dir (one shared whole needs the per-instance lock of issue
+// 13, not built yet: the SQLite file and pid file are still per folder), with the second one's traces
+// and artifacts folders links to the first one's: the shared folders of a real deployment.
+import fs from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
+import { postgresMissing, usePostgres } from '../helpers/postgres.ts';
+import { createBuild, createProject, registerRunner } from '../helpers/fixtures.ts';
+import { control, makeZip, patchTrace, runnerJson, uploadArtifacts } from '../api/lib.ts';
+import { databaseOf } from '../../server/store/index.ts';
+import type { Build } from '../../server/store/builds.ts';
+
+const cluster = usePostgres();
+
+/** Retries `read` until `ok` holds (a notification crosses instances asynchronously); its last value. */
+async function eventually<T>(read: () => Promise<T>, ok: (v: T) => boolean, tries = 200): Promise<T> {
+  let v = await read();
+  for (let i = 0; i < tries && !ok(v); i++) {
+    await new Promise((r) => setTimeout(r, 25));
+    v = await read();
+  }
+  return v;
+}
+
+describe.skipIf(postgresMissing() !== null)('two instances on one PostgreSQL database', () => {
+  let a: TestServer;
+  let b: TestServer;
+  let sql: pg.Client;
+  const poll = (s: TestServer, token: string, lastUpdate?: string) =>
+    runnerJson(`${s.url}/ci/api/v1/builds/register.json`, 'POST', { token, ...(lastUpdate === undefined ? {} : { last_update: lastUpdate }) });
+
+  beforeAll(async () => {
+    a = await startServer({}, { database: cluster.url });
+    const bDir = tempDir();
+    for (const shared of ['traces', 'artifacts']) fs.symlinkSync(path.join(a.dataDir, shared), path.join(bDir, shared));
+    b = await startServer({ dataDir: bDir }, { database: cluster.url });
+    sql = new pg.Client({ connectionString: cluster.url });
+    await sql.connect();
+  });
+  afterAll(async () => {
+    await sql?.end();
+    // b first: its traces and artifacts folders are links into a's data dir.
+    await b?.close();
+    await a?.close();
+  });
+
+  it('share the tokens and keep builds, runners and projects in the database, not in the data dir', async () => {
+    expect(b.adminToken).toBe(a.adminToken);
+    expect(b.registrationToken).toBe(a.registrationToken);
+    const project = await createProject(a, 'where');
+    const build = await createBuild(a, project.id);
+    const runner = await registerRunner(b);
+    const rows = await sql.query('SELECT (SELECT count(*) FROM builds WHERE id = $1) AS builds, (SELECT count(*) FROM runners WHERE id = $2) AS runners', [build.id, runner.id]);
+    expect(rows.rows[0]).toEqual({ builds: '1', runners: '1' });
+    for (const s of [a, b]) {
+      const db = databaseOf(s.server.ctx.store);
+      expect(db.get('SELECT count(*) AS n FROM builds')).toEqual({ n: 0 });
+      expect(db.get('SELECT count(*) AS n FROM runners')).toEqual({ n: 0 });
+    }
+    // The other instance reads it back through its own domain.
+    expect((await control(b, `/builds/${build.id}`)).body.name).toBe(build.name);
+  });
+
+  it('hand each build out once, whichever instance each poll reaches', async () => {
+    const project = await createProject(a, 'once');
+    const ids = (await control(a, `/projects/${project.id}/builds`, { method: 'POST', json: { count: 30 } })).body.ids as number[];
+    const runners = await Promise.all(Array.from({ length: 6 }, () => registerRunner(a, project.runners_token)));
+    const taken: number[] = [];
+    // Every runner polls both instances at once until a round hands out nothing.
+    for (;;) {
+      const answers = await Promise.all(runners.flatMap((r) => [poll(a, r.token), poll(b, r.token)]));
+      const got = answers.filter((x) => x.status === 201).map((x) => x.json.id as number);
+      for (const x of answers) expect([201, 204]).toContain(x.status);
+      if (!got.length) break;
+      taken.push(...got);
+    }
+    expect(new Set(taken).size).toBe(taken.length);
+    expect([...taken].sort((x, y) => x - y)).toEqual([...ids].sort((x, y) => x - y));
+  });
+
+  it('a build created on one instance ticks the other instance’s X-GitLab-Last-Update', async () => {
+    const project = await createProject(a, 'tick');
+    const runner = await registerRunner(b, project.runners_token);
+    const first = await poll(b, runner.token);
+    expect(first.status).toBe(204);
+    const seen = String(first.headers['x-gitlab-last-update']);
+    // Nothing changed: the same value, and the runner is not handed anything.
+    expect((await poll(b, runner.token, seen)).headers['x-gitlab-last-update']).toBe(seen);
+    const build = await createBuild(a, project.id);
+    const next = await eventually(
+      () => poll(b, runner.token, seen),
+      (r) => r.status === 201,
+    );
+    expect(next.status).toBe(201);
+    expect(next.json.id).toBe(build.id);
+  });
+
+  it('a cancel on one instance: the other’s events hear it, and its trace PATCH answers Build-Status: canceled', async () => {
+    const project = await createProject(a, 'cancel');
+    const runner = await registerRunner(a, project.runners_token);
+    await createBuild(a, project.id);
+    const taken = await poll(a, runner.token);
+    expect(taken.status).toBe(201);
+    const id = taken.json.id as number;
+    const heard: Build[] = [];
+    b.server.ctx.events.on('build:finished', (x) => heard.push(x));
+    const part = await patchTrace(b, id, { token: taken.json.token as string, range: '0-4', body: 'hello' });
+    expect(part.status).toBe(202);
+    expect(part.headers['build-status']).toBe('running');
+    expect((await control(a, `/builds/${id}/cancel`, { method: 'POST' })).status).toBe(200);
+    const after = await patchTrace(b, id, { token: taken.json.token as string, range: '5-10', body: ' world' });
+    expect(after.status).toBe(202);
+    expect(after.headers['build-status']).toBe('canceled');
+    await eventually(
+      async () => heard.length,
+      (n) => n > 0,
+    );
+    expect(heard.map((x) => [x.id, x.status])).toEqual([[id, 'canceled']]);
+    // The runner's PUT to either instance: the build is no longer running, 404 as GitLab answers.
+    const put = await runnerJson(`${a.url}/ci/api/v1/builds/${id}.json`, 'PUT', { token: runner.token, state: 'success' });
+    expect(put.status).toBe(404);
+  });
+
+  it('a part is checked against the length in the database, whichever instance took the one before', async () => {
+    const project = await createProject(a, 'trace');
+    const runner = await registerRunner(a, project.runners_token);
+    await createBuild(a, project.id);
+    const taken = await poll(a, runner.token);
+    const id = taken.json.id as number;
+    const token = taken.json.token as string;
+    expect((await patchTrace(a, id, { token, range: '0-5', body: 'first ' })).status).toBe(202);
+    // The same part again, at the other instance: its offset is no longer the length.
+    const again = await patchTrace(b, id, { token, range: '0-5', body: 'first ' });
+    expect(again.status).toBe(416);
+    expect(again.headers.range).toBe('0-6');
+    const next = await patchTrace(b, id, { token, range: '6-11', body: 'second' });
+    expect(next.status).toBe(202);
+    expect(next.headers.range).toBe('0-12');
+    const { rows } = await sql.query('SELECT length FROM build_traces WHERE build_id = $1', [id]);
+    expect(rows[0].length).toBe('12');
+    // Both instances read the whole trace, byte for byte.
+    for (const s of [a, b]) expect((await control(s, `/builds/${id}/trace`)).raw.toString()).toBe('first second');
+  });
+
+  it('an archive uploaded through one instance is listed and downloaded through the other', async () => {
+    const project = await createProject(a, 'archive');
+    const runner = await registerRunner(a, project.runners_token);
+    await createBuild(a, project.id);
+    const taken = await poll(a, runner.token);
+    const id = taken.json.id as number;
+    const zip = await makeZip({ 'out/report.txt': 'report' });
+    const up = await uploadArtifacts(a, id, taken.json.token as string, zip);
+    expect(up.status).toBe(201);
+    const listed = await eventually(
+      () => control(b, `/builds/${id}`),
+      (r) => Array.isArray(r.body.artifacts?.files),
+    );
+    expect(listed.body.artifacts.files).toEqual([{ name: 'out/report.txt', size: 6 }]);
+    const down = await control(b, `/builds/${id}/artifacts`);
+    expect(down.status).toBe(200);
+    expect(Buffer.compare(down.raw, zip)).toBe(0);
+  });
+});
