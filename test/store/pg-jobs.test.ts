@@ -9,6 +9,7 @@
 //   expires, and its jobs run next; a live process's claims are never taken; leave() frees its own;
 // - views: queues in byte order with sizes, oldest enqueue time and the other processes serving
 //   them, a queue's page in fetch order, one consistent read for the metrics.
+import type { Pool } from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { postgresMissing, usePostgres } from '../helpers/postgres.ts';
 import { openPgDatabase, type PgDatabase } from '../../server/store/pg/index.ts';
@@ -236,6 +237,12 @@ describe.skipIf(missing)(`PostgreSQL job backend${missing ? ` (skipped: ${missin
     const third = backend(db!, { identity: 'third' });
     expect(await third.recoverOrphans()).toBe(0);
     expect(await survivor.recoverOrphans()).toBe(0);
+  });
+
+  it('beats as Sidekiq (every 5 s, or TTL/3 when shorter) unless told, never less often than TTL/3', () => {
+    // The constructor queries nothing: no database needed.
+    const every = (o: { processTtlMs?: number; beatEveryMs?: number }) => new PgJobBackend({ pool: {} as Pool, now, ...o }).beatEveryMs;
+    expect([every({}), every({ processTtlMs: 3000 }), every({ beatEveryMs: 100 }), every({ processTtlMs: 3000, beatEveryMs: 5000 })]).toEqual([5000, 1000, 100, 1000]);
   });
 
   it('a process that claims before its first beat is alive for its TTL, not an orphan', async () => {

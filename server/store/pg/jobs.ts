@@ -38,6 +38,9 @@ export interface PgJobBackendOptions {
   now: () => number;
   /** A process silent this long is dead and its jobs run again elsewhere (Sidekiq: 60 s). */
   processTtlMs?: number;
+  /** Heartbeat period, ms; 0 or absent = Sidekiq's (5 s, or TTL/3 if shorter). Capped at TTL/3 so a
+   *  live process's row never expires between two beats (as the Redis adapter's). */
+  beatEveryMs?: number;
   /** Most queues one read lists (as --sidekiq-max-queues bounds the Redis reads). */
   maxQueuesRead?: number;
   /** Told apart in job_processes; default host:pid:random, as the Redis adapter's. */
@@ -67,7 +70,8 @@ export class PgJobBackend implements SharedJobBackend {
     this.pool = opts.pool;
     this.ttlMs = opts.processTtlMs ?? 60_000;
     // As Sidekiq: a beat every 5 s, or three per TTL when the TTL is short.
-    this.beatEveryMs = Math.max(1, Math.min(5000, Math.floor(this.ttlMs / 3)));
+    const most = Math.max(1, Math.floor(this.ttlMs / 3));
+    this.beatEveryMs = opts.beatEveryMs ? Math.min(opts.beatEveryMs, most) : Math.min(5000, most);
     this.identity = opts.identity ?? `${os.hostname()}:${process.pid}:${crypto.randomBytes(6).toString('hex')}`;
     this.reads = new PgJobReads(this.pool, { self: this.identity, maxQueues: opts.maxQueuesRead ?? 10_000 });
   }
