@@ -19,6 +19,7 @@ import { openPgDatabase, type PgDatabase } from '../../server/store/pg/index.ts'
 import { PgConnections } from '../../server/store/pg/monitor-connections.ts';
 import { PgAlerts } from '../../server/store/pg/monitor-alerts.ts';
 import { PgMonitorHistory } from '../../server/store/pg/monitor-history.ts';
+import { pgMonitorStore } from '../../server/store/pg/monitor-store.ts';
 
 const missing = postgresMissing();
 const pg = usePostgres();
@@ -190,6 +191,62 @@ describe.skipIf(missing)(`PostgreSQL monitor connections, alerts and history${mi
       expect(await alerts.since(id - 1, 1)).toMatchObject([{ queue: 'q\uFFFD' }]);
     } finally {
       await pgdb.close();
+    }
+  });
+
+  it('tx(): the writes of a sample commit together, and a throw inside rolls all of them back', async () => {
+    const pgdb = await openPgDatabase(await pg.createDatabase(`mo${++dbCount}`), { max: 2 });
+    try {
+      const store = pgMonitorStore(pgdb.pool);
+      await store.connections.ensureEmbedded('embedded', 5, T0);
+      const record = (t: number) => async (r: Parameters<Parameters<typeof store.tx>[0]>[0]) => {
+        await r.history.setQueueName('embedded', 0, 'default');
+        await r.history.putSample('embedded', { tier: 0, t, error: null, data: new Uint8Array([1]) });
+        await r.alerts.add({ connectionId: 'embedded', kind: 'backlog', queue: 'default', value: 5, threshold: 1, at: t });
+        await r.connections.setHealth('embedded', t, null, '{"queues":{}}');
+      };
+      await expect(
+        store.tx(async (r) => {
+          await record(T0)(r);
+          throw new Error('the sample failed half way');
+        }),
+      ).rejects.toThrow('half way');
+      expect(await store.history.samples('embedded')).toEqual([]);
+      expect(await store.history.queueNames('embedded')).toEqual([]);
+      expect(await store.alerts.since(0, -1)).toEqual([]);
+      expect(await store.connections.lastSample('embedded')).toBeUndefined();
+      await store.tx(record(T0 + 1000));
+      expect((await store.history.samples('embedded')).map((r) => r.t)).toEqual([T0 + 1000]);
+      expect(await store.history.queueNames('embedded')).toEqual([{ idx: 0, name: 'default' }]);
+      expect((await store.alerts.since(0, -1)).length).toBe(1);
+      expect(await store.connections.lastSample('embedded')).toEqual({ at: T0 + 1000, json: '{"queues":{}}' });
+    } finally {
+      await pgdb.close();
+    }
+  });
+
+  it('connections with the same creation time are listed in id byte order, as on SQLite, also in a database whose collation sorts linguistically', async () => {
+    // ICU's en-US puts a1 < b-remote < B-remote < é-conn < z9; bytes put B-remote < a1 < b-remote < z9 < é-conn.
+    pg.psql(`CREATE DATABASE mo_icu TEMPLATE template0 ENCODING 'UTF8' LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'`);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-pgmon-'));
+    const sqlite = new Db(path.join(dir, 'jobscope.db'), { fsync: false });
+    const pgdb = await openPgDatabase(pg.urlFor('mo_icu'), { max: 1 });
+    try {
+      expect(pg.psql(`SELECT string_agg(x, ' ' ORDER BY x) FROM unnest(ARRAY['a1', 'B-remote', 'b-remote']) x`, 'mo_icu').trim()).toBe('a1 b-remote B-remote');
+      const a = sqliteMonitorStore(sqlite).connections;
+      const b = new PgConnections(pgdb.pool);
+      for (const c of [a, b]) {
+        for (const id of ['z9', 'é-conn', 'b-remote', 'B-remote', 'a1']) {
+          await c.create(id, { name: id, baseUrl: 'https://x.invalid', token: 't', apiVersion: 'v4', segment: 'sidekiq', intervalS: 5, enabled: true }, T0);
+        }
+      }
+      const ids = (list: { id: string }[]) => list.map((c) => c.id);
+      expect(ids(a.list())).toEqual(['B-remote', 'a1', 'b-remote', 'z9', 'é-conn']);
+      expect(ids(await b.list())).toEqual(ids(a.list()));
+    } finally {
+      sqlite.close();
+      await pgdb.close();
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -11,3 +11,4 @@ export { PgConnections, type ConnectionsRepoAsync } from './monitor-connections.
 export { PgAlerts, AlertConnectionMissingError, type AlertsRepoAsync } from './monitor-alerts.ts';
 export { PgMonitorHistory, type MonitorHistoryRepoAsync } from './monitor-history.ts';
 export { pgText } from './text.ts';
+export { pgMonitorStore, type PgMonitorStore, type PgMonitorRepos } from './monitor-store.ts';
