@@ -25,3 +25,8 @@ export function isPromise<T>(v: MaybePromise<T>): v is Promise<T> {
 export function andThen<T, U>(v: MaybePromise<T>, fn: (value: T) => MaybePromise<U>): MaybePromise<U> {
   return isPromise(v) ? v.then(fn) : fn(v);
 }
+
+/** The values, at once when none is a promise (as Promise.all, without its promise when nothing waits). */
+export function allOf<T>(values: MaybePromise<T>[]): MaybePromise<T[]> {
+  return values.some(isPromise) ? Promise.all(values) : (values as T[]);
+}

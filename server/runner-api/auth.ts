@@ -11,11 +11,13 @@ import type { Params } from '../http/params.ts';
 import { andThen, type MaybePromise } from '../domain/maybe-promise.ts';
 
 /** GitLab's `authenticate_runner!`: a missing or unknown token is 403, not 400. */
-export async function authenticateRunner(ctx: AppContext, params: Params): Promise<Runner> {
+export function authenticateRunner(ctx: AppContext, params: Params): MaybePromise<Runner> {
   const token = asToken(params.token);
-  const runner = token ? await ctx.domain.runners.byToken(token) : undefined;
-  if (!runner) throw forbidden();
-  return runner;
+  if (!token) throw forbidden();
+  return andThen(ctx.domain.runners.byToken(token), (runner) => {
+    if (!runner) throw forbidden();
+    return runner;
+  });
 }
 
 export function buildTokenOf(request: FastifyRequest, params: Params): string | undefined {

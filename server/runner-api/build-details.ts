@@ -4,6 +4,7 @@ import type { AppContext } from '../context.ts';
 import type { Build, Variable } from '../store/builds.ts';
 import type { Project } from '../store/projects.ts';
 import { isoTime } from '../store/row-values.ts';
+import { allOf, andThen, type MaybePromise } from '../domain/maybe-promise.ts';
 
 export const GITLAB_VERSION = '8.17.0';
 export const GITLAB_REVISION = 'jobscope';
@@ -57,11 +58,22 @@ export function repoUrlOf(build: Build, project: Project | undefined, host: stri
   return `http://gitlab-ci-token:${build.token}@${host}/jobscope/${slug}.git`;
 }
 
-/** `project`: the build's project when the caller has just read it (a dispatch batch reads each once). */
-export async function buildDetails(ctx: AppContext, build: Build, host: string, known?: { project: Project | undefined }) {
+/**
+ * `project`: the build's project when the caller has just read it (a dispatch batch reads each once).
+ * At once on SQLite (no promise on the dispatch path), a promise on PostgreSQL.
+ */
+export function buildDetails(ctx: AppContext, build: Build, host: string, known?: { project: Project | undefined }): MaybePromise<BuildDetails> {
   const { builds, projects } = ctx.domain;
-  const project = known ? known.project : await projects.byId(build.project_id);
-  const deps = await Promise.all((await builds.byIds(build.depends_on)).map(async (d) => buildEntity(d, await projects.byId(d.project_id))));
+  return andThen(known ? known.project : projects.byId(build.project_id), (project) =>
+    andThen(builds.byIds(build.depends_on), (deps) =>
+      andThen(allOf(deps.map((d) => andThen(projects.byId(d.project_id), (p) => buildEntity(d, p)))), (depEntities) => details(build, project, depEntities, host)),
+    ),
+  );
+}
+
+export type BuildDetails = ReturnType<typeof details>;
+
+function details(build: Build, project: Project | undefined, deps: ReturnType<typeof buildEntity>[], host: string) {
   return {
     ...buildEntity(build, project),
     commands: build.commands,
