@@ -340,6 +340,8 @@ export class PgJobBackend implements SharedJobBackend {
   }
 
   async servedQueues(): Promise<string[]> {
+    // Read by the job system's beat, which may still be under way when it stops (and its pool ends).
+    if (this.left) return [];
     return (await this.pool.query<{ name: string }>('SELECT name FROM job_queues ORDER BY name COLLATE "C"')).rows.map((r) => r.name);
   }
 
