@@ -68,10 +68,10 @@ describe('serve --redis: the job system in Sidekiq’s layout', () => {
     await waitFor('6 processed, 3 failed', async () => {
       const v = await sidekiqView(redis.url);
       return v.stats.processed === 7 && v.stats.failed === 3 && v.dead_size === 2 && v.retry_size === 1;
-    }, 20_000, 200);
+    }, 20_000, 50);
     // Two long jobs fill both slots, three wait: a stable moment to compare.
     await postJobs(s.url, s.adminToken, { queue: 'slow', count: 5, duration_ms: 60_000 });
-    await waitFor('both slots busy', async () => (await sidekiqView(redis.url)).processes[0]?.busy === 2, 10_000, 100);
+    await waitFor('both slots busy', async () => (await sidekiqView(redis.url)).processes[0]?.busy === 2, 10_000, 50);
 
     const t0 = Date.now() / 1000;
     const mine = await compound(s);
@@ -109,19 +109,19 @@ describe('serve --redis: the job system in Sidekiq’s layout', () => {
   it('a job pushed by Sidekiq::Client runs in Jobscope; a failing one retries with Sidekiq’s backoff and ends in the dead set', async () => {
     const s = await start();
     await postJobs(s.url, s.adminToken, { queue: 'from-ruby', count: 1 }); // Jobscope serves the queue from now on
-    await waitFor('the first job done', async () => (await sidekiqView(redis.url)).stats.processed === 1, 10_000, 100);
+    await waitFor('the first job done', async () => (await sidekiqView(redis.url)).stats.processed === 1, 10_000, 50);
     await sidekiqRuby(redis.url, 'Sidekiq::Client.push("class" => "SyntheticJob", "queue" => "from-ruby", "args" => [{"duration_ms" => 0}])');
     await waitFor('the pushed job processed', async () => {
       const v = await sidekiqView(redis.url);
       return v.stats.processed === 2 && v.queues.find((q) => q.name === 'from-ruby')?.size === 0;
-    }, 10_000, 100);
+    }, 10_000, 50);
 
     const before = Date.now() / 1000;
     await sidekiqRuby(redis.url, 'Sidekiq::Client.push("class" => "SyntheticJob", "queue" => "from-ruby", "args" => [{"fail" => true}], "retry" => 1)');
     const retry = await waitFor('the failing job in the retry set', async () => {
       const out = await sidekiqRuby(redis.url, 'e = Sidekiq::RetrySet.new.first; puts(e ? JSON.generate(e.item.merge("at" => e.at.to_f)) : "")');
       return out.trim() ? (JSON.parse(out) as Record<string, unknown>) : undefined;
-    }, 10_000, 150);
+    }, 10_000, 50);
     expect(retry).toMatchObject({ class: 'SyntheticJob', queue: 'from-ruby', retry: 1, retry_count: 0, error_class: 'Error', error_message: 'SyntheticJob failed on purpose (fail: true)' });
     // Sidekiq's delay_for with count 0: 0**4 + 15 + rand(10) * 1 seconds after the failure.
     const delay = (retry.at as number) - (retry.failed_at as number);
@@ -134,7 +134,7 @@ describe('serve --redis: the job system in Sidekiq’s layout', () => {
     const dead = await waitFor('the job in Sidekiq’s dead set', async () => {
       const out = await sidekiqRuby(redis.url, 'e = Sidekiq::DeadSet.new.first; puts(e ? JSON.generate(e.item) : "")');
       return out.trim() ? (JSON.parse(out) as Record<string, unknown>) : undefined;
-    }, 10_000, 150);
+    }, 10_000, 50);
     expect(dead).toMatchObject({ class: 'SyntheticJob', jid: retry.jid, retry_count: 1, error_class: 'Error', failed_at: retry.failed_at });
     expect(typeof dead.retried_at).toBe('number');
     const v = await sidekiqView(redis.url);
@@ -146,7 +146,7 @@ describe('serve --redis: the job system in Sidekiq’s layout', () => {
     const s = await start({ jobConcurrency: 1, queueForgetIdleMinutes: 1 });
     await postJobs(s.url, s.adminToken, { queue: 'busy-slot', count: 1, duration_ms: 60_000 });
     await postJobs(s.url, s.adminToken, { queue: 'waiting', count: 2 });
-    await waitFor('the slot busy', async () => (await sidekiqView(redis.url)).processes[0]?.busy === 1, 10_000, 100);
+    await waitFor('the slot busy', async () => (await sidekiqView(redis.url)).processes[0]?.busy === 1, 10_000, 50);
     expect(s.server.ctx.jobs.forgetIdleQueues(Date.now() + 365 * 24 * 3_600_000)).toEqual([]);
     const v = await sidekiqView(redis.url);
     expect(v.queues.find((q) => q.name === 'waiting')?.size).toBe(2);
@@ -155,7 +155,7 @@ describe('serve --redis: the job system in Sidekiq’s layout', () => {
   it('two servers on one Redis each list their process and run every job once', async () => {
     const a = await start({ jobConcurrency: 3 });
     const b = await start({ jobConcurrency: 3 });
-    await waitFor('two processes', async () => (await sidekiqView(redis.url)).processes.length === 2, 10_000, 100);
+    await waitFor('two processes', async () => (await sidekiqView(redis.url)).processes.length === 2, 10_000, 50);
     const procs = (await sidekiqView(redis.url)).processes;
     expect(new Set(procs.map((p) => p.identity)).size).toBe(2);
     expect((await compound(a)).processes).toHaveLength(2);
@@ -167,7 +167,7 @@ describe('serve --redis: the job system in Sidekiq’s layout', () => {
     await waitFor('200 processed', async () => {
       const v = await sidekiqView(redis.url);
       return v.stats.processed >= 200 && v.stats.enqueued === 0 && v.processes.every((p) => p.busy === 0) ? v : undefined;
-    }, 30_000, 200);
+    }, 30_000, 50);
     // A job run twice would count twice; give a straggler time to show up.
     await new Promise((r) => setTimeout(r, 500));
     expect((await sidekiqView(redis.url)).stats.processed).toBe(200);
@@ -181,7 +181,7 @@ describe('serve --redis: the job system in Sidekiq’s layout', () => {
     try {
       const r = await http(`${child.url}/api/v3/sim/jobs`, { json: { queue: 'precious', count: 1, duration_ms: 4000 }, token: 'kill-test-token-0123456789' });
       expect(r.status).toBe(202);
-      await waitFor('the job running in the child', async () => (await sidekiqView(redis.url)).processes[0]?.busy === 1, 10_000, 100);
+      await waitFor('the job running in the child', async () => (await sidekiqView(redis.url)).processes[0]?.busy === 1, 10_000, 50);
       child.proc.kill('SIGKILL');
       await child.exited;
     } finally {
@@ -194,7 +194,7 @@ describe('serve --redis: the job system in Sidekiq’s layout', () => {
     await waitFor('the job run again to its end by the new server', async () => {
       const v = await sidekiqView(redis.url);
       return v.stats.processed === 1 && v.stats.enqueued === 0 && v.processes.length === 1 && v.processes[0]!.pid === process.pid;
-    }, 30_000, 200);
+    }, 30_000, 50);
     const working = await sidekiqRuby(redis.url, 'puts Sidekiq.redis { |c| c.keys("working:*").sum { |k| c.llen(k) } }');
     expect(Number(working)).toBe(0);
     expect((await sidekiqView(redis.url)).stats).toMatchObject({ processed: 1, failed: 0 });

@@ -78,7 +78,7 @@ describe('serve --redis: the control API’s queue views are Sidekiq’s', () =>
   it('a Jobscope queue: backlog in POST /jobs’ answer, size, latency and next jobs in the order they run, paged, as Sidekiq’s API says', async () => {
     const s = await start({ jobConcurrency: 1 });
     await postJobs(s.url, s.adminToken, { queue: 'blocker', duration_ms: 60_000 }); // the only slot is busy from now on
-    await waitFor('the slot busy', async () => (await sidekiqView(redis.url)).processes[0]?.busy === 1, 15_000, 100);
+    await waitFor('the slot busy', async () => (await sidekiqView(redis.url)).processes[0]?.busy === 1, 15_000, 50);
 
     expect((await postJobs(s.url, s.adminToken, { queue: 'reports', class: 'ReportJob', count: 3, duration_ms: 5 })).backlog).toBe(3);
     await oldJob('reports', 'OldJob', 120, { n: 0 });
@@ -120,10 +120,10 @@ describe('serve --redis: the control API’s queue views are Sidekiq’s', () =>
   it('a queue only a real Sidekiq serves is listed with its size, latency and process; its jobs are paged as they will run; Jobscope takes none', async () => {
     const s = await start();
     app = startSidekiqApp(redis.url, ['-q', 'app-mail', '-c', '1', '-g', 'app']);
-    await waitFor('the Sidekiq app listed', async () => (await sidekiqView(redis.url)).processes.some((p) => p.tag === 'app'), 30_000, 200);
+    await waitFor('the Sidekiq app listed', async () => (await sidekiqView(redis.url)).processes.some((p) => p.tag === 'app'), 30_000, 50);
     // Its one thread sleeps in a job from now on, so it fetches nothing more: the jobs below wait.
     await sidekiqRuby(redis.url, 'Sidekiq::Client.push("class" => "SleepJob", "queue" => "app-mail", "args" => [600])');
-    await waitFor('the Sidekiq app running its SleepJob', async () => (await sidekiqQueue('app-mail')).size === 0, 30_000, 100);
+    await waitFor('the Sidekiq app running its SleepJob', async () => (await sidekiqQueue('app-mail')).size === 0, 30_000, 50);
     await oldJob('app-mail', 'NoopJob', 300, { n: 0 });
     await sidekiqRuby(redis.url, 'Sidekiq::Client.push_bulk("class" => "NoopJob", "queue" => "app-mail", "args" => (1..4).map { |i| [{ "n" => i }] })');
 
@@ -155,7 +155,7 @@ describe('serve --redis: the control API’s queue views are Sidekiq’s', () =>
   it('deleting on Redis: a Jobscope queue goes with its waiting jobs; a Sidekiq app’s queue only when empty; built-in 409, unknown 404', async () => {
     const s = await start({ jobConcurrency: 1 });
     await postJobs(s.url, s.adminToken, { queue: 'doomed', count: 4, duration_ms: 60_000 });
-    await waitFor('one running, three waiting', async () => (await sidekiqQueue('doomed')).size === 3, 15_000, 100);
+    await waitFor('one running, three waiting', async () => (await sidekiqQueue('doomed')).size === 3, 15_000, 50);
     await sidekiqRuby(
       redis.url,
       `Sidekiq::Client.push_bulk("class" => "MailJob", "queue" => "app-mail", "args" => [[1], [2]])

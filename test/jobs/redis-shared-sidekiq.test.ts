@@ -83,7 +83,7 @@ describe('Sidekiq’s Busy view of a Jobscope process (<identity>:workers)', () 
     const v = await waitFor('Sidekiq::Workers to list the job', async () => {
       const o = await sidekiqView(redis.url);
       return o.workers.length > 0 ? o : undefined;
-    }, 20_000, 200);
+    }, 20_000, 50);
     const seenBy = Date.now() / 1000;
     expect(v.processes).toHaveLength(1);
     const identity = v.processes[0]!.identity;
@@ -111,11 +111,11 @@ describe('Sidekiq’s Busy view of a Jobscope process (<identity>:workers)', () 
     await waitFor('the job gone from Sidekiq::Workers, busy 0', async () => {
       const o = await sidekiqView(redis.url);
       return o.workers.length === 0 && o.processes[0]?.busy === 0 && o.stats.processed === 1;
-    }, 20_000, 200);
+    }, 20_000, 50);
 
     // Another job in flight when the server stops: leave() removes the hash at once, not at its TTL.
     await s.server.ctx.jobs.enqueue('gate', { n: 2 });
-    await waitFor('the second job listed', async () => (await sidekiqView(redis.url)).workers.length === 1, 20_000, 200);
+    await waitFor('the second job listed', async () => (await sidekiqView(redis.url)).workers.length === 1, 20_000, 50);
     expect(await raw.exists(workersKey)).toBe(1);
     await servers.pop()!.close();
     expect(await raw.exists(workersKey)).toBe(0);
@@ -174,7 +174,7 @@ describe('the metrics API over a Redis shared with a running Sidekiq', () => {
     // Jobscope's side: 2 done, 1 dead, then one long job busy and two waiting behind it.
     await postJobs(s.url, s.adminToken, { queue: 'js_quick', count: 2 });
     await postJobs(s.url, s.adminToken, { queue: 'js_doomed', count: 1, fail: true, retry: 0 });
-    await waitFor('Jobscope’s first jobs done', async () => (await sidekiqView(redis.url)).dead_size === 1 && (await raw.get('stat:processed')) === '3', 20_000, 100);
+    await waitFor('Jobscope’s first jobs done', async () => (await sidekiqView(redis.url)).dead_size === 1 && (await raw.get('stat:processed')) === '3', 20_000, 50);
     await postJobs(s.url, s.adminToken, { queue: 'js_slow', count: 3, duration_ms: 600_000 });
 
     // The Sidekiq app's side, in queues Jobscope does not serve: in rb_work 2 done, 1 dead, one
@@ -199,7 +199,7 @@ describe('the metrics API over a Redis shared with a running Sidekiq', () => {
       const size = (name: string) => o.queues.find((q) => q.name === name)?.size;
       return o.processes.length === 2 && rb?.busy === 1 && js?.busy === 1 && size('rb_work') === 2 && size('js_slow') === 2 && o.stats.processed === 7 && o.stats.failed === 2;
     };
-    await waitFor('both processes busy, Sidekiq’s counts flushed', async () => settled(await sidekiqView(redis.url)), 60_000, 250);
+    await waitFor('both processes busy, Sidekiq’s counts flushed', async () => settled(await sidekiqView(redis.url)), 60_000, 50);
 
     const t0 = Date.now() / 1000;
     const compound = (await metrics(s.url, s.adminToken, 'compound_metrics', '/api/v3/sidekiq')) as CompoundMetrics;
