@@ -4,6 +4,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { CompoundMetrics } from './metrics.ts';
 import { SidekiqExtras } from './sidekiq.ts';
+import { NO_NUL } from './text.ts';
 
 export const ApiVersion = Type.Union([Type.Literal('v3'), Type.Literal('v4')]);
 
@@ -26,9 +27,9 @@ export const ConnectionView = Type.Object({
 export type ConnectionView = Static<typeof ConnectionView>;
 
 export const NewConnection = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 100 }),
-  base_url: Type.String({ minLength: 1, maxLength: 2048, description: 'e.g. https://gitlab.example.com' }),
-  private_token: Type.String({ minLength: 1, maxLength: 512 }),
+  name: Type.String({ minLength: 1, maxLength: 100, pattern: NO_NUL }),
+  base_url: Type.String({ minLength: 1, maxLength: 2048, pattern: NO_NUL, description: 'e.g. https://gitlab.example.com' }),
+  private_token: Type.String({ minLength: 1, maxLength: 512, pattern: NO_NUL }),
   api_version: Type.Optional(ApiVersion),
   segment: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' })),
   interval_s: Type.Optional(Type.Integer({ minimum: 2, maximum: 60 })),

@@ -2,6 +2,7 @@
 // What the app API takes to add one, what its `current` adds to compound_metrics (what GitLab's
 // endpoint hides), and the paged peeks into a queue and the retry and dead sets.
 import { Type, type Static } from '@sinclair/typebox';
+import { NO_NUL } from './text.ts';
 
 export const SidekiqNamespace = Type.String({
   pattern: '^[A-Za-z0-9_.:-]{1,64}$',
@@ -10,13 +11,13 @@ export const SidekiqNamespace = Type.String({
 
 /** The fields of a sidekiq connection; the password goes in, never out. */
 export const SidekiqFields = Type.Object({
-  redis_url: Type.String({ minLength: 1, maxLength: 2048, description: 'redis://[user[:password]@]host[:port][/db] or rediss:// (TLS)' }),
-  password: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'the Redis password (AUTH); or put it in redis_url. Never answered back' })),
+  redis_url: Type.String({ minLength: 1, maxLength: 2048, pattern: NO_NUL, description: 'redis://[user[:password]@]host[:port][/db] or rediss:// (TLS)' }),
+  password: Type.Optional(Type.String({ minLength: 1, maxLength: 512, pattern: NO_NUL, description: 'the Redis password (AUTH); or put it in redis_url. Never answered back' })),
   namespace: Type.Optional(SidekiqNamespace),
 });
 
 export const NewSidekiqConnection = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 100 }),
+  name: Type.String({ minLength: 1, maxLength: 100, pattern: NO_NUL }),
   kind: Type.Literal('sidekiq'),
   ...SidekiqFields.properties,
   interval_s: Type.Optional(Type.Integer({ minimum: 2, maximum: 60 })),
