@@ -34,7 +34,10 @@ export async function bundleHost(entry: string, outfile: string, opts: { sourcem
   const common = { bundle: true, platform: 'node', target: 'node22', format: 'esm', logLevel: 'warning', absWorkingDir: root, sourcemap: opts.sourcemap ?? false } as const;
   const outDir = path.dirname(path.resolve(root, outfile));
   await build({ ...common, entryPoints: [TUNING_SOURCE], outfile: path.join(outDir, TUNING_FILE) });
-  await build({ ...common, entryPoints: [entry], outfile, packages: 'external', plugins: [tuningBeside] });
+  // Also as a banner, the file's first line: esbuild hoists the imports of modules the entry loads
+  // lazily (an `await import()` of our own code becomes a wrapper inside the bundle) above the
+  // entry's own, so the entry's import of the tuning alone could come after them.
+  await build({ ...common, entryPoints: [entry], outfile, packages: 'external', plugins: [tuningBeside], banner: { js: `import "./${TUNING_FILE}";` } });
   // Built without the tuning first the app would still run, only heavier: fail the build instead.
   const imports = [...fs.readFileSync(path.resolve(root, outfile), 'utf8').matchAll(/^import\s(?:[^;]*?\sfrom\s)?"([^"]+)";$/gm)].map((m) => m[1]);
   const before = imports.slice(0, imports.indexOf(`./${TUNING_FILE}`)).filter((m) => m !== 'electron');

@@ -1,0 +1,140 @@
+// Benchmark: server start-up. How much CPU and wall time a `jobscope serve` child spends from spawn
+// to its "listening" line, its RSS a moment later, and what its first requests cost: the first
+// runner API answer (every test's and runner's first call) and the first OpenAPI document, which
+// loads the docs packages on demand. Run as tests and the packaged app run it: the esbuild bundle of
+// server/cli.ts (scripts/build-bundle.ts) on plain node. The reference is a bare node:http server
+// started the same way: what a node process costs before any of ours runs.
+//   node --import tsx bench/startup.ts [--rounds N] [--bundle A.mjs [--bundle B.mjs]]
+// With two --bundle paths the rounds alternate A, B, A, B…, so both see the same load (a before and
+// an after built from two checkouts, compared back to back).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync, spawn } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
+import { log, REPO, round, rssOf, send, type BenchResult } from './lib/harness.ts';
+
+const TICK_MS = 1000 / 100; // /proc/<pid>/stat counts CPU in USER_HZ ticks, 100 per second on Linux
+
+/** User + system CPU of a process so far, in ms. */
+function cpuMsOf(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The command name may hold spaces: fields are counted after its closing parenthesis.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+}
+
+export interface StartSample {
+  readyMs: number;
+  readyCpuMs: number;
+  idleRss: number;
+  firstApiMs: number;
+  firstApiCpuMs: number;
+  firstDocsMs: number;
+  firstDocsCpuMs: number;
+}
+
+async function startOnce(args: string[], ready: RegExp, settleMs: number, requests: boolean): Promise<StartSample> {
+  const t0 = performance.now();
+  const proc = spawn(process.execPath, args, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  proc.stderr!.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
+  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  try {
+    const { url, readyMs, readyCpuMs } = await new Promise<{ url: string; readyMs: number; readyCpuMs: number }>((resolve, reject) => {
+      let out = '';
+      proc.stdout!.on('data', (d: Buffer) => {
+        out += d.toString();
+        const m = ready.exec(out);
+        // Read at once: the CPU spent up to the line, not what the process does after it.
+        if (m) resolve({ url: m[1]!, readyMs: performance.now() - t0, readyCpuMs: cpuMsOf(proc.pid!) });
+      });
+      void exited.then(() => reject(new Error(`exited before it was ready: ${err}`)));
+    });
+    await new Promise((r) => setTimeout(r, settleMs));
+    const idleRss = rssOf(proc.pid!);
+    const timed = async (pathAndQuery: string, init: Parameters<typeof send>[1]) => {
+      const cpu0 = cpuMsOf(proc.pid!);
+      const w0 = performance.now();
+      const a = await send(`${url}${pathAndQuery}`, init);
+      return { ms: performance.now() - w0, cpuMs: cpuMsOf(proc.pid!) - cpu0, status: a.status };
+    };
+    let api = { ms: NaN, cpuMs: NaN }, docs = { ms: NaN, cpuMs: NaN };
+    if (requests) {
+      const a = await timed('/ci/api/v1/builds/register.json', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: 'not-a-runner' }) });
+      if (a.status !== 403) throw new Error(`register with a wrong token: ${a.status}`);
+      api = a;
+      const d = await timed('/api/docs/json', {});
+      if (d.status !== 200) throw new Error(`/api/docs/json: ${d.status}`);
+      docs = d;
+    }
+    return { readyMs, readyCpuMs, idleRss, firstApiMs: api.ms, firstApiCpuMs: api.cpuMs, firstDocsMs: docs.ms, firstDocsCpuMs: docs.cpuMs };
+  } finally {
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
+    await exited;
+  }
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+export function summarize(samples: StartSample[]): Record<keyof StartSample, number> {
+  const keys = Object.keys(samples[0]!) as (keyof StartSample)[];
+  return Object.fromEntries(keys.map((k) => [k, round(median(samples.map((s) => s[k])), 1)])) as Record<keyof StartSample, number>;
+}
+
+const BARE = "require('node:http').createServer((q, s) => s.end()).listen(0, '127.0.0.1', function () { console.log('listening on http://127.0.0.1:' + this.address().port) })";
+
+/** Medians over `rounds` starts of each bundle (alternating) and of the bare reference. */
+export async function measureStarts(bundles: string[], rounds: number, settleMs = 1500) {
+  const per = bundles.map(() => [] as StartSample[]);
+  const bare: StartSample[] = [];
+  for (let i = 0; i < rounds; i++) {
+    bare.push(await startOnce(['-e', BARE], /listening on (http:\/\/\S+)/, settleMs, false));
+    for (const [j, bundle] of bundles.entries()) {
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-bench-startup-'));
+      try {
+        per[j]!.push(await startOnce([bundle, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'error'], /Jobscope listening on (http:\/\/\S+)/, settleMs, true));
+      } finally {
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      }
+    }
+  }
+  return { bare: summarize(bare), bundles: per.map(summarize) };
+}
+
+export async function run({ quick = false, bundles = [] as string[], rounds = 0 } = {}): Promise<BenchResult[]> {
+  const outDir = path.join(REPO, '.tmp', `bench-startup-${process.pid}`);
+  try {
+    if (bundles.length === 0) {
+      const out = path.join(outDir, 'cli.mjs');
+      execFileSync(process.execPath, ['--import', 'tsx', 'scripts/build-bundle.ts', 'server/cli.ts', out], { cwd: REPO });
+      bundles = [out];
+    }
+    const n = rounds || (quick ? 3 : 5);
+    log(`startup: ${n} rounds of ${bundles.length} bundle(s) and a bare node:http server, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+    const { bare, bundles: got } = await measureStarts(bundles, n);
+    log(`startup: bare node:http ${JSON.stringify(bare)}`);
+    for (const [j, b] of got.entries()) log(`startup: ${bundles[j]} ${JSON.stringify(b)}`);
+    log(`startup: load now ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+    const s = got[got.length - 1]!;
+    return [
+      { name: 'server start CPU, spawn to listening (bundled)', value: s.readyCpuMs, unit: 'ms', reference: bare.readyCpuMs, ratio: round(s.readyCpuMs / bare.readyCpuMs), goal: 'lower is better', pass: true },
+      { name: 'server ready, spawn to listening (bundled)', value: s.readyMs, unit: 'ms', reference: bare.readyMs, ratio: round(s.readyMs / bare.readyMs), goal: '< 300 ms', pass: s.readyMs < 300 },
+      { name: 'server RSS just after start (bundled)', value: round(s.idleRss / 2 ** 20, 1), unit: 'MiB', reference: round(bare.idleRss / 2 ** 20, 1), ratio: round(s.idleRss / bare.idleRss), goal: '< 85 MiB', pass: s.idleRss < 85 * 2 ** 20 },
+      { name: 'first runner API request after start', value: s.firstApiMs, unit: 'ms', reference: NaN, ratio: NaN, goal: 'no slower', pass: true, cpu_ms: s.firstApiCpuMs },
+      { name: 'first /api/docs/json after start', value: s.firstDocsMs, unit: 'ms', reference: NaN, ratio: NaN, goal: 'no slower', pass: true, cpu_ms: s.firstDocsCpuMs },
+    ];
+  } finally {
+    fs.rmSync(outDir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const argv = process.argv.slice(2);
+  const bundles = argv.flatMap((a, i) => (a === '--bundle' && argv[i + 1] ? [path.resolve(argv[i + 1]!)] : []));
+  const r = argv.indexOf('--rounds');
+  console.log(JSON.stringify(await run({ quick: argv.includes('--quick'), bundles, rounds: r >= 0 ? Number(argv[r + 1]) : 0 }), null, 2));
+}
