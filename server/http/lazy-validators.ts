@@ -5,6 +5,13 @@
 // options (fastify's default, @fastify/ajv-compiler), the answers are the same; a route's first
 // request pays its compile, ~1 ms. warm() compiles one small schema once the server is ready, so the
 // first request of all does not also pay for Ajv's own code generator's first run (tens of ms).
+//
+// A compiled validator is a pure function of its schema, the shared schemas and the Ajv options, so,
+// as the serializers (lazy-serializers.ts), it is kept for the process and reused by the next server
+// built with the same ones. Each server used to make its own Ajv instance (compiling the draft-07
+// meta-schema, ~60 ms of CPU) and compile every route it answered again: a restart in the same process
+// (the desktop app's, every test's servers) paid ~0.2 s of CPU per start, the model-based test's 12
+// starts ~2.5 s.
 import ValidatorSelector from '@fastify/ajv-compiler';
 
 type Factory = ReturnType<typeof ValidatorSelector>;
@@ -34,13 +41,39 @@ const WARM_SCHEMA = {
   additionalProperties: false,
 };
 
+/** fastify's own pool: one Ajv instance per distinct shared schemas and options, for the process. */
+const eager = ValidatorSelector();
+/** Bounds what a process keeps should schemas ever be made per server (the routes have ~150). */
+const MAX_KEPT = 1000;
+const kept = new Map<string, Validate>();
+
+/** The cache key, or undefined for what JSON cannot key (cycles, BigInt): compiled and not kept. */
+function keyOf(parts: unknown[]): string | undefined {
+  try {
+    return JSON.stringify(parts);
+  } catch {
+    return undefined;
+  }
+}
+
 export function lazyValidators(): LazyValidators {
-  const eager = ValidatorSelector();
   const pending = new Set<() => void>();
   let first: ((route: RouteDef) => Validate) | undefined;
   const factory = ((externalSchemas: unknown, options: unknown) => {
     let compiler: Compiler | undefined;
-    const compile = (route: RouteDef) => (compiler ??= (eager as (s: unknown, o: unknown) => Compiler)(externalSchemas, options))(route as never) as Validate;
+    const compileNew = (route: RouteDef) => (compiler ??= (eager as (s: unknown, o: unknown) => Compiler)(externalSchemas, options))(route as never) as Validate;
+    // The key leaves out method and url: the compiler reads only the schema (and a $id within it).
+    const compile = (route: RouteDef): Validate => {
+      const key = keyOf([externalSchemas, options ?? null, route.schema]);
+      const known = key === undefined ? undefined : kept.get(key);
+      if (known) return known;
+      const validate = compileNew(route);
+      if (key !== undefined) {
+        if (kept.size >= MAX_KEPT) kept.delete(kept.keys().next().value!);
+        kept.set(key, validate);
+      }
+      return validate;
+    };
     first ??= compile;
     return (route: RouteDef): Validate => {
       // With a custom compiler fastify passes a headers schema as written, not with its names
