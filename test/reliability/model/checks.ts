@@ -4,7 +4,7 @@
 // settings and job counters.
 import assert from 'node:assert/strict';
 import { Model, OVERRIDDEN, type MBuild } from './model.ts';
-import type { RealSystem } from './system.ts';
+import type { Answer, RealSystem } from './system.ts';
 import type { BuildView } from '../../../server/contract/control.ts';
 import type { ConnectionView } from '../../../server/contract/app.ts';
 
@@ -120,15 +120,16 @@ export function sweepRoutes(model: Model): string[] {
   return routes;
 }
 
-/** The answer a list or detail route must give: it answers, with a 2xx. */
-export async function checkRoute(real: RealSystem, route: string): Promise<void> {
+/** The answer a list or detail route must give: it answers, with a 2xx (returned, for a caller that compares it too). */
+export async function checkRoute(real: RealSystem, route: string): Promise<Answer> {
   const r = await real.admin('GET', route);
   assert.ok(r.status >= 200 && r.status < 300, `GET ${route} answered ${r.status}: ${r.body.subarray(0, 300).toString('utf8')}`);
+  return r;
 }
 
 /** Job counters never go down; after a drain they count at least every acknowledged job. */
-export async function checkCounters(model: Model, real: RealSystem, drained: boolean): Promise<void> {
-  const r = await real.admin('GET', '/api/v3/sidekiq/job_stats');
+export async function checkCounters(model: Model, real: RealSystem, drained: boolean, read?: Answer): Promise<void> {
+  const r = read ?? (await real.admin('GET', '/api/v3/sidekiq/job_stats'));
   assert.equal(r.status, 200, 'job_stats');
   const { processed, failed } = r.json().jobs as { processed: number; failed: number };
   assert.ok(processed >= model.counters.processed, `processed went down: ${processed} < ${model.counters.processed}`);
@@ -143,12 +144,16 @@ export async function checkCounters(model: Model, real: RealSystem, drained: boo
 
 /** Everything: after a restart or a kill, and at the end of every run. */
 export async function sweep(model: Model, real: RealSystem): Promise<void> {
-  for (const route of sweepRoutes(model)) await checkRoute(real, route);
+  // The lists compared below are among the routes every sweep reads: their answers are compared
+  // as read (the model does not change during a sweep), not fetched a second time.
+  const read = new Map<string, Answer>();
+  for (const route of sweepRoutes(model)) read.set(route, await checkRoute(real, route));
+  const answer = async (route: string) => read.get(route) ?? (await real.admin('GET', route));
 
-  const projects = (await real.admin('GET', '/api/v3/sim/projects')).json() as { id: number }[];
+  const projects = (await answer('/api/v3/sim/projects')).json() as { id: number }[];
   assert.deepEqual(projects.map((p) => p.id).sort((a, b) => a - b), model.projects.map((p) => p.id).sort((a, b) => a - b), 'projects');
 
-  const runners = (await real.admin('GET', '/api/v3/sim/runners')).json() as { id: number; active: boolean; is_shared: boolean }[];
+  const runners = (await answer('/api/v3/sim/runners')).json() as { id: number; active: boolean; is_shared: boolean }[];
   const live = model.live();
   assert.deepEqual(
     runners.map((r) => [r.id, r.active, r.is_shared]).sort((a, b) => Number(a[0]) - Number(b[0])),
@@ -156,7 +161,7 @@ export async function sweep(model: Model, real: RealSystem): Promise<void> {
     'runners (id, active, shared)',
   );
 
-  const list = (await real.admin('GET', '/api/v3/sim/builds?limit=1000')).json() as BuildView[];
+  const list = (await answer('/api/v3/sim/builds?limit=1000')).json() as BuildView[];
   assert.equal(list.length, Math.min(1000, model.builds.length), 'build count');
   const byId = new Map(list.map((v) => [v.id as number, v]));
   for (const b of model.builds) {
@@ -172,10 +177,10 @@ export async function sweep(model: Model, real: RealSystem): Promise<void> {
     assert.equal(n, model.builds.filter((b) => b.status === status).length, `builds ${status}`);
   }
 
-  await checkConnections(model, real);
-  await checkSettings(model, real);
-  await checkCounters(model, real, false);
-  const dead = (await real.admin('GET', '/api/v3/sim/jobs/dead?limit=1000')).json() as unknown[];
+  await checkConnections(model, real, await answer('/api/app/connections'));
+  await checkSettings(model, real, await answer('/api/app/settings'));
+  await checkCounters(model, real, false, await answer('/api/v3/sidekiq/job_stats'));
+  const dead = (await answer('/api/v3/sim/jobs/dead?limit=1000')).json() as unknown[];
   assert.ok(dead.length <= model.jobs.deadMax, `dead set has ${dead.length} jobs, at most ${model.jobs.deadMax} can have died`);
 }
 
@@ -188,9 +193,9 @@ export function checkTokensStayHome(model: Model, real: RealSystem): void {
   }
 }
 
-export async function checkConnections(model: Model, real: RealSystem): Promise<void> {
+export async function checkConnections(model: Model, real: RealSystem, read?: Answer): Promise<void> {
   checkTokensStayHome(model, real);
-  const shown = (await real.admin('GET', '/api/app/connections')).json() as ConnectionView[];
+  const shown = (read ?? (await real.admin('GET', '/api/app/connections'))).json() as ConnectionView[];
   const norm = (xs: { id: string; name: string; enabled: boolean; interval: number; hasToken: boolean }[]) => xs.map((c) => JSON.stringify(c)).sort();
   assert.deepEqual(
     norm(shown.map((c) => ({ id: c.id, name: c.name, enabled: c.enabled, interval: c.interval_s, hasToken: c.has_token }))),
@@ -199,8 +204,8 @@ export async function checkConnections(model: Model, real: RealSystem): Promise<
   );
 }
 
-export async function checkSettings(model: Model, real: RealSystem): Promise<void> {
-  const view = (await real.admin('GET', '/api/app/settings')).json() as {
+export async function checkSettings(model: Model, real: RealSystem, read?: Answer): Promise<void> {
+  const view = (read ?? (await real.admin('GET', '/api/app/settings'))).json() as {
     settings: { name: string; saved: unknown; effective: unknown; default: unknown; problem: string | null }[];
     warnings: string[];
   };
