@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { execFileSync } from 'node:child_process';
+import { measureStarts } from './startup.ts';
 import { createBuilds, log, MiB, project, REPO, registerRunner, round, rssOf, rssSampler, send, sendJson, startChild, startJobscope, RUNNER_UA, type BenchResult } from './lib/harness.ts';
 
 const RUNNERS = 200;
@@ -78,8 +79,10 @@ export async function run({ quick = false }: { quick?: boolean } = {}): Promise<
   }
   // The same server bundled as the packaged app ships it (scripts/build-bundle.ts: one file, the V8
   // tuning beside it and imported first) and run by plain node, no tsx loader thread and no on-the-fly
-  // TypeScript: what the product itself costs at rest.
+  // TypeScript: what the product itself costs at rest, and what starting it costs (bench/startup.ts).
   let bundled = NaN;
+  let start = { readyCpuMs: NaN, readyMs: NaN, firstDocsCpuMs: NaN };
+  let bareStart = { readyCpuMs: NaN, readyMs: NaN };
   // Inside the repo so the external packages resolve from its node_modules.
   const outDir = path.join(REPO, '.tmp', `bench-bundle-${process.pid}`);
   try {
@@ -91,12 +94,16 @@ export async function run({ quick = false }: { quick?: boolean } = {}): Promise<
     bundled = rssOf(child.pid);
     await child.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
+    // Start-up of the same bundle (bench/startup.ts): medians of a few starts, against a bare node:http start.
+    const starts = await measureStarts([out], quick ? 3 : 5);
+    start = starts.bundles[0]!;
+    bareStart = starts.bare;
   } catch (err) {
     log(`footprint: could not measure the bundled server (${(err as Error).message.split('\n')[0]})`);
   } finally {
     fs.rmSync(outDir, { recursive: true, force: true });
   }
-  log(`footprint: bundled server idle ${round(bundled / MiB, 1)} MiB`);
+  log(`footprint: bundled server idle ${round(bundled / MiB, 1)} MiB; start ${start.readyCpuMs} ms CPU, ready in ${start.readyMs} ms (bare node:http ${bareStart.readyCpuMs} ms CPU, ${bareStart.readyMs} ms)`);
   log(`footprint: idle ${round(idle / MiB, 1)} MiB, loaded peak ${round(loaded / MiB, 1)} MiB (${round(parts / seconds, 0)} parts/s); bare node:http ${round(bareRss / MiB, 1)} MiB`);
   return [
     { name: 'footprint idle RSS (npm run serve / jobscope bin)', value: round(idle / MiB, 1), unit: 'MiB', reference: round(bareRss / MiB, 1), ratio: round(idle / bareRss), goal: '< 100 MiB', pass: idle < 100 * MiB },
@@ -108,6 +115,18 @@ export async function run({ quick = false }: { quick?: boolean } = {}): Promise<
       ratio: round(bundled / bareRss),
       goal: '< 100 MiB',
       pass: bundled < 100 * MiB,
+    },
+    {
+      name: 'server start CPU, spawn to listening (bundled, plain node)',
+      value: start.readyCpuMs,
+      unit: 'ms',
+      reference: bareStart.readyCpuMs,
+      ratio: round(start.readyCpuMs / bareStart.readyCpuMs),
+      goal: 'lower is better',
+      pass: true,
+      ready_ms: start.readyMs,
+      bare_ready_ms: bareStart.readyMs,
+      first_docs_cpu_ms: start.firstDocsCpuMs,
     },
     {
       name: `footprint RSS, ${RUNNERS} runners streaming`,

@@ -102,7 +102,7 @@ export async function measureStarts(bundles: string[], rounds: number, settleMs 
       }
     }
   }
-  return { bare: summarize(bare), bundles: per.map(summarize) };
+  return { bare: summarize(bare), bundles: per.map(summarize), readyCpuMs: per.map((p) => p.map((x) => x.readyCpuMs)) };
 }
 
 export async function run({ quick = false, bundles = [] as string[], rounds = 0 } = {}): Promise<BenchResult[]> {
@@ -115,9 +115,9 @@ export async function run({ quick = false, bundles = [] as string[], rounds = 0 
     }
     const n = rounds || (quick ? 3 : 5);
     log(`startup: ${n} rounds of ${bundles.length} bundle(s) and a bare node:http server, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
-    const { bare, bundles: got } = await measureStarts(bundles, n);
+    const { bare, bundles: got, readyCpuMs } = await measureStarts(bundles, n);
     log(`startup: bare node:http ${JSON.stringify(bare)}`);
-    for (const [j, b] of got.entries()) log(`startup: ${bundles[j]} ${JSON.stringify(b)}`);
+    for (const [j, b] of got.entries()) log(`startup: ${bundles[j]} ${JSON.stringify(b)}; start CPU per round ${readyCpuMs[j]!.join(' ')} ms`);
     log(`startup: load now ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
     const s = got[got.length - 1]!;
     return [
