@@ -6,6 +6,10 @@ import { addSettingFlags, configFromFlags } from './cli-config.ts';
 import { serve } from './serve.ts';
 import { simulateCommand } from '../simulator/cli-simulate.ts';
 import { startEmbeddedCoordinator } from './hosts/embedded-coordinator.ts';
+import { PgStoreError } from './store/pg/errors.ts';
+
+/** Exit code of a start refused by --database (unreachable, refused, schema newer than this version). */
+const EXIT_DATABASE = 3;
 
 const program = new Command('jobscope')
   .description('Jobscope: watch a background job system and simulate GitLab CI runners')
@@ -23,6 +27,12 @@ program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof ConfigError) {
     process.stderr.write(`jobscope: ${err.message}\n`);
     process.exit(2);
+  }
+  // Its text names the URL without the password and says what to do: no stack, which would only
+  // bury it. By name too: the PostgreSQL store is loaded on demand and may be a second copy of the class.
+  if (err instanceof PgStoreError || (err as Error | undefined)?.name === 'PgStoreError') {
+    process.stderr.write(`jobscope: --database: ${(err as Error).message}\n`);
+    process.exit(EXIT_DATABASE);
   }
   process.stderr.write(`jobscope: ${(err as Error).stack ?? String(err)}\n`);
   process.exit(1);

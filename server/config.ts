@@ -6,6 +6,31 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { isLoopbackHost, unbindableHostProblem } from './host-address.ts';
+import { PgStoreError, checkUrl } from './store/pg/errors.ts';
+
+/**
+ * Why a --database value cannot be used, or null. Only a URL with a host (postgres://…@host/…) is
+ * ever echoed, through checkUrl's redactUrl: in anything else (`u:pw@h/db`, `postgres:u:pw@h/db`) the
+ * URL parser does not see the password as one, and redactUrl would print it.
+ */
+function databaseUrlProblem(raw: string): string | null {
+  const form = 'write it as postgres://user:password@host:5432/database, with any @ : / # ? or space in the user or password percent-encoded (%40 for @)';
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    return `not a URL: ${form}.`;
+  }
+  if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:') return `not a postgres:// URL: ${form}.`;
+  if (!u.host) return `no host after postgres://: ${form}.`;
+  try {
+    checkUrl(raw);
+  } catch (err) {
+    if (err instanceof PgStoreError) return err.message;
+    throw err;
+  }
+  return null;
+}
 
 export interface Config {
   host: string;
@@ -106,6 +131,8 @@ export interface Config {
   redisProcessTtlS: number;
   /** How often this process writes its heartbeat to Redis, ms; 0 = as Sidekiq: every 5 s, or TTL/3 if shorter. */
   redisBeatMs: number;
+  /** postgres:// URL: builds, runners, projects and users live in this database, shared by every instance given it; undefined = SQLite in the data dir. */
+  database: string | undefined;
 }
 
 type Kind = 'string' | 'int' | 'bool' | 'mb';
@@ -171,6 +198,8 @@ export const SETTINGS: SettingSpec[] = [
   // A shorter beat shows busy slots and running jobs (Sidekiq's Busy page) sooner, for the price of a
   // Redis write each time; tests use it to see a change in milliseconds instead of up to 5 s.
   { key: 'redisBeatMs', flag: '--redis-beat-ms <ms>', env: 'JOBSCOPE_REDIS_BEAT_MS', kind: 'int', default: 0, help: 'with --redis: how often this process writes its heartbeat (busy slots, jobs running, seen by Sidekiq\'s Busy page), in ms; 0 = as Sidekiq: every 5 s, or --redis-process-ttl-s/3 if shorter; never longer than that', max: 3_600_000 },
+  // Where the data lives, as --data-dir: given at each start, never saved from the UI (see SAVABLE).
+  { key: 'database', flag: '--database <url>', env: 'JOBSCOPE_DATABASE_URL', kind: 'string', default: undefined, help: 'keep builds, runners, projects and users in this PostgreSQL database (postgres://user:password@host:5432/database), shared by every Jobscope instance given the same URL and data dir; the schema is created or migrated at start; default: SQLite in the data dir' },
   { key: 'allowedHosts', flag: '--allowed-hosts <hosts>', env: 'JOBSCOPE_ALLOWED_HOSTS', kind: 'string', default: undefined, help: 'comma-separated Host names (with :port to allow only that port) served besides localhost, 127.x.x.x, [::1] and the bound address; bound to 0.0.0.0 any Host is served unless this is given' },
   { key: 'headersTimeoutMs', flag: '--headers-timeout-ms <ms>', env: 'JOBSCOPE_HEADERS_TIMEOUT_MS', kind: 'int', default: 20000, help: 'a request\'s line and headers must arrive within this, in ms', min: 100, max: 600_000 },
   { key: 'bodyTimeoutMs', flag: '--body-timeout-ms <ms>', env: 'JOBSCOPE_BODY_TIMEOUT_MS', kind: 'int', default: 30000, help: 'window of the body rule: a request body still arriving must send --body-min-bytes-per-s over every window of this length, or it gets 408 and its connection is closed, in ms', min: 100, max: 86_400_000 },
@@ -214,6 +243,10 @@ export function parseValue(spec: SettingSpec, raw: unknown): Config[keyof Config
     }
     return spec.kind === 'mb' ? Math.floor(n * 1024 * 1024) : n;
   }
+  if (spec.key === 'database') {
+    const problem = databaseUrlProblem(String(raw));
+    if (problem) throw new ConfigError(`${flagName(spec)} (${spec.env}): ${problem}`);
+  }
   if (spec.choices && !spec.choices.includes(String(raw))) {
     throw new ConfigError(`${flagName(spec)}: expected one of ${spec.choices.join(', ')}, got "${raw}"`);
   }
@@ -239,8 +272,12 @@ export function savedValueProblem(spec: SettingSpec, raw: unknown): string | nul
 /** `--max-artifact-mb <mb>` → `max-artifact-mb`: how a setting is named in settings.json. */
 export const settingName = (spec: SettingSpec) => flagName(spec).slice(2);
 
-/** Settings that the UI may save: not where the data lives, nor the secrets kept inside it. */
-export const SAVABLE = SETTINGS.filter((s) => !['dataDir', 'adminToken', 'registrationToken', 'uiDir'].includes(s.key));
+/**
+ * Settings that the UI may save: not where the data lives (the data dir, the database), nor the
+ * secrets kept inside it. A database URL holds its password, and settings.json sits in the data dir
+ * the database is shared beside: each instance is told its database at start, as its data dir.
+ */
+export const SAVABLE = SETTINGS.filter((s) => !['dataDir', 'database', 'adminToken', 'registrationToken', 'uiDir'].includes(s.key));
 
 export const SETTINGS_FILE = 'settings.json';
 

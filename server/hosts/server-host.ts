@@ -21,8 +21,11 @@ export class ServerHost {
   }
 
   async start(): Promise<string> {
-    this.current = await buildServer(this.config);
-    this.current.ctx.requestReset = () => this.reset();
+    const { database } = this.config;
+    this.current = await buildServer(this.config, database === undefined ? {} : { database });
+    // On a database shared with other instances an emptied data dir would empty nothing there and
+    // take the traces and artifacts from under the others: no reset (the API answers 409).
+    if (database === undefined) this.current.ctx.requestReset = () => this.reset();
     try {
       this.url = await this.current.listen();
     } catch (err) {
