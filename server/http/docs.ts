@@ -167,6 +167,10 @@ export async function registerDocsUi(app: FastifyInstance): Promise<void> {
     docs.addHook('onRequest', async (_request, reply) => {
       reply.header('content-security-policy', DOCS_CSP).header('x-frame-options', 'DENY').header('x-content-type-options', 'nosniff');
     });
+    // The inner instance holds no socket, but its plugins' onClose hooks run with the server's.
+    docs.addHook('onClose', async () => {
+      await (await ui?.catch(() => undefined))?.close();
+    });
     docs.get(PREFIX, { schema: { hide: true } }, forward);
     docs.get(`${PREFIX}/*`, { schema: { hide: true } }, forward);
   });
