@@ -54,20 +54,28 @@ export interface ServerDeps {
   clock?: Clock;
   /**
    * Internal, for tests (issue 13, not a user-facing flag yet: see store/pg/index.ts): builds,
-   * runners, projects, users, traces' lengths and listings in this PostgreSQL database; the files
-   * stay in the data dir, and the rest (job system, monitor, UI state) on the data dir's SQLite.
-   * Admin API users are not looked up there yet (auth/admin.ts reads the SQLite users): the admin
-   * token works, user tokens do not.
+   * runners, projects, users, traces' lengths, listings and (without --redis) the job system in
+   * this PostgreSQL database, and the admin API's user tokens looked up there; the files stay in the
+   * data dir, the monitor and UI state on the data dir's SQLite.
    */
   database?: string;
 }
 
-/** SQLite in the data dir, or with --redis the Redis adapter in Sidekiq's layout. */
-async function jobBackendOf(config: Config, store: Store, clock: Clock, kindOf: (cls: string) => string | undefined): Promise<JobBackend> {
-  if (!config.redisUrl) return store.jobBackend;
-  const checked = normalizeRedisUrl(config.redisUrl);
-  if ('error' in checked) throw new Error(`--redis: ${checked.error}`);
-  return openRedisJobBackend({ url: config.redisUrl, processTtlS: config.redisProcessTtlS, beatEveryMs: config.redisBeatMs, now: () => clock.now(), kindOf, maxQueuesRead: config.sidekiqMaxQueues });
+/**
+ * SQLite in the data dir; with --redis the Redis adapter in Sidekiq's layout (also beside a
+ * database: Sidekiq's clients see the jobs there); with a database and no --redis its job tables,
+ * shared by every instance, so a periodic job or an upload's listing runs once, not once per instance.
+ */
+async function jobBackendOf(config: Config, store: Store, clock: Clock, kindOf: (cls: string) => string | undefined, pg: PgDomain | undefined): Promise<JobBackend> {
+  if (config.redisUrl) {
+    const checked = normalizeRedisUrl(config.redisUrl);
+    if ('error' in checked) throw new Error(`--redis: ${checked.error}`);
+    return openRedisJobBackend({ url: config.redisUrl, processTtlS: config.redisProcessTtlS, beatEveryMs: config.redisBeatMs, now: () => clock.now(), kindOf, maxQueuesRead: config.sidekiqMaxQueues });
+  }
+  if (!pg) return store.jobBackend;
+  const { PgJobBackend } = await import('./store/pg/jobs.ts');
+  // The pool is the domain's: the job system stops (leave()) with the services, before pg.close() ends it.
+  return new PgJobBackend({ pool: pg.pool, now: () => clock.now(), processTtlMs: config.redisProcessTtlS * 1000, beatEveryMs: config.redisBeatMs, maxQueuesRead: config.sidekiqMaxQueues });
 }
 
 export async function buildServer(config: Config, deps: ServerDeps = {}): Promise<JobscopeServer> {
@@ -93,6 +101,7 @@ export async function buildServer(config: Config, deps: ServerDeps = {}): Promis
       // The tokens every instance shares, from the database's settings table.
       store.adminToken = pg.adminToken;
       store.registrationToken = pg.registrationToken;
+      store.tokenUsers = pg.users;
     }
     return await assemble(config, store, deps, { events, runnerQueue, domain: pg?.domain ?? createDomain(store, events), pg });
   } catch (err) {
@@ -110,7 +119,7 @@ async function assemble(
   parts: { events: AppEvents; runnerQueue: RunnerQueue; domain: Domain; pg: PgDomain | undefined },
 ): Promise<JobscopeServer> {
   const clock = deps.clock ?? systemClock;
-  const jobs: JobSystem = new JobSystem(config, await jobBackendOf(config, store, clock, (cls) => jobs.kindOfClass(cls)), { clock });
+  const jobs: JobSystem = new JobSystem(config, await jobBackendOf(config, store, clock, (cls) => jobs.kindOfClass(cls), parts.pg), { clock });
   const { events } = parts;
   const ctx: AppContext = {
     config,

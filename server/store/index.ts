@@ -4,7 +4,7 @@ import { acquireDataDir, releaseDataDir, type DataDirLayout } from './data-dir.t
 import { tightenTree } from './private-files.ts';
 import { Db } from './db.ts';
 import { Secrets } from './secrets.ts';
-import { Users } from './users.ts';
+import { Users, type User } from './users.ts';
 import { Projects } from './projects.ts';
 import { Runners } from './runners.ts';
 import { Builds } from './builds.ts';
@@ -43,6 +43,11 @@ export interface Store extends Transactions {
   uiState: UiStatePort;
   adminToken: string;
   registrationToken: string;
+  /**
+   * Who a PRIVATE-TOKEN belongs to (auth/admin.ts): `users` here; in database mode app.ts swaps in
+   * the database's users, as it swaps the tokens, so the admin API never reads this file's users.
+   */
+  tokenUsers: { byToken(token: string): User | undefined | Promise<User | undefined> };
   close(): void;
 }
 
@@ -83,6 +88,7 @@ export function openStore(config: Config, opts: OpenStoreOptions = {}): Store {
   const builds = new Builds(db);
   const artifacts = new ArtifactStore(layout.artifactsDir, layout.tmpDir, { fsync: config.fsync, maxBytes: config.maxArtifactBytes });
   if (opts.sweepArtifacts !== false) artifacts.sweep(builds.artifactKeys());
+  const users = new Users(db);
   const traces = new TraceStore(layout.tracesDir, layout.tmpDir, { fsync: config.fsync, maxBytes: config.maxTraceBytes });
   let closed = false;
   const store: Store = {
@@ -90,7 +96,8 @@ export function openStore(config: Config, opts: OpenStoreOptions = {}): Store {
     jobBackend: new SqliteJobBackend(db),
     tx: (fn) => db.tx(fn),
     secrets,
-    users: new Users(db),
+    users,
+    tokenUsers: users,
     projects: new Projects(db),
     runners: new Runners(db),
     builds,

@@ -117,4 +117,9 @@ export class PgUsersDomain implements UsersDomain {
   list(): Promise<User[]> {
     return this.users.list();
   }
+
+  /** Whose PRIVATE-TOKEN this is (auth/admin.ts, through Store.tokenUsers). */
+  byToken(token: string): Promise<User | undefined> {
+    return this.users.byToken(token);
+  }
 }

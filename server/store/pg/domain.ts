@@ -4,6 +4,7 @@
 // (domain-builds.ts, domain-people.ts). Changes other instances commit are re-emitted on this
 // instance's AppEvents, so its X-GitLab-Last-Update ticks for their new builds and its log and live
 // views see their finishes.
+import type { Pool } from 'pg';
 import type { AppEvents } from '../../events.ts';
 import type { Domain } from '../../domain/index.ts';
 import type { ArtifactsPort } from '../ports.ts';
@@ -32,10 +33,14 @@ export interface PgDomainOptions {
 
 export interface PgDomain {
   domain: Domain;
+  /** The users the admin API's PRIVATE-TOKENs belong to (Store.tokenUsers in database mode). */
+  users: PgUsersDomain;
   adminToken: string;
   registrationToken: string;
   /** This instance's id in notifications. */
   instanceId: string;
+  /** The job system's backend shares it (app.ts): whatever uses it must be stopped before close(). */
+  pool: Pool;
   close(): Promise<void>;
 }
 
@@ -56,11 +61,12 @@ export async function openPgDomain(url: string, opts: PgDomainOptions): Promise<
     const registrationToken = await secrets.ensure('registration_token', opts.registrationToken, () => newToken());
     const traces = new PgTraceStore(db.pool, opts.tracesDir, { fsync: opts.fsync, maxBytes: opts.maxTraceBytes });
     const builds = new PgBuildsDomain({ pool: db.pool, notify, events: opts.events, traces, artifacts: opts.artifacts });
+    const users = new PgUsersDomain(db.pool);
     const domain: Domain = {
       builds,
       runners: new PgRunnersDomain(db.pool, registrationToken),
       projects: new PgProjectsDomain(db.pool),
-      users: new PgUsersDomain(db.pool),
+      users,
     };
     // A notification carries ids only (notify-payload.ts): the committed row is read, then emitted.
     const reemit = (kind: 'build:pending' | 'build:finished') => (change: PgChangeReceived) => {
@@ -74,9 +80,11 @@ export async function openPgDomain(url: string, opts: PgDomainOptions): Promise<
     const bridge = notify;
     return {
       domain,
+      users,
       adminToken,
       registrationToken,
       instanceId: bridge.instanceId,
+      pool: db.pool,
       async close() {
         await bridge.close();
         await db.close();
