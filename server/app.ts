@@ -55,10 +55,14 @@ export interface ServerDeps {
   /**
    * Internal, for tests (issue 13, not a user-facing flag yet: see store/pg/index.ts): builds,
    * runners, projects, users, traces' lengths, listings and (without --redis) the job system in
-   * this PostgreSQL database, and the admin API's user tokens looked up there; the files stay in the
-   * data dir, the monitor and UI state on the data dir's SQLite.
+   * this PostgreSQL database, and the admin API's user tokens looked up there. The data dir is then
+   * shared by the servers on that database: traces and artifacts are everyone's, and each server
+   * holds a slot in it (store/data-dir-shared.ts) with its own SQLite file for the monitor, UI state,
+   * logs and temp uploads.
    */
   database?: string;
+  /** With `database`: this server's slot in the shared data dir (store/data-dir-shared.ts); default the lowest free one. */
+  instance?: string;
 }
 
 /**
@@ -79,7 +83,7 @@ async function jobBackendOf(config: Config, store: Store, clock: Clock, kindOf: 
 }
 
 export async function buildServer(config: Config, deps: ServerDeps = {}): Promise<JobscopeServer> {
-  const store = openStore(config, { sweepArtifacts: deps.database === undefined });
+  const store = openStore(config, deps.database === undefined ? {} : { sweepArtifacts: false, shared: { instance: deps.instance } });
   const events = new AppEvents();
   const runnerQueue = new RunnerQueue();
   let pg: PgDomain | undefined;

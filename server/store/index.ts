@@ -1,6 +1,7 @@
 // Opens everything kept in the data dir, as one object the route plugins receive.
 import type { Config } from '../config.ts';
 import { acquireDataDir, releaseDataDir, type DataDirLayout } from './data-dir.ts';
+import { acquireInstanceDir } from './data-dir-shared.ts';
 import { tightenTree } from './private-files.ts';
 import { Db } from './db.ts';
 import { Secrets } from './secrets.ts';
@@ -71,10 +72,17 @@ export interface OpenStoreOptions {
    * file, and another instance may be between its upload's file and its row at this moment.
    */
   sweepArtifacts?: boolean;
+  /**
+   * Database mode (app.ts): the data dir is shared by the servers on that database. This one takes
+   * a slot (data-dir-shared.ts: `instance` names it, else the lowest free one) and its SQLite file,
+   * which then holds only what stays per server (the monitor; the UI state file is beside it), its
+   * logs and temp uploads are the slot's; traces and artifacts are everyone's.
+   */
+  shared?: { instance?: string };
 }
 
 export function openStore(config: Config, opts: OpenStoreOptions = {}): Store {
-  const layout = acquireDataDir(config.dataDir);
+  const layout = opts.shared ? acquireInstanceDir(config.dataDir, opts.shared.instance) : acquireDataDir(config.dataDir);
   let db: Db;
   try {
     db = new Db(layout.dbFile, { fsync: config.fsync, walCheckpointEveryMs: config.walCheckpointEveryMs });
@@ -105,7 +113,7 @@ export function openStore(config: Config, opts: OpenStoreOptions = {}): Store {
     artifacts,
     listings: new ArtifactListings(db),
     monitor: sqliteMonitorStore(db),
-    uiState: new UiStateFile(layout.root, layout.tmpDir, { fsync: config.fsync }),
+    uiState: new UiStateFile(layout.stateDir, layout.tmpDir, { fsync: config.fsync }),
     adminToken: secrets.ensure('admin_token', config.adminToken, () => newToken(16)),
     registrationToken: secrets.ensure('registration_token', config.registrationToken, () => newToken()),
     close() {

@@ -2,14 +2,11 @@
 // 13): the records live in the database, not the data dir's SQLite; a build is handed out once
 // whichever instance the polls reach; a change made on one instance (a new build, a cancel) is seen
 // on the other through LISTEN/NOTIFY; the trace length in the database is what both check a part
-// against. Each instance has its own data dir (one shared whole needs the per-instance lock of issue
-// 13, not built yet: the SQLite file and pid file are still per folder), with the second one's traces
-// and artifacts folders links to the first one's: the shared folders of a real deployment.
-import fs from 'node:fs';
-import path from 'node:path';
+// against. Both share one data dir, as a real deployment does (each holds a slot in it:
+// store/data-dir-shared.ts, tested in pg-server-shared-dir.test.ts).
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
+import { startServer, type TestServer } from '../helpers/server.ts';
 import { postgresMissing, usePostgres } from '../helpers/postgres.ts';
 import { createBuild, createProject, registerRunner } from '../helpers/fixtures.ts';
 import { control, makeZip, patchTrace, runnerJson, uploadArtifacts } from '../api/lib.ts';
@@ -37,16 +34,14 @@ describe.skipIf(postgresMissing() !== null)('two instances on one PostgreSQL dat
 
   beforeAll(async () => {
     a = await startServer({}, { database: cluster.url });
-    const bDir = tempDir();
-    for (const shared of ['traces', 'artifacts']) fs.symlinkSync(path.join(a.dataDir, shared), path.join(bDir, shared));
-    b = await startServer({ dataDir: bDir }, { database: cluster.url });
+    b = await startServer({ dataDir: a.dataDir }, { database: cluster.url });
     sql = new pg.Client({ connectionString: cluster.url });
     await sql.connect();
   });
   afterAll(async () => {
     await sql?.end();
-    // b first: its traces and artifacts folders are links into a's data dir.
-    await b?.close();
+    // b first, keeping the folder: it is a's too.
+    await b?.close({ keepData: true });
     await a?.close();
   });
 

@@ -12,10 +12,11 @@
 // the runner API on it (test/api/backends.ts runs the runner API suite on both stores;
 // test/store/pg-server-*.test.ts runs two instances on one database).
 //
-// NOT wired to `serve`: there is no --database flag (nor JOBSCOPE_DATABASE_URL) yet, on purpose. In
-// that mode the job system, the monitor and the admin API's users are still on the data dir's
-// SQLite, and each instance still locks its data dir; a flag that started a server on half a store
-// would lose data. It is added when the whole mode works.
+// NOT wired to `serve` by this code: buildServer's `database` option is internal. In that mode the
+// builds, runners, projects, users (also the admin API's tokens) and the job system (without
+// --redis) are in the database; the data dir is shared, each server holding a slot in it with its
+// own SQLite file for what stays per server: the monitor (its code is synchronous over its ports,
+// store/monitor-ports.ts; pgMonitorStore is ready for when it awaits them) and the UI state.
 import type { Pool } from 'pg';
 import { connectPg, type PgConnectOptions } from './connect.ts';
 import { migrate } from './migrate.ts';
