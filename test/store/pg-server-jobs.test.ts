@@ -1,13 +1,15 @@
 // The job system of two instances on one PostgreSQL database and no --redis (issue 13): jobs are
 // rows in the database's job tables (store/pg/jobs.ts), not in each data dir's SQLite, so a job
 // enqueued on one instance runs once, on whichever instance fetched it, and a periodic job both
-// instances schedule waits once.
+// instances schedule waits once, and a stuck build both sweep for is failed once.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { postgresMissing, usePostgres } from '../helpers/postgres.ts';
 import { databaseOf } from '../../server/store/index.ts';
 import type { JobKind } from '../../server/jobs/types.ts';
+import { createBuild, createProject, registerRunner } from '../helpers/fixtures.ts';
+import { runnerJson } from '../api/lib.ts';
 
 const cluster = usePostgres();
 
@@ -92,5 +94,23 @@ describe.skipIf(postgresMissing() !== null)('the job system of two instances on 
     expect(seen).toBeLessThanOrEqual(1);
     const done = await sql.query("SELECT coalesce(sum(value), 0) AS n FROM job_counters WHERE name = 'processed'");
     expect(Number(done.rows[0].n)).toBeGreaterThan(40);
+  });
+
+  it('fail a stuck build once, though both instances sweep for it', async () => {
+    const project = await createProject(a, 'stuck');
+    const build = await createBuild(a, project.id, { timeout: 1 });
+    const finished = { a: 0, b: 0 };
+    a.server.ctx.events.on('build:finished', (x) => void (x.id === build.id && finished.a++));
+    b.server.ctx.events.on('build:finished', (x) => void (x.id === build.id && finished.b++));
+    const runner = await registerRunner(a, project.runners_token);
+    const taken = await runnerJson(`${a.url}/ci/api/v1/builds/register.json`, 'POST', { token: runner.token });
+    expect(taken.json.id).toBe(build.id);
+    await until(async () => (await sql.query('SELECT status FROM builds WHERE id = $1', [build.id])).rows[0].status === 'failed', 'the stuck build failed', 800);
+    // Several more sweeps on both: a second failure would be a second finish each instance hears.
+    const processed = async () => Number((await sql.query("SELECT value FROM job_counters WHERE name = 'processed'")).rows[0].value);
+    const then = await processed();
+    await until(async () => (await processed()) >= then + 6, 'six more sweeps');
+    await until(() => finished.a >= 1 && finished.b >= 1, 'both instances heard the finish');
+    expect(finished).toEqual({ a: 1, b: 1 });
   });
 });
