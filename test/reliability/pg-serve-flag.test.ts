@@ -139,8 +139,11 @@ describe.skipIf(postgresMissing() !== null)('serve --database against a real clu
       await sql.end();
     }
     expect(await child.stop()).toBe(0);
-    const logs = path.join(dataDir, 'logs');
-    const logText = fs.readdirSync(logs).map((f) => fs.readFileSync(path.join(logs, f), 'utf8')).join('');
+    // Every log file, wherever the instance keeps its own (in database mode, under its slot).
+    const logText = (fs.readdirSync(dataDir, { recursive: true }) as string[])
+      .filter((f) => f.endsWith('.log'))
+      .map((f) => fs.readFileSync(path.join(dataDir, f), 'utf8'))
+      .join('');
     expect(logText.length).toBeGreaterThan(0);
     expect(child.log() + logText).not.toContain(PASSWORD);
   });

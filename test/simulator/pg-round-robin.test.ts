@@ -3,10 +3,7 @@
 // PATCHed, uploaded to and finished on both. Then the same with one instance killed with SIGKILL
 // mid-stream: runners carry on through the other, no build is handed out twice and no acknowledged
 // trace byte or upload is lost.
-//
-// The data dirs: one per instance, the second one's traces/ and artifacts/ links to the first one's
-// (the shared folders of a deployment), because the data dir's pid lock still refuses a second
-// process on one folder (its per-instance files are being built, issue 13).
+// Both on one data dir, as a deployment shares it: each instance takes its own slot in it.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -41,29 +38,27 @@ async function expectArtifact(url: string, id: number): Promise<void> {
 
 describe.skipIf(postgresMissing() !== null)('two serve --database instances behind a round-robin proxy', () => {
   const cluster = usePostgres({ database: 'jobscope_rr' });
-  const dirs = [tempDir(), tempDir()];
+  const dataDir = tempDir();
   let a: ChildServer;
   let b: ChildServer;
   let proxy: RoundRobinProxy;
   const target = () => ({ url: proxy.url, adminToken: ADMIN, registrationToken: REG }) as TestServer;
 
   beforeAll(async () => {
-    for (const shared of ['traces', 'artifacts']) {
-      fs.mkdirSync(path.join(dirs[0]!, shared), { mode: 0o700 });
-      fs.symlinkSync(path.join(dirs[0]!, shared), path.join(dirs[1]!, shared));
-    }
     const start = (dir: string) =>
       spawnServer(['--port', '0', '--data-dir', dir, '--database', cluster.url, '--admin-token', ADMIN, '--registration-token', REG, '--log-level', 'warn']);
     // The bundle once, before two starts would each build it (into the same temporary file).
     await jobscopeNodeArgs();
     // Both at once: the schema is made under an advisory lock, the second start waits for the first.
-    [a, b] = await Promise.all([start(dirs[0]!), start(dirs[1]!)]);
+    [a, b] = await Promise.all([start(dataDir), start(dataDir)]);
     proxy = await startRoundRobinProxy([a.url, b.url]);
+    // One folder, two slots in it.
+    expect(fs.readdirSync(path.join(dataDir, 'instances')).filter((f) => f.endsWith('.pid')).sort()).toHaveLength(2);
   }, 60_000);
   afterAll(async () => {
     await proxy?.close();
     await Promise.all([b?.stop(), a?.stop()]);
-    for (const d of [...dirs].reverse()) fs.rmSync(d, { recursive: true, force: true });
+    fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('finish every build, byte-exact, with intact artifacts, each handed out once', async () => {
