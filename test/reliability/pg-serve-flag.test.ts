@@ -148,6 +148,35 @@ describe.skipIf(postgresMissing() !== null)('serve --database against a real clu
     expect(child.log() + logText).not.toContain(PASSWORD);
   });
 
+  it('refuses to start on a database whose schema is newer, saying what to do', async () => {
+    const url = await cluster.createDatabase('jobscope_newer');
+    const sql = new pg.Client({ connectionString: url });
+    await sql.connect();
+    try {
+      // What a later version leaves behind: a migration this one does not know.
+      await sql.query('CREATE TABLE schema_migrations (version integer PRIMARY KEY, applied_at bigint NOT NULL, applied_by text NOT NULL DEFAULT \'\')');
+      await sql.query('INSERT INTO schema_migrations (version, applied_at) VALUES (999, 0)');
+    } finally {
+      await sql.end();
+    }
+    const dir = tempDir();
+    const host = new ServerHost(resolveConfig({ port: 0, dataDir: dir, logLevel: 'silent', database: url }, {}));
+    try {
+      const err = await host.start().then(
+        () => null,
+        (e: unknown) => e as Error & { code?: string },
+      );
+      // cli.ts turns this error into its message on stderr and exit code 3, as the unreachable case above.
+      expect(err?.name).toBe('PgStoreError');
+      expect(err?.code).toBe('schema-newer');
+      expect(err?.message).toMatch(/schema is at version 999, newer than this server knows .*Upgrade this instance/);
+      expect(err?.message).not.toContain(PASSWORD);
+    } finally {
+      await host.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('refuses a reset on a shared database (409 from the API: nothing to hand it to)', async () => {
     const dir = tempDir();
     const host = new ServerHost(resolveConfig({ port: 0, dataDir: dir, logLevel: 'silent', database: cluster.url }, {}));
