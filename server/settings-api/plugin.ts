@@ -64,7 +64,9 @@ export async function settingsApi(fastify: FastifyInstance, { ctx }: { ctx: AppC
       if (!reset) throw new ApiError(409, '409 Conflict - this host cannot restart the server; stop it and delete the data dir instead');
       // The restart waits for in-flight requests, this one included: start it once the answer is out.
       reply.raw.once('finish', () => void reset().catch((err: unknown) => app.log.error({ err }, 'reset failed')));
-      return reply.code(202).send({ message: 'Resetting: the server restarts with empty data on the same address; reload in a moment.' });
+      // This server is about to close: a client that kept the connection for its next request would
+      // send it into a socket the old server is closing ("other side closed") once the new one is up.
+      return reply.code(202).header('connection', 'close').send({ message: 'Resetting: the server restarts with empty data on the same address; reload in a moment.' });
     },
   );
 
