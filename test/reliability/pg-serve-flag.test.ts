@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, SAVABLE, resolveConfig } from '../../server/config.ts';
 import { addSettingFlags, configFromFlags } from '../../server/cli-config.ts';
 import { ServerHost } from '../../server/hosts/server-host.ts';
+import { redactUrl } from '../../server/store/pg/errors.ts';
 import { jobscopeNodeArgs, REPO } from '../helpers/cli-process.ts';
 import { freePort } from '../helpers/redis.ts';
 import { postgresMissing, usePostgres } from '../helpers/postgres.ts';
@@ -38,6 +39,13 @@ describe('the --database flag, parsed in-process', () => {
     expect(resolveConfig({ dataDir, database: URL_OK }, env).database).toBe(URL_OK);
     expect(resolveConfig({ dataDir }, {}).database).toBeUndefined();
     expect(resolveConfig({ dataDir }, { JOBSCOPE_DATABASE_URL: '' }).database).toBeUndefined();
+  });
+
+  it('redactUrl never shows a password, whatever shape the URL has', () => {
+    for (const url of [`u:${PASSWORD}@h/db`, `postgres:u:${PASSWORD}@h/db`, `mysql://u:${PASSWORD}@h/db`, `postgres://u:${PASSWORD}@h:5432/db`, `postgres://u:${PASSWORD}@[h/db`]) {
+      expect(redactUrl(url), url).not.toContain(PASSWORD);
+    }
+    expect(redactUrl(`postgres://u:${PASSWORD}@h:5432/db`)).toBe('postgres://u:***@h:5432/db');
   });
 
   it('refuses what is not a postgres:// URL naming a database, without showing the password', () => {

@@ -18,6 +18,9 @@ export class PgStoreError extends Error {
 export function redactUrl(url: string): string {
   try {
     const u = new URL(url);
+    // Only a postgres:// URL with a host says where its password is: `u:pw@h/db` parses with `u:`
+    // as its scheme and the password in its path, so any other shape is shown by its scheme alone.
+    if ((u.protocol !== 'postgres:' && u.protocol !== 'postgresql:') || !u.host) return `(a ${u.protocol} URL, not shown)`;
     if (u.password) u.password = '***';
     return u.toString();
   } catch {

@@ -12,7 +12,7 @@
 // the runner API on it (test/api/backends.ts runs the runner API suite on both stores;
 // test/store/pg-server-*.test.ts runs two instances on one database).
 //
-// NOT wired to `serve` by this code: buildServer's `database` option is internal. In that mode the
+// `serve --database` (config.ts) passes buildServer's `database` option. In that mode the
 // builds, runners, projects, users (also the admin API's tokens) and the job system (without
 // --redis) are in the database; the data dir is shared, each server holding a slot in it with its
 // own SQLite file for what stays per server: the monitor (its code is synchronous over its ports,
