@@ -28,15 +28,9 @@ end() { # name : counts a check begin started, once it has ended
   if [ "$(cat "$out/$1.rc" 2>/dev/null)" = 0 ]; then count "$1" 1 0; else cat "$out/$1.log"; count "$1" 0 1; status=1; fi
 }
 
-begin typecheck npx tsc -p . --noEmit --incremental --tsBuildInfoFile "$cache/tsc.tsbuildinfo"
-begin lint npx eslint --cache --cache-strategy content --cache-location "$cache/eslint" .
-# Import cycles, type-only imports included (lazy view imports are not edges: they load on demand).
-begin cycles npm run -s cycles
-# The suites use the built UI (the packaging check, the browser tests): it is built before they start.
-npx vite build > "$out/build-ui.log" 2>&1; echo $? > "$out/build-ui.rc"
-
-# How busy the CPUs are now, in cores, over one second of /proc/stat: the load average lags by
-# minutes (right after `npm ci` it still reads above 2 on an idle machine, which made CI run serial).
+# How busy the CPUs are before this run adds anything, in cores, over one second of /proc/stat (the
+# load average lags by minutes: right after `npm ci` it still read above 2 on an idle CI machine).
+# Read first: once the static checks below start, every core is busy with this run's own work.
 busy_cores() {
   local a b
   a=$(head -1 /proc/stat); sleep 1; b=$(head -1 /proc/stat)
@@ -46,10 +40,17 @@ busy_cores() {
 }
 together=${TEST_SUITES:-}
 busy=$(busy_cores)
+begin typecheck npx tsc -p . --noEmit --incremental --tsBuildInfoFile "$cache/tsc.tsbuildinfo"
+begin lint npx eslint --cache --cache-strategy content --cache-location "$cache/eslint" .
+# Import cycles, type-only imports included (lazy view imports are not edges: they load on demand).
+begin cycles npm run -s cycles
+# The suites use the built UI (the packaging check, the browser tests): it is built before they start.
+npx vite build > "$out/build-ui.log" 2>&1; echo $? > "$out/build-ui.rc"
+
 if [ -z "$together" ]; then
   together=$(awk -v busy="$busy" -v cores="$(nproc)" 'BEGIN { print (busy < cores / 2) ? "together" : "serial" }')
 fi
-echo "[suites] vitest and Playwright: $together ($busy of $(nproc) cores busy before they start; load average $(cut -d' ' -f1-3 /proc/loadavg))"
+echo "[suites] vitest and Playwright: $together ($busy of $(nproc) cores busy before this run; load average $(cut -d' ' -f1-3 /proc/loadavg))"
 
 e2e=0
 playwright() {
