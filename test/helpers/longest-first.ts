@@ -8,24 +8,24 @@ import path from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /** Longest first, from per-file durations of full runs on the 2-core machine (see vitest.config.ts);
- *  the order of 2026-11-25's run (the Redis files, new since, took 31-51 s and started last). */
+ *  the order of 2026-11-26's serial run (model halves ~35 s each, crash 30, redis-jobs 19, hostile 11). */
 export const LONG_FILES = [
-  'test/reliability/model.test.ts',
+  'test/reliability/model-inproc-a.test.ts',
+  'test/reliability/model-inproc-b.test.ts',
+  'test/reliability/crash.test.ts',
   'test/jobs/redis-jobs.test.ts',
-  'test/jobs/redis-queue-views.test.ts',
-  'test/jobs/redis-shared-sidekiq.test.ts',
+  'test/reliability/model-kill9.test.ts',
   'test/reliability/hostile.test.ts',
   'test/simulator/fleet.test.ts',
   'test/reliability/wal.test.ts',
-  'test/reliability/crash.test.ts',
-  'test/sidekiq/connection.test.ts',
-  'test/simulator/cli.test.ts',
   'test/reliability/slow-clients.test.ts',
-  'test/jobs/queue-flow.test.ts',
-  'test/reliability/limits.test.ts',
-  'test/jobs/job-sets.test.ts',
-  'test/reliability/poisoned-rows.test.ts',
-  'test/sidekiq/read-script.test.ts',
+  'test/simulator/pg-round-robin.test.ts',
+  'test/simulator/cli.test.ts',
+  'test/jobs/redis-queue-views.test.ts',
+  'test/reliability/pg-serve-flag.test.ts',
+  'test/store/pg-notify.test.ts',
+  'test/jobs/redis-shared-sidekiq.test.ts',
+  'test/sidekiq/connection.test.ts',
 ];
 
 export class LongestFirst extends BaseSequencer {
