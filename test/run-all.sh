@@ -2,13 +2,12 @@
 # The test command: type check, lint, import cycles, the UI build, every vitest suite and the
 # Playwright suites in Debian's Chromium. Ends with one line "N passed, M failed" summing all of them.
 #
-# The static checks run beside everything else, and vitest beside Playwright: the Playwright specs
-# mostly wait (for the browser, for samples, for the UI), so run after vitest they left the CPU half
-# idle for minutes. Only the UI build goes first (the packaging check and the browser tests use it).
-# On a machine already busy (half its cores or more busy, measured over a second before they start)
-# the two suites run one after the other, as before: sharing what little CPU is left, vitest's CPU-bound files (model, crash, fleet,
-# hostile) ran past their timeouts. TEST_SUITES=together|serial chooses. vitest's output streams;
-# the other logs are printed once all have ended, then every result in one fixed order.
+# The static checks run beside the suites; only the UI build goes first (the packaging check and the
+# browser tests use it). vitest and then Playwright, one after the other: on this 2-core machine the
+# run is CPU-bound (~8 CPU-minutes), and side by side (TEST_SUITES=together) a fresh clone took
+# longer, 7 min 50 s against ~7 min, because vitest's in-process files slowed 6-fold beside Chromium
+# (a 5,000-step model half: 29 s alone, 199 s beside it). vitest's output streams; the other logs are
+# printed once all have ended, then every result in one fixed order.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export NO_COLOR=1 FORCE_COLOR=0
@@ -28,18 +27,7 @@ end() { # name : counts a check begin started, once it has ended
   if [ "$(cat "$out/$1.rc" 2>/dev/null)" = 0 ]; then count "$1" 1 0; else cat "$out/$1.log"; count "$1" 0 1; status=1; fi
 }
 
-# How busy the CPUs are before this run adds anything, in cores, over one second of /proc/stat (the
-# load average lags by minutes: right after `npm ci` it still read above 2 on an idle CI machine).
-# Read first: once the static checks below start, every core is busy with this run's own work.
-busy_cores() {
-  local a b
-  a=$(head -1 /proc/stat); sleep 1; b=$(head -1 /proc/stat)
-  awk -v a="$a" -v b="$b" -v cores="$(nproc)" 'BEGIN {
-    split(a, x); split(b, y); total = 0; for (i = 2; i <= 9; i++) total += y[i] - x[i]
-    idle = (y[5] + y[6]) - (x[5] + x[6]); printf "%.1f", (total > 0 ? cores * (1 - idle / total) : 0) }'
-}
-together=${TEST_SUITES:-}
-busy=$(busy_cores)
+together=${TEST_SUITES:-serial}
 begin typecheck npx tsc -p . --noEmit --incremental --tsBuildInfoFile "$cache/tsc.tsbuildinfo"
 begin lint npx eslint --cache --cache-strategy content --cache-location "$cache/eslint" .
 # Import cycles, type-only imports included (lazy view imports are not edges: they load on demand).
@@ -47,10 +35,7 @@ begin cycles npm run -s cycles
 # The suites use the built UI (the packaging check, the browser tests): it is built before they start.
 npx vite build > "$out/build-ui.log" 2>&1; echo $? > "$out/build-ui.rc"
 
-if [ -z "$together" ]; then
-  together=$(awk -v busy="$busy" -v cores="$(nproc)" 'BEGIN { print (busy < cores / 2) ? "together" : "serial" }')
-fi
-echo "[suites] vitest and Playwright: $together ($busy of $(nproc) cores busy before this run; load average $(cut -d' ' -f1-3 /proc/loadavg))"
+echo "[suites] vitest and Playwright: $together (TEST_SUITES; load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores)"
 
 e2e=0
 playwright() {
