@@ -2,7 +2,8 @@
 // Sidekiq's own API, a real Sidekiq and other Jobscope servers share one truth:
 // - queues: SADD queues <name>, LPUSH queue:<name> <payload> (Sidekiq's client); Jobscope also keeps
 //   the names it created in `jobscope:queues` (the queues Jobscope servers serve besides their
-//   built-in ones, so a queue only a Sidekiq app serves is never taken from).
+//   built-in ones, so a queue only a Sidekiq app serves is never taken from). A periodic job is
+//   pushed by a script only while none of its kind waits in its queue (redis-push-once.ts).
 // - reliable fetch (as GitLab's reliable fetcher): LMOVE queue:<name> → working:<identity> in one
 //   script over the served queues; a job's end removes it from the working list in the same MULTI
 //   as its result. A process whose heartbeat hash has expired is dead: any server puts its working
@@ -24,6 +25,7 @@ import type { MetricsView } from '../metrics-api/source.ts';
 import { readSidekiq } from '../sidekiq/read.ts';
 import { viewOf } from '../sidekiq/source.ts';
 import { readQueue, readQueueList, readQueuePage, type QueueReadOptions } from './redis-queue-reads.ts';
+import { PUSH_ONCE, pushOnceArgs } from './redis-push-once.ts';
 
 const SIX_MONTHS_S = 180 * 24 * 3600;
 const FIVE_YEARS_S = 5 * 365 * 24 * 3600;
@@ -112,6 +114,7 @@ type Scripted = Redis & {
   jsRequeue(setKey: string, queueKey: string, queuesKey: string, member: string, payload: string, queue: string): Promise<number>;
   jsOrphans(workingKey: string, workingSet: string, identity: string): Promise<number>;
   jsForgetEmpty(queuesKey: string, queueKey: string, queue: string): Promise<number>;
+  jsPushOnce(...keysAndArgs: string[]): Promise<number>;
 };
 
 export interface RedisJobBackendOptions {
@@ -150,6 +153,7 @@ export class RedisJobBackend implements SharedJobBackend {
     redis.defineCommand('jsRequeue', { numberOfKeys: 3, lua: REQUEUE });
     redis.defineCommand('jsOrphans', { numberOfKeys: 2, lua: ORPHANS });
     redis.defineCommand('jsForgetEmpty', { numberOfKeys: 2, lua: FORGET_EMPTY });
+    redis.defineCommand('jsPushOnce', { numberOfKeys: 3, lua: PUSH_ONCE });
     this.redis = redis as Scripted;
     this.working = `working:${this.identity}`;
   }
@@ -305,6 +309,15 @@ export class RedisJobBackend implements SharedJobBackend {
     for (const q of queues) m.sadd('queues', q).sadd('jobscope:queues', q);
     await this.exec(m);
     return out;
+  }
+
+  /** SharedJobBackend's: one script (redis-push-once.ts): the check and the push cannot interleave with another server's. */
+  async pushUnlessWaiting(job: NewJob): Promise<Job | null> {
+    const jid = newJid();
+    const raw = this.payload(job, jid);
+    const classMakesKind = (this.opts.kindOf(job.class) ?? job.class) === job.kind;
+    const pushed = await this.redis.jsPushOnce(...pushOnceArgs(job.queue, job.kind, job.class, classMakesKind, raw));
+    return pushed === 1 ? { ...job, id: idOfJid(jid), jid, raw } : null;
   }
 
   claim(): void {
