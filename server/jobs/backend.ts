@@ -129,7 +129,8 @@ export interface SharedJobBackend extends JobBackend {
    * Pushes the job unless one of its kind waits in its queue (taken by no process yet), checked and
    * pushed as one step across every process sharing the backend; null when one waits. What
    * enqueueOnce uses when present: periodic work neither piles up behind busy slots nor is pushed by
-   * every instance each period. Optional: without it (Redis) each enqueueOnce pushes.
+   * every instance each period (PostgreSQL: an advisory lock; Redis: one Lua script). Optional: a
+   * backend without it has each enqueueOnce push.
    */
   pushUnlessWaiting?(job: NewJob): Promise<Job | null>;
   /** Moves retries due at `now` back into their queues (Sidekiq's scheduler poll); returns how many. */
