@@ -10,7 +10,7 @@ import type { MetricsView, ProcessStats, QueueStats } from '../../metrics-api/so
 import { isArray, storedInt, storedTimeOr0 } from '../row-values.ts';
 import { DB_NOW_MS, JOB_COLUMNS, toJob, type PgJobRow } from './jobs-rows.ts';
 import type { Queryable } from './connect.ts';
-import { inTransaction } from './jobs-tx.ts';
+import { inTransaction } from './transaction.ts';
 
 const WAITING = `state = 'queued' AND claimed_by IS NULL`;
 

@@ -27,7 +27,7 @@ import type { FailedJob, Job, JobCounters } from '../../jobs/types.ts';
 import type { MetricsView } from '../../metrics-api/source.ts';
 import { DB_NOW_MS, JOB_COLUMNS, retryColumn, storableError, toJob, type PgJobRow } from './jobs-rows.ts';
 import { PgJobReads } from './jobs-reads.ts';
-import { inTransaction } from './jobs-tx.ts';
+import { inTransaction } from './transaction.ts';
 import type { Queryable } from './connect.ts';
 
 const SIX_MONTHS_MS = 180 * 24 * 3600 * 1000;

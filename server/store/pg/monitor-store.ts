@@ -6,7 +6,7 @@ import type { Pool } from 'pg';
 import { PgConnections } from './monitor-connections.ts';
 import { PgAlerts } from './monitor-alerts.ts';
 import { PgMonitorHistory } from './monitor-history.ts';
-import { inTransaction } from './jobs-tx.ts';
+import { inTransaction } from './transaction.ts';
 import type { Queryable } from './connect.ts';
 
 export interface PgMonitorRepos {

@@ -19,6 +19,7 @@ import os from 'node:os';
 import type { Client, Notification, Pool, PoolClient } from 'pg';
 import { checkUrl, explainConnectError } from './errors.ts';
 import { decodeChange, encodeChange, type PgChange, type PgChangeReceived } from './notify-payload.ts';
+import { inTransaction } from './transaction.ts';
 
 export { CHANGE_KINDS, PG_NOTIFY_PAYLOAD_LIMIT, type ChangeKind, type PgChange, type PgChangeReceived } from './notify-payload.ts';
 
@@ -215,11 +216,8 @@ export async function startPgNotify(url: string, opts: PgNotifyOptions = {}): Pr
       return client !== null;
     },
     notify,
-    async transaction(pool, fn) {
-      const tx = await pool.connect();
-      let broken: Error | undefined;
-      try {
-        await tx.query('BEGIN');
+    transaction(pool, fn) {
+      return inTransaction(pool, 'BEGIN', async (tx) => {
         const changes: PgChange[] = [];
         const result = await fn(tx, (change) => {
           // Checked when reported, so a bad change fails where it was made.
@@ -227,17 +225,8 @@ export async function startPgNotify(url: string, opts: PgNotifyOptions = {}): Pr
           changes.push(change);
         });
         for (const change of changes) await notify(tx, change);
-        await tx.query('COMMIT');
         return result;
-      } catch (err) {
-        await tx.query('ROLLBACK').catch((e: Error) => {
-          // A client that cannot roll back is in an unknown state: the pool must not hand it out again.
-          broken = e;
-        });
-        throw err;
-      } finally {
-        tx.release(broken);
-      }
+      });
     },
     async close() {
       if (closed) return;

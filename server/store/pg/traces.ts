@@ -39,6 +39,7 @@ import type { Pool, PoolClient } from 'pg';
 import type { AppendResult } from '../traces.ts';
 import type { Queryable } from './connect.ts';
 import { openForRead, readRange, writeAt, writeWhole } from './traces-files.ts';
+import { inTransaction } from './transaction.ts';
 
 /** Reads up to this size are returned as a Buffer, longer ones as a stream (as store/traces.ts). */
 const READ_AT_ONCE = 64 * 1024;
@@ -153,38 +154,15 @@ export class PgTraceStore {
   }
 
   /** Runs `fn` in a transaction holding the build's trace row (made on the first use), then commits. */
-  private async locked<T>(buildId: number, fn: (row: TraceRow, client: PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    let broken: Error | undefined;
-    // A checked-out client has no 'error' listener (the pool's is for idle ones): a connection cut
-    // mid-transaction (its session killed, the server restarting) would emit an unhandled 'error'
-    // and end the process. The query in flight rejects on its own; this keeps the event handled.
-    const onError = (err: Error) => {
-      broken = err;
-    };
-    client.on('error', onError);
-    try {
-      await client.query('BEGIN');
-      try {
-        let { rows } = await client.query<TraceRow>(LOCK_ROW, [buildId]);
-        if (!rows.length) {
-          // Two first appends at once: one inserts, the other's insert waits for it and does nothing.
-          await client.query('INSERT INTO build_traces (build_id) VALUES ($1) ON CONFLICT (build_id) DO NOTHING', [buildId]);
-          ({ rows } = await client.query<TraceRow>(LOCK_ROW, [buildId]));
-        }
-        const out = await fn(rows[0], client);
-        await client.query('COMMIT');
-        return out;
-      } catch (err) {
-        await client.query('ROLLBACK').catch((e: Error) => {
-          // The session is unusable (its commit may or may not have landed): drop it, not back in the pool.
-          broken = e;
-        });
-        throw err;
+  private locked<T>(buildId: number, fn: (row: TraceRow, client: PoolClient) => Promise<T>): Promise<T> {
+    return inTransaction(this.pool, 'BEGIN', async (client) => {
+      let { rows } = await client.query<TraceRow>(LOCK_ROW, [buildId]);
+      if (!rows.length) {
+        // Two first appends at once: one inserts, the other's insert waits for it and does nothing.
+        await client.query('INSERT INTO build_traces (build_id) VALUES ($1) ON CONFLICT (build_id) DO NOTHING', [buildId]);
+        ({ rows } = await client.query<TraceRow>(LOCK_ROW, [buildId]));
       }
-    } finally {
-      client.removeListener('error', onError);
-      client.release(broken);
-    }
+      return fn(rows[0], client);
+    });
   }
 }

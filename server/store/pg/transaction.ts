@@ -1,4 +1,5 @@
-// A transaction on a client of the pool, for the job backend's steps of more than one statement.
+// A transaction on a client of the pool: the one way this store runs statements that must commit
+// together (the job backend's steps, a trace append under its row lock, changes with their NOTIFY).
 import type { Pool, PoolClient } from 'pg';
 
 /** Runs `fn` between `begin` and COMMIT on one client; rolls back and rethrows when it fails. */
