@@ -5,7 +5,8 @@ import type { Db } from './db.ts';
 import type { Thresholds } from '../contract/app.ts';
 import type { Connection, ConnectionFields, ConnectionsRepo } from './monitor-ports.ts';
 
-interface Row {
+/** A monitor_connections row as either store hands it over (SQLite's enabled is 0/1, PostgreSQL's a boolean). */
+export interface ConnectionRow {
   id: string;
   name: string;
   kind: string;
@@ -14,14 +15,14 @@ interface Row {
   api_version: string;
   segment: string;
   interval_s: number;
-  enabled: number;
+  enabled: number | boolean;
   thresholds: string;
   last_sample_at: number | null;
   last_error: string | null;
   created_at: number;
 }
 
-function fromRow(r: Row): Connection {
+export function connectionFromRow(r: ConnectionRow): Connection {
   return {
     id: r.id,
     name: r.name,
@@ -31,7 +32,7 @@ function fromRow(r: Row): Connection {
     apiVersion: r.api_version === 'v3' ? 'v3' : 'v4',
     segment: r.segment,
     intervalS: r.interval_s,
-    enabled: r.enabled === 1,
+    enabled: r.enabled === 1 || r.enabled === true,
     thresholds: parseThresholds(r.thresholds),
     lastSampleAt: r.last_sample_at,
     lastError: r.last_error,
@@ -48,7 +49,8 @@ function parseThresholds(text: string): Thresholds {
   }
 }
 
-const COLUMNS: Record<keyof ConnectionFields, string> = {
+/** The column of each field a change may set. */
+export const FIELD_COLUMNS: Record<keyof ConnectionFields, string> = {
   name: 'name',
   baseUrl: 'base_url',
   token: 'private_token',
@@ -71,13 +73,13 @@ export class SqliteConnections implements ConnectionsRepo {
 
   list(): Connection[] {
     return this.db
-      .all<Row>("SELECT * FROM monitor_connections ORDER BY kind = 'embedded' DESC, created_at, id")
-      .map(fromRow);
+      .all<ConnectionRow>("SELECT * FROM monitor_connections ORDER BY kind = 'embedded' DESC, created_at, id")
+      .map(connectionFromRow);
   }
 
   get(id: string): Connection | undefined {
-    const r = this.db.get<Row>('SELECT * FROM monitor_connections WHERE id = ?', [id]);
-    return r ? fromRow(r) : undefined;
+    const r = this.db.get<ConnectionRow>('SELECT * FROM monitor_connections WHERE id = ?', [id]);
+    return r ? connectionFromRow(r) : undefined;
   }
 
   create(id: string, c: ConnectionFields & { baseUrl: string; token: string; kind?: 'gitlab' | 'sidekiq' }, createdAt: number): Connection {
@@ -92,7 +94,7 @@ export class SqliteConnections implements ConnectionsRepo {
   update(id: string, patch: Partial<ConnectionFields>): Connection | undefined {
     const sets: string[] = [];
     const values: (string | number | null)[] = [];
-    for (const [key, col] of Object.entries(COLUMNS)) {
+    for (const [key, col] of Object.entries(FIELD_COLUMNS)) {
       const v = patch[key as keyof ConnectionFields];
       if (v === undefined) continue;
       sets.push(`${col} = ?`);

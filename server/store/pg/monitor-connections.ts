@@ -7,67 +7,14 @@
 // and thresholds that do not parse read as {queues: {}} by the same rule.
 import type { Thresholds } from '../../contract/app.ts';
 import type { Connection, ConnectionFields, ConnectionsRepo } from '../monitor-ports.ts';
+import { connectionFromRow, FIELD_COLUMNS, type ConnectionRow } from '../monitor-connections.ts';
 import type { Queryable } from './connect.ts';
 import type { AsyncPort } from './ports-async.ts';
 import { pgText } from './text.ts';
 
 export type ConnectionsRepoAsync = AsyncPort<ConnectionsRepo>;
 
-interface Row {
-  id: string;
-  name: string;
-  kind: string;
-  base_url: string | null;
-  private_token: string | null;
-  api_version: string;
-  segment: string;
-  interval_s: number;
-  enabled: boolean;
-  thresholds: string;
-  last_sample_at: number | null;
-  last_error: string | null;
-  created_at: number;
-}
-
 const COLUMNS = 'id, name, kind, base_url, private_token, api_version, segment, interval_s, enabled, thresholds::text AS thresholds, last_sample_at, last_error, created_at';
-
-function fromRow(r: Row): Connection {
-  return {
-    id: r.id,
-    name: r.name,
-    kind: r.kind === 'embedded' || r.kind === 'sidekiq' ? r.kind : 'gitlab',
-    baseUrl: r.base_url,
-    token: r.private_token,
-    apiVersion: r.api_version === 'v3' ? 'v3' : 'v4',
-    segment: r.segment,
-    intervalS: r.interval_s,
-    enabled: r.enabled === true,
-    thresholds: parseThresholds(r.thresholds),
-    lastSampleAt: r.last_sample_at,
-    lastError: r.last_error,
-    createdAt: r.created_at,
-  };
-}
-
-// As store/monitor-connections.ts reads the column (not exported there).
-function parseThresholds(text: string): Thresholds {
-  try {
-    const t = JSON.parse(text) as Thresholds;
-    return { ...t, queues: t.queues ?? {} };
-  } catch {
-    return { queues: {} };
-  }
-}
-
-const SET_COLUMNS: Record<keyof ConnectionFields, string> = {
-  name: 'name',
-  baseUrl: 'base_url',
-  token: 'private_token',
-  apiVersion: 'api_version',
-  segment: 'segment',
-  intervalS: 'interval_s',
-  enabled: 'enabled',
-};
 
 export class PgConnections implements ConnectionsRepoAsync {
   constructor(private readonly db: Queryable) {}
@@ -82,28 +29,28 @@ export class PgConnections implements ConnectionsRepoAsync {
 
   /** The embedded connection first, then by creation; ids compared byte by byte (COLLATE "C"), as SQLite's BINARY does, whatever the database's collation. */
   async list(): Promise<Connection[]> {
-    const { rows } = await this.db.query<Row>(`SELECT ${COLUMNS} FROM monitor_connections ORDER BY kind = 'embedded' DESC, created_at, id COLLATE "C"`);
-    return rows.map(fromRow);
+    const { rows } = await this.db.query<ConnectionRow>(`SELECT ${COLUMNS} FROM monitor_connections ORDER BY kind = 'embedded' DESC, created_at, id COLLATE "C"`);
+    return rows.map(connectionFromRow);
   }
 
   async get(id: string): Promise<Connection | undefined> {
-    const { rows } = await this.db.query<Row>(`SELECT ${COLUMNS} FROM monitor_connections WHERE id = $1`, [id]);
-    return rows[0] && fromRow(rows[0]);
+    const { rows } = await this.db.query<ConnectionRow>(`SELECT ${COLUMNS} FROM monitor_connections WHERE id = $1`, [id]);
+    return rows[0] && connectionFromRow(rows[0]);
   }
 
   async create(id: string, c: ConnectionFields & { baseUrl: string; token: string; kind?: 'gitlab' | 'sidekiq' }, createdAt: number): Promise<Connection> {
-    const { rows } = await this.db.query<Row>(
+    const { rows } = await this.db.query<ConnectionRow>(
       `INSERT INTO monitor_connections (id, name, kind, base_url, private_token, api_version, segment, interval_s, enabled, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING ${COLUMNS}`,
       [id, c.name, c.kind ?? 'gitlab', c.baseUrl, c.token, c.apiVersion, c.segment, c.intervalS, c.enabled, createdAt],
     );
-    return fromRow(rows[0]!);
+    return connectionFromRow(rows[0]!);
   }
 
   async update(id: string, patch: Partial<ConnectionFields>): Promise<Connection | undefined> {
     const sets: string[] = [];
     const values: (string | number | boolean | null)[] = [];
-    for (const [key, col] of Object.entries(SET_COLUMNS)) {
+    for (const [key, col] of Object.entries(FIELD_COLUMNS)) {
       const v = patch[key as keyof ConnectionFields];
       if (v === undefined) continue;
       values.push(v);
@@ -111,8 +58,8 @@ export class PgConnections implements ConnectionsRepoAsync {
     }
     if (!sets.length) return this.get(id);
     values.push(id);
-    const { rows } = await this.db.query<Row>(`UPDATE monitor_connections SET ${sets.join(', ')} WHERE id = $${values.length} RETURNING ${COLUMNS}`, values);
-    return rows[0] && fromRow(rows[0]);
+    const { rows } = await this.db.query<ConnectionRow>(`UPDATE monitor_connections SET ${sets.join(', ')} WHERE id = $${values.length} RETURNING ${COLUMNS}`, values);
+    return rows[0] && connectionFromRow(rows[0]);
   }
 
   async setThresholds(id: string, t: Thresholds): Promise<void> {
