@@ -1,11 +1,12 @@
 // SQLite adapter of AlertsRepo (store/monitor-ports.ts): the monitor_alerts table.
 import type { Db } from './db.ts';
-import { isoTimeOr0 } from './row-values.ts';
+import { isoTimeOr0, storedInt } from './row-values.ts';
 import type { Alert } from '../contract/app.ts';
 import type { AlertsRepo, NewAlert } from './monitor-ports.ts';
 
-interface AlertRow {
-  id: number;
+/** A monitor_alerts row as either store hands it over (PostgreSQL's bigint id comes as text). */
+export interface AlertRow {
+  id: number | string;
   connection_id: string;
   kind: string;
   queue: string | null;
@@ -14,8 +15,8 @@ interface AlertRow {
   at: number;
 }
 
-const toAlert = (r: AlertRow): Alert => ({
-  id: r.id,
+export const alertFromRow = (r: AlertRow): Alert => ({
+  id: storedInt(r.id) ?? 0,
   connection_id: r.connection_id,
   kind: r.kind as Alert['kind'],
   queue: r.queue,
@@ -42,7 +43,7 @@ export class SqliteAlerts implements AlertsRepo {
     const rows = connectionId
       ? this.db.all<AlertRow>('SELECT * FROM monitor_alerts WHERE id > ? AND connection_id = ? ORDER BY id LIMIT ?', [sinceId, connectionId, limit])
       : this.db.all<AlertRow>('SELECT * FROM monitor_alerts WHERE id > ? ORDER BY id LIMIT ?', [sinceId, limit]);
-    return rows.map(toAlert);
+    return rows.map(alertFromRow);
   }
 
   deleteBefore(at: number): void {

@@ -3,34 +3,14 @@
 // instances, which is what clients polling with `since` need.
 import type { Alert } from '../../contract/app.ts';
 import type { AlertsRepo, NewAlert } from '../monitor-ports.ts';
-import { isoTimeOr0, storedInt } from '../row-values.ts';
+import { alertFromRow, type AlertRow } from '../monitor-alerts.ts';
 import type { Queryable } from './connect.ts';
 import type { AsyncPort } from './ports-async.ts';
 import { pgText } from './text.ts';
 
 export type AlertsRepoAsync = AsyncPort<AlertsRepo>;
 
-interface AlertRow {
-  id: number;
-  connection_id: string;
-  kind: string;
-  queue: string | null;
-  value: number;
-  threshold: number;
-  at: number;
-}
-
 const COLUMNS = 'id, connection_id, kind, queue, value, threshold, at';
-
-const toAlert = (r: AlertRow): Alert => ({
-  id: storedInt(r.id) ?? 0,
-  connection_id: r.connection_id,
-  kind: r.kind as Alert['kind'],
-  queue: r.queue,
-  value: r.value,
-  threshold: r.threshold,
-  at: isoTimeOr0(r.at),
-});
 
 // A bigint parameter must be an integer (pg throws on 1.5, where SQLite compares): bounds are
 // rounded the way that keeps the comparison with integer columns the same.
@@ -72,7 +52,7 @@ export class PgAlerts implements AlertsRepoAsync {
     const { rows } = connectionId
       ? await this.db.query<AlertRow>(`SELECT ${COLUMNS} FROM monitor_alerts WHERE id > $1 AND connection_id = $2 ORDER BY id LIMIT $3`, [after, connectionId, max])
       : await this.db.query<AlertRow>(`SELECT ${COLUMNS} FROM monitor_alerts WHERE id > $1 ORDER BY id LIMIT $2`, [after, max]);
-    return rows.map(toAlert);
+    return rows.map(alertFromRow);
   }
 
   async deleteBefore(at: number): Promise<void> {
