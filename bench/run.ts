@@ -23,6 +23,8 @@ interface Entry {
 const BENCHES: Entry[] = [
   { file: 'traces.ts', title: 'trace appends' },
   { file: 'dispatch.ts', title: 'dispatch' },
+  { file: 'pg-dispatch.ts', title: 'dispatch on PostgreSQL (two instances vs SQLite vs bare SKIP LOCKED)' },
+  { file: 'pg-traces.ts', title: 'trace appends on PostgreSQL (two instances vs SQLite vs bare)' },
   { file: 'wal.ts', title: 'WAL under writes' },
   { file: 'artifacts.ts', title: 'artifacts' },
   { file: 'metrics.ts', title: 'metrics (compound_metrics)' },
