@@ -12,6 +12,14 @@ import { openPgDatabase } from '../../server/store/pg/index.ts';
 export type StartServer = typeof startServer;
 export type Backend = 'sqlite' | 'postgresql';
 
+// Data dir → its database's URL, for a test that reads the database itself (databaseOf).
+const databaseByDataDir = new Map<string, string>();
+
+/** The URL of the PostgreSQL database behind a server eachBackend started; undefined on SQLite. */
+export function databaseOf(s: { dataDir: string }): string | undefined {
+  return databaseByDataDir.get(s.dataDir);
+}
+
 export function eachBackend(body: (start: StartServer, backend: Backend) => void): void {
   describe('sqlite', () => body(startServer, 'sqlite'));
   describe.skipIf(postgresMissing() !== null)('postgresql', () => {
@@ -42,6 +50,7 @@ export function eachBackend(body: (start: StartServer, backend: Backend) => void
       if (!database) {
         database = await freshDatabase();
         databases.set(dataDir, database);
+        databaseByDataDir.set(dataDir, database);
       }
       return startServer({ ...overrides, dataDir }, { ...deps, database });
     };

@@ -15,6 +15,7 @@ import { PgSecrets } from './secrets.ts';
 import { PgTraceStore } from './traces.ts';
 import { PgBuildsDomain } from './domain-builds.ts';
 import { PgProjectsDomain, PgRunnersDomain, PgUsersDomain } from './domain-people.ts';
+import { withStorageErrors } from './domain-errors.ts';
 
 export interface PgDomainOptions {
   events: AppEvents;
@@ -61,11 +62,12 @@ export async function openPgDomain(url: string, opts: PgDomainOptions): Promise<
     const registrationToken = await secrets.ensure('registration_token', opts.registrationToken, () => newToken());
     const traces = new PgTraceStore(db.pool, opts.tracesDir, { fsync: opts.fsync, maxBytes: opts.maxTraceBytes });
     const builds = new PgBuildsDomain({ pool: db.pool, notify, events: opts.events, traces, artifacts: opts.artifacts });
-    const users = new PgUsersDomain(db.pool);
+    // What handlers call: a database failure under a request answers 507/503 as SQLite's does (domain-errors.ts).
+    const users = withStorageErrors(new PgUsersDomain(db.pool));
     const domain: Domain = {
-      builds,
-      runners: new PgRunnersDomain(db.pool, registrationToken),
-      projects: new PgProjectsDomain(db.pool),
+      builds: withStorageErrors(builds),
+      runners: withStorageErrors(new PgRunnersDomain(db.pool, registrationToken)),
+      projects: withStorageErrors(new PgProjectsDomain(db.pool)),
       users,
     };
     // A notification carries ids only (notify-payload.ts): the committed row is read, then emitted.
