@@ -2,7 +2,8 @@
 // downsampled server-side to ≤ 1,000 points — over real HTTP against a real server whose history was
 // seeded through the monitor's own recording path (one transaction per simulated hour: the fast path).
 // The reference, measured in the same run: a bare JS loop averaging the same raw data, held in one
-// Float64Array, into 1,000 buckets for every series. Goal: p99 < 50 ms.
+// Float64Array, into 1,000 buckets for every series. Goal: p99 < 50 ms. `days` sets the range for the scale
+// curve (bench/curves.ts).
 //   node --import tsx bench/history.ts [--quick]
 import fs from 'node:fs';
 import os from 'node:os';
@@ -30,8 +31,7 @@ const POINTS = 1000;
 export type { BenchResult };
 
 
-export async function run({ quick = false }: { quick?: boolean } = {}): Promise<BenchResult> {
-  const repeats = quick ? 100 : 300;
+export async function run({ quick = false, days = DAYS, repeats = quick ? 100 : 300 }: { quick?: boolean; days?: number; repeats?: number } = {}): Promise<BenchResult> {
   const warmup = 20; // JIT and connection warm-up, not measured
   const log = (m: string) => process.stderr.write(`[history] ${m}\n`);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-bench-history-'));
@@ -40,7 +40,7 @@ export async function run({ quick = false }: { quick?: boolean } = {}): Promise<
     const url = await server.listen();
     const monitor = server.ctx.services.get<Monitor>('monitor')!;
     const c = monitor.connections.create({ name: 'bench', baseUrl: 'http://127.0.0.1:9', token: 'x', apiVersion: 'v4', segment: 'sidekiq', intervalS: 5, enabled: false });
-    const n = (DAYS * 86_400_000) / STEP_MS;
+    const n = (days * 86_400_000) / STEP_MS;
     const end = Math.floor(Date.now() / STEP_MS) * STEP_MS;
     const start = end - (n - 1) * STEP_MS;
     const names = Array.from({ length: QUEUES }, (_, q) => `queue_${String(q).padStart(2, '0')}`);
@@ -67,7 +67,7 @@ export async function run({ quick = false }: { quick?: boolean } = {}): Promise<
           monitor.record(c, start + i * STEP_MS, { queues, processes: [], jobs: { processed, failed: Math.floor(processed / 50), enqueued: 0 } }, '');
         }
       });
-      if ((i0 / perTx) % 24 === 0) log(`  day ${i0 / perTx / 24 + 1} of ${DAYS}…`);
+      if ((i0 / perTx) % 24 === 0) log(`  day ${i0 / perTx / 24 + 1} of ${days}…`);
     }
     const seedSeconds = (performance.now() - seedStarted) / 1000;
     log(`seeded in ${seedSeconds.toFixed(1)} s; querying ${repeats}× over HTTP…`);
@@ -118,7 +118,7 @@ export async function run({ quick = false }: { quick?: boolean } = {}): Promise<
     const r50 = pct(bare, 50);
     const r99 = pct(bare, 99);
     return {
-      name: 'history: 7 d of 5 s samples × 50 queues, downsampled to ≤ 1,000 points, p99 over HTTP',
+      name: `history: ${days} d of 5 s samples × 50 queues, downsampled to ≤ 1,000 points, p99 over HTTP`,
       value: round(p99),
       unit: 'ms',
       reference: round(r99),

@@ -1,6 +1,11 @@
-// `npm run bench [-- --quick] [-- --only traces,dispatch] [-- --cpu-prof]`: runs every benchmark of
-// bench/ one after the other, so they never compete with each other, prints each figure beside its
-// reference and goal, and writes bench/results.json and docs/benchmarks.md with the machine described.
+// `npm run bench [-- --quick] [-- --only traces,dispatch] [-- --cpu-prof] [-- --rounds N] [-- --compare
+// [--against REV]]`: runs every benchmark of bench/ one after the other, so they never compete with each
+// other, prints each figure beside its reference and goal, and writes bench/results.json and
+// docs/benchmarks.md with the machine described. Each file runs N times (3, or 2 with --quick; once if
+// it reports its own spread): every line is the median round with its min–max (bench/lib/rounds.ts).
+// --compare then marks each line against the committed results (bench/lib/compare.ts) and exits 1 on a
+// regression; --compare-only does that for the results.json already there, without running anything.
+// `npm run bench -- --curves [--quick] [--only traces]` runs the scale curves instead (bench/curves.ts).
 //
 // Two cores: where the server under test (or the reference) is an HTTP server, it runs in a child
 // process and the load generator in this one, so each gets a core. The Redis benches (sidekiq.ts,
@@ -11,7 +16,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { runCurves } from './curves.ts';
+import type { Spread } from './lib/compare.ts';
+import { gate } from './lib/gate.ts';
 import { REPO, round, type BenchResult } from './lib/harness.ts';
+import { hasSpread, mergeRounds } from './lib/rounds.ts';
 
 interface Entry {
   file: string;
@@ -71,10 +80,12 @@ function markdown(results: BenchResult[], meta: { command: string; date: string;
   const m = meta.machine;
   const rows = results.map((r) => {
     const extra = Object.entries(r)
-      .filter(([k]) => !['name', 'value', 'unit', 'reference', 'ratio', 'goal', 'pass'].includes(k))
+      .filter(([k]) => !['name', 'value', 'unit', 'reference', 'ratio', 'goal', 'pass', 'spread'].includes(k))
       .map(([k, v]) => `${k} ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
       .join(', ');
-    return `| ${r.name} | ${r.value} ${r.unit} | ${r.reference} | ${r.ratio}× | ${r.goal} | ${r.pass ? 'pass' : '**miss**'} | ${extra} |`;
+    const s = r.spread as Spread | undefined;
+    const spread = s ? ` (${s.ratio[0]}–${s.ratio[1]}, ${s.rounds} rounds)` : '';
+    return `| ${r.name} | ${r.value} ${r.unit} | ${r.reference} | ${r.ratio}×${spread} | ${r.goal} | ${r.pass ? 'pass' : '**miss**'} | ${extra} |`;
   });
   return [
     '# Benchmarks',
@@ -87,13 +98,15 @@ function markdown(results: BenchResult[], meta: { command: string; date: string;
     'How it runs: the server under test is `jobscope serve` in a child process (or, for the reference, a bare node:http server in a child process);',
     'the load generator runs in the bench process, so on two cores each side gets one. The benchmarks run one after another.',
     'The reference column is the bare baseline measured in the same run (a bare node:http server, a raw file copy, a plain JS loop…);',
-    'ratio is figure ÷ reference (for latencies and sizes, lower is better).',
+    'ratio is figure ÷ reference (for latencies and sizes, lower is better); each line is the median of the rounds, with the min–max of their ratios.',
+    '`npm run bench -- --compare` marks every line that moved beyond that spread against the committed `bench/results.json`.',
     '',
     '| Benchmark | Figure | Reference | Ratio | Goal | Result | Details |',
     '|---|---|---|---|---|---|---|',
     ...rows,
     '',
     ...(meta.failures.length ? ['Benchmarks that failed to run:', '', ...meta.failures.map((f) => `- ${f}`), ''] : []),
+    ...(fs.existsSync(path.join(REPO, 'docs/benchmarks/README.md')) ? ['Scale curves (`npm run bench -- --curves`): [docs/benchmarks/](benchmarks/README.md).', ''] : []),
     'Raw figures: `bench/results.json`. Profiles: `npm run bench -- --cpu-prof` writes the server children’s V8 CPU profiles to `.tmp/bench-profiles/`.',
     '',
   ].join('\n');
@@ -102,8 +115,17 @@ function markdown(results: BenchResult[], meta: { command: string; date: string;
 async function main() {
   const quick = process.argv.includes('--quick');
   const only = arg('--only')?.split(',').filter(Boolean);
+  const against = arg('--against') || 'HEAD';
+  const rounds = Math.max(1, Number(arg('--rounds') ?? (quick ? 2 : 3)) || 1);
+  if (process.argv.includes('--compare-only')) {
+    process.exit(gate(JSON.parse(fs.readFileSync(path.join(REPO, 'bench/results.json'), 'utf8')), against));
+  }
   if (process.argv.includes('--cpu-prof')) process.env.JOBSCOPE_BENCH_CPU_PROF = path.join(REPO, '.tmp/bench-profiles');
   const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
+  if (process.argv.includes('--curves')) {
+    await runCurves({ quick, only, command });
+    process.exit(0);
+  }
   const info = machine();
   const began = performance.now();
   const results: BenchResult[] = [];
@@ -121,10 +143,25 @@ async function main() {
     console.log(`▶ ${b.title} (bench/${b.file})${quick ? ' --quick' : ''}`);
     try {
       const mod = (await import(pathToFileURL(file).href)) as { run(opts: { quick: boolean }): Promise<BenchResult | BenchResult[]> };
-      const out = await mod.run({ quick });
-      for (const r of Array.isArray(out) ? out : [out]) {
+      const each: BenchResult[][] = [];
+      for (let i = 0; i < rounds; i++) {
+        let out: BenchResult | BenchResult[];
+        try {
+          out = await mod.run({ quick });
+        } catch (err) {
+          // A later round that fails leaves the rounds that ran: fewer rounds, a narrower spread, said so.
+          if (i === 0) throw err;
+          console.log(`  round ${i + 1} failed, kept ${i}: ${(err as Error).message.split('\n')[0]}`);
+          break;
+        }
+        each.push(Array.isArray(out) ? out : [out]);
+        if (rounds > 1) console.log(`  round ${i + 1} of ${rounds}: ${each[i]!.map((r) => `${r.ratio}×`).join(', ')}`);
+        if (hasSpread(each[0]!)) break;
+      }
+      for (const r of mergeRounds(each)) {
         results.push(r);
-        console.log(`  ${r.pass ? '✓' : '✗'} ${r.name}: ${r.value} ${r.unit} (reference ${r.reference}, ratio ${r.ratio}×; goal ${r.goal})`);
+        const s = r.spread as Spread | undefined;
+        console.log(`  ${r.pass ? '✓' : '✗'} ${r.name}: ${r.value} ${r.unit} (reference ${r.reference}, ratio ${r.ratio}×${s ? ` [${s.ratio[0]}–${s.ratio[1]}]` : ''}; goal ${r.goal})`);
       }
     } catch (err) {
       const msg = `${b.title}: ${(err as Error).message.split('\n')[0]}`;
@@ -136,13 +173,14 @@ async function main() {
 
   const seconds = (performance.now() - began) / 1000;
   const date = new Date().toISOString();
-  fs.writeFileSync(path.join(REPO, 'bench/results.json'), JSON.stringify({ date, command, quick, seconds: round(seconds, 1), machine: info, results, failures }, null, 2) + '\n');
+  const file = { date, command, quick, rounds, seconds: round(seconds, 1), machine: info, results, failures };
+  fs.writeFileSync(path.join(REPO, 'bench/results.json'), JSON.stringify(file, null, 2) + '\n');
   fs.mkdirSync(path.join(REPO, 'docs'), { recursive: true });
   fs.writeFileSync(path.join(REPO, 'docs/benchmarks.md'), markdown(results, { command, date, quick, machine: info, seconds, failures }));
   const missed = results.filter((r) => !r.pass);
   console.log(`\n${results.length - missed.length} of ${results.length} figures meet their goal${failures.length ? `, ${failures.length} benchmarks failed to run` : ''}; ${round(seconds, 0)} s. Wrote bench/results.json and docs/benchmarks.md.`);
   // Other files' benchmarks may leave handles open (browsers, timers): the run is over.
-  process.exit(0);
+  process.exit(process.argv.includes('--compare') ? gate(file, against) : 0);
 }
 
 await main();

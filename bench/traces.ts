@@ -1,7 +1,8 @@
 // Benchmark: trace appends. 32 concurrent streams of 4 KiB parts (PATCH trace.txt, each stream
 // waiting for its 202 before the next part, as a runner does) against a `jobscope serve` child and,
 // in alternating rounds, the same client against the bare reference (bench/reference/trace-server.ts).
-// Goal: ≥ 0.8× the reference's parts/s, p99 < 10 ms.
+// Goal: ≥ 0.8× the reference's parts/s, p99 < 10 ms. `streams` sets the count for the scale curve
+// (bench/curves.ts).
 //   node --import tsx bench/traces.ts [--quick]
 import fs from 'node:fs';
 import http from 'node:http';
@@ -21,7 +22,7 @@ interface Target {
 
 /** Every stream sends parts back to back for `seconds`; returns parts/s and latencies. */
 async function drive(t: Target, seconds: number, offsets: Map<number, number>) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: STREAMS });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: t.ids.length });
   const part = Buffer.alloc(PART, 'x');
   const latencies: number[] = [];
   for (const id of t.ids) if (!offsets.has(id)) offsets.set(id, 0);
@@ -51,10 +52,8 @@ async function drive(t: Target, seconds: number, offsets: Map<number, number>) {
   return { partsPerSec: parts / elapsed, ...latencyStats(latencies) };
 }
 
-export async function run({ quick = false }: { quick?: boolean } = {}): Promise<BenchResult[]> {
-  const seconds = quick ? 1.5 : 4;
-  const rounds = quick ? 2 : 3;
-  log(`traces: ${STREAMS} streams × ${PART} B parts, ${rounds} rounds of ${seconds} s each on jobscope and on the bare reference, alternating`);
+export async function run({ quick = false, streams = STREAMS, seconds = quick ? 1.5 : 4, rounds = quick ? 2 : 3 }: { quick?: boolean; streams?: number; seconds?: number; rounds?: number } = {}): Promise<BenchResult[]> {
+  log(`traces: ${streams} streams × ${PART} B parts, ${rounds} rounds of ${seconds} s each on jobscope and on the bare reference, alternating`);
 
   // Both servers up at once and measured in turns, best round of each: on a shared machine the load
   // of others drifts, and alternating keeps that drift out of the ratio.
@@ -66,15 +65,15 @@ export async function run({ quick = false }: { quick?: boolean } = {}): Promise<
   let bare: Run | undefined;
   try {
     const p = await project(s, 'bench-traces');
-    await createBuilds(s, p.id, STREAMS);
+    await createBuilds(s, p.id, streams);
     const runner = await registerRunner(s, 'bench-traces');
     const tokens = new Map<number, string>();
-    for (let i = 0; i < STREAMS; i++) {
+    for (let i = 0; i < streams; i++) {
       const r = await sendJson<{ id: number; token: string }>(`${s.url}/ci/api/v1/builds/register.json`, 'POST', { token: runner });
       tokens.set(r.body.id, r.body.token);
     }
     const oursTarget: Target = { ids: [...tokens.keys()], url: (id) => `${s.url}/ci/api/v1/builds/${id}/trace.txt`, headers: (id) => ({ 'build-token': tokens.get(id)!, 'user-agent': RUNNER_UA }) };
-    const bareTarget: Target = { ids: Array.from({ length: STREAMS }, (_, i) => i + 1), url: (id) => `${ref.url}/builds/${id}/trace.txt`, headers: () => ({}) };
+    const bareTarget: Target = { ids: Array.from({ length: streams }, (_, i) => i + 1), url: (id) => `${ref.url}/builds/${id}/trace.txt`, headers: () => ({}) };
     const offsets = { ours: new Map<number, number>(), bare: new Map<number, number>() };
     for (let i = 0; i < rounds; i++) {
       const o = await drive(oursTarget, seconds, offsets.ours);
@@ -98,7 +97,7 @@ export async function run({ quick = false }: { quick?: boolean } = {}): Promise<
   log(`traces: jobscope ${round(ours.partsPerSec, 0)} parts/s p50 ${round(ours.p50)} ms p99 ${round(ours.p99)} ms; reference ${round(bare.partsPerSec, 0)} parts/s p99 ${round(bare.p99)} ms; ratio ${round(ratio)}`);
   return [
     {
-      name: 'trace appends (32 streams × 4 KiB)',
+      name: `trace appends (${streams} streams × 4 KiB)`,
       value: round(ours.partsPerSec, 0),
       unit: 'parts/s',
       reference: round(bare.partsPerSec, 0),

@@ -1,0 +1,109 @@
+// The regression gate (`npm run bench -- --compare`): this run's lines against the last committed
+// bench/results.json. Only ratios are compared (each run's figure over the bare reference measured in
+// the same run), so the load of the machine, which moves both, cancels as far as it can; a line moved
+// when its range of ratios over the rounds no longer overlaps the other run's range.
+import type { BenchResult } from './harness.ts';
+
+/** Min and max over the rounds of one line, and how many rounds there were. */
+export interface Spread {
+  rounds: number;
+  ratio: [number, number];
+  value: [number, number];
+  reference: [number, number];
+}
+
+export interface ResultsFile {
+  date?: string;
+  command?: string;
+  quick?: boolean;
+  machine?: { load_average_at_start?: number[] };
+  results: BenchResult[];
+}
+
+export type Mark = 'regressed' | 'improved' | 'within noise' | 'no spread' | 'new' | 'gone';
+
+export interface Row {
+  name: string;
+  mark: Mark;
+  better: 'higher' | 'lower';
+  before?: { ratio: number; range: [number, number] };
+  after?: { ratio: number; range: [number, number] };
+  /** after ÷ before of the median ratios, minus one (+0.1 = the ratio grew by 10 %). */
+  change?: number;
+}
+
+/**
+ * Throughputs (a unit per time: parts/s, MiB/s, builds/min) are better higher; latencies, sizes and
+ * times are better lower. A result may say so itself with `better`.
+ */
+export function betterOf(r: BenchResult): 'higher' | 'lower' {
+  if (r.better === 'higher' || r.better === 'lower') return r.better;
+  return r.unit.includes('/') ? 'higher' : 'lower';
+}
+
+/**
+ * Names carry sizes and measured figures ("… (1000 polls/s offered)"): two runs' lines are the same line
+ * when their names are equal, or else equal once every number is blanked.
+ */
+export const looseName = (name: string) => name.replace(/\d[\d,.]*/g, '#');
+
+function spreadOf(r: BenchResult): Spread | undefined {
+  const s = r.spread as Spread | undefined;
+  return s && Array.isArray(s.ratio) && s.rounds > 1 ? s : undefined;
+}
+
+function rangeOf(r: BenchResult): [number, number] {
+  return spreadOf(r)?.ratio ?? [r.ratio, r.ratio];
+}
+
+/** Pairs each line of `after` with a line of `before`: by exact name first, then by loose name. */
+function pair(before: BenchResult[], after: BenchResult[]): [BenchResult | undefined, BenchResult | undefined][] {
+  const left = new Set(before);
+  const pairs: [BenchResult | undefined, BenchResult][] = after.map((a) => {
+    let b = before.find((x) => left.has(x) && x.name === a.name);
+    b ??= before.find((x) => left.has(x) && looseName(x.name) === looseName(a.name));
+    if (b) left.delete(b);
+    return [b, a];
+  });
+  return [...pairs, ...[...left].map((b) => [b, undefined] as [BenchResult, undefined])];
+}
+
+/**
+ * Marks every line. A line whose runs have no spread on either side (a single round each) cannot be
+ * told from noise: 'no spread', never a regression. One side with a spread is enough: the other side's
+ * single figure must fall outside it.
+ */
+export function compare(before: ResultsFile, after: ResultsFile): Row[] {
+  return pair(before.results, after.results).map(([b, a]) => {
+    const line = (a ?? b)!;
+    const better = betterOf(line);
+    if (!a) return { name: line.name, mark: 'gone', better, before: { ratio: b!.ratio, range: rangeOf(b!) } };
+    if (!b) return { name: line.name, mark: 'new', better, after: { ratio: a.ratio, range: rangeOf(a) } };
+    const rb = rangeOf(b);
+    const ra = rangeOf(a);
+    const row: Row = { name: a.name, mark: 'within noise', better, before: { ratio: b.ratio, range: rb }, after: { ratio: a.ratio, range: ra }, change: b.ratio ? a.ratio / b.ratio - 1 : undefined };
+    if (!spreadOf(a) && !spreadOf(b)) return { ...row, mark: a.ratio === b.ratio ? 'within noise' : 'no spread' };
+    const higher = ra[0] > rb[1];
+    const lower = ra[1] < rb[0];
+    if (higher || lower) row.mark = higher === (better === 'higher') ? 'improved' : 'regressed';
+    return row;
+  });
+}
+
+const fmt = (x: number) => (Math.abs(x) >= 100 ? x.toFixed(0) : Math.abs(x) >= 10 ? x.toFixed(1) : x.toFixed(2));
+const cell = (s?: { ratio: number; range: [number, number] }) => (s ? (s.range[0] === s.range[1] ? `${fmt(s.ratio)}×` : `${fmt(s.ratio)}× (${fmt(s.range[0])}–${fmt(s.range[1])})`) : '—');
+
+/** A plain-text table: line, before, after, change, better, mark. */
+export function table(rows: Row[], before: ResultsFile, after: ResultsFile): string {
+  const head = ['line', `before: ${before.date ?? '?'}`, `after: ${after.date ?? '?'}`, 'change', 'better', 'mark'];
+  const body = rows.map((r) => [r.name, cell(r.before), cell(r.after), r.change === undefined ? '' : `${r.change >= 0 ? '+' : ''}${(r.change * 100).toFixed(0)} %`, r.better, r.mark === 'regressed' ? 'REGRESSED' : r.mark]);
+  const widths = head.map((h, i) => Math.min(i === 0 ? 60 : 40, Math.max(h.length, ...body.map((b) => b[i]!.length))));
+  const line = (cols: string[]) => cols.map((c, i) => (c.length > widths[i]! ? `${c.slice(0, widths[i]! - 1)}…` : c.padEnd(widths[i]!))).join('  ');
+  const notes: string[] = [];
+  if (Boolean(before.quick) !== Boolean(after.quick)) notes.push(`note: one run is --quick and the other is not (before quick=${Boolean(before.quick)}, after quick=${Boolean(after.quick)}): sizes differ, so ratios may too`);
+  const loads = [before, after].map((f) => f.machine?.load_average_at_start?.join(' / ') ?? '?');
+  notes.push(`load average at start: before ${loads[0]}, after ${loads[1]}. Ratios are median (min–max) over the rounds; a line moved when the ranges do not overlap.`);
+  return [line(head), line(head.map((_, i) => '-'.repeat(widths[i]!))), ...body.map(line), '', ...notes].join('\n');
+}
+
+export const regressions = (rows: Row[]) => rows.filter((r) => r.mark === 'regressed');

@@ -1,0 +1,88 @@
+// The regression gate's marks and the rounds' spread, on results objects made here: no benchmark runs.
+import { describe, expect, it } from 'vitest';
+import { compare, regressions, table, type ResultsFile, type Row } from '../../bench/lib/compare.ts';
+import type { BenchResult } from '../../bench/lib/harness.ts';
+import { mergeRounds } from '../../bench/lib/rounds.ts';
+
+function line(name: string, unit: string, ratio: number, range?: [number, number]): BenchResult {
+  return { name, value: ratio * 100, unit, reference: 100, ratio, goal: '', pass: true, ...(range ? { spread: { rounds: 3, ratio: range, value: [range[0] * 100, range[1] * 100], reference: [100, 100] } } : {}) };
+}
+const file = (results: BenchResult[], quick = false): ResultsFile => ({ date: 'd', quick, results });
+const markOf = (rows: Row[], name: string) => rows.find((r) => r.name === name)?.mark;
+
+describe('compare', () => {
+  it('marks a throughput whose ratio range fell below the old range as regressed, and one above as improved', () => {
+    const before = file([line('a throughput', 'parts/s', 1.0, [0.95, 1.05]), line('b throughput', 'builds/s', 0.6, [0.58, 0.62])]);
+    const after = file([line('a throughput', 'parts/s', 0.85, [0.8, 0.9]), line('b throughput', 'builds/s', 0.8, [0.75, 0.85])]);
+    const rows = compare(before, after);
+    expect(markOf(rows, 'a throughput')).toBe('regressed');
+    expect(markOf(rows, 'b throughput')).toBe('improved');
+    expect(regressions(rows).map((r) => r.name)).toEqual(['a throughput']);
+    expect(rows[0]!.change).toBeCloseTo(-0.15, 5);
+  });
+
+  it('reads a latency or a size the other way: a higher ratio is a regression', () => {
+    const before = file([line('p99', 'ms', 2.0, [1.8, 2.2]), line('rss', 'MiB', 2.3, [2.2, 2.4])]);
+    const after = file([line('p99', 'ms', 3.0, [2.7, 3.3]), line('rss', 'MiB', 1.9, [1.8, 2.0])]);
+    const rows = compare(before, after);
+    expect(markOf(rows, 'p99')).toBe('regressed');
+    expect(markOf(rows, 'rss')).toBe('improved');
+  });
+
+  it('calls overlapping ranges within noise, even when the medians differ', () => {
+    const rows = compare(file([line('x', 'parts/s', 1.0, [0.9, 1.1])]), file([line('x', 'parts/s', 0.93, [0.85, 0.95])]));
+    expect(markOf(rows, 'x')).toBe('within noise');
+    expect(regressions(rows)).toEqual([]);
+  });
+
+  it('judges against one side’s spread when the other run had a single round', () => {
+    // The committed results of before the gate have no spread: the new run's range decides.
+    const old = file([line('x', 'parts/s', 1.0), line('y', 'parts/s', 1.0)]);
+    const rows = compare(old, file([line('x', 'parts/s', 0.8, [0.75, 0.85]), line('y', 'parts/s', 0.98, [0.9, 1.05])]));
+    expect(markOf(rows, 'x')).toBe('regressed');
+    expect(markOf(rows, 'y')).toBe('within noise');
+  });
+
+  it('says no spread, never regressed, when neither run has rounds to measure noise by', () => {
+    const rows = compare(file([line('x', 'parts/s', 1.0)]), file([line('x', 'parts/s', 0.5)]));
+    expect(markOf(rows, 'x')).toBe('no spread');
+    expect(regressions(rows)).toEqual([]);
+  });
+
+  it('pairs lines whose names differ only in figures, and lists new and gone lines', () => {
+    const before = file([line('dispatch poll latency p99 (998 polls/s offered)', 'ms', 2.0, [1.9, 2.1]), line('old line', 'ms', 1, [1, 1.1])]);
+    const after = file([line('dispatch poll latency p99 (1003 polls/s offered)', 'ms', 4.0, [3.8, 4.2]), line('new line', 'ms', 1, [1, 1.1])]);
+    const rows = compare(before, after);
+    expect(markOf(rows, 'dispatch poll latency p99 (1003 polls/s offered)')).toBe('regressed');
+    expect(markOf(rows, 'new line')).toBe('new');
+    expect(markOf(rows, 'old line')).toBe('gone');
+  });
+
+  it('takes a result’s own better-direction over the unit’s', () => {
+    const r = (ratio: number, range: [number, number]) => ({ ...line('speedup', 'x', ratio, range), better: 'higher' });
+    expect(markOf(compare(file([r(1, [0.9, 1.1])]), file([r(2, [1.9, 2.1])])), 'speedup')).toBe('improved');
+  });
+
+  it('prints every line with its mark and warns when a quick run meets a full one', () => {
+    const before = file([line('a', 'parts/s', 1.0, [0.95, 1.05])]);
+    const after = file([line('a', 'parts/s', 0.5, [0.45, 0.55])], true);
+    const text = table(compare(before, after), before, after);
+    expect(text).toMatch(/^a .*1\.00× \(0\.95–1\.05\).*0\.50× \(0\.45–0\.55\).*-50 %.*REGRESSED/m);
+    expect(text).toMatch(/one run is --quick/);
+  });
+});
+
+describe('mergeRounds', () => {
+  it('keeps the median round whole and the min–max of ratio, figure and reference', () => {
+    const round = (ratio: number, value: number, reference: number, extra: number, offered: number) => [
+      { name: `dispatch poll latency (${offered} polls/s offered)`, value, unit: 'ms', reference, ratio, goal: '', pass: ratio < 2, extra },
+    ];
+    const [m] = mergeRounds([round(1.5, 3, 2, 1, 998), round(2.5, 5, 2, 2, 1001), round(2.0, 4, 2, 3, 1000)]);
+    expect(m).toMatchObject({ ratio: 2.0, value: 4, extra: 3, pass: false, spread: { rounds: 3, ratio: [1.5, 2.5], value: [3, 5], reference: [2, 2] } });
+  });
+
+  it('leaves a single round as it is', () => {
+    const one = [line('x', 'ms', 1)];
+    expect(mergeRounds([one])).toBe(one);
+  });
+});
