@@ -20,5 +20,7 @@ export default defineConfig({
     // can still import with a query string (launcher.test.ts's importFresh).
     isolate: false,
     sequence: { sequencer: LongestFirst },
+    // One PostgreSQL cluster per worker instead of one per file (test/helpers/postgres.ts says how).
+    globalSetup: ['test/helpers/pg-global.ts'],
   },
 });

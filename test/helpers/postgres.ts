@@ -3,11 +3,19 @@
 // Debian's `postgresql` package (.ci/run installs it) puts initdb and pg_ctl in
 // /usr/lib/postgresql/<major>/bin, off PATH. PostgreSQL refuses to run as root: as root the dir is
 // handed to the `postgres` user and every tool runs as that user through runuser.
+//
+// usePostgres() shares one cluster per vitest worker (per password) instead of one per test file:
+// initdb and a start cost ~1 s of CPU and 1-3 s of wall each, 20-odd times a run. A worker runs one
+// file at a time, so a file still has the cluster to itself: its databases are made fresh under the
+// names it asks for and all dropped (WITH FORCE: open sessions are cut, as pg_ctl stop cut them) when
+// the file's hooks end, so the next file starts on a cluster as empty as a new one. Vitest stops its
+// workers with SIGTERM and SIGKILL 0.5 s later, too soon for pg_ctl: test/helpers/pg-global.ts (a
+// globalSetup) gives each worker a folder for its clusters and stops whatever is left in it at the end.
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { freePort } from './redis.ts';
 
 export interface TestPostgres {
@@ -87,12 +95,17 @@ export interface StartOptions {
   database?: string;
 }
 
-export async function startPostgres(opts: StartOptions = {}): Promise<TestPostgres> {
+export function startPostgres(opts: StartOptions = {}): Promise<TestPostgres> {
+  return startCluster(opts, os.tmpdir(), true);
+}
+
+/** A cluster in a new folder under `parent`; its start database made only when `makeDatabase`. */
+async function startCluster(opts: StartOptions, parent: string, makeDatabase: boolean): Promise<TestPostgres> {
   const bin = postgresBinDir();
   if (!bin) throw new Error(postgresMissing() ?? 'PostgreSQL is not installed: apt-get install postgresql');
   const user = 'jobscope';
   const database = opts.database ?? 'jobscope_test';
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-pg-'));
+  const dir = fs.mkdtempSync(path.join(parent, 'jobscope-pg-'));
   const data = path.join(dir, 'data');
   const log = path.join(dir, 'server.log');
   let started = false;
@@ -148,7 +161,7 @@ export async function startPostgres(opts: StartOptions = {}): Promise<TestPostgr
       run(bin, 'createdb', ['-h', dir, '-p', String(port), '-U', user, name]);
       return urlFor(name);
     };
-    await createDatabase(database);
+    if (makeDatabase) await createDatabase(database);
     return {
       port,
       url: urlFor(database),
@@ -177,15 +190,150 @@ export async function startPostgres(opts: StartOptions = {}): Promise<TestPostgr
   }
 }
 
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The folder under which this run's workers keep their shared clusters (test/helpers/pg-global.ts). */
+    jobscopePgRoot?: string;
+  }
+}
+
+/** The postmaster's pid from its data dir, or null when it is not running there. */
+export function postmasterPid(data: string): number | null {
+  try {
+    const pid = Number(fs.readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    return Number.isInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+interface Shared {
+  cluster: Promise<TestPostgres>;
+  /** Its folder once started: what the exit handler, which cannot wait, needs. */
+  dir?: string;
+  inUse: boolean;
+}
+/** This worker's clusters, by password ('' for trust): pg_hba's rules are the cluster's, not a database's. */
+const shared = new Map<string, Shared>();
+
 /**
- * The cluster of a test file: started before its tests and stopped after them; not started when
+ * Immediate shutdown by signal: synchronous and instant, as an exit handler must be and vitest's
+ * 0.5 s before SIGKILL allows; pg-global.ts waits for the postmasters to end and removes the folders.
+ */
+function quitShared(): void {
+  for (const e of shared.values()) {
+    const pid = e.dir ? postmasterPid(path.join(e.dir, 'data')) : null;
+    try {
+      if (pid) process.kill(pid, 'SIGQUIT');
+    } catch {
+      /* already gone */
+    }
+  }
+}
+
+/** The shared clusters' folder, or undefined when the run has no pg-global.ts (each file then starts its own). */
+function sharedRoot(): string | undefined {
+  try {
+    return inject('jobscopePgRoot');
+  } catch {
+    return undefined;
+  }
+}
+
+/** The worker's cluster for these options, started on first use; undefined when another handle holds it. */
+function borrowShared(root: string, opts: StartOptions): Shared | undefined {
+  const key = opts.password ?? '';
+  let entry = shared.get(key);
+  if (entry?.inUse) return undefined;
+  if (!entry) {
+    if (shared.size === 0) {
+      process.on('exit', quitShared);
+      // Without a listener SIGTERM ends the process without 'exit' handlers.
+      process.once('SIGTERM', () => process.exit(143));
+    }
+    const made: Shared = { cluster: startCluster({ password: opts.password }, root, false), inUse: false };
+    made.cluster.then(
+      (c) => (made.dir = c.dir),
+      () => shared.delete(key),
+    );
+    shared.set(key, made);
+    entry = made;
+  }
+  entry.inUse = true;
+  return entry;
+}
+
+/** Drops every database but PostgreSQL's own: the cluster is then as a new one's for the next file. */
+function dropDatabases(c: TestPostgres): void {
+  const rows = c.psql(`SELECT datname, datistemplate FROM pg_database WHERE datname NOT IN ('postgres', 'template0', 'template1')`, 'postgres');
+  const sql: string[] = [];
+  for (const line of rows.split('\n').filter(Boolean)) {
+    const [name, template] = line.split('|');
+    const quoted = `"${name!.replaceAll('"', '""')}"`;
+    if (template === 't') sql.push(`ALTER DATABASE ${quoted} IS_TEMPLATE false;`);
+    sql.push(`DROP DATABASE ${quoted} WITH (FORCE);`);
+  }
+  if (sql.length > 0) c.psql(sql.join('\n'), 'postgres');
+}
+
+/** A handle on a shared cluster that looks like a cluster of its own: its start database made, all dropped at stop(). */
+async function sharedHandle(entry: Shared, opts: StartOptions): Promise<TestPostgres> {
+  let base: TestPostgres;
+  try {
+    base = await entry.cluster;
+  } catch (err) {
+    entry.inUse = false;
+    throw err;
+  }
+  const database = opts.database ?? 'jobscope_test';
+  let released = false;
+  const release = async () => {
+    if (released) return;
+    released = true;
+    try {
+      dropDatabases(base);
+      entry.inUse = false;
+    } catch (err) {
+      // A cluster that cannot be cleaned is not handed to the next file.
+      for (const [k, e] of shared) if (e === entry) shared.delete(k);
+      await base.stop();
+      throw err;
+    }
+  };
+  try {
+    await base.createDatabase(database);
+  } catch (err) {
+    await release();
+    throw err;
+  }
+  return {
+    port: base.port,
+    url: base.urlFor(database),
+    database,
+    user: base.user,
+    password: base.password,
+    dir: base.dir,
+    urlFor: base.urlFor,
+    createDatabase: base.createDatabase,
+    psql: (sql, db = database) => base.psql(sql, db),
+    stop: release,
+  };
+}
+
+/**
+ * The cluster of a test file, as if started before its tests and stopped after them (the worker's
+ * shared one, emptied: see the top of this file); not started when
  * PostgreSQL is missing (postgresMissing() says why, and the file's describe.skipIf skips). Its
  * fields are read inside tests: before the start, reading one throws.
  */
 export function usePostgres(opts: StartOptions = {}): TestPostgres {
   let started: TestPostgres | undefined;
   beforeAll(async () => {
-    if (!postgresMissing()) started = await startPostgres(opts);
+    if (postgresMissing()) return;
+    const root = sharedRoot();
+    const entry = root === undefined ? undefined : borrowShared(root, opts);
+    // Without pg-global.ts, or while another handle of this worker holds the cluster: one of its own.
+    started = entry ? await sharedHandle(entry, opts) : await startPostgres(opts);
   });
   afterAll(async () => {
     await started?.stop();
