@@ -128,7 +128,7 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
     // Memory jobs only bump counters in memory; save those now and then (durable jobs save their own).
     this.every(1000, () => this.quietly(this.saveCounters(), 'could not save the job counters'));
     const idleMs = this.config.queueForgetIdleMinutes * 60_000;
-    if (idleMs > 0) this.every(Math.min(60_000, idleMs / 2), () => void this.forgetIdleQueues());
+    if (idleMs > 0) this.every(Math.min(60_000, idleMs / 2), () => this.forgetIdleQueues());
     this.topology.wakeAll();
     if (this.shared) return this.beginShared(this.shared);
   }
@@ -144,9 +144,9 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
 
   private async beginShared(backend: SharedJobBackend): Promise<void> {
     await this.beat(backend);
-    this.every(backend.beatEveryMs, () => void this.beat(backend).catch((err: unknown) => this.log.warn({ err }, 'Redis heartbeat failed')));
+    this.every(backend.beatEveryMs, () => this.beat(backend).catch((err: unknown) => this.log.warn({ err }, 'Redis heartbeat failed')));
     this.every(Math.max(10, this.config.jobPollMs), () =>
-      void backend.moveDue(this.clock.now()).then(
+      backend.moveDue(this.clock.now()).then(
         (n) => n > 0 && this.poke(),
         (err: unknown) => this.log.warn({ err }, 'could not move due retries back'),
       ),
@@ -227,18 +227,49 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
     });
   }
 
-  /** Runs fn every `ms` on the job system's clock (not keeping the process alive); stopped with it. */
-  every(ms: number, fn: () => void): void {
+  /**
+   * Runs fn every `ms` on the job system's clock (not keeping the process alive); stopped with it.
+   * A promise fn answers is tracked: stop() waits for it.
+   */
+  every(ms: number, fn: () => unknown): void {
     this.timers.push(
       this.clock.every(ms, () => {
         if (this.stopping) return;
         try {
-          fn();
+          this.track(fn());
         } catch (err) {
           this.log.warn({ err }, 'job system timer failed');
         }
       }),
     );
+  }
+
+  /** Writes started by timers and fire-and-forget calls, not yet settled. */
+  private readonly background = new Set<Promise<unknown>>();
+
+  /**
+   * Work nobody awaits (a periodic enqueue, a write whose failure is only logged): stop() waits for
+   * it before the backend is left and its pool ended, where it would otherwise still be running.
+   * Its failure is the caller's to log; here it is only settled.
+   */
+  track(v: unknown): void {
+    if (!(v instanceof Promise)) return;
+    const settled: Promise<unknown> = v.then(
+      () => this.background.delete(settled),
+      () => this.background.delete(settled),
+    );
+    this.background.add(settled);
+  }
+
+  /** Waits for tracked work, also work it starts meanwhile, until `deadline` (real time, epoch ms). */
+  private async settleBackground(deadline: number): Promise<void> {
+    while (this.background.size > 0) {
+      const left = deadline - Date.now();
+      if (left <= 0) return;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.allSettled([...this.background]), new Promise((r) => (timer = setTimeout(r, left)))]);
+      clearTimeout(timer);
+    }
   }
 
   // ---- what the metrics read -----------------------------------------------------------------
@@ -449,9 +480,9 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
     ).finally(() => this.enqueuingOnce.delete(kindName));
   }
 
-  /** Logs the failure of a write whose answer nobody waits for (an asynchronous backend's). */
+  /** Logs the failure of a write whose answer nobody waits for (an asynchronous backend's); stop() waits for it. */
   private quietly(v: Awaitable<unknown>, what: string): void {
-    if (v instanceof Promise) v.catch((err: unknown) => this.log.warn({ err }, what));
+    if (v instanceof Promise) this.track(v.catch((err: unknown) => this.log.warn({ err }, what)));
   }
 
   /** Pushes a memory-only job (demo load) into a memory queue. */
@@ -601,10 +632,15 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
     }
   }
 
-  /** Stops taking jobs, asks running ones to give up, waits a little for them, saves the counters. */
+  /**
+   * Stops taking jobs, asks running ones to give up, waits a little for them and for the work its
+   * timers started (a periodic enqueue, a beat: in flight, they would use the backend after it is
+   * left and the pool after it ends), saves the counters.
+   */
   async stop(graceMs = 3000): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
+    const deadline = Date.now() + graceMs;
     for (const cancel of this.timers) cancel();
     this.topology.stopAll();
     this.poke();
@@ -613,6 +649,7 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
       await this.saveCounters();
     } finally {
       this.runner.closed = true;
+      await this.settleBackground(deadline);
       if (this.shared) {
         await this.fetchLoopDone;
         await this.shared.leave().catch((err: unknown) => this.log.warn({ err }, 'could not leave Redis cleanly; its jobs in flight run again once its heartbeat expires'));

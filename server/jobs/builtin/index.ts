@@ -28,18 +28,20 @@ export function scheduleBuiltins(jobs: JobSystem, deps: { config: Config; events
     ['artifact_expiry', config.artifactExpiryEveryMs],
     ['runner_contact', config.runnerContactEveryMs],
   ];
-  for (const [kind, ms] of periodic) if (ms > 0) jobs.every(ms, () => void jobs.enqueueOnce(kind));
+  for (const [kind, ms] of periodic) if (ms > 0) jobs.every(ms, () => jobs.enqueueOnce(kind));
   // Archives stored without a listing: their job was lost, or an older version kept listings in the
   // builds row (migration 5 dropped those). A listing job already waiting just finds it done.
-  quiet(
-    (async () => {
-      for (const { id, key } of await domain.builds.unlistedArchives()) quiet(jobs.enqueue('archive_listing', { build_id: id, key }));
-    })(),
+  jobs.track(
+    quiet(
+      (async () => {
+        for (const { id, key } of await domain.builds.unlistedArchives()) quiet(jobs.enqueue('archive_listing', { build_id: id, key }));
+      })(),
+    ),
   );
   events.on('artifacts:stored', ({ buildId, key }) => {
     // The upload is already answered 201; a store error here must not turn into its failure.
     try {
-      quiet(jobs.enqueue('archive_listing', { build_id: buildId, key }));
+      jobs.track(quiet(jobs.enqueue('archive_listing', { build_id: buildId, key })));
     } catch {
       /* the listing stays empty; the next upload of this build tries again */
     }
@@ -47,6 +49,6 @@ export function scheduleBuiltins(jobs: JobSystem, deps: { config: Config; events
 }
 
 /** An enqueue nobody waits for: a failure of an asynchronous backend is dropped as a synchronous one is. */
-function quiet(v: unknown): void {
-  if (v instanceof Promise) v.catch(() => undefined);
+function quiet(v: unknown): unknown {
+  return v instanceof Promise ? v.catch(() => undefined) : v;
 }
