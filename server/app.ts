@@ -24,6 +24,7 @@ import { controlApi } from './control-api/plugin.ts';
 import { settingsApi } from './settings-api/plugin.ts';
 import { appApi } from './app-api/plugin.ts';
 import { Monitor } from './monitor/monitor.ts';
+import type { MonitorApi } from './monitor/api.ts';
 import { uiServing } from './ui/plugin.ts';
 import { JobSystem } from './jobs/job-system.ts';
 import type { JobBackend } from './jobs/backend.ts';
@@ -178,7 +179,14 @@ async function assemble(
   await app.register(runnerApi, { prefix: '/ci/api/v1', ctx });
   await app.register(controlApi, { prefix: '/api/v3/sim', ctx });
   await app.register(settingsApi, { prefix: '/api/app', ctx });
-  const monitor = ctx.services.add(new Monitor(ctx, { info: (msg) => app.log.info(msg), warn: (msg) => app.log.warn(msg) }, deps.clock ?? systemClock));
+  const monitorLog = { info: (msg: string) => app.log.info(msg), warn: (msg: string) => app.log.warn(msg) };
+  // In database mode the monitor is the deployment's, in the database (monitor/shared-monitor.ts);
+  // loaded only then, as the PostgreSQL store is.
+  const monitor: MonitorApi = ctx.services.add(
+    parts.pg && deps.database !== undefined
+      ? new (await import('./monitor/shared-monitor.ts')).SharedMonitor(ctx, monitorLog, clock, { pool: parts.pg.pool, url: deps.database })
+      : new Monitor(ctx, monitorLog, clock),
+  );
   await app.register(appApi, { prefix: '/api/app', ctx, monitor });
   await app.register(uiServing, { ctx });
   await app.register(metricsApi, { ctx });

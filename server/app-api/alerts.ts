@@ -3,9 +3,9 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { Alert, AlertsQuery } from '../contract/app.ts';
-import type { Monitor } from '../monitor/monitor.ts';
+import type { MonitorApi } from '../monitor/api.ts';
 
-export async function alertRoutes(fastify: FastifyInstance, { monitor }: { monitor: Monitor }) {
+export async function alertRoutes(fastify: FastifyInstance, { monitor }: { monitor: MonitorApi }) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/alerts',

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { ConnectionPatch, ConnectionView, NewConnection, TestResult, Thresholds } from '../contract/app.ts';
-import type { Monitor } from '../monitor/monitor.ts';
+import type { MonitorApi } from '../monitor/api.ts';
 import { DEFAULT_INTERVAL_S, originOf, view, type Connection } from '../monitor/connections.ts';
 import { normalizeBaseUrl, type FetchOutcome } from '../monitor/remote-client.ts';
 import { ApiError, badRequest } from '../http/errors.ts';
@@ -13,8 +13,8 @@ import { sidekiqPatch, sidekiqTargetOrThrow, unionErrors } from './sidekiq-field
 
 const tags = ['app API'];
 
-export function connectionOr404(monitor: Monitor, id: string): Connection {
-  const c = monitor.connections.get(id);
+export async function connectionOr404(monitor: MonitorApi, id: string): Promise<Connection> {
+  const c = await monitor.connections.get(id);
   if (!c) throw new ApiError(404, '404 Connection Not Found');
   return c;
 }
@@ -32,10 +32,10 @@ const isSidekiq = (b: NewConnection | NewSidekiqConnection): b is NewSidekiqConn
 
 const asTestResult = (o: FetchOutcome): TestResult => ({ ok: o.ok, status: o.status, message: o.message, latency_ms: o.latencyMs, sample: o.metrics });
 
-export async function connectionRoutes(fastify: FastifyInstance, { monitor }: { monitor: Monitor }) {
+export async function connectionRoutes(fastify: FastifyInstance, { monitor }: { monitor: MonitorApi }) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get('/connections', { schema: { tags, summary: 'Every watched connection (the embedded one first); tokens are never included', response: { 200: Type.Array(ConnectionView) } } }, async () =>
-    monitor.connections.list().map(view),
+    (await monitor.connections.list()).map(view),
   );
 
   app.post(
@@ -48,7 +48,7 @@ export async function connectionRoutes(fastify: FastifyInstance, { monitor }: { 
       const b = request.body;
       if (isSidekiq(b)) {
         const t = sidekiqTargetOrThrow(b.redis_url, b.password, b.namespace);
-        const c = monitor.connections.create({
+        const c = await monitor.connections.create({
           kind: 'sidekiq',
           name: b.name.trim() || 'Sidekiq',
           baseUrl: t.url,
@@ -61,7 +61,7 @@ export async function connectionRoutes(fastify: FastifyInstance, { monitor }: { 
         monitor.changed(c);
         return reply.code(201).send(view(c));
       }
-      const c = monitor.connections.create({
+      const c = await monitor.connections.create({
         name: b.name.trim() || 'GitLab',
         baseUrl: baseUrlOrThrow(b.base_url),
         token: b.private_token,
@@ -87,10 +87,10 @@ export async function connectionRoutes(fastify: FastifyInstance, { monitor }: { 
       },
     },
     async (request) => {
-      const c = connectionOr404(monitor, request.params.id);
+      const c = await connectionOr404(monitor, request.params.id);
       const p = request.body;
       if (c.kind === 'sidekiq') {
-        const updated = monitor.connections.update(c.id, sidekiqPatch(c, p))!;
+        const updated = (await monitor.connections.update(c.id, sidekiqPatch(c, p)))!;
         monitor.changed(updated);
         return view(updated);
       }
@@ -108,7 +108,7 @@ export async function connectionRoutes(fastify: FastifyInstance, { monitor }: { 
             'send private_token with the new base_url (the stored token is only sent to the host it was given for)',
         );
       }
-      const updated = monitor.connections.update(c.id, {
+      const updated = (await monitor.connections.update(c.id, {
         name: p.name?.trim() || undefined,
         baseUrl,
         token: p.private_token,
@@ -116,7 +116,7 @@ export async function connectionRoutes(fastify: FastifyInstance, { monitor }: { 
         segment: p.segment,
         intervalS: p.interval_s,
         enabled: p.enabled,
-      })!;
+      }))!;
       monitor.changed(updated);
       return view(updated);
     },
@@ -126,10 +126,10 @@ export async function connectionRoutes(fastify: FastifyInstance, { monitor }: { 
     '/connections/:id',
     { schema: { tags, summary: 'Stop watching a remote connection and delete its history (not the embedded one)', params: IdParams, response: { 204: Type.Null() } } },
     async (request, reply) => {
-      const c = connectionOr404(monitor, request.params.id);
+      const c = await connectionOr404(monitor, request.params.id);
       if (c.kind === 'embedded') throw badRequest('the embedded connection cannot be deleted; disable it instead (PATCH enabled=false)');
       monitor.removed(c.id);
-      monitor.connections.remove(c.id);
+      await monitor.connections.remove(c.id);
       return reply.code(204).send(null);
     },
   );
@@ -154,23 +154,23 @@ export async function connectionRoutes(fastify: FastifyInstance, { monitor }: { 
   app.post(
     '/connections/:id/test',
     { schema: { tags, summary: 'Try a saved connection now: one compound_metrics read, nothing stored', params: IdParams, response: { 200: TestResult } } },
-    async (request) => asTestResult(await monitor.probe(connectionOr404(monitor, request.params.id))),
+    async (request) => asTestResult(await monitor.probe(await connectionOr404(monitor, request.params.id))),
   );
 
   app.get(
     '/connections/:id/thresholds',
     { schema: { tags, summary: 'Alert thresholds of a connection: per queue, a default, and a failure rate', params: IdParams, response: { 200: Thresholds } } },
-    async (request) => connectionOr404(monitor, request.params.id).thresholds,
+    async (request) => (await connectionOr404(monitor, request.params.id)).thresholds,
   );
 
   app.put(
     '/connections/:id/thresholds',
     { schema: { tags, summary: 'Replace the alert thresholds of a connection', params: IdParams, body: Thresholds, response: { 200: Thresholds } } },
     async (request) => {
-      const c = connectionOr404(monitor, request.params.id);
+      const c = await connectionOr404(monitor, request.params.id);
       const t = request.body;
       if (Object.keys(t.queues).length > 5000) throw badRequest('queues: at most 5000 per-queue rules');
-      monitor.connections.setThresholds(c.id, t);
+      await monitor.connections.setThresholds(c.id, t);
       return t;
     },
   );

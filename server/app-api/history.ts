@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { CurrentSample, History, HistoryQuery } from '../contract/app.ts';
-import type { Monitor } from '../monitor/monitor.ts';
+import type { MonitorApi } from '../monitor/api.ts';
 import { ApiError, badRequest } from '../http/errors.ts';
 import { IdParams } from './schemas.ts';
 import { MAX_DATE_MS } from '../store/row-values.ts';
@@ -30,14 +30,14 @@ function rangeOf(q: HistoryQuery) {
   return { from, to, points: q.points ?? 1000, top: q.top ?? 8, queues };
 }
 
-export async function historyRoutes(fastify: FastifyInstance, { monitor }: { monitor: Monitor }) {
+export async function historyRoutes(fastify: FastifyInstance, { monitor }: { monitor: MonitorApi }) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/connections/:id/current',
     { schema: { tags, summary: 'The latest good sample of a connection (compound_metrics and its time)', params: IdParams, response: { 200: CurrentSample } } },
     async (request) => {
-      const c = connectionOr404(monitor, request.params.id);
-      const latest = monitor.current(c.id);
+      const c = await connectionOr404(monitor, request.params.id);
+      const latest = await monitor.current(c.id);
       if (!latest) {
         throw new ApiError(404, c.lastError ? `404 No sample yet - the last attempt failed: ${c.lastError}` : `404 No sample yet - the first one arrives within ${c.intervalS} s`);
       }
@@ -57,8 +57,8 @@ export async function historyRoutes(fastify: FastifyInstance, { monitor }: { mon
       },
     },
     async (request, reply) => {
-      const c = connectionOr404(monitor, request.params.id);
-      const h = monitor.history(c, rangeOf(request.query));
+      const c = await connectionOr404(monitor, request.params.id);
+      const h = await monitor.history(c, rangeOf(request.query));
       // JSON.stringify, not the schema's serializer: its number-or-null arrays make it test every
       // element against both types, several times slower on ~100k values.
       return reply.type('application/json').serializer(JSON.stringify).send(h);
@@ -77,8 +77,8 @@ export async function historyRoutes(fastify: FastifyInstance, { monitor }: { mon
       },
     },
     async (request, reply) => {
-      const c = connectionOr404(monitor, request.params.id);
-      const h = monitor.history(c, rangeOf(request.query));
+      const c = await connectionOr404(monitor, request.params.id);
+      const h = await monitor.history(c, rangeOf(request.query));
       const name = `jobscope-${c.id}-${new Date(h.from).toISOString().slice(0, 16).replace(/[:T]/g, '')}.csv`;
       return reply
         .type('text/csv; charset=utf-8')

@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { requireAdmin } from '../auth/admin.ts';
-import type { Monitor } from '../monitor/monitor.ts';
+import type { MonitorApi } from '../monitor/api.ts';
 import { statusRoutes } from './status.ts';
 import { connectionRoutes } from './connections.ts';
 import { historyRoutes } from './history.ts';
@@ -11,7 +11,7 @@ import { alertRoutes } from './alerts.ts';
 import { uiStateRoutes } from './ui-state.ts';
 import { sidekiqPeekRoutes } from './sidekiq-peek.ts';
 
-export async function appApi(app: FastifyInstance, { ctx, monitor }: { ctx: AppContext; monitor: Monitor }) {
+export async function appApi(app: FastifyInstance, { ctx, monitor }: { ctx: AppContext; monitor: MonitorApi }) {
   const opts = { ctx, monitor }; // not the caller's options: they carry the prefix
   app.addHook('onRequest', async (request) => requireAdmin(ctx.store, request));
   await app.register(statusRoutes, opts);

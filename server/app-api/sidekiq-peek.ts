@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { PeekPage, PeekQuery, PeekSet } from '../contract/sidekiq.ts';
-import type { Monitor } from '../monitor/monitor.ts';
+import type { MonitorApi } from '../monitor/api.ts';
 import { ApiError, badRequest } from '../http/errors.ts';
 import { connectionOr404 } from './connections.ts';
 import { peekQueue, peekSet } from '../sidekiq/peek.ts';
@@ -13,12 +13,12 @@ import type { Redis } from 'ioredis';
 const tags = ['app API'];
 const Id = Type.String({ minLength: 1, maxLength: 64 });
 
-export async function sidekiqPeekRoutes(fastify: FastifyInstance, { monitor }: { monitor: Monitor }) {
+export async function sidekiqPeekRoutes(fastify: FastifyInstance, { monitor }: { monitor: MonitorApi }) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
   /** Runs a read on the connection's client; Redis trouble is a 502 naming the host, never the password. */
   async function read<T>(id: string, fn: (r: Redis, namespace: string) => Promise<T>): Promise<T> {
-    const c = connectionOr404(monitor, id);
+    const c = await connectionOr404(monitor, id);
     if (c.kind !== 'sidekiq') throw badRequest(`connection ${c.id} is not a sidekiq connection: peeks read a Sidekiq's Redis`);
     const source = monitor.sidekiq.of(c);
     try {

@@ -7,7 +7,7 @@ import type { CompoundMetrics } from '../contract/metrics.ts';
 
 type Kind = Alert['kind'];
 
-interface Check {
+export interface Check {
   kind: Kind;
   queue: string | null;
   value: number;
@@ -30,6 +30,23 @@ export function checksOf(t: Thresholds, m: CompoundMetrics, failedRate: number |
   return out;
 }
 
+/** Edge-triggered: `over` holds, per connection, the rules over their threshold at the last sample. */
+export function judgeSample(over: Map<string, Set<string>>, connectionId: string, t: Thresholds, m: CompoundMetrics, failedRate: number | null): Check[] {
+  const state = over.get(connectionId) ?? new Set<string>();
+  const now = new Set<string>();
+  const raised: Check[] = [];
+  for (const c of checksOf(t, m, failedRate)) {
+    if (!(c.value > c.threshold)) continue;
+    const key = `${c.kind}\u0000${c.queue ?? ''}\u0000${c.threshold}`;
+    now.add(key);
+    if (!state.has(key)) raised.push(c);
+  }
+  // A failure-rate rule is only checked when a rate exists; keep its state across rate-less samples.
+  for (const key of state) if (key.startsWith('failure_rate\u0000') && failedRate === null) now.add(key);
+  over.set(connectionId, now);
+  return raised;
+}
+
 export class Alerts {
   /** connection id → keys of the rules currently over their threshold. */
   private readonly over = new Map<string, Set<string>>();
@@ -38,22 +55,15 @@ export class Alerts {
 
   /** Evaluates one sample; returns the alerts it raised. */
   evaluate(connectionId: string, at: number, t: Thresholds, m: CompoundMetrics, failedRate: number | null): Alert[] {
-    let state = this.over.get(connectionId);
-    if (!state) this.over.set(connectionId, (state = new Set()));
-    const now = new Set<string>();
-    const raised: Alert[] = [];
-    for (const c of checksOf(t, m, failedRate)) {
-      if (!(c.value > c.threshold)) continue;
-      const key = `${c.kind}\u0000${c.queue ?? ''}\u0000${c.threshold}`;
-      now.add(key);
-      if (state.has(key)) continue;
-      const id = this.repo.add({ connectionId, kind: c.kind, queue: c.queue, value: c.value, threshold: c.threshold, at });
-      raised.push({ id, connection_id: connectionId, kind: c.kind, queue: c.queue, value: c.value, threshold: c.threshold, at: new Date(at).toISOString() });
-    }
-    // A failure-rate rule is only checked when a rate exists; keep its state across rate-less samples.
-    for (const key of state) if (key.startsWith('failure_rate\u0000') && failedRate === null) now.add(key);
-    this.over.set(connectionId, now);
-    return raised;
+    return this.judge(connectionId, t, m, failedRate).map((a) => {
+      const id = this.repo.add({ connectionId, ...a, at });
+      return { id, connection_id: connectionId, kind: a.kind, queue: a.queue, value: a.value, threshold: a.threshold, at: new Date(at).toISOString() };
+    });
+  }
+
+  /** The checks of one sample that went over their threshold since the last; nothing stored. */
+  judge(connectionId: string, t: Thresholds, m: CompoundMetrics, failedRate: number | null): Check[] {
+    return judgeSample(this.over, connectionId, t, m, failedRate);
   }
 
   since(sinceId: number, limit = 500, connectionId?: string): Alert[] {

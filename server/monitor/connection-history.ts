@@ -1,7 +1,7 @@
 // The sampled history of one connection: every sample for the raw window (24 h by default) and
 // 1-minute rollups for the whole retention (7 days by default), both in memory as columns and in
 // storage as compact rows (MonitorHistoryRepo). Writes are one row per sample plus one per minute.
-import type { MonitorStore } from '../store/monitor-ports.ts';
+import type { MonitorStore, SampleRow } from '../store/monitor-ports.ts';
 import type { CompoundMetrics } from '../contract/metrics.ts';
 import { NT, T, encodeSample, decodeSample, type QueueTriples } from './sample-codec.ts';
 import { Tier } from './tier.ts';
@@ -53,14 +53,7 @@ export class ConnectionHistory {
       this.index.set(r.name, r.idx);
       this.names[r.idx] = r.name;
     }
-    for (const r of this.store.history.samples(this.connectionId)) {
-      const tier = r.tier === RAW ? this.raw : this.rollup;
-      if (r.data) {
-        const { tot, queues } = decodeSample(r.data);
-        tier.push(r.t, tot[T.count]!, tot, queues, r.error ?? undefined);
-        if (r.tier === RAW) this.prev = { t: r.t, processed: tot[T.processed]!, failed: tot[T.failed]! };
-      } else tier.push(r.t, 0, undefined, [], r.error ?? 'sample failed');
-    }
+    for (const r of this.store.history.samples(this.connectionId)) this.pushStored(r);
     // Raw samples of the minute that was still open when the server stopped go back into the builder.
     const from = this.rollup.len ? this.rollup.lastT + MINUTE : -Infinity;
     // Minutes closed by nothing (should not happen, but a crash may leave one) are rolled up now.
@@ -69,6 +62,31 @@ export class ConnectionHistory {
       this.feedRollup(i);
     }
     this.prune(now, true);
+  }
+
+  /**
+   * Appends rows another instance stored (it samples this connection; this one only reads): names
+   * and rows newer than what memory holds. Rollups are read as stored, never built here, so
+   * rollupEnd is the last stored minute's end and queries read raw rows past it.
+   */
+  follow(names: Iterable<{ idx: number; name: string }>, rows: Iterable<SampleRow>, now: number): void {
+    for (const r of names) {
+      this.index.set(r.name, r.idx);
+      this.names[r.idx] = r.name;
+    }
+    for (const r of rows) if (r.t > (r.tier === RAW ? this.raw : this.rollup).lastT) this.pushStored(r);
+    const rawCut = Math.floor((now - this.retention.rawMs) / MINUTE) * MINUTE;
+    this.raw.dropBefore(rawCut);
+    this.rollup.dropBefore(now - this.retention.totalMs);
+  }
+
+  private pushStored(r: SampleRow): void {
+    const tier = r.tier === RAW ? this.raw : this.rollup;
+    if (r.data) {
+      const { tot, queues } = decodeSample(r.data);
+      tier.push(r.t, tot[T.count]!, tot, queues, r.error ?? undefined);
+      if (r.tier === RAW) this.prev = { t: r.t, processed: tot[T.processed]!, failed: tot[T.failed]! };
+    } else tier.push(r.t, 0, undefined, [], r.error ?? 'sample failed');
   }
 
   get lastT(): number {

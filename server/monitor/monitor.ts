@@ -7,14 +7,14 @@ import type { Cancel, Clock } from '../clock.ts';
 import type { MonitorStore } from '../store/monitor-ports.ts';
 import type { Alert, History } from '../contract/app.ts';
 import type { CompoundMetrics } from '../contract/metrics.ts';
-import { Connections, EMBEDDED_ID, targetOf, type Connection } from './connections.ts';
+import { Connections, EMBEDDED_ID, type Connection } from './connections.ts';
 import { ConnectionHistory, type SampleRates } from './connection-history.ts';
 import { Alerts } from './alerts.ts';
 import { Sampler } from './sampler.ts';
-import { embeddedSource, type MetricsSource } from './embedded-source.ts';
-import { fetchCompound, type FetchOutcome } from './remote-client.ts';
+import type { FetchOutcome } from './remote-client.ts';
+import { probeConnection, readConnection, sourcesOf, type SourceDeps } from './read-source.ts';
 import { queryHistory, type HistoryParams } from './downsample.ts';
-import { SidekiqSources, targetOfConnection } from '../sidekiq/sources.ts';
+import { SidekiqSources } from '../sidekiq/sources.ts';
 
 const HOUR = 3_600_000;
 /** Day counters a sidekiq connection reads back (Sidekiq Web's default history graph is 30 days). */
@@ -41,7 +41,7 @@ export class Monitor implements Service {
   private readonly persistedAt = new Map<string, number>();
   private readonly sampler: Sampler;
   private readonly store: MonitorStore;
-  private readonly embedded: MetricsSource;
+  private readonly sources: SourceDeps;
   /** One Redis client per sidekiq connection (server/sidekiq/). */
   readonly sidekiq: SidekiqSources;
   private housekeeping: Cancel | null = null;
@@ -53,13 +53,13 @@ export class Monitor implements Service {
     readonly clock: Clock,
   ) {
     this.store = ctx.store.monitor;
-    this.embedded = embeddedSource(ctx);
     this.connections = new Connections(this.store.connections, clock);
     this.alerts = new Alerts(this.store.alerts);
     this.sidekiq = new SidekiqSources(() => ({
       timeoutMs: ctx.config.sidekiqTimeoutMs,
       limits: { maxQueues: ctx.config.sidekiqMaxQueues, maxProcesses: ctx.config.sidekiqMaxProcesses, days: SIDEKIQ_DAYS },
     }));
+    this.sources = sourcesOf(ctx, this.sidekiq);
     this.sampler = new Sampler(
       {
         get: (id) => this.connections.get(id),
@@ -144,43 +144,13 @@ export class Monitor implements Service {
   }
 
   /** Reads a connection once without storing anything (the "Test" button). */
-  async probe(c: Pick<Connection, 'kind' | 'baseUrl' | 'token' | 'apiVersion' | 'segment'>): Promise<FetchOutcome> {
-    if (c.kind === 'embedded') {
-      const started = performance.now();
-      const metrics = await this.embedded();
-      return { ok: true, status: 200, message: 'OK: this server', latencyMs: performance.now() - started, metrics };
-    }
-    if (c.kind === 'sidekiq') {
-      const source = this.sidekiq.transient(targetOfConnection(c));
-      try {
-        return { ...(await source.sample()), status: null };
-      } finally {
-        source.close();
-      }
-    }
-    return fetchCompound(targetOf(c as Connection), { timeoutMs: this.ctx.config.remoteTimeoutMs });
+  probe(c: Pick<Connection, 'kind' | 'baseUrl' | 'token' | 'apiVersion' | 'segment'>): Promise<FetchOutcome> {
+    return probeConnection(c, this.sources);
   }
 
   private async sampleOnce(c: Connection, signal: AbortSignal): Promise<void> {
     const t = this.clock.now();
-    let metrics: CompoundMetrics | null;
-    let error = '';
-    if (c.kind === 'embedded') {
-      try {
-        metrics = await this.embedded();
-      } catch (err) {
-        metrics = null;
-        error = `reading this server's job system failed: ${(err as Error).message}`;
-      }
-    } else if (c.kind === 'sidekiq') {
-      const outcome = await this.sidekiq.of(c).sample();
-      metrics = outcome.metrics;
-      error = outcome.message;
-    } else {
-      const outcome = await fetchCompound(targetOf(c), { timeoutMs: this.ctx.config.remoteTimeoutMs, signal });
-      metrics = outcome.metrics;
-      error = outcome.message;
-    }
+    const { metrics, error } = await readConnection(c, signal, this.sources);
     if (signal.aborted || !this.connections.get(c.id)) return; // closing, or deleted while we waited
     this.record(c, t, metrics, error);
   }

@@ -36,6 +36,22 @@ export class PgMonitorHistory implements MonitorHistoryRepoAsync {
     return rows;
   }
 
+  /**
+   * Rows of one tier after time `t`, by time: what an instance that does not sample the connection
+   * reads to follow the one that does (monitor/shared-monitor.ts), instead of all of them each time.
+   */
+  async samplesAfter(connectionId: string, tier: number, t: number): Promise<SampleRow[]> {
+    const after = Number.isFinite(t) ? safe(Math.floor(t)) : Number.MIN_SAFE_INTEGER;
+    const { rows } = await this.db.query<SampleRow>('SELECT tier, t, error, data FROM monitor_samples WHERE connection_id = $1 AND tier = $2 AND t > $3 ORDER BY t', [connectionId, tier, after]);
+    return rows;
+  }
+
+  /** Queue names from index `idx` on (names are only ever appended). */
+  async queueNamesFrom(connectionId: string, idx: number): Promise<{ idx: number; name: string }[]> {
+    const { rows } = await this.db.query<{ idx: number; name: string }>('SELECT idx, name FROM monitor_queue_names WHERE connection_id = $1 AND idx >= $2 ORDER BY idx', [connectionId, idx]);
+    return rows;
+  }
+
   async putSample(connectionId: string, row: SampleRow): Promise<void> {
     await this.db.query(
       `INSERT INTO monitor_samples (connection_id, tier, t, error, data) VALUES ($1, $2, $3, $4, $5)

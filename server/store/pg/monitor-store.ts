@@ -20,7 +20,8 @@ export interface PgMonitorStore extends PgMonitorRepos {
   tx<T>(fn: (repos: PgMonitorRepos) => Promise<T>): Promise<T>;
 }
 
-const reposOn = (db: Queryable): PgMonitorRepos => ({ connections: new PgConnections(db), alerts: new PgAlerts(db), history: new PgMonitorHistory(db) });
+/** The repos on one connection: the pool, a transaction's client, or the monitor's session (monitor-session.ts). */
+export const reposOn = (db: Queryable): PgMonitorRepos => ({ connections: new PgConnections(db), alerts: new PgAlerts(db), history: new PgMonitorHistory(db) });
 
 export function pgMonitorStore(pool: Pool): PgMonitorStore {
   return { ...reposOn(pool), tx: (fn) => inTransaction(pool, 'BEGIN', (client) => fn(reposOn(client))) };

@@ -1,0 +1,58 @@
+// Reading a connection once, whichever monitor asks (monitor.ts on SQLite, shared-monitor.ts on
+// PostgreSQL): this server's job system in-process, a Sidekiq through its Redis, or a GitLab over HTTP.
+import type { CompoundMetrics } from '../contract/metrics.ts';
+import type { Connection } from '../store/monitor-ports.ts';
+import type { SidekiqSources } from '../sidekiq/sources.ts';
+import { targetOfConnection } from '../sidekiq/sources.ts';
+import { fetchCompound, type FetchOutcome } from './remote-client.ts';
+import { embeddedSource, type MetricsSource } from './embedded-source.ts';
+import type { AppContext } from '../context.ts';
+import { targetOf } from './connections.ts';
+
+export interface SourceDeps {
+  embedded: MetricsSource;
+  sidekiq: SidekiqSources;
+  remoteTimeoutMs: number;
+}
+
+/** The config is read at each use: a test (or a settings change) may set it after the monitor starts. */
+export function sourcesOf(ctx: AppContext, sidekiq: SidekiqSources): SourceDeps {
+  return {
+    embedded: embeddedSource(ctx),
+    sidekiq,
+    get remoteTimeoutMs() {
+      return ctx.config.remoteTimeoutMs;
+    },
+  };
+}
+
+/** One sample: the metrics, or null with the error that says why there are none. */
+export async function readConnection(c: Connection, signal: AbortSignal, deps: SourceDeps): Promise<{ metrics: CompoundMetrics | null; error: string }> {
+  if (c.kind === 'embedded') {
+    try {
+      return { metrics: await deps.embedded(), error: '' };
+    } catch (err) {
+      return { metrics: null, error: `reading this server's job system failed: ${(err as Error).message}` };
+    }
+  }
+  const outcome = c.kind === 'sidekiq' ? await deps.sidekiq.of(c).sample() : await fetchCompound(targetOf(c), { timeoutMs: deps.remoteTimeoutMs, signal });
+  return { metrics: outcome.metrics, error: outcome.message };
+}
+
+/** Reads a connection once without storing anything (the "Test" button). */
+export async function probeConnection(c: Pick<Connection, 'kind' | 'baseUrl' | 'token' | 'apiVersion' | 'segment'>, deps: SourceDeps): Promise<FetchOutcome> {
+  if (c.kind === 'embedded') {
+    const started = performance.now();
+    const metrics = await deps.embedded();
+    return { ok: true, status: 200, message: 'OK: this server', latencyMs: performance.now() - started, metrics };
+  }
+  if (c.kind === 'sidekiq') {
+    const source = deps.sidekiq.transient(targetOfConnection(c));
+    try {
+      return { ...(await source.sample()), status: null };
+    } finally {
+      source.close();
+    }
+  }
+  return fetchCompound(targetOf(c as Connection), { timeoutMs: deps.remoteTimeoutMs });
+}
