@@ -96,7 +96,7 @@ const cell = (s?: { ratio: number; range: [number, number] }) => (s ? (s.range[0
 /** A plain-text table: line, before, after, change, better, mark. */
 export function table(rows: Row[], before: ResultsFile, after: ResultsFile): string {
   const head = ['line', `before: ${before.date ?? '?'}`, `after: ${after.date ?? '?'}`, 'change', 'better', 'mark'];
-  const body = rows.map((r) => [r.name, cell(r.before), cell(r.after), r.change === undefined ? '' : `${r.change >= 0 ? '+' : ''}${(r.change * 100).toFixed(0)} %`, r.better, r.mark === 'regressed' ? 'REGRESSED' : r.mark]);
+  const body = rows.map((r) => [r.name, cell(r.before), cell(r.after), r.change === undefined ? '' : `${r.change >= 0 ? '+' : ''}${(r.change * 100).toFixed(0)} %`, r.better, r.mark === 'regressed' ? 'REGRESSED' : r.mark === 'gone' ? 'not in this run' : r.mark]);
   const widths = head.map((h, i) => Math.min(i === 0 ? 60 : 40, Math.max(h.length, ...body.map((b) => b[i]!.length))));
   const line = (cols: string[]) => cols.map((c, i) => (c.length > widths[i]! ? `${c.slice(0, widths[i]! - 1)}…` : c.padEnd(widths[i]!))).join('  ');
   const notes: string[] = [];

@@ -22,3 +22,11 @@ export function mergeRounds(rounds: BenchResult[][]): BenchResult[] {
     return { ...median, spread };
   });
 }
+
+/**
+ * For a benchmark that alternates ours and its reference itself: the spread of its own rounds, to return
+ * as the line's `spread` (then bench/run.ts runs its file once). `ratio` defaults to ours ÷ reference.
+ */
+export function ownSpread(rounds: { value: number; reference: number }[], ratio = (r: { value: number; reference: number }) => r.value / r.reference): Spread {
+  return { rounds: rounds.length, ratio: span(rounds.map(ratio)), value: span(rounds.map((r) => r.value)), reference: span(rounds.map((r) => r.reference)) };
+}

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { compare, regressions, table, type ResultsFile, type Row } from '../../bench/lib/compare.ts';
 import type { BenchResult } from '../../bench/lib/harness.ts';
-import { mergeRounds } from '../../bench/lib/rounds.ts';
+import { hasSpread, mergeRounds, ownSpread } from '../../bench/lib/rounds.ts';
 
 function line(name: string, unit: string, ratio: number, range?: [number, number]): BenchResult {
   return { name, value: ratio * 100, unit, reference: 100, ratio, goal: '', pass: true, ...(range ? { spread: { rounds: 3, ratio: range, value: [range[0] * 100, range[1] * 100], reference: [100, 100] } } : {}) };
@@ -79,6 +79,13 @@ describe('mergeRounds', () => {
     ];
     const [m] = mergeRounds([round(1.5, 3, 2, 1, 998), round(2.5, 5, 2, 2, 1001), round(2.0, 4, 2, 3, 1000)]);
     expect(m).toMatchObject({ ratio: 2.0, value: 4, extra: 3, pass: false, spread: { rounds: 3, ratio: [1.5, 2.5], value: [3, 5], reference: [2, 2] } });
+  });
+
+  it('gives a benchmark that alternates its own rounds a spread, so it runs once', () => {
+    const spread = ownSpread([{ value: 90, reference: 100 }, { value: 120, reference: 100 }, { value: 100, reference: 80 }]);
+    expect(spread).toEqual({ rounds: 3, ratio: [0.9, 1.25], value: [90, 120], reference: [80, 100] });
+    expect(hasSpread([{ ...line('x', 'ms', 1), spread }])).toBe(true);
+    expect(hasSpread([line('x', 'ms', 1)])).toBe(false);
   });
 
   it('leaves a single round as it is', () => {
