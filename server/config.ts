@@ -73,6 +73,8 @@ export interface Config {
   sidekiqMaxProcesses: number;
   /** When > 0, every connection is sampled at this interval (ms) instead of its own: for tests and demos. */
   monitorIntervalMs: number;
+  /** When > 0, the UI asks for new data at this interval (ms) instead of its own paces: for tests and demos. */
+  uiRefreshMs: number;
   /** Worker slots of the server's own job pool (Sidekiq's concurrency). */
   jobConcurrency: number;
   /** What one "second" of Sidekiq's retry backoff lasts, ms: tests shrink it to make retries fast. */
@@ -183,6 +185,10 @@ export const SETTINGS: SettingSpec[] = [
   { key: 'sidekiqMaxQueues', flag: '--sidekiq-max-queues <n>', env: 'JOBSCOPE_SIDEKIQ_MAX_QUEUES', kind: 'int', default: 10000, help: 'most queues one sample of a sidekiq connection reads (by name; the rest are counted in queues_total)', min: 1, max: 1_000_000 },
   { key: 'sidekiqMaxProcesses', flag: '--sidekiq-max-processes <n>', env: 'JOBSCOPE_SIDEKIQ_MAX_PROCESSES', kind: 'int', default: 5000, help: 'most processes one sample of a sidekiq connection reads (the rest are counted in processes_total)', min: 1, max: 1_000_000 },
   { key: 'monitorIntervalMs', flag: '--monitor-interval-ms <ms>', env: 'JOBSCOPE_MONITOR_INTERVAL_MS', kind: 'int', default: 0, help: 'sample every connection at this interval instead of its own (tests, demos); 0 = each connection\'s interval' },
+  // The UI's own paces suit a person (the dashboard at its connection's interval but at least 2 s,
+  // alerts every 2-5 s); against --monitor-interval-ms 250 an e2e test waited seconds for each change
+  // the server already had. Served in /api/app/status, so the UI needs no build of its own for tests.
+  { key: 'uiRefreshMs', flag: '--ui-refresh-ms <ms>', env: 'JOBSCOPE_UI_REFRESH_MS', kind: 'int', default: 0, help: 'the UI asks for new data (dashboard, alerts, lists) at this interval instead of its own paces (tests, demos); 0 = its own paces', max: 60_000 },
   { key: 'jobConcurrency', flag: '--job-concurrency <n>', env: 'JOBSCOPE_JOB_CONCURRENCY', kind: 'int', default: 10, help: 'worker slots of the server\'s own job pool', min: 1, max: 1000 },
   { key: 'jobBackoffUnitMs', flag: '--job-backoff-unit-ms <ms>', env: 'JOBSCOPE_JOB_BACKOFF_UNIT_MS', kind: 'int', default: 1000, help: 'length of one "second" of the retry backoff (n^4 + 15 + rand(30)*(n+1)); shrink for tests' },
   { key: 'jobPollMs', flag: '--job-poll-ms <ms>', env: 'JOBSCOPE_JOB_POLL_MS', kind: 'int', default: 1000, help: 'how often due retries go back into their queues, in ms', min: 1 },

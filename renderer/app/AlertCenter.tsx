@@ -7,6 +7,7 @@ import { nativeNotify } from '../api/bridge.ts';
 import { useClient } from './client-context.tsx';
 import { humanDuration, num } from '../components/format.ts';
 import { announce } from './announcer.tsx';
+import { usePace } from './pace.tsx';
 
 const POLL_MS = 2000;
 const RECENT_MS = 10 * 60_000;
@@ -22,6 +23,12 @@ export function AlertCenter() {
   const [shown, setShown] = useState<Alert[]>([]);
   const lastId = useRef<number | undefined>(undefined);
   const first = useRef(true);
+  // Read by the running loop at each tick, so a pace learnt after the first one needs no restart.
+  const pace = usePace(POLL_MS);
+  const pollMs = useRef(pace);
+  useEffect(() => {
+    pollMs.current = pace;
+  }, [pace]);
 
   useEffect(() => {
     let stop = false;
@@ -41,7 +48,7 @@ export function AlertCenter() {
       } catch {
         /* the connection health panel reports backend trouble; alerts retry next tick */
       }
-      if (!stop) timer = setTimeout(tick, POLL_MS);
+      if (!stop) timer = setTimeout(tick, pollMs.current);
     };
     void tick();
     return () => {

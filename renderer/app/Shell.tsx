@@ -11,6 +11,7 @@ import { ShortcutsAndTour } from './ShortcutsAndTour.tsx';
 import { isString, useUiState, useUiStateSync } from './ui-state.ts';
 import { DEFAULT_VIEW, VIEWS } from '../views/registry.ts';
 import { HeaderNav } from './HeaderNav.tsx';
+import { PaceContext } from './pace.tsx';
 
 const MENU = VIEWS.filter((v) => !v.hidden);
 
@@ -21,7 +22,10 @@ export function Shell({ onSignOut, canSignOut }: { onSignOut: () => void; canSig
   useUiStateSync(client);
   // Remembered with the view state (the backend's data dir); the older localStorage key seeds it.
   const [connectionId, setConnectionId] = useUiState('connection', localStorage.getItem(CONNECTION_KEY) ?? 'embedded', isString);
-  const connections = useQuery({ queryKey: ['connections'], queryFn: client.connections, refetchInterval: 5000 });
+  // Read once: it names the pace the views ask for new data at (pace.tsx), fixed for the server's life.
+  const status = useQuery({ queryKey: ['status'], queryFn: client.status, staleTime: Infinity });
+  const pace = status.data?.ui_refresh_ms ?? 0;
+  const connections = useQuery({ queryKey: ['connections'], queryFn: client.connections, refetchInterval: pace > 0 ? pace : 5000 });
 
   const selected = useMemo(
     () => ({
@@ -35,38 +39,40 @@ export function Shell({ onSignOut, canSignOut }: { onSignOut: () => void; canSig
   const View = entry.component;
 
   return (
-    <SelectedConnection.Provider value={selected}>
-      <div className="shell">
-        <header className="topbar">
-          <h1 className="brand">Jobscope</h1>
-          <HeaderNav views={MENU} activeId={entry.id} />
-          <label className="inline">
-            <span className="muted small">Connection</span>
-            <select value={selected.id} onChange={(e) => selected.set(e.target.value)} data-testid="connection-picker" aria-label="Connection shown on the dashboard">
-              {(connections.data ?? [{ id: 'embedded', name: 'Embedded server' }]).map((c) => (
-                <option key={c.id} value={c.id}>{c.name}</option>
-              ))}
-            </select>
-          </label>
-          <label className="inline">
-            <span className="muted small">Theme</span>
-            <select value={theme} onChange={(e) => setTheme(e.target.value as ThemeChoice)} data-testid="theme-picker" aria-label="Colour theme">
-              <option value="system">System</option>
-              <option value="light">Light</option>
-              <option value="dark">Dark</option>
-            </select>
-          </label>
-          <ShortcutsAndTour />
-          {canSignOut && <button className="ghost" onClick={onSignOut}>Sign out</button>}
-        </header>
-        <AlertCenter />
-        <LiveAnnouncer />
-        <main className="content">
-          <Suspense fallback={<p className="muted">Loading…</p>}>
-            <View route={route} />
-          </Suspense>
-        </main>
-      </div>
-    </SelectedConnection.Provider>
+    <PaceContext.Provider value={pace}>
+      <SelectedConnection.Provider value={selected}>
+        <div className="shell">
+          <header className="topbar">
+            <h1 className="brand">Jobscope</h1>
+            <HeaderNav views={MENU} activeId={entry.id} />
+            <label className="inline">
+              <span className="muted small">Connection</span>
+              <select value={selected.id} onChange={(e) => selected.set(e.target.value)} data-testid="connection-picker" aria-label="Connection shown on the dashboard">
+                {(connections.data ?? [{ id: 'embedded', name: 'Embedded server' }]).map((c) => (
+                  <option key={c.id} value={c.id}>{c.name}</option>
+                ))}
+              </select>
+            </label>
+            <label className="inline">
+              <span className="muted small">Theme</span>
+              <select value={theme} onChange={(e) => setTheme(e.target.value as ThemeChoice)} data-testid="theme-picker" aria-label="Colour theme">
+                <option value="system">System</option>
+                <option value="light">Light</option>
+                <option value="dark">Dark</option>
+              </select>
+            </label>
+            <ShortcutsAndTour />
+            {canSignOut && <button className="ghost" onClick={onSignOut}>Sign out</button>}
+          </header>
+          <AlertCenter />
+          <LiveAnnouncer />
+          <main className="content">
+            <Suspense fallback={<p className="muted">Loading…</p>}>
+              <View route={route} />
+            </Suspense>
+          </main>
+        </div>
+      </SelectedConnection.Provider>
+    </PaceContext.Provider>
   );
 }

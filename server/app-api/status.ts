@@ -23,5 +23,6 @@ export async function statusRoutes(fastify: FastifyInstance, { ctx }: { ctx: App
     mode: ctx.config.mode,
     data_dir: ctx.config.dataDir,
     started_at: new Date(ctx.startedAt).toISOString(),
+    ui_refresh_ms: ctx.config.uiRefreshMs,
   }));
 }

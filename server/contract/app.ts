@@ -112,6 +112,7 @@ export const AppStatus = Type.Object({
   mode: Type.Union([Type.Literal('electron'), Type.Literal('browser'), Type.Literal('serve'), Type.Literal('test')]),
   data_dir: Type.String(),
   started_at: Type.String(),
+  ui_refresh_ms: Type.Optional(Type.Integer({ minimum: 0, description: 'when > 0, the UI asks for new data at this interval instead of its own paces (--ui-refresh-ms: tests, demos)' })),
 });
 export type AppStatus = Static<typeof AppStatus>;
 

@@ -80,7 +80,9 @@ test.describe('a fresh server with one sample so far', () => {
 test.describe('a live server sampling every 500 ms', () => {
   let s: TestServer;
   test.beforeAll(async () => {
-    s = await startUiServer();
+    // The person's paces (no --ui-refresh-ms): the slider starts at the connection's 2 s. The page's
+    // clock runs these tests' waits, so the real pace costs nothing.
+    s = await startUiServer({ monitorIntervalMs: 500, uiRefreshMs: 0 });
   });
   test.afterAll(async () => {
     await s?.close();

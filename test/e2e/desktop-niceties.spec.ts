@@ -36,9 +36,9 @@ async function go(page: Page, key: string, view: string) {
 }
 /** Serious or critical axe findings inside the open dialog. */
 async function dialogProblems(page: Page, testId: string): Promise<string[]> {
-  // Legacy mode (axe.run in the page): as in support.ts's accessibilityProblems, the same rules
-  // without a second page to finish the run in.
-  const r = await new AxeBuilder({ page }).setLegacyMode().include(`[data-testid="${testId}"]`).analyze();
+  // Legacy mode (axe.run in the page) and selectors for violations only: as in support.ts's
+  // accessibilityProblems, the same rules without a second page to finish the run in.
+  const r = await new AxeBuilder({ page }).setLegacyMode().options({ resultTypes: ['violations'] }).include(`[data-testid="${testId}"]`).analyze();
   return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }
 

@@ -9,9 +9,11 @@ import { StatusBadge } from '../../components/StatusBadge.tsx';
 import { useTraceTail } from './useTraceTail.ts';
 import { BuildActions } from './BuildActions.tsx';
 import { navigate } from '../../app/route.ts';
+import { usePace } from '../../app/pace.tsx';
 
 export function BuildPage({ id }: { id: number }) {
   const client = useClient();
+  const pace = usePace(1500);
   const build = useQuery({
     queryKey: ['build', id],
     queryFn: () => client.build(id),
@@ -20,7 +22,7 @@ export function BuildPage({ id }: { id: number }) {
     // an empty list, so this ends).
     refetchInterval: (q) => {
       const b = q.state.data;
-      return b && (['pending', 'running'].includes(b.status) || (b.artifacts && !b.artifacts.files)) ? 1500 : false;
+      return b && (['pending', 'running'].includes(b.status) || (b.artifacts && !b.artifacts.files)) ? pace : false;
     },
   });
   const trace = useTraceTail(client, id);

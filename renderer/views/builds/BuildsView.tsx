@@ -12,6 +12,7 @@ import { BuildPage } from './BuildPage.tsx';
 import { BuildActions } from './BuildActions.tsx';
 import { NewBuildForm } from './NewBuildForm.tsx';
 import './builds.css';
+import { usePace } from '../../app/pace.tsx';
 
 const STATUSES = ['pending', 'running', 'success', 'failed', 'canceled'] as const;
 
@@ -36,12 +37,12 @@ function BuildList({ initialProject }: { initialProject: string }) {
     saveProject(p);
   };
   const [creating, setCreating] = useState(false);
-  const projects = useQuery({ queryKey: ['projects'], queryFn: client.projects, refetchInterval: 15_000 });
-  const runners = useQuery({ queryKey: ['runners'], queryFn: client.runners, refetchInterval: 15_000 });
+  const projects = useQuery({ queryKey: ['projects'], queryFn: client.projects, refetchInterval: usePace(15_000) });
+  const runners = useQuery({ queryKey: ['runners'], queryFn: client.runners, refetchInterval: usePace(15_000) });
   const builds = useQuery({
     queryKey: ['builds', status, project],
     queryFn: () => client.builds({ ...(status ? { status: status as BuildView['status'] } : {}), ...(project ? { project_id: Number(project) } : {}), limit: 200 }),
-    refetchInterval: 2000,
+    refetchInterval: usePace(2000),
   });
   const projectName = new Map((projects.data ?? []).map((p) => [p.id, p.name]));
   const runnerName = new Map((runners.data ?? []).map((r) => [r.id, r.description || `#${r.id}`]));

@@ -9,6 +9,7 @@ import { navigate } from '../../app/route.ts';
 import { ago } from '../../components/format.ts';
 import { AddConnectionChooser } from './AddSidekiqConnection.tsx';
 import { SidekiqPeek } from './SidekiqPeek.tsx';
+import { usePace } from '../../app/pace.tsx';
 
 const KIND_LABEL = { embedded: 'this server', gitlab: 'GitLab', sidekiq: 'Sidekiq (Redis)' } as const;
 
@@ -24,7 +25,7 @@ export default function ConnectionsView() {
   const client = useClient();
   const qc = useQueryClient();
   const selected = useSelectedConnection();
-  const list = useQuery({ queryKey: ['connections'], queryFn: client.connections, refetchInterval: 5000 });
+  const list = useQuery({ queryKey: ['connections'], queryFn: client.connections, refetchInterval: usePace(5000) });
   const [tests, setTests] = useState<Record<string, TestResult | string>>({});
   const [peekId, setPeekId] = useState<string | null>(null);
   const peeked = (list.data ?? []).find((c) => c.id === peekId && c.kind === 'sidekiq');

@@ -5,6 +5,7 @@ import { useState } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import type { ConnectionView, PeekPage } from '../../api/client.ts';
 import { useClient } from '../../app/client-context.tsx';
+import { usePace } from '../../app/pace.tsx';
 
 const PER_PAGE = 25;
 type Source = { kind: 'queue'; name: string } | { kind: 'set'; name: 'retry' | 'schedule' | 'dead' };
@@ -16,7 +17,7 @@ export function SidekiqPeek({ connection, onClose }: { connection: ConnectionVie
   const client = useClient();
   const [source, setSource] = useState<Source>({ kind: 'set', name: 'retry' });
   const [page, setPage] = useState(1);
-  const current = useQuery({ queryKey: ['current', connection.id], queryFn: () => client.current(connection.id), refetchInterval: 10_000 });
+  const current = useQuery({ queryKey: ['current', connection.id], queryFn: () => client.current(connection.id), refetchInterval: usePace(10_000) });
   const jobs = useQuery<PeekPage>({
     queryKey: ['sidekiq-peek', connection.id, source.kind, source.name, page],
     queryFn: () => (source.kind === 'queue' ? client.peekSidekiqQueue(connection.id, source.name, page, PER_PAGE) : client.peekSidekiqSet(connection.id, source.name, page, PER_PAGE)),

@@ -19,6 +19,7 @@ import { QueuePicker } from './QueuePicker.tsx';
 import { PollControl } from './PollControl.tsx';
 import { usePauses } from './usePauses.ts';
 import { useAnnounceChange } from '../../app/announcer.tsx';
+import { usePace, usePaceOverride } from '../../app/pace.tsx';
 
 const TOP = 8;
 // Module-level, so the memoized charts get the same function on every render.
@@ -60,9 +61,13 @@ export default function DashboardView() {
   const [openedAt] = useState(() => Date.now());
   const range = RANGES.find((r) => r.key === rangeKey)!;
 
-  const connections = useQuery({ queryKey: ['connections'], queryFn: client.connections, refetchInterval: 5000 });
+  const connections = useQuery({ queryKey: ['connections'], queryFn: client.connections, refetchInterval: usePace(5000) });
   const conn = connections.data?.find((c) => c.id === id);
-  const everyMs = (pollS ?? Math.max(2, conn?.interval_s ?? 5)) * 1000;
+  // The server's --ui-refresh-ms, when set, stands in for the connection's interval (a test server
+  // samples every few hundred ms).
+  const paceOverride = usePaceOverride();
+  const everyMs = pollS !== null ? pollS * 1000 : (paceOverride ?? Math.max(2, conn?.interval_s ?? 5) * 1000);
+  const alertsEveryMs = usePace(5000);
   const live = pausedAt === null;
   const refetchInterval = live ? everyMs : false;
 
@@ -93,7 +98,7 @@ export default function DashboardView() {
       }
       return log.items;
     },
-    refetchInterval: live ? 5000 : false,
+    refetchInterval: live ? alertsEveryMs : false,
   });
 
   const h = history.data;

@@ -13,6 +13,7 @@ import { Glossary } from '../../components/glossary.tsx';
 import { humanDuration, num } from '../../components/format.ts';
 import { isString, useUiState } from '../../app/ui-state.ts';
 import { jobsApi, type QueueView } from '../../api/jobs.ts';
+import { usePace } from '../../app/pace.tsx';
 
 type SortKey = 'name' | 'backlog' | 'latency';
 const ROW = 34;
@@ -46,7 +47,7 @@ export function QueuesTable({ connectionId, current, spark, deletable = false }:
     onError: (err) => setNotice({ error: true, text: err instanceof Error ? err.message : String(err) }),
   });
   // Same query as the Queues page (shared cache); only on this server's own connection.
-  const views = useQuery({ queryKey: ['jobs', 'queues'], queryFn: () => jobsApi.queues(client), refetchInterval: 5000, enabled: deletable });
+  const views = useQuery({ queryKey: ['jobs', 'queues'], queryFn: () => jobsApi.queues(client), refetchInterval: usePace(5000), enabled: deletable });
   const viewByName = useMemo(() => new Map<string, QueueView>((views.data ?? []).map((q) => [q.name, q])), [views.data]);
   const confirmDelete = (name: string) => {
     const refusal = viewByName.get(name)?.delete_refusal;

@@ -10,6 +10,7 @@ import { fromFailed, type JobColumn } from '../../components/jobs/job-row.ts';
 import { JobsNav, JobsUnavailable, useSelectedConnectionView } from './job-source.tsx';
 import { SidekiqSet } from './SidekiqJobs.tsx';
 import './jobs.css';
+import { usePace } from '../../app/pace.tsx';
 
 const PER_PAGE = 25;
 const plural = (n: number) => `${n} job${n === 1 ? '' : 's'}`;
@@ -53,7 +54,7 @@ function EmbeddedSet({ set }: { set: 'retries' | 'dead' }) {
   const qc = useQueryClient();
   const spec = SETS[set];
   const [page, setPage] = useState(1);
-  const list = useQuery({ queryKey: ['jobs', set, page], queryFn: () => spec.list(client, page, PER_PAGE), refetchInterval: 3000, placeholderData: keepPreviousData });
+  const list = useQuery({ queryKey: ['jobs', set, page], queryFn: () => spec.list(client, page, PER_PAGE), refetchInterval: usePace(3000), placeholderData: keepPreviousData });
   const after = async (text: string) => {
     await qc.invalidateQueries({ queryKey: ['jobs'] });
     return text;

@@ -11,6 +11,7 @@ import { JobTable } from '../../components/jobs/JobTable.tsx';
 import { Pager } from '../../components/jobs/Pager.tsx';
 import { fromQueued, stamp } from '../../components/jobs/job-row.ts';
 import { OriginBadge, QueueDeleteButton } from './QueueDelete.tsx';
+import { usePace } from '../../app/pace.tsx';
 
 const PER_PAGE = 25;
 
@@ -18,11 +19,11 @@ export function QueuePage({ name }: { name: string }) {
   const client = useClient();
   const qc = useQueryClient();
   const [page, setPage] = useState(1);
-  const queue = useQuery({ queryKey: ['jobs', 'queue', name], queryFn: () => jobsApi.queue(client, name), refetchInterval: 2000, retry: false });
+  const queue = useQuery({ queryKey: ['jobs', 'queue', name], queryFn: () => jobsApi.queue(client, name), refetchInterval: usePace(2000), retry: false });
   const jobs = useQuery({
     queryKey: ['jobs', 'queue', name, 'jobs', page],
     queryFn: () => jobsApi.queueJobs(client, name, page, PER_PAGE),
-    refetchInterval: 2000,
+    refetchInterval: usePace(2000),
     retry: false,
     placeholderData: keepPreviousData,
   });

@@ -11,6 +11,7 @@ import { QueuePage } from './QueuePage.tsx';
 import { OriginBadge } from './QueueDelete.tsx';
 import { SidekiqQueueList, SidekiqQueuePage } from './SidekiqJobs.tsx';
 import './jobs.css';
+import { usePace } from '../../app/pace.tsx';
 
 export default function QueuesView({ route }: ViewProps) {
   const name = route.rest[0];
@@ -34,7 +35,7 @@ export default function QueuesView({ route }: ViewProps) {
 
 function QueueList() {
   const client = useClient();
-  const queues = useQuery({ queryKey: ['jobs', 'queues'], queryFn: () => jobsApi.queues(client), refetchInterval: 2000 });
+  const queues = useQuery({ queryKey: ['jobs', 'queues'], queryFn: () => jobsApi.queues(client), refetchInterval: usePace(2000) });
   const rows = [...(queues.data ?? [])].sort((a, b) => b.backlog - a.backlog || a.name.localeCompare(b.name));
   return (
     <div className="card table-wrap">

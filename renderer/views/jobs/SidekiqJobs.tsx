@@ -9,6 +9,7 @@ import { JobSetPanel } from '../../components/jobs/JobSetPanel.tsx';
 import { JobTable } from '../../components/jobs/JobTable.tsx';
 import { Pager } from '../../components/jobs/Pager.tsx';
 import { fromPeek } from '../../components/jobs/job-row.ts';
+import { usePace } from '../../app/pace.tsx';
 
 const PER_PAGE = 25;
 
@@ -22,7 +23,7 @@ export function ReadOnlyNote({ conn }: { conn: ConnectionView }) {
 
 export function SidekiqQueueList({ conn }: { conn: ConnectionView }) {
   const client = useClient();
-  const current = useQuery({ queryKey: ['current', conn.id], queryFn: () => client.current(conn.id), refetchInterval: 5000 });
+  const current = useQuery({ queryKey: ['current', conn.id], queryFn: () => client.current(conn.id), refetchInterval: usePace(5000) });
   const rows = Object.entries(current.data?.queues ?? {}).sort(([a, x], [b, y]) => y.backlog - x.backlog || a.localeCompare(b));
   return (
     <div className="card table-wrap">
@@ -51,7 +52,7 @@ export function SidekiqQueuePage({ conn, name }: { conn: ConnectionView; name: s
   const jobs = useQuery({
     queryKey: ['sidekiq-peek', conn.id, 'queue', name, page],
     queryFn: () => client.peekSidekiqQueue(conn.id, name, page, PER_PAGE),
-    refetchInterval: 5000,
+    refetchInterval: usePace(5000),
     placeholderData: keepPreviousData,
   });
   const total = jobs.data?.total ?? 0;
@@ -76,7 +77,7 @@ export function SidekiqSet({ conn, set }: { conn: ConnectionView; set: 'retries'
   const jobs = useQuery({
     queryKey: ['sidekiq-peek', conn.id, key, page],
     queryFn: () => client.peekSidekiqSet(conn.id, key, page, PER_PAGE),
-    refetchInterval: 5000,
+    refetchInterval: usePace(5000),
     placeholderData: keepPreviousData,
   });
   return (

@@ -5,11 +5,12 @@ import { useQuery } from '@tanstack/react-query';
 import { useClient } from '../../app/client-context.tsx';
 import { useSelectedConnection } from '../../app/connection-context.tsx';
 import type { ConnectionView } from '../../api/client.ts';
+import { usePace } from '../../app/pace.tsx';
 
 export function useSelectedConnectionView(): { id: string; conn: ConnectionView | undefined; loading: boolean } {
   const client = useClient();
   const { id } = useSelectedConnection();
-  const connections = useQuery({ queryKey: ['connections'], queryFn: client.connections, refetchInterval: 5000 });
+  const connections = useQuery({ queryKey: ['connections'], queryFn: client.connections, refetchInterval: usePace(5000) });
   return { id, conn: connections.data?.find((c) => c.id === id), loading: connections.isPending };
 }
 

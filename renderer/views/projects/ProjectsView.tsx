@@ -6,11 +6,12 @@ import type { ProjectView } from '../../api/client.ts';
 import { useClient } from '../../app/client-context.tsx';
 import '../builds/builds.css';
 import { copyText } from '../simulator/clipboard.ts';
+import { usePace } from '../../app/pace.tsx';
 
 export default function ProjectsView() {
   const client = useClient();
   const qc = useQueryClient();
-  const projects = useQuery({ queryKey: ['projects'], queryFn: client.projects, refetchInterval: 15_000 });
+  const projects = useQuery({ queryKey: ['projects'], queryFn: client.projects, refetchInterval: usePace(15_000) });
   const [name, setName] = useState('');
   const [shared, setShared] = useState(true);
   const [note, setNote] = useState<string | null>(null);

@@ -9,15 +9,16 @@ import { useClient } from '../../app/client-context.tsx';
 import { RegisterCard } from './RegisterCard.tsx';
 import { RunnersTable } from './RunnersTable.tsx';
 import './runners.css';
+import { usePace } from '../../app/pace.tsx';
 
 export default function RunnersView() {
   const client = useClient();
   const qc = useQueryClient();
   const [message, setMessage] = useState<{ text: string; error: boolean } | null>(null);
   const instance = useQuery({ queryKey: ['instance'], queryFn: client.instance, staleTime: 60_000 });
-  const projects = useQuery({ queryKey: ['projects'], queryFn: client.projects, refetchInterval: 15_000 });
+  const projects = useQuery({ queryKey: ['projects'], queryFn: client.projects, refetchInterval: usePace(15_000) });
   // Polls every few seconds: a runner that just registered, or went silent, shows without a reload.
-  const runners = useQuery({ queryKey: ['runners'], queryFn: client.runners, refetchInterval: 3000 });
+  const runners = useQuery({ queryKey: ['runners'], queryFn: client.runners, refetchInterval: usePace(3000) });
 
   const done = (text: string) => {
     setMessage({ text, error: false });

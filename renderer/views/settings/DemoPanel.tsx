@@ -5,11 +5,12 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useClient } from '../../app/client-context.tsx';
 import { demoLoad, settings, type SettingsView } from '../../api/settings.ts';
 import { num } from '../../components/format.ts';
+import { usePace } from '../../app/pace.tsx';
 
 export function DemoPanel({ view }: { view: SettingsView | undefined }) {
   const client = useClient();
   const qc = useQueryClient();
-  const load = useQuery({ queryKey: ['demo-load'], queryFn: () => demoLoad.status(client), refetchInterval: 3000 });
+  const load = useQuery({ queryKey: ['demo-load'], queryFn: () => demoLoad.status(client), refetchInterval: usePace(3000) });
   const toggle = useMutation({
     mutationFn: (on: boolean) => (on ? demoLoad.start(client) : demoLoad.stop(client)),
     onSuccess: (s) => qc.setQueryData(['demo-load'], s),

@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useClient } from '../../app/client-context.tsx';
 import { settings } from '../../api/settings.ts';
+import { usePace } from '../../app/pace.tsx';
 
 const LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 
@@ -11,10 +12,11 @@ export function LogViewer() {
   const [level, setLevel] = useState<(typeof LEVELS)[number]>('info');
   const [lines, setLines] = useState(200);
   const [follow, setFollow] = useState(false);
+  const pace = usePace(3000);
   const q = useQuery({
     queryKey: ['logs', level, lines],
     queryFn: () => settings.logs(client, { level, lines }),
-    refetchInterval: follow ? 3000 : false,
+    refetchInterval: follow ? pace : false,
     placeholderData: keepPreviousData,
   });
   const rows = [...(q.data?.lines ?? [])].reverse();

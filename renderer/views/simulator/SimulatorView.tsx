@@ -10,6 +10,7 @@ import { RunnersTable } from './RunnersTable.tsx';
 import { ThroughputCharts } from './ThroughputCharts.tsx';
 import { JournalPanel } from './JournalPanel.tsx';
 import './simulator.css';
+import { usePaceOverride } from '../../app/pace.tsx';
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
@@ -29,10 +30,11 @@ const STATE_BADGE: Record<FleetStatus['state'], string> = { idle: '', running: '
 export default function SimulatorView() {
   const client = useClient();
   const qc = useQueryClient();
+  const pace = usePaceOverride();
   const fleet = useQuery({
     queryKey: ['sim', 'fleet'],
     queryFn: () => sim.fleet(client),
-    refetchInterval: (q) => (q.state.data?.state === 'running' || q.state.data?.state === 'stopping' ? 1000 : 5000),
+    refetchInterval: (q) => (q.state.data?.state === 'running' || q.state.data?.state === 'stopping' ? (pace ?? 1000) : (pace ?? 5000)),
   });
   const refresh = (s: FleetStatus) => {
     qc.setQueryData(['sim', 'fleet'], s);

@@ -5,6 +5,7 @@ import { useClient } from '../../app/client-context.tsx';
 import { sim } from '../../api/simulator.ts';
 import { PALETTE, TimeSeriesChart, type Series } from '../../components/TimeSeriesChart.tsx';
 import { bytes } from './bytes.ts';
+import { usePace } from '../../app/pace.tsx';
 
 const MINUTES = 5;
 // Module-level, so the memoized charts get the same function on every render.
@@ -15,7 +16,7 @@ const NO_TIMES: number[] = [];
 
 export function ThroughputCharts({ live }: { live: boolean }) {
   const client = useClient();
-  const q = useQuery({ queryKey: ['sim', 'throughput'], queryFn: () => sim.throughput(client, { minutes: MINUTES }), refetchInterval: live ? 2000 : 10_000 });
+  const q = useQuery({ queryKey: ['sim', 'throughput'], queryFn: () => sim.throughput(client, { minutes: MINUTES }), refetchInterval: usePace(live ? 2000 : 10_000) });
   const d = q.data;
   // Where the charts end before the first answer (render must not read the clock).
   const [openedAt] = useState(() => Date.now());
