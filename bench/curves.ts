@@ -111,10 +111,22 @@ function readme(out: { date: string; command: string; seconds: number; curves: R
   ].join('\n');
 }
 
-export async function runCurves({ quick = false, only, command }: { quick?: boolean; only?: string[]; command: string }): Promise<void> {
+/** Redraws the PNGs from curves.json, without measuring (`--curves --replot`): for a change of the plot alone. */
+function replot(outDir: string, jsonPath: string): void {
+  const { curves } = JSON.parse(fs.readFileSync(jsonPath, 'utf8')) as { curves: Record<string, CurvePoint[]> };
+  for (const c of CURVES) {
+    const name = c.file.replace(/\.ts$/, '');
+    if (!curves[name]?.some((p) => p.value !== undefined)) continue;
+    fs.writeFileSync(path.join(outDir, `${name}.png`), png(chartOf(c, curves[name])));
+    console.log(`wrote ${path.relative(REPO, path.join(outDir, `${name}.png`))}`);
+  }
+}
+
+export async function runCurves({ quick = false, only, command, replot: redraw = false }: { quick?: boolean; only?: string[]; command: string; replot?: boolean }): Promise<void> {
   const outDir = quick ? path.join(REPO, '.tmp/bench-curves') : path.join(REPO, 'docs/benchmarks');
   const jsonPath = quick ? path.join(outDir, 'curves.json') : path.join(REPO, 'bench/curves.json');
   fs.mkdirSync(outDir, { recursive: true });
+  if (redraw) return replot(outDir, jsonPath);
   const began = performance.now();
   // A run of some curves (--only) keeps the others' last points.
   const curves: Record<string, CurvePoint[]> = fs.existsSync(jsonPath) ? (JSON.parse(fs.readFileSync(jsonPath, 'utf8')) as { curves: Record<string, CurvePoint[]> }).curves : {};

@@ -5,7 +5,8 @@
 // it reports its own spread): every line is the median round with its min–max (bench/lib/rounds.ts).
 // --compare then marks each line against the committed results (bench/lib/compare.ts) and exits 1 on a
 // regression; --compare-only does that for the results.json already there, without running anything.
-// `npm run bench -- --curves [--quick] [--only traces]` runs the scale curves instead (bench/curves.ts).
+// `npm run bench -- --curves [--quick] [--only traces] [--replot]` runs the scale curves instead
+// (bench/curves.ts); --replot redraws their PNGs from the last curve run's figures.
 //
 // Two cores: where the server under test (or the reference) is an HTTP server, it runs in a child
 // process and the load generator in this one, so each gets a core. The Redis benches (sidekiq.ts,
@@ -123,7 +124,7 @@ async function main() {
   if (process.argv.includes('--cpu-prof')) process.env.JOBSCOPE_BENCH_CPU_PROF = path.join(REPO, '.tmp/bench-profiles');
   const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
   if (process.argv.includes('--curves')) {
-    await runCurves({ quick, only, command });
+    await runCurves({ quick, only, command, replot: process.argv.includes('--replot') });
     process.exit(0);
   }
   const info = machine();
