@@ -407,7 +407,7 @@ export class SharedMonitor implements Service {
         await applyOps(repos.history, c.id, ops);
         // Every sample, not every 30 s as on SQLite: the other instances answer /current from it.
         await repos.connections.setHealth(c.id, t, metrics ? null : error, metrics ? JSON.stringify(metrics) : undefined);
-        for (const a of checks) await repos.alerts.add({ connectionId: c.id, kind: a.kind, queue: a.queue, value: a.value, threshold: a.threshold, at: t });
+        for (const a of checks) await repos.alerts.addInCommitOrder({ connectionId: c.id, kind: a.kind, queue: a.queue, value: a.value, threshold: a.threshold, at: t });
       });
     } catch (err) {
       // Memory is ahead of the rows now: start again from the rows (the claim takes it back if still held).

@@ -10,6 +10,7 @@ import { http } from '../helpers/http.ts';
 import { ManualClock } from '../../server/clock.ts';
 import type { SharedMonitor } from '../../server/monitor/shared-monitor.ts';
 import { databaseOf } from '../../server/store/index.ts';
+import { PgAlerts } from '../../server/store/pg/monitor-alerts.ts';
 import { metrics, startFakeGitLab, waitFor, type FakeGitLab } from '../monitor/support.ts';
 
 const cluster = usePostgres();
@@ -161,5 +162,28 @@ describe.skipIf(postgresMissing() !== null)('the monitor of two instances on one
     expect(await samplesOf(id)).toBe(0);
     await step(INTERVAL);
     expect(monitorOf(other).samples(id)).toBe(false);
+  });
+
+  it('gives out alert ids in commit order across sessions, so a client polling with since misses none', async () => {
+    const [c1, c2] = [new pg.Client({ connectionString: url }), new pg.Client({ connectionString: url })];
+    await c1.connect();
+    await c2.connect();
+    try {
+      const alert = { connectionId: 'embedded', kind: 'backlog' as const, queue: 'q', value: 2, threshold: 1, at: clock.now() };
+      await c1.query('BEGIN');
+      const first = Number(await new PgAlerts(c1).addInCommitOrder(alert));
+      await c2.query('BEGIN');
+      const second = new PgAlerts(c2).addInCommitOrder(alert);
+      // Without the order, the second would draw its id and could commit (and be seen) before the first.
+      const pid = (c2 as unknown as { processID: number }).processID;
+      await waitFor('the second to wait for the first to commit', async () => (await sql.query('SELECT wait_event_type FROM pg_stat_activity WHERE pid = $1', [pid])).rows[0]?.wait_event_type === 'Lock' || undefined);
+      await c1.query('COMMIT');
+      const id2 = Number(await second);
+      await c2.query('COMMIT');
+      expect(id2).toBeGreaterThan(first);
+    } finally {
+      await c1.end();
+      await c2.end();
+    }
   });
 });

@@ -44,6 +44,18 @@ export class PgAlerts implements AlertsRepoAsync {
     return rows[0]!.id;
   }
 
+  /**
+   * add() inside a transaction whose commit gives out ids in order: clients poll with `since` (the
+   * highest id they saw), so an alert must never commit after one with a higher id, or they skip it.
+   * One server commits its samples one by one; several instances draw ids from the one identity and
+   * commit when they do. The lock (held to COMMIT) makes draw order commit order, across instances.
+   * It is taken only by samples that raise an alert, so the serialisation costs next to nothing.
+   */
+  async addInCommitOrder(a: NewAlert): Promise<number> {
+    await this.db.query(`SELECT pg_advisory_xact_lock(hashtext('jobscope-monitor-alerts'), 0)`);
+    return this.add(a);
+  }
+
   /** Alerts with an id above `sinceId`, oldest first; a negative `limit` is no limit, as SQLite's LIMIT -1. */
   async since(sinceId: number, limit: number, connectionId?: string): Promise<Alert[]> {
     if (Number.isNaN(sinceId)) return [];
