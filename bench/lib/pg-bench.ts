@@ -1,11 +1,13 @@
 // What the PostgreSQL benches of issue 13 (bench/pg-dispatch.ts, bench/pg-traces.ts) share: two
 // `jobscope serve --database` children on one database and one data dir (as a deployment behind a
 // load balancer runs them), two bare reference children on the same cluster, a round-robin spread
-// of requests over either pair, and the median/spread of alternating rounds.
+// of requests over either pair, each line's median round, and CPU time per operation.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { REPO, round, startChild, startReference, type BenchServer, type Child } from './harness.ts';
+import type { Spread } from './compare.ts';
+import { REPO, round, startChild, startReference, type BenchResult, type BenchServer, type Child } from './harness.ts';
+import { mergeRounds } from './rounds.ts';
 
 export interface Pair {
   /** Both instances' base URLs; requests go to them in turn. */
@@ -61,14 +63,14 @@ export function roundRobin<T>(targets: T[]): () => T {
   return () => targets[next++ % targets.length]!;
 }
 
-export const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-};
-
-/** "min–max" of the rounds, for the details column. */
-export const spread = (xs: number[], digits = 0) => `${round(Math.min(...xs), digits)}–${round(Math.max(...xs), digits)}`;
+/**
+ * Each line's median round with its spread (bench/lib/rounds.ts); a single round gets a one-round
+ * spread too, so bench/run.ts sees the file measures its own rounds and runs it once.
+ */
+export function ownRounds(perRound: BenchResult[][]): BenchResult[] {
+  if (perRound.length !== 1) return mergeRounds(perRound);
+  return perRound[0]!.map((r) => ({ ...r, spread: { rounds: 1, ratio: [r.ratio, r.ratio], value: [r.value, r.value], reference: [r.reference, r.reference] } satisfies Spread }));
+}
 
 export const loadAverage = () => os.loadavg().map((x) => round(x, 1));
 
