@@ -22,7 +22,9 @@ export function databaseOf(s: { dataDir: string }): string | undefined {
 
 export function eachBackend(body: (start: StartServer, backend: Backend) => void): void {
   describe('sqlite', () => body(startServer, 'sqlite'));
-  describe.skipIf(postgresMissing() !== null)('postgresql', () => {
+  const missing = postgresMissing();
+  // The reason is in the name, so a run without PostgreSQL says why these tests did not run.
+  describe.skipIf(missing !== null)(missing === null ? 'postgresql' : `postgresql (skipped: ${missing})`, () => {
     const cluster = usePostgres();
     const databases = new Map<string, string>();
     let template: Promise<void> | undefined;
