@@ -58,8 +58,9 @@ export interface ServerDeps {
    * runners, projects, users, traces' lengths, listings and (without --redis) the job system in
    * this PostgreSQL database, and the admin API's user tokens looked up there. The data dir is then
    * shared by the servers on that database: traces and artifacts are everyone's, and each server
-   * holds a slot in it (store/data-dir-shared.ts) with its own SQLite file for the monitor, UI state,
-   * logs and temp uploads.
+   * holds a slot in it (store/data-dir-shared.ts) with its own SQLite file for the UI state, logs and
+   * temp uploads. The monitor (connections, history, alerts) is the database's too, each connection
+   * sampled by one instance at a time (monitor/shared-monitor.ts).
    */
   database?: string;
   /** With `database`: this server's slot in the shared data dir (store/data-dir-shared.ts); default the lowest free one. */

@@ -101,6 +101,18 @@ describe.skipIf(postgresMissing() !== null)('the monitor of two instances on one
     expect(ca.body.at).toBe(new Date(clock.now()).toISOString());
   });
 
+  it('tells the sampling instance of an edit made on the other at once, with no claim or sample due', async () => {
+    const holder = await sampler(id);
+    const other = holder === a ? b : a;
+    // The clock stands still here: only the notification can carry the change.
+    expect((await api(other, `/connections/${id}`, { method: 'PATCH', json: { enabled: false } })).status).toBe(200);
+    await waitFor('the sampling instance to let go', () => !monitorOf(holder).samples(id));
+    expect((await api(other, `/connections/${id}`, { method: 'PATCH', json: { enabled: true } })).status).toBe(200);
+    await sampler(id);
+    await settle();
+    await step(0); // the sample a (re)claimed connection takes at once
+  });
+
   it('raises an alert once, on the sampling instance, and lists it on both', async () => {
     const put = await api(b, `/connections/${id}/thresholds`, { method: 'PUT', json: { queues: {}, default: { backlog: 10 } } });
     expect(put.status).toBe(200);
