@@ -133,6 +133,16 @@ export interface SharedJobBackend extends JobBackend {
    * backend without it has each enqueueOnce push.
    */
   pushUnlessWaiting?(job: NewJob): Promise<Job | null>;
+  /**
+   * Pushes the job unless one of its queue and kind with equal args is pending: waiting, running
+   * (taken by a process, not yet ended) or in the retry set; checked and pushed as one step across
+   * every process sharing the backend; null when there is one. For work done once per object
+   * whatever asks for it (an archive's listing) that every instance asks for at its start: N
+   * instances starting on one backend push it once, not N times. Running and retrying jobs count
+   * here, unlike pushUnlessWaiting's: they will do the work the new one would. Dead ones do not.
+   * Optional: without it each call pushes.
+   */
+  pushUnlessPending?(job: NewJob): Promise<Job | null>;
   /** Moves retries due at `now` back into their queues (Sidekiq's scheduler poll); returns how many. */
   moveDue(now: number): Promise<number>;
   /** Puts the jobs in flight of processes found dead back into their queues; returns how many. */

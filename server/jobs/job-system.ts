@@ -26,6 +26,19 @@ import type { EnqueueOptions, FailedJob, Job, JobCounters, JobKind } from './typ
 
 export class QueueKindError extends Error {}
 
+/** Args as one string whatever the order of their keys: equal args, equal keys. */
+function argsKey(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(argsKey).join(',')}]`;
+  if (v !== null && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${argsKey(o[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
+}
+
 /** What a retry or delete by ids did: how many jobs it moved, and the ids not in the set (already gone). */
 export interface Acted {
   count: number;
@@ -478,6 +491,46 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
         return false;
       },
     ).finally(() => this.enqueuingOnce.delete(kindName));
+  }
+
+  /**
+   * Enqueues a job of the kind for each of `argsList` unless one with equal args is already waiting
+   * or running; answers how many were pushed. On a shared backend the check and the push are one
+   * step across every process (pushUnlessPending), so instances that each ask at their start push
+   * once between them. Otherwise the check is against this process's waiting jobs (the SQLite job
+   * system is one process's; what a crash cut off is waiting again after recover()); one its workers
+   * already took is not seen, and the second run finds the work done.
+   */
+  async enqueueEachUnlessPending(kindName: string, argsList: Record<string, unknown>[]): Promise<number> {
+    if (argsList.length === 0) return 0;
+    const shared = this.shared;
+    if (shared) {
+      let pushed = 0;
+      for (const args of argsList) {
+        const { job } = this.newJob(kindName, args, {});
+        if (shared.pushUnlessPending ? await shared.pushUnlessPending(job) : (await shared.push([job]))[0]) pushed++;
+      }
+      if (pushed > 0) this.poke();
+      return pushed;
+    }
+    const { queue } = this.newJob(kindName, {}, {});
+    const seen = new Set(
+      queue
+        .peek(0, queue.backlog)
+        .filter((j) => j.kind === kindName)
+        .map((j) => argsKey(j.args)),
+    );
+    const fresh = argsList.filter((args) => {
+      const key = argsKey(args);
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+    if (fresh.length === 0) return 0;
+    const jobs = await this.backend.push(fresh.map((args) => this.newJob(kindName, args, {}).job));
+    for (const j of jobs) this.pushWaiting(queue, j);
+    this.wake(queue.name);
+    return jobs.length;
   }
 
   /** Logs the failure of a write whose answer nobody waits for (an asynchronous backend's); stop() waits for it. */

@@ -30,11 +30,17 @@ export function scheduleBuiltins(jobs: JobSystem, deps: { config: Config; events
   ];
   for (const [kind, ms] of periodic) if (ms > 0) jobs.every(ms, () => jobs.enqueueOnce(kind));
   // Archives stored without a listing: their job was lost, or an older version kept listings in the
-  // builds row (migration 5 dropped those). A listing job already waiting just finds it done.
+  // builds row (migration 5 dropped those). Every instance looks at its start; one listing job per
+  // archive between them (one waiting or running is not pushed again: a restart, or N instances on
+  // one database, would otherwise list each archive N times).
   jobs.track(
     quiet(
       (async () => {
-        for (const { id, key } of await domain.builds.unlistedArchives()) quiet(jobs.enqueue('archive_listing', { build_id: id, key }));
+        const unlisted = await domain.builds.unlistedArchives();
+        await jobs.enqueueEachUnlessPending(
+          'archive_listing',
+          unlisted.map(({ id, key }) => ({ build_id: id, key })),
+        );
       })(),
     ),
   );

@@ -146,6 +146,29 @@ export class PgJobBackend implements SharedJobBackend {
     return id === null ? null : { ...job, id };
   }
 
+  /**
+   * As pushUnlessWaiting, keyed by the args too (as jsonb: key order and spacing do not matter); a
+   * claimed row counts (a 'queued' row is waiting or running until its end deletes or moves it), and
+   * so does a 'retry' one.
+   */
+  async pushUnlessPending(job: NewJob): Promise<Job | null> {
+    const args = JSON.stringify(job.args);
+    const id = await inTransaction(this.pool, 'BEGIN', async (client) => {
+      await client.query(`SELECT pg_advisory_xact_lock(hashtext('jobscope-pending'), hashtext($1 || chr(10) || $2 || chr(10) || $3::jsonb::text))`, [
+        job.queue,
+        job.kind,
+        args,
+      ]);
+      const { rows } = await client.query<{ id: number }>(
+        `SELECT id FROM jobs WHERE queue = $1 AND kind = $2 AND state IN ('queued', 'retry') AND args::jsonb = $3::jsonb LIMIT 1`,
+        [job.queue, job.kind, args],
+      );
+      if (rows.length > 0) return null;
+      return (await this.push([job], client))[0]!.id;
+    });
+    return id === null ? null : { ...job, id };
+  }
+
   claim(): void {
     // fetch() already claimed the row for this process.
   }
