@@ -25,7 +25,7 @@ import type { MetricsView } from '../metrics-api/source.ts';
 import { readSidekiq } from '../sidekiq/read.ts';
 import { viewOf } from '../sidekiq/source.ts';
 import { readQueue, readQueueList, readQueuePage, type QueueReadOptions } from './redis-queue-reads.ts';
-import { PUSH_ONCE, pushOnceArgs } from './redis-push-once.ts';
+import { PUSH_ONCE, PUSH_UNLESS_PENDING, pushOnceArgs, pushUnlessPendingArgs } from './redis-push-once.ts';
 
 const SIX_MONTHS_S = 180 * 24 * 3600;
 const FIVE_YEARS_S = 5 * 365 * 24 * 3600;
@@ -115,6 +115,7 @@ type Scripted = Redis & {
   jsOrphans(workingKey: string, workingSet: string, identity: string): Promise<number>;
   jsForgetEmpty(queuesKey: string, queueKey: string, queue: string): Promise<number>;
   jsPushOnce(...keysAndArgs: string[]): Promise<number>;
+  jsPushUnlessPending(...keysAndArgs: string[]): Promise<number>;
 };
 
 export interface RedisJobBackendOptions {
@@ -154,6 +155,7 @@ export class RedisJobBackend implements SharedJobBackend {
     redis.defineCommand('jsOrphans', { numberOfKeys: 2, lua: ORPHANS });
     redis.defineCommand('jsForgetEmpty', { numberOfKeys: 2, lua: FORGET_EMPTY });
     redis.defineCommand('jsPushOnce', { numberOfKeys: 3, lua: PUSH_ONCE });
+    redis.defineCommand('jsPushUnlessPending', { numberOfKeys: 5, lua: PUSH_UNLESS_PENDING });
     this.redis = redis as Scripted;
     this.working = `working:${this.identity}`;
   }
@@ -317,6 +319,14 @@ export class RedisJobBackend implements SharedJobBackend {
     const raw = this.payload(job, jid);
     const classMakesKind = (this.opts.kindOf(job.class) ?? job.class) === job.kind;
     const pushed = await this.redis.jsPushOnce(...pushOnceArgs(job.queue, job.kind, job.class, classMakesKind, raw));
+    return pushed === 1 ? { ...job, id: idOfJid(jid), jid, raw } : null;
+  }
+
+  async pushUnlessPending(job: NewJob): Promise<Job | null> {
+    const jid = newJid();
+    const raw = this.payload(job, jid);
+    const classMakesKind = (this.opts.kindOf(job.class) ?? job.class) === job.kind;
+    const pushed = await this.redis.jsPushUnlessPending(...pushUnlessPendingArgs(job.queue, job.kind, job.class, classMakesKind, job.args, raw));
     return pushed === 1 ? { ...job, id: idOfJid(jid), jid, raw } : null;
   }
 
