@@ -301,7 +301,8 @@ export class SharedMonitor implements Service {
       const loading = this.loadOwned(id);
       this.owned.set(id, loading);
       loading.then(
-        () => this.sampler.schedule(id),
+        // Unless let go of while loading (disabled, removed, the session lost).
+        () => this.owned.get(id) === loading && this.sampler.schedule(id),
         (err: unknown) => {
           this.log.warn(`monitor: loading the history of ${id} failed: ${(err as Error).message}`);
           this.letGo(id);
