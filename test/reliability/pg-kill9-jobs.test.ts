@@ -114,7 +114,6 @@ describe.skipIf(postgresMissing() !== null)('kill -9 of one serve --database ins
     );
     await a.kill9();
     const inFlight = (await sql.query<{ id: string }>('SELECT id FROM jobs WHERE claimed_by = $1 ORDER BY id', [procA])).rows.map((r) => Number(r.id));
-    expect(inFlight.length).toBeGreaterThan(0);
 
     // Until its TTL runs out a dead process is still listed, as Sidekiq's ProcessSet lists one
     // whose heartbeat key has not expired (its busy is its last beat's).
@@ -124,14 +123,18 @@ describe.skipIf(postgresMissing() !== null)('kill -9 of one serve --database ins
     await until(async () => (await sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM jobs WHERE queue = 'k9'`)).rows[0]!.n, (n) => n === 0, 'every k9 job ended');
     const history = (await sql.query<{ job_id: string; event: string; owner: string | null }>(`SELECT job_id, event, owner FROM job_history WHERE queue = 'k9' AND event <> 'push' ORDER BY seq`)).rows;
     const of = (id: number) => history.filter((h) => Number(h.job_id) === id).map((h) => `${h.event}:${h.owner === procA ? 'A' : h.owner === procB ? 'B' : h.owner}`);
+    // Each job: one end, by the process holding its last claim. A claim of A's is either ended by A
+    // (before the kill) or freed when A's heartbeat expired (by B's sweep) and the job run again on
+    // B. Read from the history, not from the claims seen at the kill: a statement A sent just before
+    // dying (an ack, a fetch) may still commit after it.
+    const takenOver: number[] = [];
     for (const id of ids) {
-      if (inFlight.includes(id)) {
-        // Claimed by A, freed when its heartbeat expired (by B's sweep), run again by B, ended there.
-        expect(of(id), `job ${id}, in flight on A`).toEqual(['claim:A', 'free:A', 'claim:B', 'end:B']);
-      } else {
-        expect(of(id), `job ${id}`).toSatisfy((h: string[]) => h.length === 2 && h[0] === `claim:${h[1]!.slice(4)}` && h[1]!.startsWith('end:'));
-      }
+      const h = of(id).join(' ');
+      expect(h, `job ${id}`).toMatch(/^(claim:A free:A )+claim:B end:B$|^claim:A end:A$|^claim:B end:B$/);
+      if (h.includes('free:A')) takenOver.push(id);
     }
+    // Jobs A held at the kill did run again on B.
+    expect(takenOver.length, `held by A at the kill: ${inFlight.join(', ')}`).toBeGreaterThan(0);
     expect(history.some((h) => h.event === 'end' && h.owner === procA)).toBe(true);
     // A job A ran to its end before the kill counted once; one cut off counted only at B's end.
     const after = await counters();
