@@ -7,25 +7,28 @@
 import path from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
-/** Longest first, from per-file durations of full runs on the 2-core machine (see vitest.config.ts);
- *  the order of 2026-11-26's serial run (model halves ~35 s each, crash 30, redis-jobs 19, hostile 11). */
+/** Longest first, from per-file durations of full runs on the 2-core machine (see vitest.config.ts):
+ *  CI's run at ec465d4 (2026-11-26, /work/notes/s6/ci3.log: model halves 62 and 60 s, crash 29, fleet 17,
+ *  hostile 13, pg-round-robin 13, redis-jobs 12, asar 11, cli 9), files of 5 s or more. The PostgreSQL
+ *  files are ~1-2 s shorter since they share a cluster per worker (test/helpers/postgres.ts). */
 export const LONG_FILES = [
-  'test/reliability/model-inproc-a.test.ts',
   'test/reliability/model-inproc-b.test.ts',
+  'test/reliability/model-inproc-a.test.ts',
   'test/reliability/crash.test.ts',
-  'test/jobs/redis-jobs.test.ts',
-  'test/reliability/model-kill9.test.ts',
-  'test/reliability/hostile.test.ts',
   'test/simulator/fleet.test.ts',
-  'test/reliability/wal.test.ts',
-  'test/reliability/slow-clients.test.ts',
+  'test/reliability/hostile.test.ts',
   'test/simulator/pg-round-robin.test.ts',
+  'test/jobs/redis-jobs.test.ts',
+  'test/packaging/asar.test.ts',
   'test/simulator/cli.test.ts',
-  'test/jobs/redis-queue-views.test.ts',
-  'test/reliability/pg-serve-flag.test.ts',
+  'test/reliability/model-kill9.test.ts',
+  'test/reliability/slow-clients.test.ts',
+  'test/reliability/wal.test.ts',
+  'test/store/pg-take.test.ts',
   'test/store/pg-notify.test.ts',
-  'test/jobs/redis-shared-sidekiq.test.ts',
-  'test/sidekiq/connection.test.ts',
+  'test/store/pg-monitor.test.ts',
+  'test/reliability/pg-serve-flag.test.ts',
+  'test/store/pg-adapters.test.ts',
 ];
 
 export class LongestFirst extends BaseSequencer {
