@@ -93,7 +93,7 @@ export function chartOf(c: Curve, points: CurvePoint[]): Chart {
 function readme(out: { date: string; command: string; seconds: number; curves: Record<string, CurvePoint[]> }): string {
   const rows = CURVES.flatMap((c) => {
     const name = c.file.replace(/\.ts$/, '');
-    return (out.curves[name] ?? []).map((p) => `| ${name} | ${p.size.toLocaleString('en')} | ${p.error ? `failed: ${p.error}` : `${p.value} ${p.unit}`} | ${p.reference ?? ''} | ${p.ratio ?? ''}× | ${p.load_average.join(' / ')} |`);
+    return (out.curves[name] ?? []).map((p) => `| ${name} | ${p.size.toLocaleString('en')} | ${p.error ? `failed: ${p.error}` : `${p.value} ${p.unit}`} | ${p.reference ?? ''} | ${p.ratio === undefined ? '' : `${p.ratio}×`} | ${p.load_average.join(' / ')} |`);
   });
   return [
     '# Scale curves',
@@ -106,7 +106,7 @@ function readme(out: { date: string; command: string; seconds: number; curves: R
     '|---|---|---|---|---|---|',
     ...rows,
     '',
-    'Raw figures: `bench/curves.json`.',
+    'A point that failed is listed with its error and left out of the plot. Raw figures: `bench/curves.json`.',
     '',
   ].join('\n');
 }

@@ -35,7 +35,8 @@ export async function run({ quick = false, days = DAYS, repeats = quick ? 100 : 
   const warmup = 20; // JIT and connection warm-up, not measured
   const log = (m: string) => process.stderr.write(`[history] ${m}\n`);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-bench-history-'));
-  const server = await buildServer(resolveConfig({ port: 0, dataDir, logLevel: 'silent', monitorIntervalMs: 3_600_000 }, {}));
+  // Past the 7 days kept by default the oldest samples would be dropped: the range is kept whole.
+  const server = await buildServer(resolveConfig({ port: 0, dataDir, logLevel: 'silent', monitorIntervalMs: 3_600_000, historyDays: Math.max(7, days) }, {}));
   try {
     const url = await server.listen();
     const monitor = server.ctx.services.get<Monitor>('monitor')!;

@@ -119,7 +119,8 @@ export async function run({ quick = false, queues: wanted = 1000, calls }: { qui
   try {
     log('starting jobscope serve (child process)…');
     const s = await startChild(
-      ['--import', 'tsx', 'server/cli.ts', 'serve', '--port', '0', '--data-dir', dataDir, '--admin-token', TOKEN, '--log-level', 'silent'],
+      // --max-queues (1,000 by default) bounds the synthetic queues past the demo's.
+      ['--import', 'tsx', 'server/cli.ts', 'serve', '--port', '0', '--data-dir', dataDir, '--admin-token', TOKEN, '--log-level', 'silent', '--max-queues', String(Math.max(1000, wanted))],
       /Jobscope listening on (http:\/\/\S+)/,
     );
     server = s.proc;
