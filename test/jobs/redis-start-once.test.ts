@@ -29,7 +29,7 @@ async function payloadsOf(kind: string): Promise<{ args: Record<string, unknown>
   const raws: string[] = [];
   for (const key of await client.keys('queue:*')) raws.push(...(await client.lrange(key, 0, -1)));
   for (const key of await client.keys('working:*')) raws.push(...(await client.lrange(key, 0, -1)));
-  for (const key of ['retry', 'dead']) raws.push(...(await client.zrange(key, 0, -1)));
+  for (const key of ['retry', 'dead']) raws.push(...(await client.zrange(key, '0', '-1')));
   return raws
     .map((r) => JSON.parse(r) as { args: Record<string, unknown>[]; jid: string; jobscope_kind?: string })
     .filter((p) => p.jobscope_kind === kind)
