@@ -31,9 +31,11 @@ describe('kill -9', () => {
     const second = await spawnServe(dataDir, TOKEN, ['--job-concurrency', '2']);
     children.push(second);
     const after = await metrics(second.url, TOKEN, 'compound_metrics');
-    expect(after.jobs.processed).toBe(3); // acknowledged counts survived
-    // The cut-off job is back: running again (or, on a slow start, still waiting for its slot).
-    expect(after.processes[0].busy + after.queues.inflight.backlog).toBe(1);
+    // Acknowledged counts survived, and the cut-off job is back: running again or, on a slow start,
+    // still waiting for its slot. On a loaded machine the second server can take longer from its
+    // first fetch to this first read than the job's 1.5 s, so the rerun may already be counted.
+    if (after.jobs.processed === 3) expect(after.processes[0].busy + after.queues.inflight.backlog).toBe(1);
+    else expect(after.jobs).toEqual({ processed: 4, failed: 0, enqueued: 0 });
     const done = await waitFor('the job finished after the restart', async () => {
       const m = await metrics(second.url, TOKEN, 'compound_metrics');
       return m.jobs.processed === 4 ? m : undefined;
