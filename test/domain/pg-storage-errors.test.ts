@@ -3,7 +3,7 @@
 // for its file, and every other error (a constraint, a file's ENOSPC, a bug) passes unchanged to the
 // handler. Pure: the end-to-end case, a real cluster refusing a batch part-way, is build-batch.test.ts.
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../server/http/errors.ts';
+import { ApiError, describeError } from '../../server/http/errors.ts';
 import { pgStorageError, withStorageErrors } from '../../server/store/pg/domain-errors.ts';
 
 const pgError = (code: string, message = 'x') => Object.assign(new Error(message), { code, severity: 'ERROR' });
@@ -32,6 +32,17 @@ describe('pgStorageError', () => {
     for (const err of [pgError('23505'), pgError('42601'), Object.assign(new Error('no space'), { code: 'ENOSPC' }), new Error('boom'), undefined, 'text']) {
       expect(pgStorageError(err)).toBeUndefined();
     }
+  });
+});
+
+describe('describeError', () => {
+  // The job backend and the monitor on PostgreSQL are not behind the domain's wrapper: an error of
+  // theirs reaching the error handler is answered the same way, not as a 500 bug.
+  it('answers a raw PostgreSQL storage error with its 507/503, not as a bug; other database errors stay bugs', () => {
+    expect(describeError(pgError('53100'))).toMatchObject({ status: 507, bug: false });
+    expect(describeError(pgError('57P01'))).toMatchObject({ status: 503, bug: false });
+    expect(describeError(pgError('23505'))).toMatchObject({ status: 500, bug: true });
+    expect(describeError(Object.assign(new Error('x'), { code: 'EROFS' })).message).toMatch(/data dir is read-only/);
   });
 });
 
