@@ -1,8 +1,8 @@
 // The data dir shared by several servers on one database (issue 13): traces/ and artifacts/ are
 // everyone's; each server holds a numbered slot, instances/<name>.pid, and keeps what is its own in
-// instances/<name>/ (the SQLite file of its monitor and UI state, its logs) and its temp uploads in
-// tmp/<name>/. The lowest free slot is taken, so a server restarted on the folder gets its monitor
-// history back. Slots are chosen under instances/.claim (mkdir is atomic): two servers starting at
+// instances/<name>/ (the SQLite file of its UI state, its logs; the monitor is in the database) and
+// its temp uploads in tmp/<name>/. The lowest free slot is taken, so a server restarted on the folder
+// gets its UI state and logs back. Slots are chosen under instances/.claim (mkdir is atomic): two servers starting at
 // once never take one slot.
 import fs from 'node:fs';
 import path from 'node:path';

@@ -13,10 +13,10 @@
 // test/store/pg-server-*.test.ts runs two instances on one database).
 //
 // `serve --database` (config.ts) passes buildServer's `database` option. In that mode the
-// builds, runners, projects, users (also the admin API's tokens) and the job system (without
+// builds, runners, projects, users (also the admin API's tokens), the monitor (monitor/shared-monitor.ts
+// on pgMonitorStore: one sampler per connection across instances) and the job system (without
 // --redis) are in the database; the data dir is shared, each server holding a slot in it with its
-// own SQLite file for what stays per server: the monitor (its code is synchronous over its ports,
-// store/monitor-ports.ts; pgMonitorStore is ready for when it awaits them) and the UI state.
+// own SQLite file for what stays per server: the UI state.
 import type { Pool } from 'pg';
 import { connectPg, type PgConnectOptions } from './connect.ts';
 import { migrate } from './migrate.ts';
