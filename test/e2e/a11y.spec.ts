@@ -18,7 +18,7 @@ let s: TestServer;
 let buildId: number;
 test.beforeAll(async () => {
   // Each view is checked as it first renders the server's data: a refresh while axe walks the page
-  // re-renders it (the dashboard four times a second at the test pace) for axe to measure again.
+  // re-renders it (the dashboard every second at the test pace) for axe to measure again.
   s = await startUiServer({ uiRefreshMs: 60_000 });
   const load = await http(`${s.url}/api/v3/sim/load`, { method: 'PUT', json: { queues: 12, processes: 2, concurrency: 3, rate: 20, seed: 3 }, token: s.adminToken });
   expect(load.status).toBe(200);

@@ -12,7 +12,9 @@ test.describe.configure({ timeout: 150_000 });
 
 let s: TestServer;
 test.beforeAll(async () => {
-  s = await startUiServer();
+  // Geometry and screenshots of each view as first rendered: a refresh on the way only re-renders
+  // (the dashboard every second at the test pace) while the checks and the screenshots wait for CPU.
+  s = await startUiServer({ uiRefreshMs: 60_000 });
   const load = await http(`${s.url}/api/v3/sim/load`, { method: 'PUT', json: { queues: 40, processes: 3, concurrency: 4, rate: 30, seed: 5 }, token: s.adminToken });
   expect(load.status).toBe(200);
 });
