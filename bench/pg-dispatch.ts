@@ -29,7 +29,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { startPostgres, type TestPostgres } from '../test/helpers/postgres.ts';
-import { createBuilds, latencyStats, log, project, registerRunner, round, send, startJobscope, RUNNER_UA, type BenchResult, type BenchServer } from './lib/harness.ts';
+import { createBuilds, latencyStats, log, project, registerRunner, round, startJobscope, RUNNER_UA, type BenchResult, type BenchServer } from './lib/harness.ts';
 import { cpuMeter, loadAverage, ownRounds, roundRobin, startPgPair, startReferencePair } from './lib/pg-bench.ts';
 import type { Spread } from './lib/compare.ts';
 
@@ -43,9 +43,31 @@ interface Target {
 
 const targetsOf = (urls: string[], route: string): Target[] => urls.map((u) => ({ url: `${u}${route}`, agent: new http.Agent({ keepAlive: true, maxSockets: RUNNERS }) }));
 
+/**
+ * One poll. A kept-alive socket the server closed (its 10 s keep-alive timeout) while this process,
+ * starved of CPU on a loaded machine, had not yet seen the FIN, fails at once with nothing sent: the
+ * request is sent again on a new socket, as the runner's Go client does (net/http retries a request
+ * that failed on a reused connection before any answer) and as node's docs advise (reusedSocket).
+ */
+function request(t: Target, body: string): Promise<{ status: number; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(t.url, { method: 'POST', agent: t.agent, headers: { 'content-type': 'application/json', 'user-agent': RUNNER_UA, 'content-length': Buffer.byteLength(body) } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      if (req.reusedSocket && err.code === 'ECONNRESET') resolve(request(t, body));
+      else reject(err);
+    });
+    req.end(body);
+  });
+}
+
 async function post(t: Target, body: string) {
   const s = performance.now();
-  const r = await send(t.url, { method: 'POST', agent: t.agent, body, headers: { 'content-type': 'application/json', 'user-agent': RUNNER_UA } });
+  const r = await request(t, body);
   const ms = performance.now() - s;
   if (r.status === 201) return { ms, id: JSON.parse(r.body.toString()).id as number };
   if (r.status === 204) return { ms, id: undefined };

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Spread } from './compare.ts';
-import { REPO, round, startChild, startReference, type BenchResult, type BenchServer, type Child } from './harness.ts';
+import { REPO, log, round, startChild, startReference, type BenchResult, type BenchServer, type Child } from './harness.ts';
 import { mergeRounds } from './rounds.ts';
 
 export interface Pair {
@@ -26,14 +26,25 @@ export async function startPgPair(tag: string, databaseUrl: string): Promise<Pai
   const registrationToken = `bench-registration-${tag}`;
   const args = [path.join(root, 'bin/jobscope.js'), 'serve', '--port', '0', '--data-dir', dataDir, '--database', databaseUrl, '--admin-token', adminToken, '--registration-token', registrationToken, '--log-level', 'error'];
   const children: Child[] = [];
+  let stopping = false;
   const stop = async () => {
+    stopping = true;
     // The second first: the folder stays until both are down.
     for (const c of [...children].reverse()) await c.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   };
   try {
     // One after the other: each claims the lowest free slot of the folder.
-    for (const n of [1, 2]) children.push(await startChild(args, /Jobscope listening on (http:\/\/\S+)/, `jobscope-${tag}-${n}`));
+    for (const n of [1, 2]) {
+      const c = await startChild(args, /Jobscope listening on (http:\/\/\S+)/, `jobscope-${tag}-${n}`);
+      // An instance that dies mid-run shows up as "socket hang up" in the load generator: say why here.
+      let tail = '';
+      c.proc.stderr!.on('data', (d: Buffer) => (tail = (tail + d.toString()).slice(-2000)));
+      c.proc.once('exit', (code, signal) => {
+        if (!stopping) log(`${tag}: instance ${n} exited (${code ?? signal}) mid-run: ${tail}`);
+      });
+      children.push(c);
+    }
   } catch (err) {
     await stop();
     throw err;
