@@ -2,6 +2,7 @@
 // parsed json/jsonb and booleans, and bigint is read as a number (connect.ts); the checks here are
 // the second line row-values.ts is for SQLite: a row edited by hand reads clamped or empty, not as a throw.
 import { isString, isVariable, type Build, type BuildStatus } from '../builds.ts';
+import type { Project } from '../projects.ts';
 import { isId, isPlainObject, storedInt, storedTime, storedTimeOr0 } from '../row-values.ts';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../../http/json-depth.ts';
 
@@ -55,5 +56,33 @@ export function toBuild(r: PgBuildRow): Build {
     created_at: storedTimeOr0(r.created_at),
     started_at: storedTime(r.started_at),
     finished_at: storedTime(r.finished_at),
+  };
+}
+
+/** The build's project as the poll's hand-out returns it beside the build (take.ts), its columns prefixed. */
+export const PROJECT_RETURNED =
+  'p.id AS p_id, p.name AS p_name, p.runners_token AS p_runners_token, p.ci_token AS p_ci_token, ' +
+  'p.shared_runners_enabled AS p_shared_runners_enabled, p.build_timeout AS p_build_timeout, p.created_at AS p_created_at';
+
+export interface PgJoinedProjectRow {
+  p_id: number;
+  p_name: string;
+  p_runners_token: string;
+  p_ci_token: string;
+  p_shared_runners_enabled: boolean;
+  p_build_timeout: number;
+  p_created_at: number;
+}
+
+/** As pg/projects.ts reads a projects row (clamped the same way; its mapper is not exported from a file this one does not own). */
+export function toJoinedProject(r: PgJoinedProjectRow): Project {
+  return {
+    id: storedInt(r.p_id) ?? 0,
+    name: r.p_name,
+    runners_token: r.p_runners_token,
+    ci_token: r.p_ci_token,
+    shared_runners_enabled: r.p_shared_runners_enabled === true,
+    build_timeout: storedInt(r.p_build_timeout, 1, 2 ** 31 - 1) ?? 3600,
+    created_at: storedTimeOr0(r.p_created_at),
   };
 }

@@ -21,8 +21,8 @@ import type { BuildsDomain, UpdateResult } from '../../domain/builds.ts';
 import type { Taken } from '../../domain/dispatch-batch.ts';
 import { canRetry, retryInput, type RetryResult } from '../../domain/build-retry.ts';
 import { PgBuilds } from './builds.ts';
-import { PgRunners } from './runners.ts';
-import { PgProjects } from './projects.ts';
+import { PgRunners, contactWrite, contactWritten } from './runners.ts';
+import { pollBuild } from './take.ts';
 import { PgListings } from './listings.ts';
 import type { PgTraceStore } from './traces.ts';
 import type { PgNotifyBridge } from './notify.ts';
@@ -39,13 +39,11 @@ export interface PgBuildsDeps {
 export class PgBuildsDomain implements BuildsDomain {
   private readonly builds: PgBuilds;
   private readonly runners: PgRunners;
-  private readonly projects: PgProjects;
   private readonly listings: PgListings;
 
   constructor(private readonly d: PgBuildsDeps) {
     this.builds = new PgBuilds(d.pool);
     this.runners = new PgRunners(d.pool);
-    this.projects = new PgProjects(d.pool);
     this.listings = new PgListings(d.pool);
   }
 
@@ -82,17 +80,16 @@ export class PgBuildsDomain implements BuildsDomain {
   }
 
   /**
-   * Contact, then the take. No batch: each take is one statement that commits alone (take.ts), and
-   * polls on any instance run side by side. The runner was read from the database by this request;
-   * stillActive asks again right before the take, as the SQLite batch does, for a pause in between.
+   * Contact and the take in one statement (take.ts pollBuild), which commits alone: polls on any
+   * instance run side by side. The runner was read from the database by this request; the statement
+   * asks again whether it is active right before it chooses a build, as the SQLite batch does, for a
+   * pause or a delete in between (on any instance). Two round trips a poll with the token lookup.
    */
   async poll(runner: Runner, info: RunnerInfo | undefined, take: boolean): Promise<Taken | undefined> {
-    if (!(await this.runners.stillActive(runner))) return undefined;
-    await this.runners.touch(runner, info);
-    if (!take) return undefined;
-    const build = await this.builds.take(runner);
-    if (!build) return undefined;
-    return { build, project: await this.projects.byId(build.project_id) };
+    const contact = contactWrite(runner, info);
+    const taken = await pollBuild(this.d.pool, runner, contact, take);
+    if (contact) contactWritten(runner, contact);
+    return taken;
   }
 
   async update(runner: Runner, id: number | undefined, change: { info?: RunnerInfo; trace?: string | null; state?: string }): Promise<UpdateResult> {

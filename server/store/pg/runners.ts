@@ -95,18 +95,14 @@ export class PgRunners implements RunnersPortAsync {
    * read, so the throttle judges the contact time some instance last committed.
    */
   async touch(runner: Runner, info?: RunnerInfo): Promise<void> {
-    const now = Date.now();
-    const merged = info && Object.keys(info).length > 0 ? { ...runner.info, ...info } : runner.info;
-    const infoChanged = merged !== runner.info && JSON.stringify(merged) !== JSON.stringify(runner.info);
-    if (!infoChanged && runner.online && runner.contacted_at !== null && now - runner.contacted_at < CONTACT_WRITE_MS) return;
-    if (infoChanged) {
-      await this.db.query('UPDATE runners SET contacted_at = $1, online = true, info = $2::json WHERE id = $3', [now, JSON.stringify(merged), runner.id]);
-      runner.info = merged;
+    const write = contactWrite(runner, info);
+    if (!write) return;
+    if (write.info !== null) {
+      await this.db.query('UPDATE runners SET contacted_at = $1, online = true, info = $2::json WHERE id = $3', [write.at, write.info, runner.id]);
     } else {
-      await this.db.query('UPDATE runners SET contacted_at = $1, online = true WHERE id = $2', [now, runner.id]);
+      await this.db.query('UPDATE runners SET contacted_at = $1, online = true WHERE id = $2', [write.at, runner.id]);
     }
-    runner.contacted_at = now;
-    runner.online = true;
+    contactWritten(runner, write);
   }
 
   async setActive(id: number, active: boolean): Promise<boolean> {
@@ -144,4 +140,29 @@ export class PgRunners implements RunnersPortAsync {
     const { rows } = await this.db.query<{ n: number }>('SELECT count(*) AS n FROM builds WHERE runner_id = $1', [id]);
     return rows[0]?.n ?? 0;
   }
+}
+
+/** A contact to write: when (epoch ms), and the merged info as JSON text when it changed (null: leave info). */
+export interface ContactWrite {
+  at: number;
+  info: string | null;
+}
+
+/**
+ * Whether this poll must write the runner's contact (touch's throttle, as store/runners.ts), and
+ * what; undefined when the row just read is recent enough. Split from the write so the poll can
+ * make it inside its one statement (take.ts pollBuild).
+ */
+export function contactWrite(runner: Runner, info: RunnerInfo | undefined, now = Date.now()): ContactWrite | undefined {
+  const merged = info && Object.keys(info).length > 0 ? { ...runner.info, ...info } : runner.info;
+  const infoChanged = merged !== runner.info && JSON.stringify(merged) !== JSON.stringify(runner.info);
+  if (!infoChanged && runner.online && runner.contacted_at !== null && now - runner.contacted_at < CONTACT_WRITE_MS) return undefined;
+  return { at: now, info: infoChanged ? JSON.stringify(merged) : null };
+}
+
+/** The request's copy of the runner after its contact was written. */
+export function contactWritten(runner: Runner, write: ContactWrite): void {
+  if (write.info !== null) runner.info = JSON.parse(write.info) as RunnerInfo;
+  runner.contacted_at = write.at;
+  runner.online = true;
 }

@@ -21,8 +21,10 @@
 // busy project (the second takes its next build). Polls that do not overlap see the same order as on SQLite.
 import type { Build } from '../builds.ts';
 import type { Runner } from '../runners.ts';
+import type { Project } from '../projects.ts';
 import type { Queryable } from './connect.ts';
-import { BUILD_COLUMNS, toBuild, type PgBuildRow } from './build-rows.ts';
+import type { ContactWrite } from './runners.ts';
+import { BUILD_COLUMNS, PROJECT_RETURNED, toBuild, toJoinedProject, type PgBuildRow, type PgJoinedProjectRow } from './build-rows.ts';
 
 const RETURNED = BUILD_COLUMNS.split(',')
   .map((c) => `builds.${c.trim()}`)
@@ -39,13 +41,30 @@ const HAND_OUT = `UPDATE builds SET status = 'running', runner_id = $1, started_
   FROM picked WHERE builds.id = picked.id AND builds.status = 'pending'
   RETURNING ${RETURNED}`;
 
-const TAKE_PROJECT = `WITH picked AS (
+/** HAND_OUT that also returns the build's project (its row joined, not locked): the poll's answer needs it. */
+const HAND_OUT_WITH_PROJECT = `UPDATE builds SET status = 'running', runner_id = $1, started_at = $4
+  FROM picked, projects p WHERE builds.id = picked.id AND builds.status = 'pending' AND p.id = builds.project_id
+  RETURNING ${RETURNED}, ${PROJECT_RETURNED}`;
+
+/**
+ * What a statement adds for the poll (pollBuild): `guard` keeps it from choosing (and locking) a
+ * build unless the runner still exists and is active, `before` is CTEs put first. Empty for takeBuild.
+ */
+interface PollParts {
+  guard: string;
+  before: string;
+  handOut: string;
+}
+const PLAIN: PollParts = { guard: '', before: '', handOut: HAND_OUT };
+
+const takeProject = (x: PollParts) => `WITH ${x.before}picked AS (
     SELECT b.id FROM builds b
-    WHERE b.project_id = $5 AND b.status = 'pending' AND ${MATCHES}
+    WHERE b.project_id = $5 AND b.status = 'pending' AND ${MATCHES}${x.guard}
     ORDER BY b.id LIMIT 1
     FOR UPDATE SKIP LOCKED
   )
-  ${HAND_OUT}`;
+  ${x.handOut}`;
+const TAKE_PROJECT = takeProject(PLAIN);
 
 // The projects that have a pending build are found first (one index read each); the running builds
 // are counted, in one pass grouped by project, only when two or more of them compete, as the SQLite
@@ -55,11 +74,11 @@ const TAKE_PROJECT = `WITH picked AS (
 // filter in the plan, so the scan is not started at all. The lateral read of each project's builds
 // runs in the projects' order and the LIMIT stops at the first project that yields a build, so the
 // later projects' builds are neither read nor locked.
-const TAKE_SHARED = `WITH cand AS MATERIALIZED (
+const takeShared = (x: PollParts) => `WITH ${x.before}cand AS MATERIALIZED (
     SELECT p.id AS project_id, o.oldest
     FROM projects p
     CROSS JOIN LATERAL (SELECT min(ob.id) AS oldest FROM builds ob WHERE ob.project_id = p.id AND ob.status = 'pending') o
-    WHERE p.shared_runners_enabled AND o.oldest IS NOT NULL
+    WHERE p.shared_runners_enabled AND o.oldest IS NOT NULL${x.guard}
   ), rc AS (
     SELECT rb.project_id, count(*) AS n FROM builds rb JOIN runners r ON r.id = rb.runner_id
     WHERE (SELECT count(*) FROM cand) > 1 AND rb.status = 'running' AND r.is_shared GROUP BY rb.project_id
@@ -78,7 +97,8 @@ const TAKE_SHARED = `WITH cand AS MATERIALIZED (
     ORDER BY w.running, w.oldest
     LIMIT 1
   )
-  ${HAND_OUT}`;
+  ${x.handOut}`;
+const TAKE_SHARED = takeShared(PLAIN);
 
 /** Hands the oldest pending build this runner may take to it (exactly once across instances), or undefined. */
 export async function takeBuild(db: Queryable, runner: Pick<Runner, 'id' | 'is_shared' | 'project_id' | 'tag_list' | 'run_untagged'>): Promise<Build | undefined> {
@@ -88,6 +108,46 @@ export async function takeBuild(db: Queryable, runner: Pick<Runner, 'id' | 'is_s
     ? await db.query<PgBuildRow>(TAKE_SHARED, params)
     : await db.query<PgBuildRow>(TAKE_PROJECT, [...params, runner.project_id]);
   return rows.length ? toBuild(rows[0]) : undefined;
+}
+
+// The poll in one statement (PgBuildsDomain.poll): what were four round trips (stillActive, the
+// contact write, the take, the project read) one after the other, each waiting on the last. The
+// active check is an uncorrelated EXISTS, so PostgreSQL evaluates it once before choosing (a paused
+// or deleted runner reads no build and locks none), reading the runner row as committed when the
+// statement starts: what the separate SELECT read, one round trip later. The contact write is a
+// data-modifying CTE, which PostgreSQL runs to completion whether or not a build is taken, and only
+// on an active runner (WHERE active), as the separate touch ran only after stillActive said yes.
+const ACTIVE = ' AND EXISTS (SELECT 1 FROM runners ar WHERE ar.id = $1 AND ar.active)';
+const touched = (at: number, info: number) =>
+  `touched AS (UPDATE runners SET contacted_at = $${at}, online = true, info = COALESCE($${info}::json, info) WHERE id = $1 AND active RETURNING 1), `;
+
+const POLL_SQL = {
+  project: { quiet: takeProject({ guard: ACTIVE, before: '', handOut: HAND_OUT_WITH_PROJECT }), contact: takeProject({ guard: ACTIVE, before: touched(6, 7), handOut: HAND_OUT_WITH_PROJECT }) },
+  shared: { quiet: takeShared({ guard: ACTIVE, before: '', handOut: HAND_OUT_WITH_PROJECT }), contact: takeShared({ guard: ACTIVE, before: touched(5, 6), handOut: HAND_OUT_WITH_PROJECT }) },
+};
+const CONTACT_ONLY = 'UPDATE runners SET contacted_at = $2, online = true, info = COALESCE($3::json, info) WHERE id = $1 AND active';
+
+/**
+ * A poll: the contact written when `contact` says so, and with `take` the build taken as takeBuild
+ * takes it, with its project, in one statement; nothing for a paused or deleted runner.
+ */
+export async function pollBuild(
+  db: Queryable,
+  runner: Pick<Runner, 'id' | 'is_shared' | 'project_id' | 'tag_list' | 'run_untagged'>,
+  contact: ContactWrite | undefined,
+  take: boolean,
+): Promise<{ build: Build; project: Project } | undefined> {
+  if (!take || (!runner.is_shared && runner.project_id === null)) {
+    // Nothing is taken, so the answer is the same for an active runner and a paused one: only the write is left.
+    if (contact) await db.query(CONTACT_ONLY, [runner.id, contact.at, contact.info]);
+    return undefined;
+  }
+  const params: unknown[] = [runner.id, JSON.stringify(runner.tag_list), runner.run_untagged, contact?.at ?? Date.now()];
+  if (!runner.is_shared) params.push(runner.project_id);
+  if (contact) params.push(contact.at, contact.info);
+  const sql = POLL_SQL[runner.is_shared ? 'shared' : 'project'][contact ? 'contact' : 'quiet'];
+  const { rows } = await db.query<PgBuildRow & PgJoinedProjectRow>(sql, params);
+  return rows.length ? { build: toBuild(rows[0]), project: toJoinedProject(rows[0]) } : undefined;
 }
 
 /** The statements, for EXPLAIN in tests and benchmarks. */
