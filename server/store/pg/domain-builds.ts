@@ -66,13 +66,8 @@ export class PgBuildsDomain implements BuildsDomain {
   /** All or none, in one transaction whose commit also delivers each build's `build:pending` to the other instances. */
   async create(input: NewBuild, count: number): Promise<Build[]> {
     const created = await this.d.notify.transaction(this.d.pool, async (tx, changed) => {
-      const builds = new PgBuilds(tx);
-      const out: Build[] = [];
-      for (let i = 0; i < count; i++) {
-        const b = await builds.create(input);
-        changed({ kind: 'build:pending', buildId: b.id, projectId: b.project_id, status: b.status });
-        out.push(b);
-      }
+      const out = await new PgBuilds(tx).createMany(input, count);
+      for (const b of out) changed({ kind: 'build:pending', buildId: b.id, projectId: b.project_id, status: b.status });
       return out;
     });
     for (const b of created) this.d.events.emit('build:pending', b);

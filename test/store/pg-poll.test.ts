@@ -1,0 +1,84 @@
+// The poll in one statement (pg/take.ts pollBuild): the runner a request read may have been paused
+// or deleted by another instance before its take; the statement must then take nothing, lock
+// nothing and write no contact. An active runner's contact is written whether or not a build is
+// left, and the build comes back with its project.
+import { describe, expect, it } from 'vitest';
+import { postgresMissing, usePostgres } from '../helpers/postgres.ts';
+import { openPgDatabase, PgBuilds, PgProjects, PgRunners } from '../../server/store/pg/index.ts';
+import { pollBuild } from '../../server/store/pg/take.ts';
+import { contactWrite } from '../../server/store/pg/runners.ts';
+import type { NewBuild } from '../../server/store/builds.ts';
+
+const missing = postgresMissing();
+const pg = usePostgres();
+
+const build = (project_id: number): NewBuild => ({
+  project_id, name: 'rspec', stage: 'test', ref: 'main', sha: 'a', before_sha: 'b', tag: false, commands: 'true',
+  repo_url: null, variables: [], options: {}, timeout: null, tag_list: [], depends_on: [],
+});
+
+describe.skipIf(missing)(`PostgreSQL poll in one statement${missing ? ` (skipped: ${missing})` : ''}`, () => {
+  it('a runner paused or deleted after the request read it takes nothing and writes no contact; an active one takes, with its project, and records contact', async () => {
+    const a = await openPgDatabase(await pg.createDatabase('poll1'), { max: 2 });
+    const b = await openPgDatabase(pg.urlFor('poll1'), { max: 2, applicationName: 'instance-b' });
+    try {
+      const project = await new PgProjects(a.pool).create({ name: 'Alpha' });
+      const builds = new PgBuilds(a.pool);
+      const first = await builds.create(build(project.id));
+      const runnersA = new PgRunners(a.pool);
+      const created = await runnersA.create({ description: 'r', is_shared: true, project_id: null, run_untagged: true, locked: false, tag_list: [], info: {} });
+      const contactedAt = async (id: number) => (await runnersA.byId(id))?.contacted_at;
+      const before = await contactedAt(created.id);
+
+      // Read by "this instance", then paused on the other one.
+      const held = (await runnersA.byToken(created.token))!;
+      expect(await new PgRunners(b.pool).setActive(created.id, false)).toBe(true);
+      const later = (before ?? 0) + 60_000;
+      expect(await pollBuild(a.pool, held, contactWrite(held, { version: '1.0' }, later), true)).toBeUndefined();
+      expect(await pollBuild(a.pool, held, contactWrite(held, { version: '1.0' }, later), false)).toBeUndefined();
+      expect((await builds.byId(first.id))?.status).toBe('pending');
+      expect(await contactedAt(created.id)).toBe(before);
+
+      await new PgRunners(b.pool).setActive(created.id, true);
+      const taken = await pollBuild(a.pool, held, contactWrite(held, { version: '1.0' }, later), true);
+      expect(taken?.build.id).toBe(first.id);
+      expect(taken?.build.status).toBe('running');
+      expect(taken?.build.runner_id).toBe(created.id);
+      expect(taken?.project).toEqual(await new PgProjects(a.pool).byId(project.id));
+      const after = (await runnersA.byId(created.id))!;
+      expect(after.contacted_at).toBe(later);
+      expect(after.info).toMatchObject({ version: '1.0' });
+
+      // Nothing left: the contact is still written.
+      expect(await pollBuild(a.pool, held, contactWrite(after, undefined, later + 60_000), true)).toBeUndefined();
+      expect(await contactedAt(created.id)).toBe(later + 60_000);
+
+      // Deleted on the other instance: the next build stays pending.
+      const second = await builds.create(build(project.id));
+      expect(await new PgRunners(b.pool).delete(created.id)).toBe(true);
+      expect(await pollBuild(a.pool, held, undefined, true)).toBeUndefined();
+      expect((await builds.byId(second.id))?.status).toBe('pending');
+    } finally {
+      await b.close();
+      await a.close();
+    }
+  });
+
+  it('createMany inserts the builds in id order, each with its own token; for a missing project none, and no id drawn', async () => {
+    const db = await openPgDatabase(await pg.createDatabase('poll2'), { max: 2 });
+    try {
+      const project = await new PgProjects(db.pool).create({ name: 'Beta' });
+      const builds = new PgBuilds(db.pool);
+      const one = await builds.create(build(project.id));
+      await expect(builds.createMany(build(project.id + 1), 3)).rejects.toThrow(/does not exist/);
+      const many = await builds.createMany(build(project.id), 5);
+      expect(many.map((b) => b.id)).toEqual([1, 2, 3, 4, 5].map((i) => one.id + i));
+      expect(new Set(many.map((b) => b.token)).size).toBe(5);
+      for (const b of many) expect(await builds.byToken(b.token)).toEqual(b);
+      expect(many.every((b) => b.status === 'pending' && b.project_id === project.id && b.name === 'rspec')).toBe(true);
+      expect(await builds.createMany(build(project.id), 0)).toEqual([]);
+    } finally {
+      await db.close();
+    }
+  });
+});
