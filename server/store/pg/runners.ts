@@ -79,7 +79,8 @@ export class PgRunners implements RunnersPortAsync {
 
   /** The runner with this token, read from the database on every call (see the header: no cache). */
   async byToken(token: string): Promise<Runner | undefined> {
-    const { rows } = await this.db.query<PgRunnerRow>(`SELECT ${COLUMNS} FROM runners WHERE token_sha = $1`, [digest(token)]);
+    // Named (prepared once per connection): every poll and update starts here.
+    const { rows } = await this.db.query<PgRunnerRow>({ name: 'jobscope-runner-by-token', text: `SELECT ${COLUMNS} FROM runners WHERE token_sha = $1`, values: [digest(token)] });
     return rows[0] && toRunner(rows[0]);
   }
 
