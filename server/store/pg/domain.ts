@@ -70,11 +70,25 @@ export async function openPgDomain(url: string, opts: PgDomainOptions): Promise<
       projects: withStorageErrors(new PgProjectsDomain(db.pool)),
       users,
     };
-    // A notification carries ids only (notify-payload.ts): the committed row is read, then emitted.
-    const reemit = (kind: 'build:pending' | 'build:finished') => (change: PgChangeReceived) => {
-      builds.byId(change.buildId).then((b) => {
-        if (b) opts.events.emit(kind, b);
+    // A notification carries ids only (notify-payload.ts): the committed rows are read, then emitted.
+    // Those that arrive together are read in one query, in arrival order: a request for 1,000 builds
+    // on another instance commits 1,000 notifications at once, and a read each filled this
+    // instance's pool, so its runners' polls waited behind them (paced poll p99 623 ms, p50 4 ms).
+    let arrived: { kind: 'build:pending' | 'build:finished'; id: number }[] = [];
+    const readArrived = () => {
+      const batch = arrived;
+      arrived = [];
+      builds.byIds(batch.map((c) => c.id)).then((rows) => {
+        const byId = new Map(rows.map((b) => [b.id, b]));
+        for (const c of batch) {
+          const b = byId.get(c.id);
+          if (b) opts.events.emit(c.kind, b);
+        }
       }, report);
+    };
+    const reemit = (kind: 'build:pending' | 'build:finished') => (change: PgChangeReceived) => {
+      if (!arrived.length) setImmediate(readArrived);
+      arrived.push({ kind, id: change.buildId });
     };
     notify.events.on('build:pending', reemit('build:pending'));
     notify.events.on('build:finished', reemit('build:finished'));
