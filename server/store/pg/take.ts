@@ -153,8 +153,5 @@ export async function pollBuild(
   return rows.length ? { build: toBuild(rows[0]), project: toJoinedProject(rows[0]) } : undefined;
 }
 
-/** The poll statements, for EXPLAIN in benchmarks. */
-export const POLL_SQL_FOR_EXPLAIN = POLL_SQL;
-
 /** The statements, for EXPLAIN in tests and benchmarks. */
 export const TAKE_SQL = { project: TAKE_PROJECT, shared: TAKE_SHARED } as const;
