@@ -6,6 +6,7 @@
 import type { Pool, PoolClient } from 'pg';
 import { PG_MIGRATIONS } from './migrations.ts';
 import { PgStoreError } from './errors.ts';
+import { withClient } from './transaction.ts';
 
 /** The advisory lock key of schema changes: "jobscope" in ASCII as a bigint (a string: past 2^53). */
 export const MIGRATION_LOCK_KEY = '7669456938164252773';
@@ -18,29 +19,17 @@ export interface MigrateResult {
 }
 
 export async function migrate(pool: Pool, migrations: readonly string[] = PG_MIGRATIONS): Promise<MigrateResult> {
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  // A checked-out client's connection errors go to the client, not to the pool's listener: without
-  // one, a session cut while migrating (a failover, pg_terminate_backend) would be an unhandled
-  // 'error' that ends the process instead of the PgStoreError the pending query rejects with.
-  const onError = (err: Error) => {
-    broken = err;
-  };
-  client.on('error', onError);
-  try {
+  // On a held client (withClient): a session cut while migrating (a failover, pg_terminate_backend)
+  // rejects the pending query with a PgStoreError instead of an unhandled 'error' ending the process.
+  return withClient(pool, async (client, drop) => {
     await client.query('SELECT pg_advisory_lock($1::bigint)', [MIGRATION_LOCK_KEY]);
     try {
       return await applyMissing(client, migrations);
     } finally {
-      await client.query('SELECT pg_advisory_unlock($1::bigint)', [MIGRATION_LOCK_KEY]).catch((err: Error) => {
-        // The session is unusable: drop it (which ends the session, and its lock with it).
-        broken = err;
-      });
+      // An unusable session is dropped, which ends it, and its lock with it.
+      await client.query('SELECT pg_advisory_unlock($1::bigint)', [MIGRATION_LOCK_KEY]).catch(drop);
     }
-  } finally {
-    client.off('error', onError);
-    client.release(broken);
-  }
+  });
 }
 
 async function applyMissing(client: PoolClient, migrations: readonly string[]): Promise<MigrateResult> {

@@ -1,33 +1,41 @@
-// A transaction on a client of the pool: the one way this store runs statements that must commit
-// together (the job backend's steps, a trace append under its row lock, changes with their NOTIFY).
+// A client of the pool held for a run of statements: the one way this store runs statements that
+// must share a session (a transaction: the job backend's steps, a trace append under its row lock,
+// changes with their NOTIFY; the migrations under their advisory lock).
 import type { Pool, PoolClient } from 'pg';
 
-/** Runs `fn` between `begin` and COMMIT on one client; rolls back and rethrows when it fails. */
-export async function inTransaction<T>(pool: Pool, begin: string, fn: (client: PoolClient) => Promise<T>): Promise<T> {
+/**
+ * Runs `fn` on one checked-out client and releases it. `drop` marks the session unusable (its
+ * commit or unlock may or may not have landed): the client is then destroyed, not pooled.
+ */
+export async function withClient<T>(pool: Pool, fn: (client: PoolClient, drop: (err: Error) => void) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
   // A checked-out client has no 'error' listener (the pool's is for idle ones): a connection cut
-  // mid-transaction would emit an unhandled 'error' and end the process. The query in flight
+  // while it is held would emit an unhandled 'error' and end the process. The query in flight
   // rejects on its own; this keeps the event handled and the client out of the pool.
-  const onError = (err: Error) => {
+  const drop = (err: Error) => {
     broken = err;
   };
-  client.on('error', onError);
+  client.on('error', drop);
   try {
+    return await fn(client, drop);
+  } finally {
+    client.removeListener('error', drop);
+    client.release(broken);
+  }
+}
+
+/** Runs `fn` between `begin` and COMMIT on one client; rolls back and rethrows when it fails. */
+export function inTransaction<T>(pool: Pool, begin: string, fn: (client: PoolClient) => Promise<T>): Promise<T> {
+  return withClient(pool, async (client, drop) => {
     await client.query(begin);
     try {
       const out = await fn(client);
       await client.query('COMMIT');
       return out;
     } catch (err) {
-      await client.query('ROLLBACK').catch((e: Error) => {
-        // The session is unusable (its commit may or may not have landed): dropped, not pooled.
-        broken = e;
-      });
+      await client.query('ROLLBACK').catch(drop);
       throw err;
     }
-  } finally {
-    client.removeListener('error', onError);
-    client.release(broken);
-  }
+  });
 }
