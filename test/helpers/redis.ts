@@ -1,10 +1,14 @@
 // A real redis-server for a test: a free port on 127.0.0.1, a temp dir, no persistence. Debian's
 // redis-server 7 (`apt-get install redis-server`; .ci/run installs it). stop() ends it and removes the dir.
+// useRedis() gives a file one, with a client; redisBackends() job backends on it, cleaned after each test.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { RedisJobBackend } from '../../server/store/redis-job-backend.ts';
 
 export interface TestRedis {
   port: number;
@@ -68,5 +72,51 @@ export async function startRedis(args: string[] = []): Promise<TestRedis> {
       }
       fs.rmSync(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/** The file's redis-server and a client on it: started before its tests, stopped after them. */
+export interface RedisHandle {
+  readonly url: string;
+  readonly client: Redis;
+}
+
+export function useRedis(): RedisHandle {
+  let server: TestRedis | undefined;
+  let client: Redis | undefined;
+  beforeAll(async () => {
+    server = await startRedis();
+    client = new Redis(server.url);
+  });
+  afterAll(async () => {
+    client?.disconnect();
+    await server?.stop();
+  });
+  return {
+    get url() {
+      return server!.url;
+    },
+    get client() {
+      return client!;
+    },
+  };
+}
+
+/**
+ * A factory of job backends on the file's Redis, each recovered (and then passed to `ready`);
+ * after each test every one made leaves and the database is emptied.
+ */
+export function redisBackends(redis: RedisHandle, opts: { kindOf?: (cls: string) => string | undefined; ready?: (b: RedisJobBackend) => Promise<unknown> } = {}): () => Promise<RedisJobBackend> {
+  const open: RedisJobBackend[] = [];
+  afterEach(async () => {
+    for (const b of open.splice(0)) await b.leave();
+    await redis.client.flushdb();
+  });
+  return async () => {
+    const b = new RedisJobBackend({ url: redis.url, processTtlS: 60, now: () => Date.now(), kindOf: opts.kindOf ?? (() => undefined), maxQueuesRead: 1000, Redis });
+    open.push(b);
+    await b.recover();
+    await opts.ready?.(b);
+    return b;
   };
 }

@@ -2,26 +2,15 @@
 // redis-server: a periodic job is pushed only while none of its kind waits in its queue, checked and
 // pushed in one step across servers. Without it every tick of every server pushed another one, and
 // they piled up behind busy slots.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Redis } from 'ioredis';
-import { startRedis, type TestRedis } from '../helpers/redis.ts';
+import { afterEach, describe, expect, it } from 'vitest';
+import { redisBackends, useRedis } from '../helpers/redis.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { ManualClock } from '../../server/clock.ts';
-import { RedisJobBackend } from '../../server/store/redis-job-backend.ts';
 import type { NewJob } from '../../server/jobs/backend.ts';
 import type { JobSystem } from '../../server/jobs/job-system.ts';
 import { waitFor } from './lib.ts';
 
-let redis: TestRedis;
-let client: Redis;
-beforeAll(async () => {
-  redis = await startRedis();
-  client = new Redis(redis.url);
-});
-afterAll(async () => {
-  client?.disconnect();
-  await redis?.stop();
-});
+const redis = useRedis();
 
 /** Payloads of `kind` waiting in `queue` (taken by no process), read straight from Redis. */
 async function waiting(queue: string, kind: string): Promise<number> {
@@ -32,22 +21,11 @@ async function waiting(queue: string, kind: string): Promise<number> {
       return undefined;
     }
   };
-  return (await client.lrange(`queue:${queue}`, 0, -1)).filter((r) => kindOf(r) === kind).length;
+  return (await redis.client.lrange(`queue:${queue}`, 0, -1)).filter((r) => kindOf(r) === kind).length;
 }
 
 describe('RedisJobBackend.pushUnlessWaiting', () => {
-  const open: RedisJobBackend[] = [];
-  async function backend(): Promise<RedisJobBackend> {
-    const kindOf = (cls: string) => (cls === 'StuckCiBuildsWorker' ? 'stuck_builds' : undefined);
-    const b = new RedisJobBackend({ url: redis.url, processTtlS: 60, now: () => Date.now(), kindOf, maxQueuesRead: 1000, Redis });
-    open.push(b);
-    await b.recover();
-    return b;
-  }
-  afterEach(async () => {
-    for (const b of open.splice(0)) await b.leave();
-    await client.flushdb();
-  });
+  const backend = redisBackends(redis, { kindOf: (cls) => (cls === 'StuckCiBuildsWorker' ? 'stuck_builds' : undefined) });
   const job = (queue: string, kind: string, n: number): NewJob => ({
     queue,
     class: kind === 'stuck_builds' ? 'StuckCiBuildsWorker' : 'SyntheticJob',
@@ -66,8 +44,8 @@ describe('RedisJobBackend.pushUnlessWaiting', () => {
     expect(pushed.filter((j) => j !== null)).toHaveLength(1);
     expect(await waiting('tick', 'synthetic')).toBe(1);
     // Listed as a queue, as push() lists one (Sidekiq's Queue.all and the servers' served queues read these).
-    expect(await client.sismember('queues', 'tick')).toBe(1);
-    expect(await client.sismember('jobscope:queues', 'tick')).toBe(1);
+    expect(await redis.client.sismember('queues', 'tick')).toBe(1);
+    expect(await redis.client.sismember('jobscope:queues', 'tick')).toBe(1);
     // Another kind in the queue, or the kind in another queue, is another job.
     expect(await a.pushUnlessWaiting(job('tick', 'other', 20))).not.toBeNull();
     expect(await a.pushUnlessWaiting(job('tock', 'synthetic', 21))).not.toBeNull();
@@ -81,21 +59,21 @@ describe('RedisJobBackend.pushUnlessWaiting', () => {
   it('a Sidekiq client’s payload of the kind’s class counts; text in another job’s args does not; a retry does not', async () => {
     const a = await backend();
     // As Sidekiq::Client.push writes it (no jobscope_kind): its kind is read from the class.
-    await client.lpush('queue:stuck_builds', JSON.stringify({ class: 'StuckCiBuildsWorker', args: [], retry: false, queue: 'stuck_builds', jid: 'f'.repeat(24), created_at: 1, enqueued_at: 1 }));
+    await redis.client.lpush('queue:stuck_builds', JSON.stringify({ class: 'StuckCiBuildsWorker', args: [], retry: false, queue: 'stuck_builds', jid: 'f'.repeat(24), created_at: 1, enqueued_at: 1 }));
     expect(await a.pushUnlessWaiting(job('stuck_builds', 'stuck_builds', 1))).toBeNull();
-    await client.del('queue:stuck_builds');
+    await redis.client.del('queue:stuck_builds');
     // Another job whose args name the kind and class, and something that is no job at all.
-    await client.lpush('queue:stuck_builds', JSON.stringify({ class: 'SyntheticJob', args: [{ note: 'stuck_builds StuckCiBuildsWorker', jobscope_kind: 'stuck_builds' }], queue: 'stuck_builds', jobscope_kind: 'synthetic' }));
-    await client.lpush('queue:stuck_builds', '"jobscope_kind":"stuck_builds" not json');
+    await redis.client.lpush('queue:stuck_builds', JSON.stringify({ class: 'SyntheticJob', args: [{ note: 'stuck_builds StuckCiBuildsWorker', jobscope_kind: 'stuck_builds' }], queue: 'stuck_builds', jobscope_kind: 'synthetic' }));
+    await redis.client.lpush('queue:stuck_builds', '"jobscope_kind":"stuck_builds" not json');
     const pushed = await a.pushUnlessWaiting(job('stuck_builds', 'stuck_builds', 2));
     expect(pushed).not.toBeNull();
     expect(await waiting('stuck_builds', 'stuck_builds')).toBe(1);
     // In the retry set it waits for its backoff, not in the queue: the schedule goes on.
-    await client.del('queue:stuck_builds');
+    await redis.client.del('queue:stuck_builds');
     await a.push([job('stuck_builds', 'stuck_builds', 3)]);
     const [taken] = await a.fetch(['stuck_builds'], 1);
     await a.retryLater({ ...taken!, retry_count: 1, run_at: Date.now() + 60_000, failed_at: Date.now(), error: 'Error: x' }, { processed: 1, failed: 1 });
-    expect(await client.zcard('retry')).toBe(1);
+    expect(await redis.client.zcard('retry')).toBe(1);
     expect(await a.pushUnlessWaiting(job('stuck_builds', 'stuck_builds', 4))).not.toBeNull();
   });
 
@@ -104,7 +82,7 @@ describe('RedisJobBackend.pushUnlessWaiting', () => {
     await a.push([job('mixed', 'stuck_builds', 0)]);
     await a.push(Array.from({ length: 450 }, (_, i) => job('mixed', 'synthetic', i + 1)));
     expect(await a.pushUnlessWaiting(job('mixed', 'stuck_builds', 999))).toBeNull();
-    expect(await client.llen('queue:mixed')).toBe(451);
+    expect(await redis.client.llen('queue:mixed')).toBe(451);
   });
 });
 
@@ -116,7 +94,7 @@ describe('the periodic schedule of two servers on one Redis', () => {
   afterEach(async () => {
     gate.open();
     for (const s of servers.splice(0)) await s.close();
-    await client.flushdb();
+    await redis.client.flushdb();
   });
 
   /** A server whose clock moves by hand (its ticks are ours to fire) with one slot, and the answers of its enqueueOnce calls. */
@@ -156,7 +134,7 @@ describe('the periodic schedule of two servers on one Redis', () => {
     await a.enqueue('gate', {});
     await waitFor('a gate job running', async () => gateStarts === before + 1, 10_000);
     await b.enqueue('gate', {});
-    await waitFor('both slots busy', async () => gateStarts === before + 2 && (await client.llen('queue:gate')) === 0, 10_000);
+    await waitFor('both slots busy', async () => gateStarts === before + 2 && (await redis.client.llen('queue:gate')) === 0, 10_000);
   }
 
   type Served = Awaited<ReturnType<typeof server>>;
@@ -184,7 +162,7 @@ describe('the periodic schedule of two servers on one Redis', () => {
 
     // The slots free: the waiting job runs (2 gate jobs + it processed) and the queue is empty.
     gate.open();
-    await waitFor('the stuck-builds job run', async () => Number(await client.get('stat:processed')) === 3 && (await client.llen('queue:stuck_builds')) === 0, 10_000);
+    await waitFor('the stuck-builds job run', async () => Number(await redis.client.get('stat:processed')) === 3 && (await redis.client.llen('queue:stuck_builds')) === 0, 10_000);
     await fillSlots(a.jobs, b.jobs);
     const next = await periods(a, b, 5);
     expect(next).toHaveLength(10);

@@ -1,34 +1,13 @@
 // The Redis adapter's hot path on a real redis-server: a fetch takes up to `max` jobs in one step, in
 // the order single fetches would (first non-empty queue, oldest first), into the working list; the
 // ends of jobs acknowledged in one turn go out together yet each removes its own payload and counts.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Redis } from 'ioredis';
-import { startRedis, type TestRedis } from '../helpers/redis.ts';
-import { RedisJobBackend } from '../../server/store/redis-job-backend.ts';
+import { describe, expect, it } from 'vitest';
+import { redisBackends, useRedis } from '../helpers/redis.ts';
 import type { NewJob } from '../../server/jobs/backend.ts';
 
-let redis: TestRedis;
-let client: Redis;
-beforeAll(async () => {
-  redis = await startRedis();
-  client = new Redis(redis.url);
-});
-afterAll(async () => {
-  client?.disconnect();
-  await redis?.stop();
-});
+const redis = useRedis();
 
-const open: RedisJobBackend[] = [];
-async function backend(): Promise<RedisJobBackend> {
-  const b = new RedisJobBackend({ url: redis.url, processTtlS: 60, now: () => Date.now(), kindOf: () => undefined, maxQueuesRead: 1000, Redis });
-  open.push(b);
-  await b.recover();
-  return b;
-}
-afterEach(async () => {
-  for (const b of open.splice(0)) await b.leave();
-  await client.flushdb();
-});
+const backend = redisBackends(redis);
 
 const job = (queue: string, n: number): NewJob => ({ queue, class: 'SyntheticJob', kind: 'synthetic', args: { n }, retry: 25, retry_count: 0, created_at: Date.now(), enqueued_at: Date.now() });
 
@@ -43,22 +22,22 @@ describe('RedisJobBackend fetch and ack', () => {
       ['a', 3],
       ['b', 4],
     ]);
-    expect(await client.llen(`working:${b.identity}`)).toBe(4);
-    expect(await client.llen('queue:a')).toBe(0);
+    expect(await redis.client.llen(`working:${b.identity}`)).toBe(4);
+    expect(await redis.client.llen('queue:a')).toBe(0);
     expect((await b.fetch(['a', 'b'], 4)).map((j) => j.args.n)).toEqual([5]);
     expect(await b.fetch(['a', 'b'], 4)).toEqual([]);
     expect(await b.fetch(['a', 'b'], 0)).toEqual([]);
-    expect(await client.llen(`working:${b.identity}`)).toBe(5);
+    expect(await redis.client.llen(`working:${b.identity}`)).toBe(5);
   });
 
   it('drops what is not a job payload from the working list and hands out the jobs around it', async () => {
     const b = await backend();
     await b.push([job('a', 1)]);
-    await client.lpush('queue:a', 'not a job');
+    await redis.client.lpush('queue:a', 'not a job');
     await b.push([job('a', 2)]);
     expect((await b.fetch(['a'], 10)).map((j) => j.args.n)).toEqual([1, 2]);
-    expect(await client.lrange(`working:${b.identity}`, 0, -1)).not.toContain('not a job');
-    expect(await client.llen(`working:${b.identity}`)).toBe(2);
+    expect(await redis.client.lrange(`working:${b.identity}`, 0, -1)).not.toContain('not a job');
+    expect(await redis.client.llen(`working:${b.identity}`)).toBe(2);
   });
 
   it('acks made in one turn each remove their job from the working list and add their counters', async () => {
@@ -66,12 +45,12 @@ describe('RedisJobBackend fetch and ack', () => {
     await b.push([1, 2, 3, 4].map((n) => job('a', n)));
     const jobs = await b.fetch(['a'], 4);
     await Promise.all(jobs.slice(0, 3).map((j, i) => b.ack(j, { processed: 1, failed: i === 0 ? 1 : 0 })));
-    const left = await client.lrange(`working:${b.identity}`, 0, -1);
+    const left = await redis.client.lrange(`working:${b.identity}`, 0, -1);
     expect(left).toEqual([jobs[3]!.raw]);
     const today = new Date().toISOString().slice(0, 10);
-    expect(await client.mget('stat:processed', 'stat:failed', `stat:processed:${today}`, `stat:failed:${today}`)).toEqual(['3', '1', '3', '1']);
+    expect(await redis.client.mget('stat:processed', 'stat:failed', `stat:processed:${today}`, `stat:failed:${today}`)).toEqual(['3', '1', '3', '1']);
     await b.ack(jobs[3]!, { processed: 1, failed: 0 });
-    expect(await client.llen(`working:${b.identity}`)).toBe(0);
-    expect(await client.get('stat:processed')).toBe('4');
+    expect(await redis.client.llen(`working:${b.identity}`)).toBe(0);
+    expect(await redis.client.get('stat:processed')).toBe('4');
   });
 });

@@ -4,32 +4,21 @@
 // set. Then two servers with --database and --redis starting together on one PostgreSQL database
 // and one Redis push one listing job per archive stored without a listing, not one each.
 import pg from 'pg';
-import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startRedis, type TestRedis } from '../helpers/redis.ts';
+import { describe, expect, it } from 'vitest';
+import { redisBackends, useRedis } from '../helpers/redis.ts';
 import { postgresMissing, usePostgres } from '../helpers/postgres.ts';
 import { startServer } from '../helpers/server.ts';
 import { createBuild, createProject } from '../helpers/fixtures.ts';
-import { RedisJobBackend } from '../../server/store/redis-job-backend.ts';
 import type { NewJob } from '../../server/jobs/backend.ts';
 
-let redis: TestRedis;
-let client: Redis;
-beforeAll(async () => {
-  redis = await startRedis();
-  client = new Redis(redis.url);
-});
-afterAll(async () => {
-  client?.disconnect();
-  await redis?.stop();
-});
+const redis = useRedis();
 
 /** Every payload of the kind anywhere in Redis: queues, working lists, retry and dead sets. */
 async function payloadsOf(kind: string): Promise<{ args: Record<string, unknown>; jid: string }[]> {
   const raws: string[] = [];
-  for (const key of await client.keys('queue:*')) raws.push(...(await client.lrange(key, 0, -1)));
-  for (const key of await client.keys('working:*')) raws.push(...(await client.lrange(key, 0, -1)));
-  for (const key of ['retry', 'dead']) raws.push(...(await client.zrange(key, '0', '-1')));
+  for (const key of await redis.client.keys('queue:*')) raws.push(...(await redis.client.lrange(key, 0, -1)));
+  for (const key of await redis.client.keys('working:*')) raws.push(...(await redis.client.lrange(key, 0, -1)));
+  for (const key of ['retry', 'dead']) raws.push(...(await redis.client.zrange(key, '0', '-1')));
   return raws
     .map((r) => JSON.parse(r) as { args: Record<string, unknown>[]; jid: string; jobscope_kind?: string })
     .filter((p) => p.jobscope_kind === kind)
@@ -37,18 +26,9 @@ async function payloadsOf(kind: string): Promise<{ args: Record<string, unknown>
 }
 
 describe('RedisJobBackend.pushUnlessPending', () => {
-  const open: RedisJobBackend[] = [];
-  async function backend(): Promise<RedisJobBackend> {
-    const b = new RedisJobBackend({ url: redis.url, processTtlS: 60, now: () => Date.now(), kindOf: () => undefined, maxQueuesRead: 1000, Redis });
-    open.push(b);
-    await b.recover();
-    // In jobscope:working, as a serving process is from its first beat.
-    await b.beat({ hostname: 'h', pid: 1, tag: 'jobscope', labels: [], concurrency: 1, startedAt: Date.now(), queues: ['lists'], work: [] });
-    return b;
-  }
-  afterEach(async () => {
-    for (const b of open.splice(0)) await b.leave();
-    await client.flushdb();
+  // In jobscope:working, as a serving process is from its first beat.
+  const backend = redisBackends(redis, {
+    ready: (b) => b.beat({ hostname: 'h', pid: 1, tag: 'jobscope', labels: [], concurrency: 1, startedAt: Date.now(), queues: ['lists'], work: [] }),
   });
   const job = (args: Record<string, unknown>, kind = 'listing'): NewJob => ({
     queue: 'lists',
@@ -66,7 +46,7 @@ describe('RedisJobBackend.pushUnlessPending', () => {
     const b = await backend();
     const racing = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).pushUnlessPending(job(i % 4 < 2 ? { id: 1, key: 'k' } : { key: 'k', id: 1 }))));
     expect(racing.filter((j) => j !== null)).toHaveLength(1);
-    expect(await client.smembers('jobscope:queues')).toEqual(['lists']);
+    expect(await redis.client.smembers('jobscope:queues')).toEqual(['lists']);
     // Other args, or another kind with these args: other jobs.
     expect(await b.pushUnlessPending(job({ id: 2, key: 'k' }))).not.toBeNull();
     expect(await b.pushUnlessPending(job({ id: 1, key: 'k' }, 'other'))).not.toBeNull();
@@ -77,10 +57,10 @@ describe('RedisJobBackend.pushUnlessPending', () => {
     expect(await b.pushUnlessPending(job({ id: 1, key: 'k' }))).toBeNull();
     // Failed with retries left: in the retry set until it ends.
     await a.retryLater({ ...taken!, retry_count: 1, run_at: Date.now() + 60_000, failed_at: Date.now(), error: 'E: no' }, { processed: 1, failed: 1 });
-    expect(await client.zcard('retry')).toBe(1);
+    expect(await redis.client.zcard('retry')).toBe(1);
     expect(await b.pushUnlessPending(job({ id: 1, key: 'k' }))).toBeNull();
     // Dead: it gave up; a new push may try again.
-    await client.del('retry');
+    await redis.client.del('retry');
     await a.kill({ ...taken!, run_at: null, failed_at: Date.now(), error: 'E: no' }, { processed: 0, failed: 0 }, 100);
     expect(await b.pushUnlessPending(job({ id: 1, key: 'k' }))).not.toBeNull();
     expect((await payloadsOf('listing')).filter((p) => p.args.id === 1 && !('more' in p.args))).toHaveLength(2); // the dead one and the new one
