@@ -16,7 +16,7 @@ export interface Exchange {
   url: string;
   headers: Headers;
   /** A Buffer goes with Content-Length; an iterable is streamed chunked, as the runner's io.Pipe does. */
-  body?: Buffer | AsyncIterable<Buffer>;
+  body?: Buffer | Iterable<Buffer> | AsyncIterable<Buffer>;
   runner: string;
   buildId?: number | null;
   fault?: string | null;
@@ -24,8 +24,10 @@ export interface Exchange {
   dropAfterBytes?: number;
   /** Send the body in small pieces with pauses (fault: slow dribble). */
   dribble?: { bytes: number; delayMs: number };
-  /** Keep at most this many response bytes (the rest is hashed and counted). */
+  /** Keep at most this many response bytes (the rest is counted, and hashed with `digest`). */
   keepBytes?: number;
+  /** Hash the whole answer as it arrives (Answer.sha256); only a verification needs it. */
+  digest?: boolean;
   onProgress?: (sentBytes: number) => void;
   timeoutMs?: number;
 }
@@ -36,6 +38,7 @@ export interface Answer {
   headers: [string, string][];
   body: Buffer;
   bodySize: number;
+  /** Of the whole answer when the exchange asked for `digest`, else ''. */
   sha256: string;
   error: string | null;
   durationMs: number;
@@ -109,7 +112,7 @@ export class HttpClient {
         answered = true;
         res.on('error', (err) => fail(`answer cut off: ${err.message}`));
         res.on('aborted', () => fail('answer cut off: connection closed'));
-        const hash = crypto.createHash('sha256');
+        const hash = x.digest ? crypto.createHash('sha256') : undefined;
         const body: Buffer[] = [];
         let bodyLen = 0;
         let size = 0;
@@ -117,7 +120,7 @@ export class HttpClient {
         const enc = String(res.headers['content-encoding'] ?? '').toLowerCase();
         const stream = enc === 'gzip' ? res.pipe(zlib.createGunzip()) : enc === 'deflate' ? res.pipe(zlib.createInflate()) : res;
         stream.on('data', (chunk: Buffer) => {
-          hash.update(chunk);
+          hash?.update(chunk);
           size += chunk.length;
           if (bodyLen < keepBytes) {
             const piece = chunk.subarray(0, keepBytes - bodyLen);
@@ -134,7 +137,7 @@ export class HttpClient {
             headers: headersOut,
             body: Buffer.concat(body),
             bodySize: size,
-            sha256: hash.digest('hex'),
+            sha256: hash ? hash.digest('hex') : '',
             error: null,
           }),
         );
@@ -164,7 +167,14 @@ export class HttpClient {
         };
         try {
           if (x.body === undefined) return void req.end();
-          const source: AsyncIterable<Buffer> | Buffer[] = Buffer.isBuffer(x.body) ? [x.body] : x.body;
+          if (Buffer.isBuffer(x.body) && x.dropAfterBytes === undefined && !x.dribble) {
+            // The common case in one write with the end, as a plain client sends it.
+            keep(x.body);
+            sent = x.body.length;
+            x.onProgress?.(sent);
+            return void req.end(x.body);
+          }
+          const source: Iterable<Buffer> | AsyncIterable<Buffer> = Buffer.isBuffer(x.body) ? [x.body] : x.body;
           for await (let chunk of source) {
             if (x.dribble) {
               while (chunk.length > 0) {

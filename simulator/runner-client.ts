@@ -32,7 +32,7 @@ export function controlApiBase(target: string): string {
   return `${target.replace(/\/+$/, '').replace(/\/ci$/, '')}/api/v3/sim`;
 }
 
-export type Extra = Pick<Exchange, 'fault' | 'dropAfterBytes' | 'dribble' | 'onProgress' | 'keepBytes' | 'buildId'>;
+export type Extra = Pick<Exchange, 'fault' | 'dropAfterBytes' | 'dribble' | 'onProgress' | 'keepBytes' | 'digest' | 'buildId'>;
 
 export interface BuildPayload {
   id: number;
@@ -111,19 +111,25 @@ export class RunnerApi {
   }
 
   /** Multipart with the one `file` part, streamed chunked (no Content-Length), as the runner's io.Pipe. */
-  upload(buildId: number, buildToken: string, filename: string, file: Readable | Buffer | AsyncIterable<Buffer>, expireIn: string | undefined, extra?: Extra) {
+  upload(buildId: number, buildToken: string, filename: string, file: Readable | Buffer | Iterable<Buffer> | AsyncIterable<Buffer>, expireIn: string | undefined, extra?: Extra) {
     const boundary = crypto.randomBytes(30).toString('hex');
     const head = Buffer.from(
       `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename.replace(/["\r\n]/g, '_')}"\r\n` +
         `Content-Type: application/octet-stream\r\n\r\n`,
     );
     const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
-    async function* body() {
+    // A generated archive (a sync iterable) is framed without an async step per piece.
+    function* framed(pieces: Iterable<Buffer>) {
       yield head;
-      if (Buffer.isBuffer(file)) yield file;
-      else for await (const chunk of file) yield chunk as Buffer;
+      yield* pieces;
       yield tail;
     }
+    async function* body() {
+      yield head;
+      for await (const chunk of file as AsyncIterable<Buffer>) yield chunk as Buffer;
+      yield tail;
+    }
+    const sync = Buffer.isBuffer(file) ? [file] : Symbol.iterator in file ? (file as Iterable<Buffer>) : undefined;
     const query = expireIn ? `?expire_in=${new URLSearchParams({ x: expireIn }).toString().slice(2)}` : '';
     return this.client.send({
       method: 'POST',
@@ -134,7 +140,7 @@ export class RunnerApi {
         'Content-Type': `multipart/form-data; boundary=${boundary}`,
         'Accept-Encoding': 'gzip',
       },
-      body: body(),
+      body: sync ? framed(sync) : body(),
       runner: this.who,
       buildId,
       ...extra,

@@ -500,11 +500,11 @@ class BuildRun {
       const source = archiveStream(spec);
       const hash = crypto.createHash('sha256');
       let size = 0;
-      const tapped = (async function* () {
-        for await (const chunk of source) {
-          hash.update(chunk as Buffer);
-          size += (chunk as Buffer).length;
-          yield chunk as Buffer;
+      const tapped = (function* () {
+        for (const chunk of source) {
+          hash.update(chunk);
+          size += chunk.length;
+          yield chunk;
         }
       })();
       const drop = dropFirst && attempt === 1;
@@ -521,7 +521,7 @@ class BuildRun {
         onProgress: (n) => this.r.note('uploading', `uploading artifacts of build ${this.id}`, Math.min(1, n / Math.max(1, expected))),
         keepBytes: 64 * 1024,
       });
-      source.destroy();
+      source.return(undefined);
       if (fault) this.link.stats.faults.record(fault, a.status);
       if (a.status === 201) {
         this.r.counters.artifact_bytes += size;
@@ -569,6 +569,7 @@ class BuildRun {
       runner: `${this.r.name}/verify`,
       buildId: this.id,
       keepBytes: 4096,
+      digest: true,
     });
     if (a.status !== 200) {
       this.r.noteError(`verify_http_${a.status}`);
@@ -585,7 +586,7 @@ class BuildRun {
   }
 
   private async verifyArtifact(uploaded: { sha256: string; size: number }): Promise<void> {
-    const a = await this.api.download(this.id, this.token, { keepBytes: 4096 });
+    const a = await this.api.download(this.id, this.token, { keepBytes: 4096, digest: true });
     if (a.status !== 200) {
       this.r.noteViolation('artifact_mismatch', this.id, `the uploaded archive could not be downloaded back: ${a.status || a.error}`);
       return;
