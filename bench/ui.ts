@@ -21,7 +21,7 @@ const pct = (xs: number[], p: number) => percentile([...xs].sort((a, b) => a - b
 const round = (x: number) => roundTo(x, 2);
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const UI_DIR = path.join(REPO, 'dist/renderer');
+const DEFAULT_UI_DIR = path.join(REPO, 'dist/renderer');
 const GOAL_FRAME_MS = 16;
 const SERIES = 50;
 const POINTS = 1000;
@@ -114,8 +114,11 @@ async function withCpu<T>(redraws: number, fn: () => Promise<T>): Promise<{ resu
   return { result, mainMs: round((b.main - a.main) / 1e6 / redraws), allMs: round((b.all - a.all) / 1e6 / redraws) };
 }
 
-export async function run({ quick = false }: { quick?: boolean } = {}): Promise<BenchResult> {
-  if (!fs.existsSync(path.join(UI_DIR, 'index.html'))) throw new Error('dist/renderer is missing: run `npx vite build` first');
+/** uiDir: a built renderer other than dist/renderer (an A/B against an older build, e.g.
+ *  `npx vite build --outDir /tmp/ui-old` in a worktree of that commit). */
+export async function run({ quick = false, uiDir = DEFAULT_UI_DIR }: { quick?: boolean; uiDir?: string } = {}): Promise<BenchResult> {
+  const UI_DIR = uiDir;
+  if (!fs.existsSync(path.join(UI_DIR, 'index.html'))) throw new Error(`${UI_DIR} has no index.html: run \`npx vite build\` first`);
   const redraws = quick ? 15 : 60;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-bench-ui-'));
   const browser = await chromium.launch({
@@ -184,7 +187,8 @@ export async function run({ quick = false }: { quick?: boolean } = {}): Promise<
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const r = await run({ quick: process.argv.includes('--quick') });
+  const uiArg = process.argv.find((a) => a.startsWith('--ui-dir='));
+  const r = await run({ quick: process.argv.includes('--quick'), ...(uiArg ? { uiDir: path.resolve(uiArg.slice('--ui-dir='.length)) } : {}) });
   process.stdout.write(
     `${r.name}\n  jobscope chart: p50 ${r.value} ms, p95 ${r.p95_ms} ms (${r.redraws} redraws)\n` +
       `  bare DOM polylines: p50 ${r.reference} ms, p95 ${r.reference_p95_ms} ms\n` +

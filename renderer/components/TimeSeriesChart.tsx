@@ -1,46 +1,24 @@
-// One time-series chart. recharts draws the frame (axes, grid, threshold lines, alert markers) in
-// SVG; the series are drawn on a canvas over it (SeriesCanvas; the drawing is chart-canvas.ts),
-// the hover cursor and readout in HTML over it (HoverLayer). Why by hand: recharts' <Line> cost
-// ~850 ms per update at 50 series × 1,000 points on this machine, one SVG path per series still
-// ~55 ms (50 path strings built, then parsed back and laid out by the browser); the canvas costs
-// less than bare DOM polylines do (bench/ui.ts). Gaps: a null value (failed or missing sample)
-// breaks the line, it is never drawn as zero. No animation anywhere: live data must not lag.
+// One time-series chart, drawn by hand in three layers: the frame (grid, axes, threshold lines,
+// alert markers) in SVG (ChartFrame), re-rendered only when an axis or a line on it moved; the
+// series on a canvas over it (SeriesCanvas; the drawing is chart-canvas.ts); the hover cursor and
+// readout in HTML over both (HoverLayer). Why by hand: recharts' <Line> cost ~850 ms per update at
+// 50 series × 1,000 points on this machine, one SVG path per series still ~55 ms, and recharts
+// drawing only the frame still ran its store and selectors on every data update and was most of
+// the first chart's script (bench/ui.ts). Gaps: a null value (failed or missing sample) breaks the
+// line, it is never drawn as zero. No animation anywhere: live data must not lag.
 // The x axis is the from..to the caller gives (the dashboard: the whole selected range), whatever
 // part of it has samples, so a range looks the same from one minute to the next; stretches of time
 // (a pause) are shaded over the plot.
 import { memo, useCallback, useLayoutEffect, useMemo, useRef, useState } from 'react';
-import { createPortal } from 'react-dom';
-import { CartesianGrid, ComposedChart, ReferenceLine, ResponsiveContainer, XAxis, YAxis, usePlotArea } from 'recharts';
 import { clock, timeTicks } from './format.ts';
 import { hoverIndex, niceCeil, spanBox, yTicks } from './chart-geometry.ts';
 import { drawSeries, type DrawnSeries } from './chart-canvas.ts';
+import { ChartFrame, plotArea, type Plot } from './ChartFrame.tsx';
 import { ChartSummary } from './ChartSummary.tsx';
+import type { Marker, RefLine, Series, Span } from './chart-types.ts';
 import './time-chart.css';
 
-export interface Series {
-  name: string;
-  values: (number | null)[];
-  color: string;
-  kind?: 'line' | 'area' | 'step';
-}
-
-export interface RefLine {
-  y: number;
-  label: string;
-}
-
-export interface Marker {
-  t: number;
-  label: string;
-}
-
-/** A stretch of time shaded on the plot, e.g. while the dashboard was paused; to null: still open
- *  (up to the chart's end: a line there when the chart ends where it began). */
-export interface Span {
-  from: number;
-  to: number | null;
-  label: string;
-}
+export type { Marker, RefLine, Series, Span };
 
 export const PALETTE = ['#3b82f6', '#f97316', '#10b981', '#e11d48', '#8b5cf6', '#eab308', '#06b6d4', '#db2777', '#84cc16', '#64748b', '#a16207', '#0ea5e9'];
 
@@ -59,15 +37,12 @@ export interface ChartProps {
   spans?: Span[];
 }
 
-/** The series, on a canvas portalled into the chart's HTML box at the plot area's place, over
- *  recharts' SVG (grid, threshold lines, alert markers), under the hover cursor and readout.
- *  Inside the recharts tree only to read the plot area. Drawn in a layout effect: in the same
- *  commit as the axes, so the lines never lag one frame behind them. */
-function SeriesCanvas({ lines, over, t, series, hidden, from, to, yMax, yFormat, spans }: { lines: HTMLElement | null; over: HTMLElement | null; t: number[]; series: Series[]; hidden: Set<number>; from: number; to: number; yMax: number; yFormat?: (v: number) => string; spans: Span[] }) {
-  const plot = usePlotArea();
+/** The series, on a canvas at the plot area's place over the frame, under the hover layer. Drawn
+ *  in a layout effect: in the same commit as the axes, so the lines never lag a frame behind. */
+function SeriesCanvas({ plot, t, series, hidden, from, to, yMax }: { plot: Plot; t: number[]; series: Series[]; hidden: Set<number>; from: number; to: number; yMax: number }) {
   const ref = useRef<HTMLCanvasElement>(null);
-  const w = plot?.width ?? 0;
-  const h = plot?.height ?? 0;
+  const w = plot.width;
+  const h = plot.height;
   useLayoutEffect(() => {
     const canvas = ref.current;
     if (!canvas) return;
@@ -87,23 +62,33 @@ function SeriesCanvas({ lines, over, t, series, hidden, from, to, yMax, yFormat,
     const drawn = drawSeries(ctx, t, series, hidden, { width: w, height: h, top: PAD, from, to, yMax, dpr });
     publish(canvas, drawn);
   }, [w, h, t, series, hidden, from, to, yMax]);
-  if (!plot || !lines || !over) return null;
   return (
-    <>
-      {createPortal(
-        <canvas
-          ref={ref}
-          className="series-canvas"
-          role="img"
-          style={{ position: 'absolute', left: plot.x, top: plot.y - PAD, width: w, height: h + 2 * PAD, pointerEvents: 'none' }}
-          data-plot-width={Math.round(w)}
-        />,
-        lines,
-      )}
-      {spans.length > 0 && createPortal(<SpanLayer left={plot.x} top={plot.y} width={w} height={h} spans={spans} from={from} to={to} />, over)}
-      {createPortal(<HoverLayer left={plot.x} top={plot.y} width={w} height={h} t={t} series={series} hidden={hidden} from={from} to={to} yFormat={yFormat} />, over)}
-    </>
+    <canvas
+      ref={ref}
+      className="series-canvas"
+      role="img"
+      style={{ position: 'absolute', left: plot.x, top: plot.y - PAD, width: w, height: h + 2 * PAD, pointerEvents: 'none' }}
+      data-plot-width={Math.round(w)}
+    />
   );
+}
+
+/** A ref for the chart box and its width in CSS pixels: read when the box attaches (in the
+ *  commit, so the first paint has the plot) and kept up with by a ResizeObserver. */
+function useWidth(): [(el: HTMLDivElement | null) => void, number] {
+  const [box, setBox] = useState<HTMLDivElement | null>(null);
+  const [width, setWidth] = useState(0);
+  const ref = useCallback((el: HTMLDivElement | null) => {
+    setBox(el);
+    if (el) setWidth(el.clientWidth);
+  }, []);
+  useLayoutEffect(() => {
+    if (!box) return;
+    const ro = new ResizeObserver(() => setWidth(box.clientWidth));
+    ro.observe(box);
+    return () => ro.disconnect();
+  }, [box]);
+  return [ref, width];
 }
 
 /** Hover cursor and readout over the plot area, with its own state so moving the mouse re-renders
@@ -217,8 +202,6 @@ function Readout({ i, t, series, hidden, yFormat }: { i: number; t: number[]; se
   );
 }
 
-const MARGIN = { top: 8, right: 16, bottom: 0, left: 0 };
-
 const SEP_FIELD = '\u0000';
 const SEP_SERIES = '\u0001';
 
@@ -237,8 +220,9 @@ const NO_SPANS: Span[] = [];
 
 export const TimeSeriesChart = memo(function TimeSeriesChart({ testId, t, series, from, to, height = 220, yFormat, refLines = NO_REF_LINES, markers = NO_MARKERS, integers = false, spans = NO_SPANS }: ChartProps) {
   const [hidden, setHidden] = useState<Set<number>>(() => new Set());
-  const [lines, setLines] = useState<HTMLDivElement | null>(null);
-  const [over, setOver] = useState<HTMLDivElement | null>(null);
+  const [boxRef, width] = useWidth();
+  // One object per size: the frame's memo holds across data updates.
+  const plot = useMemo(() => plotArea(width, height), [width, height]);
   const yMax = useMemo(() => {
     let m = 0;
     series.forEach((s, i) => {
@@ -249,13 +233,9 @@ export const TimeSeriesChart = memo(function TimeSeriesChart({ testId, t, series
     return niceCeil(Math.max(m * 1.05, integers ? 5 : 0));
   }, [series, hidden, refLines, integers]);
   const span = to - from;
-  // Explicit ticks: left to itself recharts measured a label for every data point (1,000 here).
+  // Stable props for the frame: a new array or function (same content or not) re-renders it.
   const xTicks = useMemo(() => timeTicks(from, to), [from, to]);
-  // Stable props for recharts: it copies each axis' props into its store from an effect, and a new
-  // array or function there (same content or not) means one more store update and render pass.
-  const xDomain = useMemo(() => [from, to], [from, to]);
   const xFormat = useCallback((v: number) => clock(v, span), [span]);
-  const yDomain = useMemo(() => [0, yMax], [yMax]);
   const yTickList = useMemo(() => yTicks(yMax), [yMax]);
   const drawn = series.filter((s, i) => !hidden.has(i) && s.values.some((v) => v !== null)).length;
   const firstT = useMemo(() => {
@@ -292,26 +272,17 @@ export const TimeSeriesChart = memo(function TimeSeriesChart({ testId, t, series
 
   return (
     <div className="chart" data-testid={testId} data-series={series.length} data-series-drawn={drawn} data-points={t.length} data-first-t={firstT} data-from={from} data-to={to}>
-      <div className="chart-box" style={{ position: 'relative' }}>
-      <ResponsiveContainer width="100%" height={height} initialDimension={{ width: 600, height }}>
-        {/* No data: recharts draws only the frame, so a data update costs it no per-point work. */}
-        <ComposedChart margin={MARGIN}>
-          <CartesianGrid stroke="var(--grid)" strokeDasharray="3 3" />
-          <XAxis dataKey="t" type="number" domain={xDomain} ticks={xTicks} interval={0} tickFormatter={xFormat} stroke="var(--muted)" fontSize={11} allowDataOverflow />
-          <YAxis type="number" domain={yDomain} ticks={yTickList} interval={0} allowDataOverflow stroke="var(--muted)" fontSize={11} width={56} tickFormatter={yFormat} />
-          <SeriesCanvas lines={lines} over={over} t={t} series={series} hidden={hidden} from={from} to={to} yMax={yMax} yFormat={yFormat} spans={spans} />
-          {refLines.map((r, i) => (
-            <ReferenceLine key={`r${i}`} y={r.y} stroke="var(--danger)" strokeDasharray="6 3" label={{ value: r.label, position: 'insideTopRight', fill: 'var(--danger)', fontSize: 11 }} className="threshold-line" />
-          ))}
-          {markers.map((m, i) => (
-            <ReferenceLine key={`m${i}`} x={m.t} stroke="var(--danger)" strokeOpacity={0.6} className="alert-marker" label={{ value: '!', position: 'top', fill: 'var(--danger)' }} />
-          ))}
-        </ComposedChart>
-      </ResponsiveContainer>
-      {/* Positioned boxes paint in DOM order: over recharts' SVG the lines (not under the grid,
-          whose dashes would cut a line lying on a tick), then the hover layer. */}
-      <div ref={setLines} style={{ position: 'absolute', inset: 0, pointerEvents: 'none' }} />
-      <div ref={setOver} style={{ position: 'absolute', inset: 0, pointerEvents: 'none' }} />
+      <div className="chart-box" ref={boxRef} style={{ position: 'relative', width: '100%', height }}>
+        {plot && (
+          <>
+            <ChartFrame width={width} height={height} plot={plot} from={from} to={to} yMax={yMax} xTicks={xTicks} yTicks={yTickList} xFormat={xFormat} yFormat={yFormat} refLines={refLines} markers={markers} />
+            {/* Positioned boxes paint in DOM order: over the frame the lines (not under the grid,
+                whose dashes would cut a line lying on a tick), then the spans and hover layer. */}
+            <SeriesCanvas plot={plot} t={t} series={series} hidden={hidden} from={from} to={to} yMax={yMax} />
+            {spans.length > 0 && <SpanLayer left={plot.x} top={plot.y} width={plot.width} height={plot.height} spans={spans} from={from} to={to} />}
+            <HoverLayer left={plot.x} top={plot.y} width={plot.width} height={plot.height} t={t} series={series} hidden={hidden} from={from} to={to} yFormat={yFormat} />
+          </>
+        )}
       </div>
       {legend}
       <ChartSummary series={series} from={from} to={to} yFormat={yFormat} />
