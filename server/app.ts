@@ -16,7 +16,7 @@ import { installBodyProgress, serverTimeoutOptions } from './http/timeouts.ts';
 import { installBodyBudget } from './http/body-budget.ts';
 import { loggerOptions } from './http/logging.ts';
 import { logDomainEvents } from './http/event-log.ts';
-import { registerDocs, registerDocsUi } from './http/docs.ts';
+import { registerLazyDocs } from './http/docs.ts';
 import { lazySerializers } from './http/lazy-serializers.ts';
 import { lazyValidators } from './http/lazy-validators.ts';
 import { runnerApi } from './runner-api/plugin.ts';
@@ -174,8 +174,7 @@ async function assemble(
     limits: { fileSize: config.maxArtifactBytes, files: 1, fields: 50, fieldSize: 1024 * 1024, parts: 60, headerPairs: 100 },
   });
 
-  await registerDocs(app);
-  await registerDocsUi(app);
+  registerLazyDocs(app, config);
 
   await app.register(runnerApi, { prefix: '/ci/api/v1', ctx });
   await app.register(controlApi, { prefix: '/api/v3/sim', ctx });

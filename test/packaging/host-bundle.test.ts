@@ -33,7 +33,8 @@ v8.setFlagsFromString = (flags) => {
   return set(flags);
 };
 const zip = () => ran().some((m) => m.id.includes('/yauzl/'));
-process.on('exit', () => process.stderr.write('PROBE ' + JSON.stringify({ seen, modulesAtExit: ran().length, sqliteAtExit: sqlite(), zipAtExit: zip() }) + '\\n'));
+const docs = () => ran().some((m) => /@fastify[\\/]swagger/.test(m.id));
+process.on('exit', () => process.stderr.write('PROBE ' + JSON.stringify({ seen, modulesAtExit: ran().length, sqliteAtExit: sqlite(), zipAtExit: zip(), docsAtExit: docs() }) + '\\n'));
 `;
 
 describe('host bundle (scripts/build-bundle.ts)', () => {
@@ -63,12 +64,14 @@ describe('host bundle (scripts/build-bundle.ts)', () => {
     expect(status.status).toBe(200);
     child.kill('SIGTERM');
     await new Promise((r) => child.on('exit', r));
-    const report = JSON.parse(/PROBE (.*)/.exec(stderr)![1]!) as { seen: { flags: string; modules: number; sqlite: boolean }; modulesAtExit: number; sqliteAtExit: boolean; zipAtExit: boolean };
+    const report = JSON.parse(/PROBE (.*)/.exec(stderr)![1]!) as { seen: { flags: string; modules: number; sqlite: boolean }; modulesAtExit: number; sqliteAtExit: boolean; zipAtExit: boolean; docsAtExit: boolean };
     expect(report.seen).toEqual({ flags: '--semi-space-growth-factor=1', modules: 0, sqlite: false });
     // The probe would see these had they loaded first: the server did load them, later.
     expect(report.sqliteAtExit).toBe(true);
     expect(report.modulesAtExit).toBeGreaterThan(100);
     // What idle does not need is loaded at first use: the zip reader with the first archive listed.
     expect(report.zipAtExit).toBe(false);
+    // and the API docs (@fastify/swagger, swagger-ui) with the first docs request (test/docs/*).
+    expect(report.docsAtExit).toBe(false);
   }, 60_000);
 });
