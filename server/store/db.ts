@@ -31,6 +31,28 @@ function yieldsRows(sql: string): boolean {
   return rows;
 }
 
+type Internals = { _ptr: number; _getColumnNames: () => string[] };
+
+/**
+ * node-sqlite3-wasm asks SQLite for every column's name on every query (one call into the module
+ * and one string copied out per column): for `SELECT *` on builds, 29 of each per poll, more than
+ * the row's values. A cached statement's names are kept; the column count (a plain numeric call)
+ * is checked each time, since the schema changes only in migrations, run before any statement is
+ * cached, but a statement that SQLite re-prepared after a change must not be read with old names.
+ * If the library's internals are not there (another version), nothing is changed.
+ */
+const columnCount = (sqlite as unknown as { _sqlite3_column_count?: (ptr: number) => number })._sqlite3_column_count;
+function rememberColumnNames(s: Statement): void {
+  const st = s as unknown as Internals;
+  const read = st._getColumnNames;
+  if (typeof read !== 'function' || typeof columnCount !== 'function' || typeof st._ptr !== 'number') return;
+  let names: string[] | undefined;
+  st._getColumnNames = function (this: Internals) {
+    if (names === undefined || names.length !== columnCount(this._ptr)) names = read.call(this);
+    return names;
+  };
+}
+
 export class Db {
   private readonly db: InstanceType<typeof Database>;
   private readonly statements = new Map<string, Statement>();
@@ -96,6 +118,7 @@ export class Db {
     let s = this.statements.get(sql);
     if (!s) {
       s = this.db.prepare(sql);
+      rememberColumnNames(s);
       this.statements.set(sql, s);
     }
     return s;
@@ -186,11 +209,13 @@ export class Db {
   /** Runs fn in one transaction (nested calls join the outer one). */
   tx<T>(fn: () => T): T {
     if (this.depth > 0) return fn();
-    this.db.exec('BEGIN IMMEDIATE');
+    // Cached statements, not exec(): exec copies the text into the module and parses it on every
+    // call, and a dispatch batch or a job's write runs these two around very little else.
+    this.run('BEGIN IMMEDIATE');
     this.depth++;
     try {
       const out = fn();
-      this.db.exec('COMMIT');
+      this.run('COMMIT');
       return out;
     } catch (err) {
       // A COMMIT that fails (disk full) leaves the transaction open: roll it back, or every later
