@@ -2,7 +2,9 @@
 // trace MB/s, with how many runners), next to its bare reference — the same requests (register,
 // poll, PUT running, trace PATCHes, artifacts upload, final PUT with the full trace) in plain
 // node:http loops with the same concurrency, without the simulator's journal, faults, state
-// tracking or log generation. The ratio is what the simulator's machinery costs.
+// tracking or log generation. The ratio is what the simulator's machinery costs. Both share the
+// process with the server, so the ratio is a CPU ratio at heart; the CPU per build of each (server
+// included, from process.cpuUsage over the run) is reported too, as it moves less with the load.
 // Run alone: node --import tsx bench/simulator.ts [--quick]
 import fs from 'node:fs';
 import http from 'node:http';
@@ -15,7 +17,7 @@ import { archiveStream } from '../simulator/artifact.ts';
 import { Fleet } from '../simulator/fleet.ts';
 import { Journal } from '../simulator/journal.ts';
 
-interface Shape {
+export interface Shape {
   runners: number;
   builds: number;
   traceKb: number;
@@ -34,7 +36,9 @@ async function done(e: Awaited<ReturnType<typeof embedded>>) {
   fs.rmSync(e.dir, { recursive: true, force: true });
 }
 
-async function simulatorRun(shape: Shape): Promise<{ seconds: number; traceBytes: number; builds: number; broken: boolean }> {
+const cpuMs = (c: NodeJS.CpuUsage) => (c.user + c.system) / 1000;
+
+export async function simulatorRun(shape: Shape): Promise<{ seconds: number; cpuMs: number; traceBytes: number; builds: number; broken: boolean }> {
   const e = await embedded();
   try {
     const fleet = new Fleet({
@@ -59,10 +63,12 @@ async function simulatorRun(shape: Shape): Promise<{ seconds: number; traceBytes
     });
     await fleet.start();
     const t0 = performance.now();
+    const c0 = process.cpuUsage();
     await fleet.finished;
     const seconds = (performance.now() - t0) / 1000;
+    const cpu = cpuMs(process.cpuUsage(c0));
     const st = fleet.status();
-    return { seconds, traceBytes: st.totals.trace_bytes, builds: st.totals.builds_done, broken: st.protocol_broken };
+    return { seconds, cpuMs: cpu, traceBytes: st.totals.trace_bytes, builds: st.totals.builds_done, broken: st.protocol_broken };
   } finally {
     await done(e);
   }
@@ -80,7 +86,7 @@ function request(agent: http.Agent, url: string, method: string, headers: Record
   });
 }
 
-async function referenceRun(shape: Shape): Promise<{ seconds: number; traceBytes: number; builds: number }> {
+export async function referenceRun(shape: Shape): Promise<{ seconds: number; cpuMs: number; traceBytes: number; builds: number }> {
   const e = await embedded();
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
   try {
@@ -103,6 +109,7 @@ async function referenceRun(shape: Shape): Promise<{ seconds: number; traceBytes
     let taken = 0;
     let traceBytes = 0;
     const t0 = performance.now();
+    const c0 = process.cpuUsage();
     await Promise.all(
       Array.from({ length: shape.runners }, async () => {
         const reg = await request(agent, `${base}/runners/register.json`, 'POST', json, Buffer.from(JSON.stringify({ token: e.server.ctx.store.registrationToken })));
@@ -123,7 +130,7 @@ async function referenceRun(shape: Shape): Promise<{ seconds: number; traceBytes
         }
       }),
     );
-    return { seconds: (performance.now() - t0) / 1000, traceBytes, builds: taken };
+    return { seconds: (performance.now() - t0) / 1000, cpuMs: cpuMs(process.cpuUsage(c0)), traceBytes, builds: taken };
   } finally {
     agent.destroy();
     await done(e);
@@ -143,15 +150,16 @@ export async function run({ quick = false }: { quick?: boolean } = {}) {
   const value = (sim.builds * 60) / sim.seconds;
   const reference = (ref.builds * 60) / ref.seconds;
   const ratio = value / reference;
-  // The simulator records, tracks and generates on top of the same requests; within 2x of the bare loop is the goal.
-  const goal = 0.5;
+  // Issue 14: the simulator's journal, state tracking and generated logs and archives may cost at
+  // most a fifth of the bare loop's throughput.
+  const goal = 0.8;
   return {
     name: `simulator throughput vs embedded server (${shape.runners} runners, ${shape.traceKb} KiB traces in ${shape.partKb} KiB parts, ${shape.artifactKb} KiB artifacts)`,
     value: Math.round(value),
     unit: 'builds/min',
     reference: Math.round(reference),
     ratio: Math.round(ratio * 100) / 100,
-    goal,
+    goal: `>= ${goal}x the bare loop`,
     pass: ratio >= goal && !sim.broken && sim.builds >= shape.builds,
     details: {
       runners: shape.runners,
@@ -160,6 +168,8 @@ export async function run({ quick = false }: { quick?: boolean } = {}) {
       trace_mb_per_s: Math.round((sim.traceBytes / 1e6 / sim.seconds) * 100) / 100,
       reference_trace_mb_per_s: Math.round((ref.traceBytes / 1e6 / ref.seconds) * 100) / 100,
       protocol_broken: sim.broken,
+      cpu_ms_per_build: Math.round((sim.cpuMs / sim.builds) * 100) / 100,
+      reference_cpu_ms_per_build: Math.round((ref.cpuMs / ref.builds) * 100) / 100,
     },
   };
 }
