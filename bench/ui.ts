@@ -1,12 +1,13 @@
 // Benchmark: the dashboard in Chromium (browser mode), two figures from one run.
-//  1. Redraw cost with 50 series × 1,000 points (issue 4: under 16 ms a frame): the dashboard's chart
+//  1. Redraw cost with 50 series × 1,000 points (issue 14: p95 under 10 ms): the dashboard's chart
 //     component on synthetic data (the #/bench dev hook), main-thread time per data update (render,
 //     commit, effects, style and layout; see renderer/views/bench/ChartBenchView.tsx). The reference,
 //     measured in the same page the same way, is bare DOM code setting the `points` of 50 SVG
-//     polylines: what drawing the same lines costs with no framework and no chart library.
+//     polylines: what drawing the same lines costs with no framework and no chart library; a second
+//     one strokes the same lines on a bare 2D canvas, the technique the chart itself uses.
 //  2. Time from server ready to the first chart painted: a real server (its own sampler, default
 //     settings), a fresh page opened through the sign-in link, until the workers chart has a line.
-//   node --import tsx bench/ui.ts [--quick]
+//   node --import tsx bench/ui.ts [--quick] [--ui-dir=<a built renderer, e.g. of another commit>]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,7 +23,9 @@ const round = (x: number) => roundTo(x, 2);
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DEFAULT_UI_DIR = path.join(REPO, 'dist/renderer');
-const GOAL_FRAME_MS = 16;
+/** Issue 14: p95 of a redraw under 10 ms (uPlot-class), and the first chart within 400 ms of ready. */
+const GOAL_P95_MS = 10;
+const GOAL_FIRST_CHART_MS = 400;
 const SERIES = 50;
 const POINTS = 1000;
 
@@ -64,6 +67,45 @@ const BARE_REDRAW = `async (series, points, times) => {
     await new Promise((r) => requestAnimationFrame(r));
   }
   svg.remove();
+  return out;
+}`;
+
+/** Second bare reference: the same lines drawn on a 2D canvas by plain code (no framework, no
+ *  axes, no per-pixel reduction, no text alternative): what the chart's own technique costs at its
+ *  floor. Sized as the bench chart's plot area (1,400 px viewport). */
+const BARE_CANVAS = `async (series, points, times) => {
+  const hop = () => new Promise((r) => { const ch = new MessageChannel(); ch.port1.onmessage = () => r(); ch.port2.postMessage(0); });
+  const W = 1250, H = 380, dpr = window.devicePixelRatio || 1;
+  const canvas = document.createElement('canvas');
+  canvas.width = W * dpr; canvas.height = H * dpr;
+  canvas.style.cssText = 'position:fixed;top:0;left:0;background:white;width:' + W + 'px;height:' + H + 'px';
+  document.body.appendChild(canvas);
+  const ctx = canvas.getContext('2d');
+  let seed = 42;
+  const rand = () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+  const out = [];
+  for (let n = 0; n < times; n++) {
+    const start = performance.now();
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.clearRect(0, 0, canvas.width, canvas.height);
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    for (let s = 0; s < series; s++) {
+      let v = rand() * 100;
+      ctx.beginPath();
+      for (let i = 0; i < points; i++) {
+        v = Math.max(0, v + (rand() - 0.5) * 10);
+        const x = (i / (points - 1)) * W, y = H - v * 2;
+        if (i === 0) ctx.moveTo(x, y); else ctx.lineTo(x, y);
+      }
+      ctx.strokeStyle = '#3b82f6'; ctx.lineWidth = 1;
+      ctx.stroke();
+    }
+    await hop(); await hop();
+    void document.body.getBoundingClientRect().height;
+    out.push(performance.now() - start);
+    await new Promise((r) => requestAnimationFrame(r));
+  }
+  canvas.remove();
   return out;
 }`;
 
@@ -153,6 +195,10 @@ export async function run({ quick = false, uiDir = DEFAULT_UI_DIR }: { quick?: b
     await bareIn(3);
     const bareRun = await withCpu(redraws, () => bareIn(redraws));
     const bare = bareRun.result;
+    const canvasIn = (n: number) => page.evaluate(`(${BARE_CANVAS})(${SERIES}, ${POINTS}, ${n})`) as Promise<number[]>;
+    await canvasIn(3);
+    const canvasRun = await withCpu(redraws, () => canvasIn(redraws));
+    const bareCanvas = canvasRun.result;
 
     const p50 = pct(ours, 50);
     const p95 = pct(ours, 95);
@@ -163,8 +209,8 @@ export async function run({ quick = false, uiDir = DEFAULT_UI_DIR }: { quick?: b
       unit: 'ms',
       reference: round(r50),
       ratio: round(p50 / r50),
-      goal: `< ${GOAL_FRAME_MS} ms a frame`,
-      pass: p50 < GOAL_FRAME_MS,
+      goal: `p95 < ${GOAL_P95_MS} ms; first chart < ${GOAL_FIRST_CHART_MS} ms after ready`,
+      pass: p95 < GOAL_P95_MS && firstChartMs < GOAL_FIRST_CHART_MS,
       p95_ms: round(p95),
       cpu_main_ms: oursRun.mainMs,
       reference_cpu_main_ms: bareRun.mainMs,
@@ -174,6 +220,12 @@ export async function run({ quick = false, uiDir = DEFAULT_UI_DIR }: { quick?: b
       load_average: os.loadavg().map((x) => round(x)),
       reference_p95_ms: round(pct(bare, 95)),
       ratio_note: 'ratio = our chart p50 / bare DOM polylines p50, same page, same measure (lower is better)',
+      canvas_reference_ms: round(pct(bareCanvas, 50)),
+      canvas_reference_p95_ms: round(pct(bareCanvas, 95)),
+      canvas_ratio: round(p50 / pct(bareCanvas, 50)),
+      canvas_reference_cpu_main_ms: canvasRun.mainMs,
+      canvas_reference_cpu_all_ms: canvasRun.allMs,
+      canvas_note: 'second reference: the same 50 random walks stroked on a bare 2D canvas (no framework, axes or reduction); canvas_ratio = our p50 / its p50',
       redraws,
       first_chart_ms: Math.round(firstChartMs),
       first_chart_note: 'server ready (listening) → first chart line painted in a fresh page opened with the sign-in link',
@@ -192,8 +244,9 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   process.stdout.write(
     `${r.name}\n  jobscope chart: p50 ${r.value} ms, p95 ${r.p95_ms} ms (${r.redraws} redraws)\n` +
       `  bare DOM polylines: p50 ${r.reference} ms, p95 ${r.reference_p95_ms} ms\n` +
-      `  CPU per redraw (main thread / all Chromium threads): jobscope ${r.cpu_main_ms} / ${r.cpu_all_ms} ms, bare ${r.reference_cpu_main_ms} / ${r.reference_cpu_all_ms} ms\n` +
-      `  load average ${(r.load_average as number[]).join(' ')}\n  ratio (p50): ${r.ratio}×   goal ${r.goal}: ${r.pass ? 'PASS' : 'FAIL'}\n` +
+      `  bare canvas: p50 ${r.canvas_reference_ms} ms, p95 ${r.canvas_reference_p95_ms} ms; ratio (p50) ${r.canvas_ratio}×\n` +
+      `  CPU per redraw (main thread / all Chromium threads): jobscope ${r.cpu_main_ms} / ${r.cpu_all_ms} ms, bare DOM ${r.reference_cpu_main_ms} / ${r.reference_cpu_all_ms} ms, bare canvas ${r.canvas_reference_cpu_main_ms} / ${r.canvas_reference_cpu_all_ms} ms\n` +
+      `  load average ${(r.load_average as number[]).join(' ')}\n  ratio (p50) to bare DOM: ${r.ratio}×   goal ${r.goal}: ${r.pass ? 'PASS' : 'FAIL'}\n` +
       `  first chart painted ${r.first_chart_ms} ms after the server was ready (server start ${r.server_startup_ms} ms)\n`,
   );
 }
