@@ -1,6 +1,6 @@
-// Bundles a host entry (electron/main.ts, server/cli.ts) as the packaged app ships it: one ESM file,
-// npm packages left as imports from node_modules, and server/hosts/v8-tuning.ts as a file of its own
-// beside it, imported first.
+// Bundles a host entry (electron/main.ts, server/cli.ts) as the packaged app ships it: one ESM file
+// with the npm packages in it (but those in EXTERNAL_PACKAGES), and server/hosts/v8-tuning.ts as a
+// file of its own beside it, imported first.
 //   node --import tsx scripts/build-bundle.ts <entry.ts> <out.js>   (bench/footprint.ts runs it so)
 //
 // Why the tuning is a file of its own: ESM evaluates a module's imports before its body, and esbuild
@@ -17,6 +17,21 @@ import { build, type Plugin } from 'esbuild';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const TUNING_FILE = 'v8-tuning.js';
+
+/**
+ * Packages left as imports from node_modules. The rest are bundled in: node spent about a third of
+ * the server's start CPU finding, reading and compiling ~340 CommonJS files one by one (module
+ * resolution's stats and package.json reads, the ESM loader's CommonJS lexer, a compile per file;
+ * bench/startup.ts, --cpu-prof). These read files beside themselves through __dirname, which a
+ * bundled ESM file has not (SQLite's .wasm, Swagger UI's static files, @fastify/swagger's and
+ * ioredis' own paths), or are Electron's, or load only on first use (pg and ioredis with --database /
+ * --redis, yauzl with the first archive listed): nothing to gain at start, and test/packaging's
+ * probe sees them stay unloaded.
+ */
+export const EXTERNAL_PACKAGES = ['electron', 'node-sqlite3-wasm', '@fastify/swagger', '@fastify/swagger-ui', 'ioredis', 'pg', 'yauzl'];
+
+/** Bundled CommonJS packages call require() for node's modules: an ESM file has none of its own. */
+const REQUIRE_BANNER = 'import { createRequire as __bundleCreateRequire } from "node:module";\nconst require = __bundleCreateRequire(import.meta.url);';
 const TUNING_SOURCE = 'server/hosts/v8-tuning.ts';
 
 /** Resolves the host entries' `import '…/hosts/v8-tuning.ts'` to the file written beside the bundle. */
@@ -37,7 +52,7 @@ export async function bundleHost(entry: string, outfile: string, opts: { sourcem
   // Also as a banner, the file's first line: esbuild hoists the imports of modules the entry loads
   // lazily (an `await import()` of our own code becomes a wrapper inside the bundle) above the
   // entry's own, so the entry's import of the tuning alone could come after them.
-  await build({ ...common, entryPoints: [entry], outfile, packages: 'external', plugins: [tuningBeside], banner: { js: `import "./${TUNING_FILE}";` } });
+  await build({ ...common, entryPoints: [entry], outfile, external: EXTERNAL_PACKAGES, plugins: [tuningBeside], banner: { js: `import "./${TUNING_FILE}";\n${REQUIRE_BANNER}` } });
   // Built without the tuning first the app would still run, only heavier: fail the build instead.
   const imports = [...fs.readFileSync(path.resolve(root, outfile), 'utf8').matchAll(/^import\s(?:[^;]*?\sfrom\s)?"([^"]+)";$/gm)].map((m) => m[1]);
   const before = imports.slice(0, imports.indexOf(`./${TUNING_FILE}`)).filter((m) => m !== 'electron');

@@ -68,7 +68,10 @@ describe('host bundle (scripts/build-bundle.ts)', () => {
     expect(report.seen).toEqual({ flags: '--semi-space-growth-factor=1', modules: 0, sqlite: false });
     // The probe would see these had they loaded first: the server did load them, later.
     expect(report.sqliteAtExit).toBe(true);
-    expect(report.modulesAtExit).toBeGreaterThan(100);
+    // The other packages are bundled in (scripts/build-bundle.ts), evaluated after the tuning by ESM's
+    // order; the CommonJS files the probe counts are the external ones.
+    expect(report.modulesAtExit).toBeGreaterThanOrEqual(1);
+    expect(text).toContain('// node_modules/fastify/fastify.js');
     // What idle does not need is loaded at first use: the zip reader with the first archive listed.
     expect(report.zipAtExit).toBe(false);
     // and the API docs (@fastify/swagger, swagger-ui) with the first docs request (test/docs/*).
