@@ -72,6 +72,20 @@ export interface NewRunner {
   active?: boolean;
 }
 
+/**
+ * Whether merging `sent` into `stored` changes what is stored. Values are the strings pickInfo keeps;
+ * anything else that is not the same value counts as a change (a write too many, never one too few).
+ * An undefined value is dropped by JSON as a missing key is, so it changes only a key that was set.
+ */
+function infoDiffers(stored: RunnerInfo, sent: RunnerInfo): boolean {
+  for (const key in sent) {
+    if (!Object.hasOwn(sent, key)) continue;
+    const v = sent[key];
+    if (v === undefined ? stored[key] !== undefined : stored[key] !== v) return true;
+  }
+  return false;
+}
+
 /** How stale a stored contact time may get while a runner keeps polling. */
 export const CONTACT_WRITE_MS = 3000;
 
@@ -146,10 +160,12 @@ export class Runners {
    */
   touch(runner: Runner, info?: RunnerInfo): void {
     const now = Date.now();
-    const merged = info && Object.keys(info).length > 0 ? { ...runner.info, ...info } : runner.info;
-    const infoChanged = merged !== runner.info && JSON.stringify(merged) !== JSON.stringify(runner.info);
+    // A runner sends the same info with every poll: compared key by key (the merge changes nothing
+    // unless a sent value differs), not by serialising both objects twice per poll.
+    const infoChanged = info !== undefined && infoDiffers(runner.info, info);
     if (!infoChanged && runner.online && runner.contacted_at !== null && now - runner.contacted_at < CONTACT_WRITE_MS) return;
     if (infoChanged) {
+      const merged = { ...runner.info, ...info };
       this.db.run('UPDATE runners SET contacted_at = ?, online = 1, info = ? WHERE id = ?', [now, JSON.stringify(merged), runner.id]);
       runner.info = merged;
     } else {
