@@ -12,7 +12,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { percentile, round as roundTo, type BenchResult } from './lib/harness.ts';
+import { cpuProfArgs, percentile, round as roundTo, type BenchResult } from './lib/harness.ts';
 
 /** The harness's nearest-rank percentile over a copy sorted here. */
 const pct = (xs: number[], p: number) => percentile([...xs].sort((a, b) => a - b), p);
@@ -25,7 +25,8 @@ const GOAL_P99_MS = 10;
 export type { BenchResult };
 
 function startChild(args: string[], ready: RegExp): Promise<{ proc: ChildProcess; url: string }> {
-  const proc = spawn(process.execPath, args, { cwd: REPO, stdio: ['pipe', 'pipe', 'pipe'] });
+  // --cpu-prof (bench/run.ts) profiles the server child; SIGTERM at the end lets it write the profile.
+  const proc = spawn(process.execPath, [...cpuProfArgs('metrics'), ...args], { cwd: REPO, stdio: ['pipe', 'pipe', 'pipe'] });
   return new Promise((resolve, reject) => {
     let out = '';
     let err = '';

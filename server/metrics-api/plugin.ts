@@ -7,6 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.ts';
 import { CompoundMetrics, JobStats, ProcessMetrics, QueueMetrics } from '../contract/metrics.ts';
 import { requireAdmin } from '../auth/admin.ts';
+import { AnswerMemo } from './answer-memo.ts';
 import { compoundJson, jobStatsJson, processMetricsJson, queueMetricsJson } from './json-writer.ts';
 import type { MetricsSource } from './source.ts';
 
@@ -24,7 +25,10 @@ interface MetricsOptions {
   source?: MetricsSource;
 }
 
-async function metricsRoutes(fastify: FastifyInstance, { ctx, source = ctx.jobs }: MetricsOptions) {
+/** One memo per endpoint, shared by its prefixes and suffixes (answer-memo.ts). */
+type Memos = Map<(typeof ENDPOINTS)[number]['path'], AnswerMemo>;
+
+async function metricsRoutes(fastify: FastifyInstance, { ctx, source = ctx.jobs, memos }: MetricsOptions & { memos: Memos }) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.addHook('onRequest', async (request) => requireAdmin(ctx.store, request));
   for (const e of ENDPOINTS) {
@@ -34,10 +38,11 @@ async function metricsRoutes(fastify: FastifyInstance, { ctx, source = ctx.jobs 
       security: [{ privateToken: [] }],
       response: { 200: e.schema },
     };
-    // The schema documents the answer; the text is written by json-writer.ts (a string is sent as is).
+    // The schema documents the answer; the bytes are json-writer.ts's text (a Buffer is sent as is).
+    const memo = memos.get(e.path)!;
     const handler = async (_request: unknown, reply: FastifyReply) => {
       const view = await source.read();
-      return reply.type('application/json').send(e.answer(view, source.now()));
+      return reply.type('application/json').send(memo.answer(view, source.now()));
     };
     app.get(`/${e.path}`, { schema }, handler);
     // Grape routes took an optional format suffix; GitLab answered `.json` the same.
@@ -46,5 +51,6 @@ async function metricsRoutes(fastify: FastifyInstance, { ctx, source = ctx.jobs 
 }
 
 export async function metricsApi(app: FastifyInstance, { ctx, source }: MetricsOptions) {
-  for (const prefix of METRICS_PREFIXES) await app.register(metricsRoutes, { prefix, ctx, source });
+  const memos: Memos = new Map(ENDPOINTS.map((e) => [e.path, new AnswerMemo(e.answer)]));
+  for (const prefix of METRICS_PREFIXES) await app.register(metricsRoutes, { prefix, ctx, source, memos });
 }
