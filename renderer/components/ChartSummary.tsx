@@ -18,9 +18,12 @@ function stats(values: (number | null)[]): { latest: number | null; min: number 
   return { latest, min, max };
 }
 
+// Built once: toLocaleTimeString() builds a formatter per call. The same options it defaults to.
+const TIME = new Intl.DateTimeFormat(undefined, { hour: 'numeric', minute: 'numeric', second: 'numeric' });
+
 export const ChartSummary = memo(function ChartSummary({ series, from, to, yFormat }: { series: Series[]; from: number; to: number; yFormat?: (v: number) => string }) {
   const fmt = (v: number | null) => (v === null ? 'no data' : yFormat ? yFormat(v) : String(Math.round(v * 100) / 100));
-  const time = (ms: number) => new Date(ms).toLocaleTimeString();
+  const time = (ms: number) => TIME.format(ms);
   return (
     // The wrapper hides it: a table will not shrink to the 1 px box itself.
     <div className="sr-only">
