@@ -13,28 +13,33 @@ function refSlug(ref: string): string {
   return ref.toLowerCase().replace(/[^a-z0-9]/g, '-').replace(/^-+|-+$/g, '').slice(0, 63);
 }
 
+/** Sent with every build handed out: one small object each, built without an intermediate list. */
 function predefinedVariables(build: Build, project: Project | undefined): Variable[] {
-  const v = (key: string, value: string, pub = true): Variable => ({ key, value, public: pub });
-  const out = [
-    v('CI', 'true'),
-    v('GITLAB_CI', 'true'),
-    v('CI_SERVER_NAME', 'GitLab'),
-    v('CI_SERVER_VERSION', GITLAB_VERSION),
-    v('CI_SERVER_REVISION', GITLAB_REVISION),
-    v('CI_BUILD_ID', String(build.id)),
-    v('CI_BUILD_TOKEN', build.token, false),
-    v('CI_BUILD_REF', build.sha),
-    v('CI_BUILD_BEFORE_SHA', build.before_sha),
-    v('CI_BUILD_REF_NAME', build.ref),
-    v('CI_BUILD_REF_SLUG', refSlug(build.ref)),
-    v('CI_BUILD_NAME', build.name),
-    v('CI_BUILD_STAGE', build.stage),
-    v('CI_PROJECT_ID', String(build.project_id)),
+  const out: Variable[] = [
+    { key: 'CI', value: 'true', public: true },
+    { key: 'GITLAB_CI', value: 'true', public: true },
+    { key: 'CI_SERVER_NAME', value: 'GitLab', public: true },
+    { key: 'CI_SERVER_VERSION', value: GITLAB_VERSION, public: true },
+    { key: 'CI_SERVER_REVISION', value: GITLAB_REVISION, public: true },
+    { key: 'CI_BUILD_ID', value: String(build.id), public: true },
+    { key: 'CI_BUILD_TOKEN', value: build.token, public: false },
+    { key: 'CI_BUILD_REF', value: build.sha, public: true },
+    { key: 'CI_BUILD_BEFORE_SHA', value: build.before_sha, public: true },
+    { key: 'CI_BUILD_REF_NAME', value: build.ref, public: true },
+    { key: 'CI_BUILD_REF_SLUG', value: refSlug(build.ref), public: true },
+    { key: 'CI_BUILD_NAME', value: build.name, public: true },
+    { key: 'CI_BUILD_STAGE', value: build.stage, public: true },
+    { key: 'CI_PROJECT_ID', value: String(build.project_id), public: true },
   ];
-  if (project) out.push(v('CI_PROJECT_NAME', project.name));
-  if (build.tag) out.push(v('CI_BUILD_TAG', build.ref));
+  if (project) out.push({ key: 'CI_PROJECT_NAME', value: project.name, public: true });
+  if (build.tag) out.push({ key: 'CI_BUILD_TAG', value: build.ref, public: true });
+  for (const v of build.variables) out.push(v);
   return out;
 }
+
+// Written out field by field, in GitLab's order, rather than spread from buildEntity: this runs for
+// every build handed out. An absent artifacts field is undefined, which JSON leaves out as before.
+const artifactsFileOf = (build: Build) => (build.artifacts_key ? { filename: build.artifacts_filename ?? 'artifacts.zip', size: build.artifacts_size ?? 0 } : undefined);
 
 export function buildEntity(build: Build, project: Project | undefined) {
   return {
@@ -48,7 +53,7 @@ export function buildEntity(build: Build, project: Project | undefined) {
     stage: build.stage,
     project_id: build.project_id,
     project_name: project?.name ?? '',
-    ...(build.artifacts_key ? { artifacts_file: { filename: build.artifacts_filename ?? 'artifacts.zip', size: build.artifacts_size ?? 0 } } : {}),
+    artifacts_file: artifactsFileOf(build),
   };
 }
 
@@ -75,16 +80,26 @@ export type BuildDetails = ReturnType<typeof details>;
 
 function details(build: Build, project: Project | undefined, deps: ReturnType<typeof buildEntity>[], host: string) {
   return {
-    ...buildEntity(build, project),
+    id: build.id,
+    ref: build.ref,
+    tag: build.tag,
+    sha: build.sha,
+    status: build.status,
+    name: build.name,
+    token: build.token,
+    stage: build.stage,
+    project_id: build.project_id,
+    project_name: project?.name ?? '',
+    artifacts_file: artifactsFileOf(build),
     commands: build.commands,
     repo_url: repoUrlOf(build, project, host),
     before_sha: build.before_sha,
     // The runner decodes a bool strictly: anything else stored in options is the default.
     allow_git_fetch: typeof build.options.allow_git_fetch === 'boolean' ? build.options.allow_git_fetch : true,
-    ...(build.artifacts_key ? { artifacts_expire_at: isoTime(build.artifacts_expire_at) } : {}),
+    artifacts_expire_at: build.artifacts_key ? isoTime(build.artifacts_expire_at) : undefined,
     options: build.options,
     timeout: build.timeout ?? project?.build_timeout ?? 3600,
-    variables: [...predefinedVariables(build, project), ...build.variables],
+    variables: predefinedVariables(build, project),
     depends_on_builds: deps,
     credentials: [] as { type: string; url: string; username: string; password: string }[],
   };
