@@ -1,8 +1,8 @@
 // A/B of the dispatch benchmark between checkouts' servers: this checkout's client and bare
 // reference (bench/reference/dispatch-server.ts, run the same way for both) against each side's
 // `bin/jobscope.js`, in alternating rounds (ABBA, so load drift hits both alike). Each figure is a
-// ratio to the reference measured right after it in the same round; the summary gives median and
-// min–max per side, with the load average seen at each round's start.
+// ratio to the reference measured right after it in the same round, and so is the server CPU per
+// build; the summary gives median and min–max per side, with the load average seen at each round's start.
 //   node --import tsx bench/dispatch-ab.ts <rounds> <label>=<checkout> <label>=<checkout>... [--quick]
 import os from 'node:os';
 import { log, round } from './lib/harness.ts';
@@ -18,6 +18,8 @@ interface Row {
   pacedP99: number;
   pacedReferenceP99: number;
   pacedRatio: number;
+  cpuMsPerBuild: number;
+  cpuRatio: number;
 }
 
 const args = process.argv.slice(2).filter((a) => a !== '--quick');
@@ -54,9 +56,11 @@ for (let r = 0; r < rounds; r++) {
       pacedP99: paced!.value,
       pacedReferenceP99: paced!.reference,
       pacedRatio: paced!.ratio,
+      cpuMsPerBuild: closed!.cpu_ms_per_build as number,
+      cpuRatio: round((closed!.cpu_ms_per_build as number) / (closed!.reference_cpu_ms_per_build as number)),
     };
     rows.push(row);
-    log(`ab round ${row.round} ${row.side}: ${row.buildsPerSec} builds/s vs ${row.reference} (${row.ratio}x); paced p99 ${row.pacedP99} vs ${row.pacedReferenceP99} ms (${row.pacedRatio}x); load ${row.load}`);
+    log(`ab round ${row.round} ${row.side}: ${row.buildsPerSec} builds/s vs ${row.reference} (${row.ratio}x); paced p99 ${row.pacedP99} vs ${row.pacedReferenceP99} ms (${row.pacedRatio}x); server CPU ${row.cpuMsPerBuild} ms/build (${row.cpuRatio}x the reference's); load ${row.load}`);
   }
 }
 
@@ -66,6 +70,6 @@ const summary = sides.map(({ label }) => {
     const xs = mine.map((x) => x[k] as number);
     return { median: round(median(xs)), min: round(Math.min(...xs)), max: round(Math.max(...xs)) };
   };
-  return { side: label, rounds: mine.length, ratio: stat('ratio'), buildsPerSec: stat('buildsPerSec'), pacedRatio: stat('pacedRatio'), pacedP99: stat('pacedP99'), load: stat('load') };
+  return { side: label, rounds: mine.length, ratio: stat('ratio'), buildsPerSec: stat('buildsPerSec'), pacedRatio: stat('pacedRatio'), pacedP99: stat('pacedP99'), cpuMsPerBuild: stat('cpuMsPerBuild'), cpuRatio: stat('cpuRatio'), load: stat('load') };
 });
 console.log(JSON.stringify({ rows, summary }, null, 2));
