@@ -133,6 +133,10 @@ class UploadSink extends Writable {
   private batch: Buffer[] = [];
   private batchBytes = 0;
   private fd: number;
+  /** Set while a writev is in the thread pool: destroy() does not wait for a pending _write, and
+   *  closing the descriptor under it could let the write land in whatever file reuses the number. */
+  private writing = false;
+  private afterWrite: (() => void) | null = null;
 
   constructor(
     fd: number,
@@ -171,14 +175,23 @@ class UploadSink extends Writable {
     if (this.fd < 0) return done(err);
     const fd = this.fd;
     this.fd = -1;
-    fs.close(fd, () => done(err));
+    const close = () => fs.close(fd, () => done(err));
+    if (this.writing) this.afterWrite = close;
+    else close();
   }
 
   private flush(done: (err?: Error | null) => void): void {
     const bufs = this.batch;
     this.batch = [];
     this.batchBytes = 0;
-    writevAll(this.fd, bufs, done);
+    this.writing = true;
+    writevAll(this.fd, bufs, (err) => {
+      this.writing = false;
+      const pending = this.afterWrite;
+      this.afterWrite = null;
+      if (pending) return pending(); // destroyed meanwhile: its close runs now, the write's outcome is moot
+      done(err);
+    });
   }
 }
 
