@@ -12,11 +12,14 @@ export class AnswerMemo {
   private readonly nums: number[] = [];
   private bytes: Buffer | undefined;
 
-  constructor(private readonly write: (view: MetricsView, now: number) => string) {}
+  constructor(private readonly write: (view: MetricsView, now: number) => string | Buffer) {}
 
   answer(view: MetricsView, now: number): Buffer {
     const changed = this.record(view, now);
-    if (changed || this.bytes === undefined) this.bytes = Buffer.from(this.write(view, now), 'utf8');
+    if (changed || this.bytes === undefined) {
+      const answer = this.write(view, now);
+      this.bytes = typeof answer === 'string' ? Buffer.from(answer, 'utf8') : answer;
+    }
     return this.bytes;
   }
 

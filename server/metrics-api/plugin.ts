@@ -8,7 +8,7 @@ import type { AppContext } from '../context.ts';
 import { CompoundMetrics, JobStats, ProcessMetrics, QueueMetrics } from '../contract/metrics.ts';
 import { requireAdmin } from '../auth/admin.ts';
 import { AnswerMemo } from './answer-memo.ts';
-import { compoundJson, jobStatsJson, processMetricsJson, queueMetricsJson } from './json-writer.ts';
+import { compoundBytes, jobStatsJson, processMetricsJson, queueMetricsJson } from './json-writer.ts';
 import type { MetricsSource } from './source.ts';
 
 export const METRICS_PREFIXES = ['/api/v3/sidekiq', '/api/v3/jobqueue', '/api/v4/sidekiq'];
@@ -17,7 +17,7 @@ const ENDPOINTS = [
   { path: 'queue_metrics', schema: QueueMetrics, summary: 'Queues with backlog and latency (whole seconds since the oldest waiting job was enqueued)', answer: queueMetricsJson },
   { path: 'process_metrics', schema: ProcessMetrics, summary: 'Worker processes: hostname, pid, tag, started_at, queues, labels, concurrency, busy', answer: processMetricsJson },
   { path: 'job_stats', schema: JobStats, summary: 'Job counters: processed, failed (cumulative) and enqueued (sum of backlogs)', answer: jobStatsJson },
-  { path: 'compound_metrics', schema: CompoundMetrics, summary: 'queue_metrics, process_metrics and job_stats in one answer', answer: compoundJson },
+  { path: 'compound_metrics', schema: CompoundMetrics, summary: 'queue_metrics, process_metrics and job_stats in one answer', answer: compoundBytes },
 ] as const;
 
 interface MetricsOptions {

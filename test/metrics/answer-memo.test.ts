@@ -1,9 +1,10 @@
 // The metrics API keeps an answer's bytes while nothing it is made of changed: the same Buffer for
 // an unchanged system, and a fresh answer, equal to the writer's text, after any change of a queue,
-// a process, the counters or the clock's whole second.
+// a process, the counters or the clock's whole second. compound_metrics joins each entry's kept
+// bytes (compoundBytes): after each change they must still be exactly compoundJson's text.
 import { describe, expect, it } from 'vitest';
 import { AnswerMemo } from '../../server/metrics-api/answer-memo.ts';
-import { compoundJson } from '../../server/metrics-api/json-writer.ts';
+import { compoundBytes, compoundJson } from '../../server/metrics-api/json-writer.ts';
 import type { MetricsView, ProcessStats, QueueStats } from '../../server/metrics-api/source.ts';
 
 function queue(name: string, backlog: number, enqueuedAt: number): QueueStats & { backlog: number; enqueuedAt: number } {
@@ -31,12 +32,15 @@ function process(pid: number, queues: string[]): ProcessStats & { busy: number; 
   };
 }
 
-describe('AnswerMemo', () => {
+describe.each([
+  ['the text writer', compoundJson],
+  ['the bytes writer (compound_metrics)', compoundBytes],
+] as const)('AnswerMemo with %s', (_name, writer) => {
   const qs = [queue('default', 3, 0), queue('mailers', 0, 0)];
   const ps = [process(10, ['default']), process(11, ['mailers'])];
   const counters = { processed: 7, failed: 1 };
   const view: MetricsView = { queues: () => qs, processes: () => ps, counters: () => ({ ...counters }) };
-  const memo = new AnswerMemo(compoundJson);
+  const memo = new AnswerMemo(writer);
   let now = 5_000;
   let last = memo.answer(view, now);
 
