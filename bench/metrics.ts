@@ -2,7 +2,7 @@
 // against a `jobscope serve` child process running the demo load at that size. The reference is a
 // bare node:http server (also a child process) answering the same pre-serialised JSON, measured in
 // the same run with the same client: the ratio is what our routing, auth, snapshot and
-// serialisation cost on top of the bare minimum. Goal: p99 < 10 ms. `queues` sets the count for the scale
+// serialisation cost on top of the bare minimum. Goal (issue 14): p99 <= 1.5x the bare server's. `queues` sets the count for the scale
 // curve (bench/curves.ts): the demo load has at most 2,000 queues, so past that the rest are synthetic
 // queues holding one waiting job each (enqueued through the control API).
 //   node --import tsx bench/metrics.ts [--quick]
@@ -20,7 +20,7 @@ const round = (x: number) => roundTo(x, 3);
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const TOKEN = 'bench-metrics-admin-token';
-const GOAL_P99_MS = 10;
+const GOAL_RATIO = 1.5;
 
 export type { BenchResult };
 
@@ -172,8 +172,8 @@ export async function run({ quick = false, queues: wanted = 1000, calls }: { qui
       unit: 'ms',
       reference: round(r99),
       ratio: round(p99 / r99),
-      goal: `p99 < ${GOAL_P99_MS} ms`,
-      pass: p99 < GOAL_P99_MS,
+      goal: `p99 <= ${GOAL_RATIO}x bare`,
+      pass: p99 / r99 <= GOAL_RATIO,
       p50_ms: round(p50),
       reference_p50_ms: round(r50),
       ratio_note: 'ratio = our p99 / bare node:http p99 serving the same bytes (lower is better)',
