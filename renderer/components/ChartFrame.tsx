@@ -3,8 +3,8 @@
 // still ran its store, selectors and effects (a few ms at 50 series, plus ~290 kB of script for
 // the first chart to load and parse); this is a few dozen elements rendered only when an axis,
 // a threshold or a marker moved. The look (sizes, dashes, label places) is recharts' defaults as
-// the chart used them. The tick labels keep recharts' class names: the e2e specs read the x axis
-// labels through them (test/e2e/chart-time.spec.ts).
+// the chart used them. The e2e specs read the x axis labels through their classes
+// (chart-x-ticks, chart-tick: test/e2e/chart-time.spec.ts).
 import { memo } from 'react';
 import type { Marker, RefLine } from './chart-types.ts';
 
@@ -61,22 +61,22 @@ export const ChartFrame = memo(function ChartFrame({ width, height, plot, from, 
       </g>
       <g className="chart-x-axis" fontSize={FONT}>
         <line x1={plot.x} x2={right} y1={bottom} y2={bottom} stroke="var(--muted)" />
-        <g className="recharts-xAxis-tick-labels" fill="var(--muted)" textAnchor="middle">
+        <g className="chart-x-ticks" fill="var(--muted)" textAnchor="middle">
           {xs.map((t) => (
             <g key={t}>
               <line x1={xAt(t)} x2={xAt(t)} y1={bottom} y2={bottom + TICK} stroke="var(--muted)" />
-              <text className="recharts-cartesian-axis-tick-value" x={xAt(t)} y={bottom + TICK + TICK_GAP} dy="0.71em">{xFormat(t)}</text>
+              <text className="chart-tick" x={xAt(t)} y={bottom + TICK + TICK_GAP} dy="0.71em">{xFormat(t)}</text>
             </g>
           ))}
         </g>
       </g>
       <g className="chart-y-axis" fontSize={FONT}>
         <line x1={plot.x} x2={plot.x} y1={plot.y} y2={bottom} stroke="var(--muted)" />
-        <g className="recharts-yAxis-tick-labels" fill="var(--muted)" textAnchor="end">
+        <g className="chart-y-ticks" fill="var(--muted)" textAnchor="end">
           {ys.map((v) => (
             <g key={v}>
               <line x1={plot.x - TICK} x2={plot.x} y1={yAt(v)} y2={yAt(v)} stroke="var(--muted)" />
-              <text className="recharts-cartesian-axis-tick-value" x={plot.x - TICK - TICK_GAP} y={yAt(v)} dy="0.355em">{yFormat ? yFormat(v) : String(v)}</text>
+              <text className="chart-tick" x={plot.x - TICK - TICK_GAP} y={yAt(v)} dy="0.355em">{yFormat ? yFormat(v) : String(v)}</text>
             </g>
           ))}
         </g>

@@ -43,7 +43,7 @@ test.describe('a fresh server with one sample so far', () => {
     expect(w.to - w.from).toBe(15 * MIN);
     expect(Math.abs(w.to - Date.now())).toBeLessThan(2 * MIN);
     // And so are the axis labels: round times across the 15 minutes, not across the few seconds sampled.
-    const ticks = page.locator('[data-testid="chart-workers"] .recharts-xAxis-tick-labels .recharts-cartesian-axis-tick-value');
+    const ticks = page.locator('[data-testid="chart-workers"] .chart-x-ticks .chart-tick');
     await expect.poll(() => ticks.count()).toBeGreaterThanOrEqual(3);
     const labels = await ticks.allTextContents();
     const spanS = (secondsOf(labels.at(-1)!) - secondsOf(labels[0]!) + 86400) % 86400;

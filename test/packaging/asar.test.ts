@@ -56,7 +56,7 @@ describe('packaged app (linux dir, stand-in Electron)', () => {
   });
 
   it('holds no dev-only package and no TypeScript source', () => {
-    const devOnly = ['react', 'react-dom', 'recharts', 'vite', 'vitest', 'electron', 'electron-builder', 'typescript', 'tsx', 'esbuild', 'playwright-core', '@playwright/test', 'axios', 'eslint'];
+    const devOnly = ['react', 'react-dom', 'vite', 'vitest', 'electron', 'electron-builder', 'typescript', 'tsx', 'esbuild', 'playwright-core', '@playwright/test', 'axios', 'eslint'];
     const present = devOnly.filter((p) => entries.includes(`/node_modules/${p}/package.json`));
     expect(present).toEqual([]);
     expect(entries.filter((e) => e.endsWith('.ts') && !e.endsWith('.d.ts') && !e.startsWith('/node_modules/'))).toEqual([]);

@@ -1,7 +1,7 @@
 // Dev hook for bench/ui.ts (not in the menu): `#/bench?series=50&points=1000` draws the dashboard's
 // chart component with synthetic, seeded data and exposes `window.__jobscopeBench.redraw(n)`, which
-// replaces the data n times and returns the main-thread cost of each update: new data → React and
-// recharts render and commit (flushSync) → effects and any follow-up renders (two task hops) →
+// replaces the data n times and returns the main-thread cost of each update: new data → React
+// render and commit (flushSync) → effects and any follow-up renders (two task hops) →
 // style and layout (forced). Paint is left out, as it is for the bare reference bench/ui.ts draws
 // in the same page. Not vsync-bound: a rAF-based timer could not tell 2 ms from 15 ms.
 import { useEffect, useMemo, useState } from 'react';
