@@ -3,11 +3,14 @@
 # Playwright suites in Debian's Chromium. Ends with one line "N passed, M failed" summing all of them.
 #
 # The static checks run beside the suites; only the UI build goes first (the packaging check and the
-# browser tests use it). vitest and then Playwright, one after the other: on this 2-core machine the
-# run is CPU-bound (~8 CPU-minutes), and side by side (TEST_SUITES=together) a fresh clone took
-# longer, 7 min 50 s against ~7 min, because vitest's in-process files slowed 6-fold beside Chromium
-# (a 5,000-step model half: 29 s alone, 199 s beside it). vitest's output streams; the other logs are
-# printed once all have ended, then every result in one fixed order.
+# browser tests use it). vitest and Playwright run side by side, vitest at a lower CPU priority
+# (TEST_SUITES=overlap, the default): the browser suite mostly waits (quiet, alone: 219 s wall for
+# 139 s of CPU), and niced, vitest takes the CPU it leaves idle, on three workers because its files
+# wait too (child processes, clusters starting). Measured here back to back, warm caches, load ~2.5
+# (2026-11-26): serial (vitest, then Playwright) ~7 min; overlap on two workers 407 s; overlap on
+# three with the temp dirs on /dev/shm 358 s. TEST_SUITES=serial and =together (same priority) stay
+# for comparison. vitest's output streams; the other logs are printed once all have ended, then
+# every result in one fixed order.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export NO_COLOR=1 FORCE_COLOR=0
@@ -27,7 +30,11 @@ end() { # name : counts a check begin started, once it has ended
   if [ "$(cat "$out/$1.rc" 2>/dev/null)" = 0 ]; then count "$1" 1 0; else cat "$out/$1.log"; count "$1" 0 1; status=1; fi
 }
 
-together=${TEST_SUITES:-serial}
+together=${TEST_SUITES:-overlap}
+# Test data dirs, clusters and sockets in memory when /dev/shm is a writable tmpfs (a kill -9 test
+# needs no disk: the page cache outlives the process; the disk-full tests mount their own tmpfs).
+if [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then export TMPDIR=/dev/shm; fi
+[ "$together" = overlap ] && : "${VITEST_WORKERS:=3}"
 begin typecheck npx tsc -p . --noEmit --incremental --tsBuildInfoFile "$cache/tsc.tsbuildinfo"
 begin lint npx eslint --cache --cache-strategy content --cache-location "$cache/eslint" .
 # Import cycles, type-only imports included (lazy view imports are not edges: they load on demand).
@@ -35,7 +42,7 @@ begin cycles npm run -s cycles
 # The suites use the built UI (the packaging check, the browser tests): it is built before they start.
 npx vite build > "$out/build-ui.log" 2>&1; echo $? > "$out/build-ui.rc"
 
-echo "[suites] vitest and Playwright: $together (TEST_SUITES; load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores)"
+echo "[suites] vitest and Playwright: $together (TEST_SUITES; vitest workers ${VITEST_WORKERS:-2}; TMPDIR ${TMPDIR:-/tmp}; load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores)"
 
 e2e=0
 playwright() {
@@ -43,10 +50,12 @@ playwright() {
   echo $? > "$out/playwright.rc"
 }
 if ls test/e2e/*.spec.ts >/dev/null 2>&1; then e2e=1; fi
-[ "$e2e" = 1 ] && [ "$together" = together ] && playwright &
+nice=()
+[ "$together" = overlap ] && nice=(nice -n 10)
+[ "$e2e" = 1 ] && [ "$together" != serial ] && playwright &
 
-npx vitest run --reporter=default --reporter=json --outputFile.json="$out/vitest.json" 2>&1 | tee "$out/vitest.log" || status=1
-[ "$e2e" = 1 ] && [ "$together" != together ] && playwright
+"${nice[@]}" npx vitest run ${VITEST_WORKERS:+--maxWorkers=$VITEST_WORKERS} --reporter=default --reporter=json --outputFile.json="$out/vitest.json" 2>&1 | tee "$out/vitest.log" || status=1
+[ "$e2e" = 1 ] && [ "$together" = serial ] && playwright
 wait # the static checks and Playwright
 [ "$e2e" = 1 ] && cat "$out/playwright.log"
 

@@ -234,4 +234,4 @@ test(`${CYCLES} kill -9 cycles lose no acknowledged trace byte or artifact and n
   expect(states.filter((s) => s === 'unsent').length, 'stalled uploads').toBeGreaterThanOrEqual(CYCLES);
   expect(await server.stop()).toBe(0);
   server = undefined;
-}, 170_000);
+}, 400_000);

@@ -5,7 +5,7 @@ import { runModel } from './model/run.ts';
 
 const replaying = process.env.FC_SEED !== undefined;
 
-test('5,000+ model-checked steps against an in-process server, with restarts (second seed)', { timeout: 300_000 }, async () => {
+test('5,000+ model-checked steps against an in-process server, with restarts (second seed)', { timeout: 600_000 }, async () => {
   const totals = await runModel({ name: 'inproc-b', kind: 'inproc', numRuns: 10, maxCommands: 3000, steps: 5_000, restartWeight: 1, killWeight: 0, seed: 20260603 });
   if (!replaying) expect(totals.steps).toBeGreaterThanOrEqual(5_000);
 });
