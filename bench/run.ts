@@ -108,6 +108,7 @@ function markdown(results: BenchResult[], meta: { command: string; date: string;
     '',
     ...(meta.failures.length ? ['Benchmarks that failed to run:', '', ...meta.failures.map((f) => `- ${f}`), ''] : []),
     ...(fs.existsSync(path.join(REPO, 'docs/benchmarks/README.md')) ? ['Scale curves (`npm run bench -- --curves`): [docs/benchmarks/](benchmarks/README.md).', ''] : []),
+    ...(fs.existsSync(path.join(REPO, 'docs/benchmark-bounds.md')) ? ['What bounds each line, with the profile that showed it: [benchmark-bounds.md](benchmark-bounds.md).', ''] : []),
     'Raw figures: `bench/results.json`. Profiles: `npm run bench -- --cpu-prof` writes the server children’s V8 CPU profiles to `.tmp/bench-profiles/`.',
     '',
   ].join('\n');
