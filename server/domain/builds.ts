@@ -158,7 +158,7 @@ export class SqliteBuildsDomain {
    * Makes a staged upload the build's archive: the file is in place before the row points at it,
    * the replaced archive goes after, and the listing job hears of it. The build as it is now.
    */
-  storeArtifacts(buildId: number, staged: StagedUpload, meta: { filename: string; expire_at: number | null }): Build {
+  async storeArtifacts(buildId: number, staged: StagedUpload, meta: { filename: string; expire_at: number | null }): Promise<Build> {
     const old = this.store.builds.byId(buildId)?.artifacts_key ?? null;
     let key: string;
     try {
@@ -168,7 +168,7 @@ export class SqliteBuildsDomain {
       throw err;
     }
     this.store.tx(() => this.store.builds.setArtifacts(buildId, { key, filename: meta.filename, size: staged.size, expire_at: meta.expire_at }));
-    if (old && old !== key) this.store.artifacts.remove(old);
+    if (old && old !== key) await this.store.artifacts.removeAsync(old);
     this.events.emit('artifacts:stored', { buildId, key });
     return this.store.builds.byId(buildId)!;
   }

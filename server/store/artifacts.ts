@@ -94,6 +94,12 @@ export class ArtifactStore {
     if (key) fs.rmSync(this.pathOf(key), { force: true });
   }
 
+  /** As remove, off the event loop: unlinking a large archive frees its extents in the kernel
+   *  (0.1-0.2 s per 256 MiB measured here), which would stall every other request meanwhile. */
+  async removeAsync(key: string | null): Promise<void> {
+    if (key) await fs.promises.rm(this.pathOf(key), { force: true });
+  }
+
   /** The archive's size on disk: the file, not the stored row, is the truth for what a download sends. */
   size(key: string): number {
     return fs.statSync(this.pathOf(key)).size;

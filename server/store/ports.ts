@@ -121,6 +121,8 @@ export interface ArtifactsPort {
   commit(buildId: number, staged: StagedUpload): string;
   discard(staged: StagedUpload): void;
   remove(key: string | null): void;
+  /** remove off the event loop: where a request waits for it (a replaced archive). */
+  removeAsync(key: string | null): Promise<void>;
   size(key: string): number;
   open(key: string): fs.ReadStream;
 }

@@ -175,7 +175,7 @@ export class PgBuildsDomain implements BuildsDomain {
       throw err;
     }
     await this.builds.setArtifacts(buildId, { key, filename: meta.filename, size: staged.size, expire_at: meta.expire_at });
-    if (old && old !== key) this.d.artifacts.remove(old);
+    if (old && old !== key) await this.d.artifacts.removeAsync(old);
     // In-process only: the listing job it triggers is this instance's, and must run once.
     this.d.events.emit('artifacts:stored', { buildId, key });
     return (await this.builds.byId(buildId))!;
