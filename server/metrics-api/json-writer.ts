@@ -26,20 +26,25 @@ function processHead(p: ProcessStats): string {
   return text;
 }
 
+/** One queue's entry in the queues object, and one process's in the processes array: the text and
+ *  the byte writers below share them, so the two cannot drift apart. */
+const queueEntry = (q: QueueStats, backlog: number, latency: number) => `${queueKey(q)}${backlog},"latency":${latency}}`;
+const processEntry = (p: ProcessStats, busy: number) => `${processHead(p)}${busy}}`;
+
 export function queuesJson(jobs: MetricsView, now: number): { text: string; enqueued: number } {
   const parts: string[] = [];
   let enqueued = 0;
   for (const q of jobs.queues()) {
     const backlog = q.backlog;
     enqueued += backlog;
-    parts.push(`${queueKey(q)}${backlog},"latency":${q.latency(now)}}`);
+    parts.push(queueEntry(q, backlog, q.latency(now)));
   }
   return { text: `{${parts.join(',')}}`, enqueued };
 }
 
 export function processesJson(jobs: MetricsView): string {
   const parts: string[] = [];
-  for (const p of jobs.processes()) parts.push(`${processHead(p)}${p.busy}}`);
+  for (const p of jobs.processes()) parts.push(processEntry(p, p.busy));
   return `[${parts.join(',')}]`;
 }
 
@@ -71,7 +76,7 @@ export function compoundBytes(jobs: MetricsView, now: number): Buffer {
     enqueued += backlog;
     let e = queueBytes.get(q);
     if (e === undefined || e.backlog !== backlog || e.latency !== latency) {
-      queueBytes.set(q, (e = { backlog, latency, bytes: Buffer.from(`${queueKey(q)}${backlog},"latency":${latency}}`) }));
+      queueBytes.set(q, (e = { backlog, latency, bytes: Buffer.from(queueEntry(q, backlog, latency)) }));
     }
     if (parts.length > 1) parts.push(COMMA);
     parts.push(e.bytes);
@@ -82,7 +87,7 @@ export function compoundBytes(jobs: MetricsView, now: number): Buffer {
     const busy = p.busy;
     let e = processBytes.get(p);
     if (e === undefined || e.version !== p.version || e.busy !== busy) {
-      processBytes.set(p, (e = { version: p.version, busy, bytes: Buffer.from(`${processHead(p)}${busy}}`) }));
+      processBytes.set(p, (e = { version: p.version, busy, bytes: Buffer.from(processEntry(p, busy)) }));
     }
     if (parts.length > first) parts.push(COMMA);
     parts.push(e.bytes);
