@@ -4,7 +4,7 @@
 // what lets an upload be retried and its sha256 be compared after the round trip.
 // Written here rather than with yazl: every entry is stored (nothing to compress), and yazl's
 // JavaScript crc32 and four piped streams per entry cost about 1 ms a 64 KiB archive, a tenth of
-// what the simulator itself spends per build; zlib.crc32 is native.
+// what the simulator itself spends per build; zlib.crc32 is native (Node 20.15 and later: package.json's engines).
 import crypto from 'node:crypto';
 import zlib from 'node:zlib';
 
