@@ -6,11 +6,8 @@
 // differently from the bin, and cost more: a `serve` start to "listening" and SIGTERM took 1.34-1.46 s
 // of CPU without, 1.08-1.13 s with (user+sys, 2 sets of 3 alternating rounds, load ~7-12, at 2bebfbb).
 // A V8 code cache for the CommonJS packages on top of this (a Module._compile hook) gained nothing
-// measurable once the launcher bundled the packages in (1.09 s). Keep the flags in step with v8-tuning.ts.
-import v8 from 'node:v8';
+// measurable once the launcher bundled the packages in (1.09 s).
+// The flags are the launcher's own (tuneV8Early), not a copy of them.
+import { tuneV8Early } from '../../scripts/launcher.js';
 
-v8.setFlagsFromString('--semi-space-growth-factor=1');
-// v8-tuning.ts sets the default back after start-up; the same here, on the same clock.
-setTimeout(() => v8.setFlagsFromString('--semi-space-growth-factor=2'), 10_000).unref();
-v8.setFlagsFromString('--wasm-num-compilation-tasks=1');
-v8.setFlagsFromString('--wasm-tiering-budget=180000000');
+tuneV8Early();
