@@ -14,21 +14,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build, type Plugin } from 'esbuild';
+// The packages left outside the bundle: one list, in launcher.js (plain JS, as it runs before any
+// TypeScript can), for the bin's bundle and this one; its comment says why each stays outside.
+import { EXTERNAL_PACKAGES } from './launcher.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const TUNING_FILE = 'v8-tuning.js';
-
-/**
- * Packages left as imports from node_modules. The rest are bundled in: node spent about a third of
- * the server's start CPU finding, reading and compiling ~340 CommonJS files one by one (module
- * resolution's stats and package.json reads, the ESM loader's CommonJS lexer, a compile per file;
- * bench/startup.ts, --cpu-prof). These read files beside themselves through __dirname, which a
- * bundled ESM file has not (SQLite's .wasm, Swagger UI's static files, @fastify/swagger's and
- * ioredis' own paths), or are Electron's, or load only on first use (pg and ioredis with --database /
- * --redis, yauzl with the first archive listed): nothing to gain at start, and test/packaging's
- * probe sees them stay unloaded.
- */
-export const EXTERNAL_PACKAGES = ['electron', 'node-sqlite3-wasm', '@fastify/swagger', '@fastify/swagger-ui', 'ioredis', 'pg', 'yauzl'];
 
 /** Bundled CommonJS packages call require() for node's modules: an ESM file has none of its own. */
 const REQUIRE_BANNER = 'import { createRequire as __bundleCreateRequire } from "node:module";\nconst require = __bundleCreateRequire(import.meta.url);';

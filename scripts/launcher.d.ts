@@ -1,3 +1,5 @@
 // Types for scripts/launcher.js (plain JS: it runs before any TypeScript can).
 export function runBundled(entry: string, opts?: { root?: string; cacheDir?: string; quiet?: boolean }): Promise<unknown>;
 export function ensureBundle(entry: string, where: { root: string; cacheDir: string }): Promise<string>;
+export const EXTERNAL_PACKAGES: string[];
+export function tuneV8Early(): void;

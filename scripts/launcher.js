@@ -15,13 +15,18 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const FORMAT = 2;
 
 /**
- * As scripts/build-bundle.ts' EXTERNAL_PACKAGES (read its why; keep both in step): these stay imports
- * from node_modules, every other package is bundled in. Node resolving, reading and compiling ~340
- * package files one by one was a third of the server's start CPU; bundled, the start to the listening
- * line took 820-1281 ms of CPU instead of 1394-1535 (3 alternating rounds, load ~22), and the
- * freshness check stats ~800 files instead of ~210, part of that figure.
+ * Packages left as imports from node_modules, here and in the packaged bundle (scripts/build-bundle.ts
+ * imports this list). The rest are bundled in: node resolving, reading and compiling ~340 CommonJS
+ * files one by one (stats and package.json reads, the ESM loader's CommonJS lexer, a compile per file)
+ * was a third of the server's start CPU; bundled, the start to the listening line took 820-1281 ms of
+ * CPU instead of 1394-1535 (3 alternating rounds, load ~22), and the freshness check stats ~800 files
+ * instead of ~210, part of that figure. These stay outside because they read files beside themselves
+ * through __dirname, which a bundled ESM file has not (SQLite's .wasm, Swagger UI's static files,
+ * @fastify/swagger's and ioredis' own paths), or are Electron's, or load only on first use (pg and
+ * ioredis with --database / --redis, yauzl with the first archive listed): nothing to gain at start,
+ * and test/packaging's probe sees them stay unloaded.
  */
-const EXTERNAL_PACKAGES = ['electron', 'node-sqlite3-wasm', '@fastify/swagger', '@fastify/swagger-ui', 'ioredis', 'pg', 'yauzl'];
+export const EXTERNAL_PACKAGES = ['electron', 'node-sqlite3-wasm', '@fastify/swagger', '@fastify/swagger-ui', 'ioredis', 'pg', 'yauzl'];
 
 /**
  * The V8 tuning of server/hosts/v8-tuning.ts (read its comment for the why), applied here too because
