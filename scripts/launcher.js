@@ -9,10 +9,11 @@ import v8 from 'node:v8';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { CJS_BODY } from './code-cache.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // Bump when the build options below change, so older bundles are rebuilt.
-const FORMAT = 2;
+const FORMAT = 3;
 
 /**
  * Packages left as imports from node_modules, here and in the packaged bundle (scripts/build-bundle.ts
@@ -68,7 +69,11 @@ export async function runBundled(entry, opts = {}) {
 }
 
 /**
- * The bundle's path, rebuilt first when it is missing or any recorded source changed.
+ * The path of a file to import that runs the bundle, rebuilt first when it is missing or any recorded
+ * source changed. The bundle is CommonJS run by a small ES module beside it through scripts/code-cache.js
+ * (V8's code cache: the functions a start compiled are not compiled again at the next); an entry with
+ * top-level await, which CommonJS cannot hold (scripts/start.ts), is bundled as an ES module, uncached.
+ * The stub's default export is the entry's exports (CommonJS: module.exports).
  * @param {string} entry
  * @param {{ root: string, cacheDir: string }} where
  * @returns {Promise<string>}
@@ -83,32 +88,50 @@ export async function ensureBundle(entry, { root: base, cacheDir }) {
   fs.mkdirSync(cacheDir, { recursive: true });
   const started = Date.now();
   const tmp = path.join(cacheDir, `.${name}.${process.pid}.tmp`);
+  const options = (format, outfile) => ({
+    absWorkingDir: base,
+    entryPoints: [entry],
+    outfile,
+    write: false,
+    bundle: true,
+    platform: 'node',
+    format,
+    target: 'node20',
+    external: EXTERNAL_PACKAGES,
+    // Bundled CommonJS packages call require() for node's modules: an ES module has none of its own
+    // (the CommonJS bundle gets node's from its wrapper), nor import.meta.url (given as a parameter).
+    ...(format === 'esm'
+      ? { banner: { js: 'import { createRequire as __bundleCreateRequire } from "node:module";\nconst require = __bundleCreateRequire(import.meta.url);' } }
+      : CJS_BODY),
+    // V8 keeps the whole source in the heap for lazy compiling: minified (names kept) it is 1.9 MB,
+    // not 2.9, ~3.5 MiB less heap at idle. A stack trace names the bundle's lines; run with
+    // NODE_OPTIONS=--enable-source-maps to have them named in the TypeScript sources.
+    minifyWhitespace: true,
+    minifySyntax: true,
+    sourcemap: 'linked',
+    metafile: true,
+    logLevel: 'silent',
+  });
   try {
-    const result = await esbuild.build({
-      absWorkingDir: base,
-      entryPoints: [entry],
-      outfile: out,
-      write: false,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      external: EXTERNAL_PACKAGES,
-      // Bundled CommonJS packages call require() for node's modules: an ESM file has none of its own.
-      banner: { js: 'import { createRequire as __bundleCreateRequire } from "node:module";\nconst require = __bundleCreateRequire(import.meta.url);' },
-      // V8 keeps the whole source in the heap for lazy compiling: minified (names kept) it is 1.9 MB,
-      // not 2.9, ~3.5 MiB less heap at idle. A stack trace names the bundle's lines; run with
-      // NODE_OPTIONS=--enable-source-maps to have them named in the TypeScript sources.
-      minifyWhitespace: true,
-      minifySyntax: true,
-      sourcemap: 'linked',
-      metafile: true,
-      logLevel: 'error',
-    });
+    const body = path.join(cacheDir, `${name}.cjs`);
+    let result;
+    try {
+      result = await esbuild.build(options('cjs', body));
+      const runner = path.relative(cacheDir, path.join(root, 'scripts', 'code-cache.js')).split(path.sep).join('/');
+      const stub = `import { fileURLToPath } from "node:url";\nimport { runWithCodeCache } from ${JSON.stringify(runner.startsWith('.') ? runner : `./${runner}`)};\nexport default runWithCodeCache(fileURLToPath(new URL(${JSON.stringify(`./${name}.cjs`)}, import.meta.url)));\n`;
+      result.outputFiles.push({ path: out, contents: Buffer.from(stub) });
+      result.metafile.inputs[path.relative(base, path.join(root, 'scripts', 'code-cache.js'))] = {};
+      fs.rmSync(`${out}.map`, { force: true });
+    } catch (err) {
+      if (!(err.errors ?? []).some((e) => /top-level await/i.test(e.text))) throw err;
+      result = await esbuild.build(options('esm', out));
+      for (const f of [body, `${body}.map`]) fs.rmSync(f, { force: true });
+    }
     // Written beside and renamed into place: a start running at the same time never imports half a file.
     for (const file of result.outputFiles) {
-      fs.writeFileSync(`${tmp}${path.extname(file.path)}`, file.contents);
-      fs.renameSync(`${tmp}${path.extname(file.path)}`, file.path);
+      const part = `${tmp}${path.basename(file.path).slice(name.length)}`;
+      fs.writeFileSync(part, file.contents);
+      fs.renameSync(part, file.path);
     }
     const inputs = Object.keys(result.metafile.inputs).map((f) => path.resolve(base, f));
     const stats = inputs.map((f) => stamp(f));
@@ -118,8 +141,15 @@ export async function ensureBundle(entry, { root: base, cacheDir }) {
     } else {
       fs.rmSync(manifestFile, { force: true });
     }
+  } catch (err) {
+    // esbuild's own report, printed as its logLevel 'error' used to.
+    if (Array.isArray(err.errors) && err.errors.length > 0) {
+      const text = await esbuild.formatMessages(err.errors, { kind: 'error' });
+      process.stderr.write(text.join(''));
+    }
+    throw err;
   } finally {
-    for (const ext of ['.mjs', '.map']) fs.rmSync(`${tmp}${ext}`, { force: true });
+    for (const f of fs.readdirSync(cacheDir)) if (f.startsWith(`.${name}.${process.pid}.tmp`)) fs.rmSync(path.join(cacheDir, f), { force: true });
     // esbuild keeps a service process alive otherwise; the server must not carry it.
     await esbuild.stop();
   }

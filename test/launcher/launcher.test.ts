@@ -13,7 +13,9 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-launcher-'));
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 
-const importFresh = async (file: string) => (await import(`${pathToFileURL(file).href}?v=${fs.statSync(file).mtimeMs}`)) as { value: string };
+const importFresh = async (file: string) => (await import(`${pathToFileURL(file).href}?v=${fs.statSync(file).mtimeMs}`)) as { value?: string; default?: { value: string } };
+/** The stub's default export is the CommonJS bundle's module.exports (scripts/code-cache.js). */
+const valueOf = async (file: string) => (await importFresh(file)).default!.value;
 
 describe('launcher bundle cache', () => {
   const src = path.join(work, 'src');
@@ -24,9 +26,13 @@ describe('launcher bundle cache', () => {
 
   it('bundles the entry with its imports, then reuses the bundle while nothing changed', async () => {
     const out = await ensureBundle('src/entry.ts', { root: work, cacheDir });
-    expect((await importFresh(out)).value).toBe('entry+one');
+    expect(await valueOf(out)).toBe('entry+one');
+    expect(fs.readFileSync(path.join(cacheDir, 'src_entry.cjs'), 'utf8')).toContain('entry+');
     const manifest = JSON.parse(fs.readFileSync(path.join(cacheDir, 'src_entry.json'), 'utf8')) as { inputs: Record<string, unknown> };
-    expect(Object.keys(manifest.inputs).sort()).toEqual(['src/entry.ts', 'src/lib/part.ts']);
+    // and the code-cache runner the stub imports: a change to it rebuilds the stub too.
+    const runner = Object.keys(manifest.inputs).filter((f) => f.endsWith('scripts/code-cache.js'));
+    expect(runner).toHaveLength(1);
+    expect(Object.keys(manifest.inputs).filter((f) => !runner.includes(f)).sort()).toEqual(['src/entry.ts', 'src/lib/part.ts']);
     const before = fs.statSync(out).mtimeMs;
     await new Promise((r) => setTimeout(r, 20));
     expect(await ensureBundle('src/entry.ts', { root: work, cacheDir })).toBe(out);
@@ -36,13 +42,20 @@ describe('launcher bundle cache', () => {
   it('rebuilds when an imported source changes, and when a new one is imported', async () => {
     fs.writeFileSync(path.join(src, 'lib/part.ts'), "export const part = 'two!';\n");
     const out = await ensureBundle('src/entry.ts', { root: work, cacheDir });
-    expect((await importFresh(out)).value).toBe('entry+two!');
+    expect(await valueOf(out)).toBe('entry+two!');
     fs.writeFileSync(path.join(src, 'lib/extra.ts'), "export const extra = 'three';\n");
     fs.writeFileSync(path.join(src, 'lib/part.ts'), "import { extra } from './extra.ts';\nexport const part = `two+${extra}`;\n");
-    expect((await importFresh(await ensureBundle('src/entry.ts', { root: work, cacheDir }))).value).toBe('entry+two+three');
+    expect(await valueOf(await ensureBundle('src/entry.ts', { root: work, cacheDir }))).toBe('entry+two+three');
     fs.writeFileSync(path.join(src, 'lib/extra.ts'), "export const extra = 'four';\n");
-    expect((await importFresh(await ensureBundle('src/entry.ts', { root: work, cacheDir }))).value).toBe('entry+two+four');
+    expect(await valueOf(await ensureBundle('src/entry.ts', { root: work, cacheDir }))).toBe('entry+two+four');
     expect(fs.readdirSync(cacheDir).filter((f) => f.endsWith('.tmp') || f.includes('.tmp.'))).toEqual([]);
+  });
+
+  it('bundles an entry with top-level await as an ES module (CommonJS cannot hold it)', async () => {
+    fs.writeFileSync(path.join(src, 'tla.ts'), "import { part } from './lib/part.ts';\nexport const value: string = await Promise.resolve(`tla+${part}`);\n");
+    const out = await ensureBundle('src/tla.ts', { root: work, cacheDir });
+    expect((await importFresh(out)).value).toBe('tla+two+four');
+    expect(fs.existsSync(path.join(cacheDir, 'src_tla.cjs'))).toBe(false);
   });
 
   it('reports a source that does not compile instead of running an old bundle', async () => {
@@ -71,6 +84,8 @@ describe('bin/jobscope.js serve', () => {
       expect(stderr).not.toMatch(/through tsx/);
       const res = await fetch(`${url}/ci/api/v1/builds/register.json`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"token":"nope"}' });
       expect(res.status).toBe(403);
+      // The API docs' packages stay outside the bundle and load on this first request.
+      expect((await fetch(`${url}/api/docs/json`)).status).toBe(200);
     } finally {
       child.kill('SIGTERM');
       await new Promise((r) => (child.exitCode === null ? child.once('exit', r) : r(null)));

@@ -1,0 +1,97 @@
+// Runs a CommonJS bundle with V8's code cache, so a start does not parse and compile the bundle's
+// functions again. Node 20 has no compile cache (module.enableCompileCache came in 22.1) and none
+// for ES modules at all, but vm.Script takes `cachedData`: the bytecode of every function the last
+// start compiled, made by createCachedData() once that start had run. Loading the 1.9 MB server
+// bundle was a third of its start CPU (compileSourceTextModule alone ~12 %, the rest lazy compiles
+// of the functions start-up runs); bench/startup.ts has the before/after.
+// Why not the npm package v8-compile-cache: it hooks require() for CommonJS files one by one and
+// stores what V8 compiled eagerly at parse time (produceCachedData), before anything ran, which
+// leaves out the lazily compiled functions that are most of the cost here; this is one file, one cache.
+// Plain JS: the launcher imports it before any TypeScript can run, and build-bundle.ts bundles it
+// into the packaged stub.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import vm from 'node:vm';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+
+/** Wrapper parameters: what a CommonJS file has, plus import.meta.url (esbuild's `define` maps it here). */
+export const BUNDLE_URL = '__bundleUrl';
+
+/**
+ * esbuild options for a bundle runWithCodeCache can run: CommonJS, wrapped in the file itself in the
+ * function a CommonJS module is wrapped in (plus import.meta.url as a parameter), so the source read
+ * is the script compiled, not a second 1.9 MB string made by joining it to a wrapper.
+ * import() of the packages left outside the bundle becomes require(): a function that V8 compiles
+ * lazily inside a script made from cached data has lost the script's dynamic-import callback in
+ * Node 20 (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING on the first /api/docs request), and vm's
+ * main-context loader is experimental there (a warning on stderr). Those packages are CommonJS;
+ * esbuild's interop gives `default` = module.exports, as node's ESM loader does.
+ */
+export const CJS_BODY = {
+  format: 'cjs',
+  define: { 'import.meta.url': BUNDLE_URL },
+  supported: { 'dynamic-import': false },
+  banner: { js: `(function (exports, require, module, __filename, __dirname, ${BUNDLE_URL}) {` },
+  footer: { js: '})' },
+};
+
+/**
+ * Evaluates `file` (a bundle built with CJS_BODY's options) and returns
+ * its module.exports. The cache lives in `cacheDir` (default: beside the bundle), named by a digest of
+ * the source and V8's version: V8 itself checks only the source's length and its own flags, and
+ * rejects data made under other flags (`cachedDataRejected`), in which case a new cache is written.
+ * A missing, unreadable or unwritable cache only costs the compile it would have saved.
+ * @param {string} file
+ * JOBSCOPE_CODE_CACHE_SAVE_MS sets how long after the evaluation the cache is made (tests: 0).
+ * @param {{ cacheDir?: string, saveAfterMs?: number, onStatus?: (status: 'none' | 'used' | 'rejected') => void }} [opts]
+ */
+export function runWithCodeCache(file, opts = {}) {
+  const source = fs.readFileSync(file, 'utf8');
+  const dir = opts.cacheDir ?? path.dirname(file);
+  const digest = crypto.createHash('sha256').update(source).update(`\0${process.versions.v8}\0${process.arch}`).digest('hex').slice(0, 20);
+  const cacheFile = path.join(dir, `${path.basename(file)}.${digest}.v8cache`);
+  let cachedData;
+  try {
+    cachedData = fs.readFileSync(cacheFile);
+  } catch {
+    /* first start, or no cache dir: compile from source */
+  }
+  const script = new vm.Script(source, { filename: file, cachedData });
+  const used = cachedData !== undefined && !script.cachedDataRejected;
+  const status = cachedData === undefined ? 'none' : used ? 'used' : 'rejected';
+  opts.onStatus?.(status);
+  if (process.env.JOBSCOPE_CODE_CACHE_DEBUG) process.stderr.write(`code cache: ${status} (${cacheFile})\n`);
+  cachedData = undefined;
+  const module = { exports: {} };
+  script.runInThisContext().call(module.exports, module.exports, createRequire(file), module, file, path.dirname(file), pathToFileURL(file).href);
+  // Made once the start has run (its functions compiled), before the V8 tuning's start-up flags
+  // change back (server/hosts/v8-tuning.ts, 10 s), since V8 keys the data by its flags.
+  const envMs = Number(process.env.JOBSCOPE_CODE_CACHE_SAVE_MS || NaN);
+  if (!used) setTimeout(() => saveCache(script, cacheFile), opts.saveAfterMs ?? (Number.isFinite(envMs) ? envMs : 3000)).unref();
+  return module.exports;
+}
+
+/** Written beside and renamed into place: a start running at the same time never reads half a file. */
+function saveCache(script, cacheFile) {
+  const tmp = `${cacheFile}.${process.pid}.tmp`;
+  try {
+    const data = script.createCachedData();
+    fs.mkdirSync(path.dirname(cacheFile), { recursive: true });
+    fs.writeFileSync(tmp, data);
+    fs.renameSync(tmp, cacheFile);
+    // Caches of older builds of the same bundle are dead weight: one per bundle name is kept.
+    const prefix = `${path.basename(cacheFile).split('.').slice(0, -2).join('.')}.`;
+    for (const f of fs.readdirSync(path.dirname(cacheFile))) {
+      if (f.startsWith(prefix) && f.endsWith('.v8cache') && f !== path.basename(cacheFile)) fs.rmSync(path.join(path.dirname(cacheFile), f), { force: true });
+    }
+  } catch {
+    // A read-only install (the packaged app's asar, a global install owned by root): no cache.
+    try {
+      fs.rmSync(tmp, { force: true });
+    } catch {
+      /* nothing was written */
+    }
+  }
+}
