@@ -4,10 +4,9 @@
 // (shown once, skippable, reachable again from the help dialog).
 import fs from 'node:fs';
 import { test, expect, type Page } from '@playwright/test';
-import AxeBuilder from '@axe-core/playwright';
 import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
-import { openSignedIn, startUiServer } from './support.ts';
+import { openSignedIn, runAxe, startUiServer } from './support.ts';
 import { VIEWS } from '../../renderer/views/registry.ts';
 import { viewShortcuts } from '../../renderer/app/shortcuts.ts';
 
@@ -36,9 +35,9 @@ async function go(page: Page, key: string, view: string) {
 }
 /** Serious or critical axe findings inside the open dialog. */
 async function dialogProblems(page: Page, testId: string): Promise<string[]> {
-  // Legacy mode (axe.run in the page) and selectors for violations only: as in support.ts's
-  // accessibilityProblems, the same rules without a second page to finish the run in.
-  const r = await new AxeBuilder({ page }).setLegacyMode().options({ resultTypes: ['violations'] }).include(`[data-testid="${testId}"]`).analyze();
+  // axe.run in the page, every rule (no tag filter), selectors for violations only: as in
+  // support.ts's accessibilityProblems, without a second page to finish the run in.
+  const r = await runAxe(page, { resultTypes: ['violations'] }, { include: [`[data-testid="${testId}"]`], exclude: [] });
   return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }
 

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, type Page, type TestInfo } from '@playwright/test';
-import AxeBuilder from '@axe-core/playwright';
+import { createRequire } from 'node:module';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
 
@@ -112,22 +112,53 @@ export function legendItem(page: Page, chartTestId: string, name: string) {
   return page.locator(`[data-testid="${chartTestId}"] .legend-item[data-series="${name}"]`);
 }
 
+/** axe-core as @axe-core/playwright loads it (its own axe-core dependency, so the same version and
+ *  rules), but the minified build: 0.65 MB of script instead of axe.js's 1.5 MB. */
+const axeDir = path.dirname(createRequire(createRequire(import.meta.url).resolve('@axe-core/playwright')).resolve('axe-core/package.json'));
+const AXE_VERSION = (JSON.parse(fs.readFileSync(path.join(axeDir, 'package.json'), 'utf8')) as { version: string }).version;
+let axeScript: string | undefined;
+
+type AxeResults = { passes: unknown[]; violations: { id: string; impact?: string | null; help: string; nodes: { target: string[]; failureSummary?: string }[] }[] };
+
+/** axe.run() in the page, as AxeBuilder's legacy mode runs it (same context, options and
+ *  configure call), with axe put into a document once. AxeBuilder evaluated the unminified source
+ *  twice per analyze (once in analyze(), again in its per-frame inject): at load ~20 those two were
+ *  80 s of the suite's 144 s in axe, the run itself 64 s. A page that is checked again (hash
+ *  navigation, a theme switch) keeps its axe; a reload gets a fresh one. `context`: as AxeBuilder's
+ *  include()/exclude() pass it; null is the whole document. */
+export async function runAxe(page: Page, options: Record<string, unknown>, context: { include: string[]; exclude: string[] } | null = null): Promise<AxeResults> {
+  const present = await page.evaluate((v) => (window as unknown as { axe?: { version?: string } }).axe?.version === v, AXE_VERSION);
+  if (!present) {
+    axeScript ??= `${fs.readFileSync(path.join(axeDir, 'axe.min.js'), 'utf8')}\n;axe.configure({ allowedOrigins: ['<same_origin>'], branding: { application: 'playwright' } });`;
+    await page.evaluate(axeScript);
+  }
+  const r = await page.evaluate(
+    ([opts, ctx]) =>
+      (window as unknown as { axe: { run(c: unknown, o: unknown): Promise<AxeResults> } }).axe.run(ctx ?? document, opts).then(
+        (results) => ({ error: null, results }),
+        (e: Error) => ({ error: e.message, results: null }),
+      ),
+    [options, context] as const,
+  );
+  if (r.error !== null || !r.results) throw new Error(`axe.run: ${r.error}`);
+  return r.results;
+}
+
 /** axe-core on the page as it is now (WCAG 2.x A and AA rules plus axe's best practices): each
  *  serious or critical violation as one line naming the rule, with the first elements it found. */
 export async function accessibilityProblems(page: Page): Promise<string[]> {
-  // Legacy mode: axe.run() in the page itself. The default (runPartial in each frame, then
-  // finishRun) opens a second, blank page, injects axe's 500 kB there too and sends it the partial
-  // results: about a third of each check's time for nothing here, since the UI has no frames
-  // (legacy mode still checks same-origin ones); the rules and results are the same.
+  // Legacy mode (axe.run() in the page itself, as AxeBuilder.setLegacyMode() does): the default
+  // (runPartial in each frame, then finishRun) opens a second, blank page, injects axe there too and
+  // sends it the partial results: about a third of each check's time for nothing here, since the UI
+  // has no frames; the rules and results are the same.
   // resultTypes: every rule still runs on every element, but only violations get a unique selector
   // and HTML snippet for each element they name; passes, incomplete and inapplicable keep one
   // element each. Those selectors were most of a check's time on the dashboard (~1,100 elements:
   // 10-12 s of page CPU per analyze at load ~17, 5-7 s without), and nothing here reads them.
-  const result = await new AxeBuilder({ page })
-    .setLegacyMode()
-    .options({ resultTypes: ['violations'] }) // before withTags: options() replaces what it set
-    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'])
-    .analyze();
+  const result = await runAxe(page, {
+    resultTypes: ['violations'],
+    runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] },
+  });
   // One line per check, so a run's log gives the figures (the moderate and minor ones are allowed).
   const count = (impact: string) => result.violations.filter((v) => v.impact === impact).length;
   const lesser = result.violations.filter((v) => v.impact !== 'serious' && v.impact !== 'critical').map((v) => v.id);
