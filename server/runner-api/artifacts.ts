@@ -7,6 +7,7 @@ import type { AppContext } from '../context.ts';
 import { ApiError, forbidden, missing, notFound, tooLarge } from '../http/errors.ts';
 import { asMultipartError, pathId, str, type Params } from '../http/params.ts';
 import type { StagedUpload } from '../store/artifacts.ts';
+import { releaseArchiveChunk, releaseChunksAfterWrite } from '../http/released-buffers.ts';
 import { TooLargeError } from '../store/ports.ts';
 import type { Build } from '../store/builds.ts';
 import { authenticateBuild, buildTokenOf, buildTokenValid } from './auth.ts';
@@ -82,6 +83,7 @@ export async function artifactsRoutes(fastify: FastifyInstance, { ctx }: { ctx: 
           if (build.status !== 'running') throw forbidden('Build is not running!');
           if (Number.isFinite(declared) && declared > builds.maxArtifactBytes + 64 * 1024) throw tooLarge();
           filename = cleanFilename(file.filename);
+          releaseChunksAfterWrite(file.file);
           staged = await builds.stageArtifacts(file.file);
           if (file.file.truncated) throw tooLarge();
         }
@@ -137,6 +139,19 @@ export async function sendArtifact(ctx: AppContext, build: Build, reply: Fastify
   } catch {
     throw new ApiError(404, '404 Not Found');
   }
+  // Each 1 MiB read is given back as soon as the socket has written it, not left to the GC: a dead
+  // read still counts against V8's old-generation limit until a scavenge, and 256 MiB sent ran 7-10
+  // mark-compacts (see http/released-buffers.ts). Only write()'s callback knows when the kernel has
+  // the bytes, and fastify pipes the stream into this response itself, so its write is wrapped here.
+  const res = reply.raw;
+  const write = res.write;
+  res.write = function (this: typeof res, chunk: unknown, ...rest: unknown[]): boolean {
+    const cb = typeof rest.at(-1) === 'function' ? (rest.pop() as (err?: Error | null) => void) : undefined;
+    return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest, (err?: Error | null) => {
+      if (!err) releaseArchiveChunk(chunk);
+      cb?.(err);
+    });
+  } as typeof res.write;
   return reply
     .code(200)
     .headers({

@@ -9,6 +9,7 @@ import crypto from 'node:crypto';
 import { Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { storageError } from '../http/errors.ts';
+import { chunksReleasable, markArchiveRead, release } from '../http/released-buffers.ts';
 import { PRIVATE_FILE_MODE } from './private-files.ts';
 
 const STREAM_CHUNK = 1024 * 1024;
@@ -60,7 +61,7 @@ export class ArtifactStore {
     } catch (err) {
       throw storageError(err) ?? err;
     }
-    const sink = new UploadSink(fd, this.opts.maxBytes, this.opts.fsync);
+    const sink = new UploadSink(fd, this.opts.maxBytes, this.opts.fsync, chunksReleasable(source));
     try {
       await pipeline(source, sink);
     } catch (err) {
@@ -108,7 +109,14 @@ export class ArtifactStore {
   open(key: string): fs.ReadStream {
     // 1 MiB reads instead of the default 64 KiB: a sixteenth of the thread-pool round trips for an
     // archive of hundreds of MiB, at a bounded 1 MiB per download in flight.
-    return fs.createReadStream(this.pathOf(key), { highWaterMark: STREAM_CHUNK });
+    const stream = fs.createReadStream(this.pathOf(key), { highWaterMark: STREAM_CHUNK });
+    const push = stream.push.bind(stream);
+    // Marked as they are pushed, so the route can give each back once sent (see sendArtifact).
+    stream.push = (chunk: unknown, encoding?: BufferEncoding) => {
+      markArchiveRead(chunk);
+      return push(chunk, encoding);
+    };
+    return stream;
   }
 
   /** Deletes archive files no build points at (left by a crash between rename and commit). */
@@ -130,7 +138,8 @@ export class ArtifactStore {
  * on a 256 MiB upload, that pair cost a stream hop per 64 KiB socket chunk and let the write size
  * follow whatever piled up during the last write (64 KiB to over 1 MiB, ~1,200 write calls, each a
  * thread-pool round trip); here every write is about WRITE_BATCH (under WRITE_BATCH + one chunk),
- * one in flight, and at most that plus highWaterMark bytes are held. Every byte is written
+ * one in flight, and at most that plus highWaterMark bytes are held. Chunks of a source the route
+ * marked are given back (detached) as soon as their write returned (see http/released-buffers.ts). Every byte is written
  * (write(2) returned) before 'finish', so an upload acknowledged after the pipeline settles
  * survives kill -9.
  */
@@ -148,6 +157,7 @@ class UploadSink extends Writable {
     fd: number,
     private readonly max: number,
     private readonly fsync: boolean,
+    private readonly releaseWritten: boolean,
   ) {
     // Room for the socket to keep flowing while a batch is being written.
     super({ highWaterMark: STREAM_CHUNK });
@@ -196,6 +206,7 @@ class UploadSink extends Writable {
       const pending = this.afterWrite;
       this.afterWrite = null;
       if (pending) return pending(); // destroyed meanwhile: its close runs now, the write's outcome is moot
+      if (!err && this.releaseWritten) release(bufs);
       done(err);
     });
   }

@@ -1,6 +1,7 @@
 // gitlab-behaviour.md B "Artifacts": upload (streamed chunked multipart, as the runner sends it), the
 // order of checks, 413 with nothing stored, replacement, download headers and bytes, idempotent delete,
 // and depends_on_builds carrying a dependency's artifacts_file.
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -125,6 +126,34 @@ eachBackend((startServer) => {
       expect(filesIn(s, 'artifacts').filter((f) => f.startsWith(`${build.id}-`))).toHaveLength(1);
     });
 
+    it('gives every written chunk of a large upload back at once (detached), and the archive downloads byte for byte', async () => {
+      // Why: server/http/released-buffers.ts; the parser's 64 KiB copies, left to
+      // the GC, count against V8's old-generation limit and started a mark-compact every ~9 MB.
+      const { build } = await runningBuild(s, {}, 'art-release');
+      const archive = crypto.randomBytes(3 * 2 ** 20);
+      const written: Buffer[] = [];
+      const realWritev = fs.writev;
+      fs.writev = ((fd: number, bufs: Buffer[], cb: (err: Error | null, n: number) => void) => {
+        written.push(...bufs);
+        realWritev(fd, bufs, cb);
+      }) as typeof fs.writev;
+      let r;
+      try {
+        // In 64 KiB HTTP chunks, as a runner's io.Copy-sized writes arrive (uploadArtifacts sends 1,000-byte ones).
+        const mp = multipart([{ name: 'file', filename: 'big.zip', contentType: 'application/octet-stream', value: archive }]);
+        const headers = { 'user-agent': RUNNER_UA, 'content-type': mp.contentType, 'build-token': build.token };
+        r = await raw(artifactsUrl(s, build.id), { method: 'POST', headers, chunks: pieces(mp.body, 64 * 1024) });
+      } finally {
+        fs.writev = realWritev;
+      }
+      expect(r.status).toBe(201);
+      const large = written.filter((b) => b.byteLength >= 4 * 1024 || b.buffer.byteLength === 0);
+      const released = large.filter((b) => b.byteLength === 0);
+      // Most pieces are whole parser copies; a piece that ends in a partial boundary match is a part-view and stays.
+      expect(released.length).toBeGreaterThan(large.length / 2);
+      expect((await download(s, build.id, build.token)).raw.equals(archive)).toBe(true);
+    });
+
     it('never uses the client’s file name as a path', async () => {
       const { build } = await runningBuild(s, {}, 'art-names');
       const r = await uploadArtifacts(s, build.id, build.token, zip, { filename: '../../../escape.zip' });
@@ -174,6 +203,29 @@ eachBackend((startServer) => {
       expect(d.headers['content-disposition']).toMatch(/^attachment; filename="?real-runner-artifacts\.zip"?(;|$)/);
       expect(d.headers['content-transfer-encoding']).toBe('binary');
       expect(d.raw.equals(zip)).toBe(true);
+    });
+
+    it('gives each 1 MiB read back once the socket has written it, and sends every byte', async () => {
+      const { build } = await runningBuild(s, {}, 'art-get-release');
+      const archive = crypto.randomBytes(3 * 2 ** 20 + 12345);
+      expect((await uploadArtifacts(s, build.id, build.token, archive)).status).toBe(201);
+      const reads: Buffer[] = [];
+      const realRead = fs.read;
+      fs.read = ((fd: number, buffer: Buffer, ...rest: unknown[]) => {
+        if (buffer.byteLength >= 2 ** 20) reads.push(buffer);
+        return (realRead as (...a: unknown[]) => void)(fd, buffer, ...rest);
+      }) as typeof fs.read;
+      let d;
+      try {
+        d = await download(s, build.id, build.token);
+      } finally {
+        fs.read = realRead;
+      }
+      expect(d.status).toBe(200);
+      expect(d.raw.equals(archive)).toBe(true);
+      // Three whole 1 MiB reads given back; the last, short read is a part of its buffer and left to the GC.
+      expect(reads.length).toBeGreaterThanOrEqual(3);
+      expect(reads.filter((b) => b.byteLength === 0).length).toBeGreaterThanOrEqual(3);
     });
 
     it('404 unknown build, 403 bad or missing token, 404 "Not Found" when there is no archive', async () => {
