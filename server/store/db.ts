@@ -8,6 +8,7 @@
 // power loss as well.
 import sqlite from 'node-sqlite3-wasm';
 import { MIGRATIONS } from './migrations.ts';
+import { FRESH_SCHEMA, FRESH_SCHEMA_VERSION } from './fresh-schema.ts';
 
 const { Database } = sqlite;
 export type SqlValue = string | number | bigint | boolean | null | Uint8Array;
@@ -103,6 +104,17 @@ export class Db {
   private migrate(): void {
     this.db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
     const done = new Set(this.db.all('SELECT version FROM schema_migrations').map((r) => Number(r.version)));
+    // A new database (nothing but the table above) gets the schema the migrations would leave in one
+    // batch (fresh-schema.ts says why and how it is kept equal).
+    if (done.size === 0 && Number(this.db.get("SELECT count(*) AS n FROM sqlite_master WHERE name <> 'schema_migrations'")?.n) === 0) {
+      const now = Date.now();
+      const versions = Array.from({ length: FRESH_SCHEMA_VERSION }, (_, i) => i + 1);
+      this.tx(() => {
+        this.db.exec(FRESH_SCHEMA);
+        this.db.exec(`INSERT INTO schema_migrations (version, applied_at) VALUES ${versions.map((v) => `(${v}, ${now})`).join(', ')}`);
+      });
+      for (const v of versions) done.add(v);
+    }
     MIGRATIONS.forEach((sql, i) => {
       const version = i + 1;
       if (done.has(version)) return;
