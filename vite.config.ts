@@ -1,5 +1,30 @@
+import path from 'node:path';
 import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
+
+/** renderer/early.ts is an entry of its own, not part of index.html's main script: Vite would
+ *  bundle every module script of the HTML into one entry, and the early requests it starts would
+ *  wait for the 330 kB main script again. This adds it to <head>, async (it runs as soon as
+ *  it has arrived), with its few small imports preloaded beside it. */
+function earlyEntry(name: string): Plugin {
+  return {
+    name: 'jobscope-early-entry',
+    apply: 'build',
+    transformIndexHtml: {
+      order: 'post',
+      handler(_html, ctx) {
+        const bundle = ctx.bundle;
+        if (!bundle) return [];
+        const early = Object.values(bundle).find((c) => c.type === 'chunk' && c.isEntry && c.name === name);
+        if (early?.type !== 'chunk') throw new Error(`earlyEntry: no entry chunk named ${name}`);
+        return [
+          { tag: 'script', attrs: { type: 'module', async: true, crossorigin: true, src: `./${early.fileName}` }, injectTo: 'head' as const },
+          ...early.imports.map((f) => ({ tag: 'link', attrs: { rel: 'modulepreload', crossorigin: true, href: `./${f}` }, injectTo: 'head' as const })),
+        ];
+      },
+    },
+  };
+}
 
 /** The dashboard is the view a fresh window opens on, but it is a lazy chunk (as every view): its
  *  script would be asked for only once the entry had loaded and run, one more round trip before
@@ -28,7 +53,7 @@ function preloadLandingView(entry: string): Plugin {
           c.imports.forEach(visit);
         };
         visit(view.fileName);
-        // Already loaded by the entry's own tags.
+        // Already loaded by the entries' own tags.
         for (const c of chunks) if (c.isEntry) { js.delete(c.fileName); c.imports.forEach((f) => js.delete(f)); c.viteMetadata?.importedCss.forEach((f) => css.delete(f)); }
         return [
           ...[...js].map((f) => ({ tag: 'link', attrs: { rel: 'modulepreload', crossorigin: true, href: `./${f}` }, injectTo: 'head' as const })),
@@ -39,9 +64,20 @@ function preloadLandingView(entry: string): Plugin {
   };
 }
 
+const EARLY_MODULES = ['/renderer/early.ts', '/views/dashboard/early-history.ts', '/views/dashboard/ranges.ts', '/api/query-string.ts', '/app/storage-keys.ts'];
+
 export default defineConfig({
   root: 'renderer',
   base: './',
-  plugins: [react(), preloadLandingView('/views/dashboard/DashboardView.tsx')],
-  build: { outDir: '../dist/renderer', emptyOutDir: true },
+  plugins: [react(), preloadLandingView('/views/dashboard/DashboardView.tsx'), earlyEntry('early')],
+  build: {
+    outDir: '../dist/renderer',
+    emptyOutDir: true,
+    rollupOptions: {
+      input: { index: path.resolve(import.meta.dirname, 'renderer/index.html'), early: path.resolve(import.meta.dirname, 'renderer/early.ts') },
+      // The early entry's modules stay in its own chunk (the main graph imports them from there):
+      // one request, run as soon as it arrives, instead of a chain of shared chunks to fetch first.
+      output: { manualChunks: (id) => (EARLY_MODULES.some((m) => id.endsWith(m)) ? 'early' : undefined) },
+    },
+  },
 });

@@ -2,6 +2,7 @@
 // interceptors: the admin token goes on every request, a 401 sends the app back to sign-in, and an
 // error answer becomes an ApiError carrying the server's `{"message": ...}` (what the UI shows).
 import axios, { AxiosError, type AxiosInstance } from 'axios';
+import { queryString, type Query } from './query-string.ts';
 
 export class ApiError extends Error {
   constructor(
@@ -14,14 +15,7 @@ export class ApiError extends Error {
   }
 }
 
-export type Query = Record<string, string | number | boolean | undefined | null>;
-
-/** `?a=1&b=x`, leaving out empty values (an unset filter is no filter). */
-export function queryString(q: Query = {}): string {
-  const p = new URLSearchParams();
-  for (const [k, v] of Object.entries(q)) if (v !== undefined && v !== null && v !== '') p.set(k, String(v));
-  return p.toString();
-}
+export { queryString, type Query } from './query-string.ts';
 
 export interface HttpOptions {
   baseUrl: string; // '' = same origin (browser mode)

@@ -3,8 +3,9 @@
 // this tab's sessionStorage; else the sign-in form. sessionStorage, not localStorage: a token should
 // not outlive the tab it was pasted into.
 import { bridgeBackend } from './bridge.ts';
+import { TOKEN_KEY } from '../app/storage-keys.ts';
 
-const KEY = 'jobscope.token';
+const KEY = TOKEN_KEY;
 
 export interface Session {
   baseUrl: string; // '' = same origin (browser mode)

@@ -9,7 +9,7 @@ import { AlertCenter } from './AlertCenter.tsx';
 import { LiveAnnouncer } from './announcer.tsx';
 import { ShortcutsAndTour } from './ShortcutsAndTour.tsx';
 import { isString, useUiState, useUiStateSync } from './ui-state.ts';
-import { DEFAULT_VIEW, VIEWS } from '../views/registry.ts';
+import { VIEWS, viewFor } from '../views/registry.ts';
 import { HeaderNav } from './HeaderNav.tsx';
 import { PaceContext } from './pace.tsx';
 
@@ -35,7 +35,7 @@ export function Shell({ onSignOut, canSignOut }: { onSignOut: () => void; canSig
     [connectionId, setConnectionId, connections.data],
   );
 
-  const entry = VIEWS.find((v) => v.id === route.view) ?? VIEWS.find((v) => v.id === DEFAULT_VIEW)!;
+  const entry = viewFor(route.view);
   const View = entry.component;
 
   return (

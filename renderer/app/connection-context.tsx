@@ -7,4 +7,4 @@ export function useSelectedConnection() {
   return useContext(SelectedConnection);
 }
 
-export const CONNECTION_KEY = 'jobscope.connection';
+export { CONNECTION_KEY } from './storage-keys.ts';

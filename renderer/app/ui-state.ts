@@ -6,8 +6,9 @@
 import { useCallback, useEffect, useSyncExternalStore } from 'react';
 import type { Client } from '../api/client.ts';
 import { uiStateApi } from '../api/ui-state.ts';
+import { UI_STATE_KEY } from './storage-keys.ts';
 
-const LOCAL_KEY = 'jobscope.ui-state';
+const LOCAL_KEY = UI_STATE_KEY;
 /** Changes are sent at most this often (typing in a filter sends one PUT, not one per key). */
 const PUSH_DELAY_MS = 300;
 

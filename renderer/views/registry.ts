@@ -1,9 +1,10 @@
 // The navigation: one entry per view, in menu order. Adding a view is one line here:
-//   { id: 'my-view', label: 'My view', component: lazy(() => import('./my-view/MyView.tsx')) },
+//   { id: 'my-view', label: 'My view', component: lazyView(() => import('./my-view/MyView.tsx')) },
 // The component receives the route (`#/<id>/<rest…>?query`). `hidden` keeps an entry routable
 // but out of the menu (dev hooks).
-import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
 import type { Route } from '../app/route.ts';
+import type { ComponentType } from 'react';
+import { lazyView } from './lazy-view.ts';
 
 export interface ViewProps {
   route: Route;
@@ -12,24 +13,30 @@ export interface ViewProps {
 export interface ViewEntry {
   id: string;
   label: string;
-  component: ComponentType<ViewProps> | LazyExoticComponent<ComponentType<ViewProps>>;
+  /** preload: load the view's module before it is first shown (lazyView). */
+  component: ComponentType<ViewProps> & { preload?: () => Promise<unknown> };
   hidden?: boolean;
 }
 
 export const VIEWS: ViewEntry[] = [
-  { id: 'dashboard', label: 'Dashboard', component: lazy(() => import('./dashboard/DashboardView.tsx')) },
-  { id: 'queues', label: 'Queues', component: lazy(() => import('./jobs/QueuesView.tsx')) },
+  { id: 'dashboard', label: 'Dashboard', component: lazyView(() => import('./dashboard/DashboardView.tsx')) },
+  { id: 'queues', label: 'Queues', component: lazyView(() => import('./jobs/QueuesView.tsx')) },
   // Reached from the Queues page's Queues · Retries · Dead tabs, as in Sidekiq Web.
-  { id: 'retries', label: 'Retries', component: lazy(() => import('./jobs/RetriesView.tsx')), hidden: true },
-  { id: 'dead', label: 'Dead', component: lazy(() => import('./jobs/DeadView.tsx')), hidden: true },
-  { id: 'connections', label: 'Connections', component: lazy(() => import('./connections/ConnectionsView.tsx')) },
-  { id: 'projects', label: 'Projects', component: lazy(() => import('./projects/ProjectsView.tsx')) },
-  { id: 'builds', label: 'Builds', component: lazy(() => import('./builds/BuildsView.tsx')) },
-  { id: 'runners', label: 'Runners', component: lazy(() => import('./runners/RunnersView.tsx')) },
-  { id: 'simulator', label: 'Simulator', component: lazy(() => import('./simulator/SimulatorView.tsx')) },
-  { id: 'runner-console', label: 'Runner console', component: lazy(() => import('./runner-console/RunnerConsoleView.tsx')) },
-  { id: 'settings', label: 'Settings', component: lazy(() => import('./settings/SettingsView.tsx')) },
-  { id: 'bench', label: 'Chart bench', component: lazy(() => import('./bench/ChartBenchView.tsx')), hidden: true },
+  { id: 'retries', label: 'Retries', component: lazyView(() => import('./jobs/RetriesView.tsx')), hidden: true },
+  { id: 'dead', label: 'Dead', component: lazyView(() => import('./jobs/DeadView.tsx')), hidden: true },
+  { id: 'connections', label: 'Connections', component: lazyView(() => import('./connections/ConnectionsView.tsx')) },
+  { id: 'projects', label: 'Projects', component: lazyView(() => import('./projects/ProjectsView.tsx')) },
+  { id: 'builds', label: 'Builds', component: lazyView(() => import('./builds/BuildsView.tsx')) },
+  { id: 'runners', label: 'Runners', component: lazyView(() => import('./runners/RunnersView.tsx')) },
+  { id: 'simulator', label: 'Simulator', component: lazyView(() => import('./simulator/SimulatorView.tsx')) },
+  { id: 'runner-console', label: 'Runner console', component: lazyView(() => import('./runner-console/RunnerConsoleView.tsx')) },
+  { id: 'settings', label: 'Settings', component: lazyView(() => import('./settings/SettingsView.tsx')) },
+  { id: 'bench', label: 'Chart bench', component: lazyView(() => import('./bench/ChartBenchView.tsx')), hidden: true },
 ];
 
 export const DEFAULT_VIEW = 'dashboard';
+
+/** The entry a route shows: its view, or the default one for an unknown or empty route. */
+export function viewFor(id: string): ViewEntry {
+  return VIEWS.find((v) => v.id === id) ?? VIEWS.find((v) => v.id === DEFAULT_VIEW)!;
+}

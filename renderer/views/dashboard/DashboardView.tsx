@@ -9,7 +9,8 @@ import { saveBlob } from '../../app/save-file.ts';
 import { PALETTE, TimeSeriesChart, type Marker, type RefLine, type Series } from '../../components/TimeSeriesChart.tsx';
 import { Glossary } from '../../components/glossary.tsx';
 import { ago, humanDuration, num } from '../../components/format.ts';
-import { CHART_POINTS, RANGES, SPARK_POINTS, isRangeKey, type RangeKey } from './ranges.ts';
+import { RANGES, SPARK_POINTS, isRangeKey, type RangeKey } from './ranges.ts';
+import { TOP, adoptEarlyHistory, historyParams } from './early-history.ts';
 import { useUiState } from '../../app/ui-state.ts';
 import { KpiCards } from './KpiCards.tsx';
 import { QueuesTable } from './QueuesTable.tsx';
@@ -21,7 +22,6 @@ import { usePauses } from './usePauses.ts';
 import { useAnnounceChange } from '../../app/announcer.tsx';
 import { usePace, usePaceOverride } from '../../app/pace.tsx';
 
-const TOP = 8;
 // Module-level, so the memoized charts get the same function on every render.
 const formatDuration = (v: number) => humanDuration(v);
 const formatRate = (v: number) => v.toFixed(2);
@@ -71,13 +71,13 @@ export default function DashboardView() {
   const live = pausedAt === null;
   const refetchInterval = live ? everyMs : false;
 
-  const timeWindow = () => {
-    const to = pausedAt ?? Date.now();
-    return { from: to - range.ms, to };
-  };
   const history = useQuery({
     queryKey: ['history', id, rangeKey, pausedAt, queues?.join('\n') ?? null],
-    queryFn: () => client.history(id, { ...timeWindow(), points: CHART_POINTS, ...(queues ? { queues: queues.join(',') } : { top: TOP }) }),
+    queryFn: () => {
+      const ask = () => client.history(id, historyParams(rangeKey, pausedAt ?? Date.now(), queues));
+      const early = adoptEarlyHistory(client.baseUrl, client.token, id, rangeKey, pausedAt, queues) as Promise<History> | undefined;
+      return early ? early.catch(ask) : ask();
+    },
     refetchInterval,
     placeholderData: (prev) => prev,
   });
