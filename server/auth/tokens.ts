@@ -30,3 +30,39 @@ export function asToken(value: unknown): string | undefined {
   if (typeof value !== 'string' || value.length === 0 || value.length > 512) return undefined;
   return value;
 }
+
+/**
+ * How many presented tokens keep their SHA-256 (a fleet's runner and build tokens, well under this).
+ * The map is emptied when full: a flood of made-up tokens costs a hash each again, never memory.
+ */
+const DIGEST_CACHE_MAX = 4096;
+const digestBytes = new Map<string, Buffer>();
+const digestHex = new Map<string, string>();
+
+/**
+ * SHA-256 of a presented token, remembered per token string: every trace part and every poll
+ * presents the same token again, and the hash was the largest part of checking it. Looking a token
+ * up here tells nothing about any other token: the map compares strings only when their full hashes
+ * are equal, so a guess sharing a prefix with a remembered token is no faster than any other miss.
+ * The caller must not change the returned bytes.
+ */
+export function tokenDigestBytes(token: string): Buffer {
+  let d = digestBytes.get(token);
+  if (d === undefined) {
+    d = crypto.hash('sha256', token, 'buffer');
+    if (digestBytes.size >= DIGEST_CACHE_MAX) digestBytes.clear();
+    digestBytes.set(token, d);
+  }
+  return d;
+}
+
+/** digest(token) (hex), remembered as tokenDigestBytes remembers the bytes. */
+export function tokenDigestHex(token: string): string {
+  let d = digestHex.get(token);
+  if (d === undefined) {
+    d = crypto.hash('sha256', token, 'hex');
+    if (digestHex.size >= DIGEST_CACHE_MAX) digestHex.clear();
+    digestHex.set(token, d);
+  }
+  return d;
+}

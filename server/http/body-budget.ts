@@ -5,7 +5,7 @@
 // uploads) say so with `config.streamsBody` and are not counted.
 import type { ServerResponse } from 'node:http';
 import { Transform } from 'node:stream';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest, preParsingHookHandler, RequestPayload } from 'fastify';
 import type { Config } from '../config.ts';
 import { ApiError, tooLarge } from './errors.ts';
 
@@ -17,6 +17,9 @@ declare module 'fastify' {
 }
 
 const kHeld = Symbol('jobscope.bodyBytesHeld');
+/** Fastify's own default, for a server built without a bodyLimit. */
+const DEFAULT_BODY_LIMIT = 1024 * 1024;
+type PreParsingDone = Parameters<preParsingHookHandler>[3];
 type HoldingResponse = ServerResponse & { [kHeld]?: number };
 
 export class BodyBudget {
@@ -58,27 +61,29 @@ export function installBodyBudget(app: FastifyInstance, config: Pick<Config, 'ma
     res[kHeld] = (res[kHeld] ?? 0) + n;
   };
 
-  app.addHook('preParsing', (request, reply, payload, done) => {
+  /**
+   * The check for one request, given its route's body limit and whether the route streams its body.
+   * Both come from the route's options, read per request as properties (not request.routeOptions,
+   * which fastify builds as a new twelve-field object on every access).
+   */
+  const check = (request: FastifyRequest, res: HoldingResponse, payload: RequestPayload, done: PreParsingDone, bodyLimit: number, streamsBody: boolean | undefined) => {
     const lengthHeader = request.headers['content-length'];
     const chunked = request.headers['transfer-encoding'] !== undefined;
     if (lengthHeader === undefined && !chunked) return done(null, payload);
-    // Read once: fastify builds a new routeOptions object on every access.
-    const route = request.routeOptions;
-    if (route.config?.streamsBody) return done(null, payload);
+    if (streamsBody) return done(null, payload);
     if (lengthHeader !== undefined) {
       const declared = Number(lengthHeader);
       if (!Number.isFinite(declared) || declared <= 0) return done(null, payload);
       // Refused before a byte of the body is read: it could never fit (multipart bypasses fastify's own check).
-      if (declared > route.bodyLimit || declared > budget.total) return done(tooLarge());
+      if (declared > bodyLimit || declared > budget.total) return done(tooLarge());
       if (!budget.take(declared)) return done(busy());
-      hold(reply.raw, declared);
+      hold(res, declared);
       return done(null, payload);
     }
     // Multipart is read from the raw request by busboy, not from this stream; readParams bounds its fields.
     // (isMultipart() is set by the content-type parser, after this hook: the header is what tells.)
     if (/^multipart\//i.test(String(request.headers['content-type'] ?? ''))) return done(null, payload);
     // Chunked: no size up front, so each chunk is counted as it arrives.
-    const res = reply.raw;
     hold(res, 0);
     const counted = new Transform({
       transform(chunk: Buffer, _enc, cb) {
@@ -89,6 +94,26 @@ export function installBodyBudget(app: FastifyInstance, config: Pick<Config, 'ma
     });
     payload.on('error', (err) => counted.destroy(err));
     done(null, payload.pipe(counted));
+  };
+
+  // Each route gets its own hook, made once when the route is added. Its options object is the one
+  // fastify builds the route from, and later onRoute hooks (runner-api/body-rules.ts) still set its
+  // bodyLimit and config: both are read when a request comes, not now.
+  const serverLimit = app.initialConfig.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const ours = new WeakSet<preParsingHookHandler>();
+  app.addHook('onRoute', (route) => {
+    const existing = route.preParsing === undefined ? [] : [route.preParsing].flat();
+    // A HEAD route fastify adds is a copy of its GET route's options, this hook included.
+    if (existing.some((h) => ours.has(h))) return;
+    const hook: preParsingHookHandler = (request, reply, payload, done) => check(request, reply.raw, payload, done, route.bodyLimit || serverLimit, route.config?.streamsBody);
+    ours.add(hook);
+    route.preParsing = [hook, ...existing];
+  });
+  // Requests no route matched (the 404 handler, which reads bodies as routes do) are counted here.
+  app.addHook('preParsing', (request, reply, payload, done) => {
+    if (!request.is404) return done(null, payload);
+    const route = request.routeOptions;
+    check(request, reply.raw, payload, done, route.bodyLimit, route.config?.streamsBody);
   });
   return budget;
 }

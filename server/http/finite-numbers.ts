@@ -20,10 +20,32 @@ function nonFiniteAt(value: unknown): string | undefined {
   return undefined;
 }
 
+/** Nesting past which holdsNonFinite hands over to nonFiniteAt's walk, which cannot overflow the stack. */
+const RECURSE_MAX = 64;
+
+/**
+ * Whether `value` holds a non-finite number anywhere: the same walk as nonFiniteAt without its
+ * stack entries and path strings, so a request that has none (all of them) allocates nothing here.
+ */
+function holdsNonFinite(v: unknown, depth: number): boolean {
+  if (typeof v === 'number') return !Number.isFinite(v);
+  if (v === null || typeof v !== 'object' || Buffer.isBuffer(v)) return false;
+  if (depth > RECURSE_MAX) return nonFiniteAt(v) !== undefined;
+  // for...in with the own-property test: the keys Object.entries gives, without its array.
+  for (const k in v) {
+    if (Object.hasOwn(v, k) && holdsNonFinite((v as Record<string, unknown>)[k], depth + 1)) return true;
+  }
+  return false;
+}
+
 function refuseNonFinite(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
-  for (const [part, value] of [['querystring', request.query], ['params', request.params], ['body', request.body]] as const) {
-    const at = nonFiniteAt(value);
-    if (at !== undefined) return done(badRequest(`${part}${at} must be a finite number`));
+  const { query, params, body } = request;
+  // The path is worked out only for the refusal's message.
+  if (holdsNonFinite(query, 0) || holdsNonFinite(params, 0) || holdsNonFinite(body, 0)) {
+    for (const [part, value] of [['querystring', query], ['params', params], ['body', body]] as const) {
+      const at = nonFiniteAt(value);
+      if (at !== undefined) return done(badRequest(`${part}${at} must be a finite number`));
+    }
   }
   done();
 }

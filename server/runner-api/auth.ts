@@ -5,7 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import type { Runner } from '../store/runners.ts';
 import type { Build, BuildCredentials } from '../store/builds.ts';
-import { asToken } from '../auth/tokens.ts';
+import { asToken, tokenDigestBytes } from '../auth/tokens.ts';
 import { forbidden } from '../http/errors.ts';
 import type { Params } from '../http/params.ts';
 import { andThen, type MaybePromise } from '../domain/maybe-promise.ts';
@@ -54,8 +54,8 @@ export function buildTokenValid(ctx: AppContext, build: Pick<Build, 'id'> | Buil
 
 export function credentialsMatch(cred: BuildCredentials, token: string | undefined): boolean {
   if (!token) return false;
-  // The same SHA-256 as auth/tokens.ts digest(), as bytes: the one-shot hash skips a Hash object per part.
-  const presented = crypto.hash('sha256', token, 'buffer');
+  // The same SHA-256 as auth/tokens.ts digest(), as bytes, hashed once per token string (not per part).
+  const presented = tokenDigestBytes(token);
   const [own, runners, ci] = digestsOf(cred);
   // Evaluate all three, constant-time, so the time taken does not say which one matched (or how much).
   const a = crypto.timingSafeEqual(presented, own);

@@ -1,6 +1,5 @@
-import crypto from 'node:crypto';
 import type { Db } from './db.ts';
-import { digest, newToken } from '../auth/tokens.ts';
+import { digest, newToken, tokenDigestHex } from '../auth/tokens.ts';
 import { isArray, isPlainObject, storedJson, storedTime, storedTimeOr0 } from './row-values.ts';
 
 export interface RunnerInfo {
@@ -133,8 +132,8 @@ export class Runners {
 
   /** The runner with this token; the object is shared with other requests of the same runner (touch keeps it current). */
   byToken(token: string): Runner | undefined {
-    // digest() of auth/tokens.ts, with the one-shot hash (no Hash object per poll).
-    const sha = crypto.hash('sha256', token, 'hex');
+    // digest() of auth/tokens.ts, hashed once per token string (not per poll).
+    const sha = tokenDigestHex(token);
     const cached = this.cache.get(sha);
     if (cached) return cached;
     const r = this.db.get<RunnerRow>('SELECT * FROM runners WHERE token_sha = ?', [sha]);

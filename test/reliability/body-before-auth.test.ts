@@ -203,6 +203,25 @@ describe('bytes held across all requests (--max-inflight-body-mb 1)', () => {
     expect(third.status).toBe(202);
   });
 
+  test('a body sent to a path no route has is counted too (503 while others hold the budget)', async () => {
+    const r6 = await runningBuild(s, {}, 'budget-404');
+    const len = 700 * 1024;
+    const head = `PATCH /ci/api/v1/builds/${r6.build.id}/trace.txt HTTP/1.1\r\n${H}Build-Token: ${r6.build.token}\r\nContent-Range: 0-${len}\r\nContent-Length: ${len}\r\n\r\n`;
+    const { port } = new URL(s.url);
+    const holder = net.connect(Number(port), '127.0.0.1');
+    holder.on('error', () => undefined);
+    await new Promise<void>((r) => holder.on('connect', () => r()));
+    holder.write(head);
+    holder.write(Buffer.alloc(1024, 'a'));
+    await new Promise((r) => setTimeout(r, 300));
+    const lost = await raw(`${s.url}/ci/api/v1/no-such-route`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.alloc(len, ' ') });
+    expect(lost.status).toBe(503);
+    holder.destroy();
+    await new Promise((r) => setTimeout(r, 300));
+    const after = await raw(`${s.url}/ci/api/v1/no-such-route`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.alloc(len, ' ') });
+    expect(after.status).toBe(404);
+  });
+
   test('a chunked body is counted as it arrives: 503 once it passes what is left', async () => {
     const r4 = await runningBuild(s, {}, 'budget-chunked');
     const r = await raw(`${s.url}/ci/api/v1/builds/${r4.build.id}/trace.txt`, {
