@@ -2,8 +2,9 @@
 // to its "listening" line, its RSS a moment later, and what its first requests cost: the first
 // runner API answer (every test's and runner's first call) and the first OpenAPI document, which
 // loads the docs packages on demand. Run as tests and the packaged app run it: the esbuild bundle of
-// server/cli.ts (scripts/build-bundle.ts) on plain node. The reference is a bare node:http server
-// started the same way: what a node process costs before any of ours runs.
+// server/cli.ts (scripts/build-bundle.ts) on plain node, its V8 code cache made by a first start
+// (not measured). The reference is a bare node:http server started the same way: what a node process
+// costs before any of ours runs.
 //   node --import tsx bench/startup.ts [--rounds N] [--bundle A.mjs [--bundle B.mjs]]
 // With two --bundle paths the rounds alternate A, B, A, B…, so both see the same load (a before and
 // an after built from two checkouts, compared back to back).
@@ -87,8 +88,31 @@ export function summarize(samples: StartSample[]): Record<keyof StartSample, num
 
 const BARE = "require('node:http').createServer((q, s) => s.end()).listen(0, '127.0.0.1', function () { console.log('listening on http://127.0.0.1:' + this.address().port) })";
 
+/**
+ * One start of each bundle before the rounds, not measured, when no V8 code cache is beside it yet
+ * (scripts/code-cache.js): the first start after a build compiles everything and saves the cache
+ * 3 s after it loaded; every start after it (a user's second start on, every test's) reads it. The
+ * rounds measure those. A bundle without the cache stub (an older checkout's) writes none: skipped.
+ */
+async function warmCodeCache(bundle: string): Promise<void> {
+  const dir = path.dirname(bundle);
+  const cached = () => fs.readdirSync(dir).some((f) => f.endsWith('.v8cache'));
+  if (cached() || !fs.readFileSync(bundle, 'utf8').includes('runWithCodeCache')) return;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-bench-startup-'));
+  const proc = spawn(process.execPath, [bundle, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'error'], { cwd: REPO, stdio: 'ignore' });
+  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  try {
+    for (let waited = 0; !cached() && waited < 30_000 && proc.exitCode === null; waited += 100) await new Promise((r) => setTimeout(r, 100));
+  } finally {
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
+    await exited;
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 /** Medians over `rounds` starts of each bundle (alternating) and of the bare reference. */
 export async function measureStarts(bundles: string[], rounds: number, settleMs = 1500) {
+  for (const bundle of bundles) await warmCodeCache(bundle);
   const per = bundles.map(() => [] as StartSample[]);
   const bare: StartSample[] = [];
   for (let i = 0; i < rounds; i++) {
