@@ -5,16 +5,23 @@
 /** The deepest nesting any JSON body may have (objects and arrays); deeper is a 400. */
 export const MAX_JSON_DEPTH = 64;
 
-/** Whether `value` nests objects/arrays deeper than `max` levels. Iterative, so it cannot overflow itself. */
+/**
+ * Whether `value` nests objects/arrays deeper than `max` levels. Recursive but never deeper than
+ * `max` + 1 calls (it stops there; callers give MAX_JSON_DEPTH), so it cannot overflow. It allocates
+ * nothing, where a walk with its own stack took an entry and a values array per object of every poll.
+ */
 export function nestedDeeperThan(value: unknown, max: number): boolean {
   if (value === null || typeof value !== 'object') return false;
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop()!;
-    if (depth > max) return true;
-    for (const child of Array.isArray(v) ? v : Object.values(v as object)) {
-      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
-    }
+  return deeperFrom(value, 1, max);
+}
+
+function deeperFrom(v: object, depth: number, max: number): boolean {
+  if (depth > max) return true;
+  // for...in with the own-property test: what Object.values gives (array elements included).
+  for (const k in v) {
+    if (!Object.hasOwn(v, k)) continue;
+    const child = (v as Record<string, unknown>)[k];
+    if (child !== null && typeof child === 'object' && deeperFrom(child, depth + 1, max)) return true;
   }
   return false;
 }
