@@ -13,7 +13,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import vm from 'node:vm';
-import { createRequire } from 'node:module';
+import Module, { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 
 /** Wrapper parameters: what a CommonJS file has, plus import.meta.url (esbuild's `define` maps it here). */
@@ -49,6 +49,19 @@ export const CJS_BODY = {
  */
 export function runWithCodeCache(file, opts = {}) {
   const source = fs.readFileSync(file, 'utf8');
+  const module = { exports: {} };
+  const run = (fn) => fn.call(module.exports, module.exports, createRequire(file), module, file, path.dirname(file), pathToFileURL(file).href);
+  // node maps stack traces through a bundle's source map (--enable-source-maps) only for files its
+  // own loaders compiled, never for a vm.Script: debugging is worth the compile, so no cache then.
+  // The prefix sits on the wrapper's line, so the bundle's lines stay where the map says they are.
+  if (process.sourceMapsEnabled) {
+    const loaded = new Module(file);
+    loaded.filename = file;
+    loaded.paths = Module._nodeModulePaths(path.dirname(file));
+    loaded._compile(`module.exports = ${source}`, file);
+    run(loaded.exports);
+    return module.exports;
+  }
   const dir = opts.cacheDir ?? path.dirname(file);
   const digest = crypto.createHash('sha256').update(source).update(`\0${process.versions.v8}\0${process.arch}`).digest('hex').slice(0, 20);
   const cacheFile = path.join(dir, `${path.basename(file)}.${digest}.v8cache`);
@@ -64,8 +77,7 @@ export function runWithCodeCache(file, opts = {}) {
   opts.onStatus?.(status);
   if (process.env.JOBSCOPE_CODE_CACHE_DEBUG) process.stderr.write(`code cache: ${status} (${cacheFile})\n`);
   cachedData = undefined;
-  const module = { exports: {} };
-  script.runInThisContext().call(module.exports, module.exports, createRequire(file), module, file, path.dirname(file), pathToFileURL(file).href);
+  run(script.runInThisContext());
   // Made once the start has run (its functions compiled), before the V8 tuning's start-up flags
   // change back (server/hosts/v8-tuning.ts, 10 s), since V8 keys the data by its flags.
   const envMs = Number(process.env.JOBSCOPE_CODE_CACHE_SAVE_MS || NaN);

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -77,6 +77,19 @@ describe('runWithCodeCache', () => {
     expect(changed.exports.word).toBe('omega');
     expect(caches(path.dirname(file))).toHaveLength(1);
     expect(caches(path.dirname(file))).not.toEqual(old);
+  });
+
+  it('names the TypeScript source in stack traces under --enable-source-maps (node maps no vm.Script)', async () => {
+    const dir = path.join(work, 'maps');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'entry.ts'), 'export function boom(): never {\n  // the throw is on line 3\n  throw new Error("boom");\n}\nboom();\n');
+    const file = path.join(dir, 'entry.cjs');
+    await build({ entryPoints: [path.join(dir, 'entry.ts')], outfile: file, bundle: true, platform: 'node', logLevel: 'silent', sourcemap: 'linked', ...CJS_BODY });
+    const script = `import { runWithCodeCache } from ${JSON.stringify(pathToFileURL(RUNNER).href)};\nrunWithCodeCache(${JSON.stringify(file)});`;
+    const mapped = spawnSync(process.execPath, ['--enable-source-maps', '--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(mapped.stderr).toContain(`${path.join(dir, 'entry.ts')}:3:`);
+    const plain = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(plain.stderr).toContain(`${file}:`);
   });
 
   it('runs without a cache where none can be written', async () => {
