@@ -13,6 +13,10 @@ import { installRunnerBodyRules } from './body-rules.ts';
 export async function runnerApi(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   const opts = { ctx }; // not the caller's options: they carry the prefix, which must not apply twice
   app.setValidatorCompiler(() => () => true);
+  // Fastify makes a child logger per request to bind its request id (a pino child: an object and
+  // the bindings written out, ~0.6 us). Request logging is off (app.ts), so that id correlates with
+  // nothing; a runner request's error is logged by the server's logger, with its err and message.
+  app.setChildLoggerFactory((logger) => logger);
   installRunnerBodyRules(app, ctx);
   await app.register(runnersRoutes, opts);
   await app.register(registerRoutes, opts);
