@@ -23,7 +23,7 @@ function* blocks(size: number, block: Buffer): Generator<Buffer> {
   for (let left = size; left > 0; left -= block.length) yield left >= block.length ? block : block.subarray(0, left);
 }
 
-async function upload(url: string, token: string, size: number, block: Buffer): Promise<number> {
+export async function upload(url: string, token: string, size: number, block: Buffer): Promise<number> {
   const boundary = 'benchartifactsboundary7d1f';
   const t0 = performance.now();
   await new Promise<void>((resolve, reject) => {
@@ -51,7 +51,7 @@ async function upload(url: string, token: string, size: number, block: Buffer): 
   return (performance.now() - t0) / 1000;
 }
 
-async function download(url: string, token: string, size: number, block: Buffer): Promise<number> {
+export async function download(url: string, token: string, size: number, block: Buffer): Promise<number> {
   const t0 = performance.now();
   let got = 0;
   let same = true;
@@ -110,7 +110,7 @@ async function rawCopy(dir: string, size: number, block: Buffer): Promise<{ writ
 const ROUNDS = 4;
 
 /** Writes `bytes` to a scratch file in 256 KiB writes and deletes it: the next writer draws recently freed pages. */
-function settle(dir: string, bytes: number, block: Buffer): void {
+export function settle(dir: string, bytes: number, block: Buffer): void {
   const file = path.join(dir, 'settle.bin');
   const fd = fs.openSync(file, 'w');
   try {
