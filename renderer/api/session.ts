@@ -25,6 +25,12 @@ export function takeTokenFromFragment(): string | undefined {
 export async function initialSession(): Promise<Session | undefined> {
   const fromBridge = await bridgeBackend().catch(() => undefined);
   if (fromBridge) return { baseUrl: fromBridge.url.replace(/\/$/, ''), token: fromBridge.token, source: 'bridge' };
+  return browserSession();
+}
+
+/** The session without the bridge (the link's token, else this tab's), known at once: in a
+ *  browser the first render can be the shell, not a "Starting…" screen and another render. */
+export function browserSession(): Session | undefined {
   const fromLink = takeTokenFromFragment();
   if (fromLink) {
     sessionStorage.setItem(KEY, fromLink);

@@ -2,18 +2,20 @@
 import { useEffect, useMemo, useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { Client } from '../api/client.ts';
-import { forgetToken, initialSession, rememberToken, takeTokenFromFragment, type Session } from '../api/session.ts';
+import { bridge } from '../api/bridge.ts';
+import { browserSession, forgetToken, initialSession, rememberToken, takeTokenFromFragment, type Session } from '../api/session.ts';
 import { ClientContext } from './client-context.tsx';
 import { SignIn } from './SignIn.tsx';
 import { Shell } from './Shell.tsx';
 
 export function Root() {
-  const [session, setSession] = useState<Session | null | undefined>(undefined);
+  // Only the Electron bridge answers asynchronously; in a browser the session is known now.
+  const [session, setSession] = useState<Session | null | undefined>(() => (bridge() ? undefined : (browserSession() ?? null)));
   const [notice, setNotice] = useState<string | null>(null);
   const queryClient = useQueryClient();
 
   useEffect(() => {
-    initialSession().then((s) => setSession(s ?? null), () => setSession(null));
+    if (bridge()) initialSession().then((s) => setSession(s ?? null), () => setSession(null));
     // A sign-in link opened in a tab that already runs the app changes only the fragment.
     const onHash = () => {
       const token = takeTokenFromFragment();
