@@ -26,6 +26,12 @@ export interface ModelRunOptions {
   killWeight: number;
   /** Fixed seed unless FC_SEED is set; undefined = a new one each time. */
   seed?: number;
+  /**
+   * The seed's run to start at (fast-check's replay path "<n>"): runs firstRun .. firstRun+numRuns-1
+   * are the very sequences a run from 0 would generate there, so one seed's runs can be spread over
+   * several files (FC_PATH, when set, replaces it; the failure report's path counts from run 0).
+   */
+  firstRun?: number;
   /** Stop generating new runs after this long (the runs done so far still count). */
   timeLimitMs?: number;
 }
@@ -51,10 +57,11 @@ async function setupModel(real: RealSystem): Promise<Model> {
 export async function runModel(opts: ModelRunOptions): Promise<ModelRunTotals> {
   const envSeed = Number(process.env.FC_SEED);
   const seed = Number.isInteger(envSeed) && process.env.FC_SEED ? envSeed : (opts.seed ?? (Math.random() * 2 ** 31) | 0);
-  const path = process.env.FC_PATH || undefined;
+  const path = process.env.FC_PATH || (opts.firstRun ? String(opts.firstRun) : undefined);
   const numRuns = Number(process.env.FC_RUNS) || opts.numRuns;
   const budget = opts.steps === undefined ? '' : `, until ${opts.steps} steps`;
-  console.log(`[model:${opts.name}] seed ${seed}, ${numRuns} runs of up to ${opts.maxCommands} steps${budget} (${opts.kind} server); replay with FC_SEED=${seed}`);
+  const from = path === undefined ? '' : ` from path ${path}`;
+  console.log(`[model:${opts.name}] seed ${seed}${from}, ${numRuns} runs of up to ${opts.maxCommands} steps${budget} (${opts.kind} server); replay with FC_SEED=${seed}`);
   const totals: ModelRunTotals = { runs: 0, steps: 0, restarts: 0, kills: 0, ms: 0 };
   const started = Date.now();
   // A time limit stops fast-check from starting runs, not the one in progress: it is awaited below,
@@ -65,6 +72,8 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunTotals> {
   const commands = fc.commands([commandArbitrary({ restartWeight: opts.restartWeight, killWeight: opts.killWeight })], { maxCommands: opts.maxCommands, size: 'max' });
   const runOnce = async (cmds: Iterable<Cmd>, stepLimit: number) => {
     active++;
+    const runStarted = Date.now();
+    const cpuStarted = process.cpuUsage();
     const real = await RealSystem.start(opts.kind);
     let model: Model | undefined;
     try {
@@ -79,6 +88,11 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunTotals> {
       await real.close();
       active--;
       if (model) {
+        // Each run's steps: what a file holding part of a seed's runs must add up to (the model files say how they are split).
+        const cpu = process.cpuUsage(cpuStarted);
+        console.log(
+          `[model:${opts.name}] run ${(opts.firstRun ?? 0) + totals.runs}: ${model.steps} steps, ${model.restarts} restarts, ${model.kills} kill -9 in ${((Date.now() - runStarted) / 1000).toFixed(1)} s (${((cpu.user + cpu.system) / 1e6).toFixed(1)} s CPU in this process)`,
+        );
         totals.runs++;
         totals.steps += model.steps;
         totals.restarts += model.restarts;
@@ -88,12 +102,16 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunTotals> {
   };
   await fc.assert(
     fc.asyncProperty(commands, async (cmds) => {
-      if (opts.steps === undefined || failed) return runOnce(cmds, Infinity);
-      if (totals.steps >= opts.steps) return;
+      if (failed) return runOnce(cmds, Infinity);
+      if (opts.steps !== undefined && totals.steps >= opts.steps) return;
+      const run = (opts.firstRun ?? 0) + totals.runs;
       try {
-        await runOnce(cmds, opts.steps - totals.steps);
+        await runOnce(cmds, opts.steps === undefined ? Infinity : opts.steps - totals.steps);
       } catch (err) {
         failed = true;
+        // Shrinking reruns the case many times and can outlast the test's timeout, which then names
+        // only the timeout (seen on a loaded machine: 600 s of shrinking): the cause is printed now.
+        console.error(`[model:${opts.name}] run ${run} failed; shrinking it next (FC_NO_SHRINK=1 skips that): ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
         throw err;
       }
     }),

@@ -1,0 +1,12 @@
+// The in-process model test's two seeds, each run until 5,000 steps, and where their steps are cut
+// into files (model-inproc-a.test.ts says why). A run's step count depends only on its sequence, so
+// these counts hold until a command or the arbitrary changes; then a file's "at least" fails and
+// names the new count (the run's log line, "[model:…] run <n>: <steps> steps", gives it too).
+export const SEED_A = 20260601;
+/** Run 1 of the first seed, in model-inproc-a2.test.ts; runs 0 and 2 make up the rest in -a. */
+export const SEED_A_RUN1_STEPS = 2_651;
+export const SEED_B = 20260603;
+/** Runs 0 and 1 of the second seed, in model-inproc-b.test.ts; runs 2 and 3 make up the rest in -b2. */
+export const SEED_B_RUNS01_STEPS = 1_304 + 897;
+/** Each seed's steps (before the split, one file each: runs from 0 until this many). */
+export const STEPS_PER_SEED = 5_000;
