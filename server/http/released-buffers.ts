@@ -10,14 +10,19 @@
 // V8's external count lowered at once, and nothing is posted (the transfer list is detached even
 // when the port is closed: node's MessagePort::PostMessage serializes before it checks the port).
 import type { Readable } from 'node:stream';
-import { MessageChannel } from 'node:worker_threads';
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
 
-const closedPort = (() => {
-  const { port1, port2 } = new MessageChannel();
-  port1.close();
-  port2.close();
-  return port1;
-})();
+// Made on the first transfer, not at start: a server that never sees an artifact pays nothing.
+let closedPort: MessagePort | undefined;
+function portToNowhere(): MessagePort {
+  if (!closedPort) {
+    const { port1, port2 } = new MessageChannel();
+    port1.close();
+    port2.close();
+    closedPort = port1;
+  }
+  return closedPort;
+}
 
 /** Below this a chunk is not worth a transfer (a runner's pieces are ~32 KiB); busboy's boundary lookbehind (under 80 bytes) is never touched. */
 const RELEASE_MIN = 4 * 1024;
@@ -32,7 +37,7 @@ export function release(bufs: readonly Buffer[]): void {
   for (const b of bufs) {
     if (b.byteOffset === 0 && b.byteLength === b.buffer.byteLength && b.byteLength >= RELEASE_MIN && b.buffer instanceof ArrayBuffer) whole.add(b.buffer);
   }
-  if (whole.size > 0) closedPort.postMessage(null, [...whole]);
+  if (whole.size > 0) portToNowhere().postMessage(null, [...whole]);
 }
 
 /**
