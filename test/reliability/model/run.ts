@@ -91,7 +91,7 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunTotals> {
         // Each run's steps: what a file holding part of a seed's runs must add up to (the model files say how they are split).
         const cpu = process.cpuUsage(cpuStarted);
         console.log(
-          `[model:${opts.name}] run ${(opts.firstRun ?? 0) + totals.runs}: ${model.steps} steps, ${model.restarts} restarts, ${model.kills} kill -9 in ${((Date.now() - runStarted) / 1000).toFixed(1)} s (${((cpu.user + cpu.system) / 1e6).toFixed(1)} s CPU in this process)`,
+          `[model:${opts.name}] ${failed ? 'shrinking, try' : 'run'} ${(opts.firstRun ?? 0) + totals.runs}: ${model.steps} steps, ${model.restarts} restarts, ${model.kills} kill -9 in ${((Date.now() - runStarted) / 1000).toFixed(1)} s (${((cpu.user + cpu.system) / 1e6).toFixed(1)} s CPU in this process)`,
         );
         totals.runs++;
         totals.steps += model.steps;
