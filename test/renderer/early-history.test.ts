@@ -4,7 +4,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { adoptEarlyHistory, startEarlyHistory } from '../../renderer/views/dashboard/early-history.ts';
+import { adoptEarlyHistory, arrivedEarlyHistory, startEarlyHistory } from '../../renderer/views/dashboard/early-history.ts';
 
 const seen: { url: string; token: string | undefined }[] = [];
 let server: http.Server;
@@ -63,6 +63,25 @@ describe('early history', () => {
     expect(u.searchParams.get('top')).toBe('8');
     // Taken: the next history call is the query's own.
     expect(adoptEarlyHistory('', 'abc d', 'embedded', '15m', null, null)).toBeUndefined();
+  });
+
+  it('the answer as initial data: nothing before it arrived (the query adopts the request instead), then its data and asking time, once', async () => {
+    const win = page('#token=tok');
+    const before = Date.now();
+    startEarlyHistory();
+    expect(arrivedEarlyHistory('', 'tok', 'embedded', '15m', null, null)).toBeUndefined();
+    await (win.__jobscopeEarlyHistory as { answer: Promise<unknown> }).answer;
+    await Promise.resolve();
+    expect(arrivedEarlyHistory('', 'tok', 'embedded', '1h', null, null)).toBeUndefined(); // another range: taken, not used
+    expect(arrivedEarlyHistory('', 'tok', 'embedded', '15m', null, null)).toBeUndefined();
+    startEarlyHistory();
+    await (win.__jobscopeEarlyHistory as { answer: Promise<unknown> }).answer;
+    await Promise.resolve();
+    const got = arrivedEarlyHistory('', 'tok', 'embedded', '15m', null, null);
+    expect((got?.data as { answered: string }).answered).toBe(seen[1]!.url);
+    expect(got!.at).toBeGreaterThanOrEqual(before);
+    expect(arrivedEarlyHistory('', 'tok', 'embedded', '15m', null, null)).toBeUndefined();
+    expect(adoptEarlyHistory('', 'tok', 'embedded', '15m', null, null)).toBeUndefined();
   });
 
   it('remembered connection and range (the view state\'s local copy) and this tab\'s token', async () => {

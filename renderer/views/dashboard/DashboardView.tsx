@@ -10,7 +10,7 @@ import { PALETTE, TimeSeriesChart, type Marker, type RefLine, type Series } from
 import { Glossary } from '../../components/glossary.tsx';
 import { ago, humanDuration, num } from '../../components/format.ts';
 import { RANGES, SPARK_POINTS, isRangeKey, type RangeKey } from './ranges.ts';
-import { TOP, adoptEarlyHistory, historyParams } from './early-history.ts';
+import { TOP, adoptEarlyHistory, arrivedEarlyHistory, historyParams } from './early-history.ts';
 import { useUiState } from '../../app/ui-state.ts';
 import { KpiCards } from './KpiCards.tsx';
 import { QueuesTable } from './QueuesTable.tsx';
@@ -71,8 +71,16 @@ export default function DashboardView() {
   const live = pausedAt === null;
   const refetchInterval = live ? everyMs : false;
 
+  const historyKey = ['history', id, rangeKey, pausedAt, queues?.join('\n') ?? null] as const;
+  // The early answer when it is already here: the first render draws it (updatedAt its asking
+  // time, so it is refetched at once if older than staleTime). Read once, on the first render,
+  // and only for that render's key (another range's query must not start from it).
+  const [arrived] = useState(() => ({ key: JSON.stringify(historyKey), early: arrivedEarlyHistory(client.baseUrl, client.token, id, rangeKey, pausedAt, queues) }));
+  const initial = arrived.early && arrived.key === JSON.stringify(historyKey) ? arrived.early : undefined;
   const history = useQuery({
-    queryKey: ['history', id, rangeKey, pausedAt, queues?.join('\n') ?? null],
+    queryKey: historyKey,
+    initialData: initial?.data as History | undefined,
+    initialDataUpdatedAt: initial?.at,
     queryFn: () => {
       const ask = () => client.history(id, historyParams(rangeKey, pausedAt ?? Date.now(), queues));
       const early = adoptEarlyHistory(client.baseUrl, client.token, id, rangeKey, pausedAt, queues) as Promise<History> | undefined;

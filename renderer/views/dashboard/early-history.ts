@@ -20,6 +20,8 @@ export interface EarlyHistory {
   range: RangeKey;
   at: number;
   answer: Promise<unknown>;
+  /** The answer, once it has arrived (the dashboard's first render can then draw it at once). */
+  value?: unknown;
 }
 
 declare global {
@@ -71,7 +73,19 @@ export function startEarlyHistory(): void {
   const url = `${historyPath(id)}?${queryString(historyParams(range, at, null))}`;
   const answer = fetch(url, { headers: { 'PRIVATE-TOKEN': token } }).then((r) => (r.ok ? r.json() : Promise.reject(new Error(`HTTP ${r.status}`))));
   answer.catch(() => {}); // a failure is the query's to report: it asks again itself
-  window.__jobscopeEarlyHistory = { token, id, range, at, answer };
+  const early: EarlyHistory = { token, id, range, at, answer };
+  answer.then((v) => void (early.value = v), () => {});
+  window.__jobscopeEarlyHistory = early;
+}
+
+/** The early answer if it has already arrived and is what the query asks for: its data and when
+ *  it was asked for, taken once (the query's initial data, so the first render draws the chart). */
+export function arrivedEarlyHistory(baseUrl: string, token: string, id: string, range: RangeKey, pausedAt: number | null, queues: string[] | null): { data: unknown; at: number } | undefined {
+  const e = window.__jobscopeEarlyHistory;
+  if (!e || e.value === undefined) return undefined;
+  const at = e.at;
+  const answer = adoptEarlyHistory(baseUrl, token, id, range, pausedAt, queues);
+  return answer ? { data: e.value, at } : undefined;
 }
 
 /** The early answer, when it is what the dashboard's first history query asks for (same token,
