@@ -6,7 +6,7 @@ export const SEED_A = 20260601;
 /** Run 1 of the first seed, in model-inproc-a2.test.ts; runs 0 and 2 make up the rest in -a. */
 export const SEED_A_RUN1_STEPS = 2_651;
 export const SEED_B = 20260603;
-/** Runs 0 and 1 of the second seed, in model-inproc-b.test.ts; runs 2 and 3 make up the rest in -b2. */
-export const SEED_B_RUNS01_STEPS = 1_304 + 897;
+/** Run 2 of the second seed, in model-inproc-b2.test.ts; runs 0, 1 and 3 make up the rest in -b. */
+export const SEED_B_RUN2_STEPS = 1_630;
 /** Each seed's steps (before the split, one file each: runs from 0 until this many). */
 export const STEPS_PER_SEED = 5_000;
