@@ -12,6 +12,10 @@
 // at a later run of the seed: fast-check generates the same sequence there), in -a2 run 1. A run's
 // step count depends only on its sequence (a step is skipped by counts the model keeps, never by
 // timing), so the cut in run 2 falls where it fell in one file.
+// The cost: a run in a process that has not served yet is slower until V8 has compiled the server's
+// hot paths (run 1 of the first seed: 10.5 s of CPU after run 0 in the same process, 16.2 s alone).
+// Back to back at load ~3, two at a time: the two halves 27.4 s wall, 50.0 s CPU; the four files
+// 20.9 + 26.2 s wall, 78.4 s CPU. In a full run the workers are warm from other files for some of them.
 import { expect, test } from 'vitest';
 import { runModel } from './model/run.ts';
 import { SEED_A, SEED_A_RUN1_STEPS, STEPS_PER_SEED } from './model/seeds.ts';
