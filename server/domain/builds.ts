@@ -168,9 +168,13 @@ export class SqliteBuildsDomain {
       throw err;
     }
     this.store.tx(() => this.store.builds.setArtifacts(buildId, { key, filename: meta.filename, size: staged.size, expire_at: meta.expire_at }));
+    // The answer is the build as this upload left it, read before the await below: meanwhile the
+    // expiry job may already erase an archive uploaded with `expire_in: 0` (the model test caught
+    // a 201 without artifacts_file under load), and GitLab answers with what was stored.
+    const stored = this.store.builds.byId(buildId)!;
     if (old && old !== key) await this.store.artifacts.removeAsync(old);
     this.events.emit('artifacts:stored', { buildId, key });
-    return this.store.builds.byId(buildId)!;
+    return stored;
   }
 
   /** Erases the build's archive (the row forgets it first, so no reader is pointed at a missing file). */

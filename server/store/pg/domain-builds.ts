@@ -175,10 +175,12 @@ export class PgBuildsDomain implements BuildsDomain {
       throw err;
     }
     await this.builds.setArtifacts(buildId, { key, filename: meta.filename, size: staged.size, expire_at: meta.expire_at });
+    // Read before the replaced archive's removal, as the SQLite domain does: the answer is what this upload stored.
+    const stored = (await this.builds.byId(buildId))!;
     if (old && old !== key) await this.d.artifacts.removeAsync(old);
     // In-process only: the listing job it triggers is this instance's, and must run once.
     this.d.events.emit('artifacts:stored', { buildId, key });
-    return (await this.builds.byId(buildId))!;
+    return stored;
   }
 
   async deleteArtifacts(build: Pick<Build, 'id' | 'artifacts_key'>): Promise<Build | undefined> {
