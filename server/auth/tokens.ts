@@ -48,22 +48,23 @@ const digestHex = new Map<string, string>();
  * The caller must not change the returned bytes.
  */
 export function tokenDigestBytes(token: string): Buffer {
-  let d = digestBytes.get(token);
-  if (d === undefined) {
-    d = crypto.hash('sha256', token, 'buffer');
-    if (digestBytes.size >= DIGEST_CACHE_MAX) digestBytes.clear();
-    digestBytes.set(token, d);
-  }
-  return d;
+  return remembered(digestBytes, token, sha256Bytes);
 }
 
 /** digest(token) (hex), remembered as tokenDigestBytes remembers the bytes. */
 export function tokenDigestHex(token: string): string {
-  let d = digestHex.get(token);
+  return remembered(digestHex, token, sha256Hex);
+}
+
+const sha256Bytes = (token: string): Buffer => crypto.hash('sha256', token, 'buffer');
+const sha256Hex = (token: string): string => crypto.hash('sha256', token, 'hex');
+
+function remembered<T>(kept: Map<string, T>, token: string, hash: (token: string) => T): T {
+  let d = kept.get(token);
   if (d === undefined) {
-    d = crypto.hash('sha256', token, 'hex');
-    if (digestHex.size >= DIGEST_CACHE_MAX) digestHex.clear();
-    digestHex.set(token, d);
+    d = hash(token);
+    if (kept.size >= DIGEST_CACHE_MAX) kept.clear();
+    kept.set(token, d);
   }
   return d;
 }
