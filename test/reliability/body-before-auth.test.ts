@@ -166,19 +166,24 @@ describe('real runners are unaffected', () => {
   });
 });
 
+/** A trace PATCH announcing `len` bytes that sends 1 KiB and then trickles: it holds `len` of the body budget until destroyed. */
+async function holdBudget(run: Running, len: number): Promise<net.Socket> {
+  const head = `PATCH /ci/api/v1/builds/${run.build.id}/trace.txt HTTP/1.1\r\n${H}Build-Token: ${run.build.token}\r\nContent-Range: 0-${len}\r\nContent-Length: ${len}\r\n\r\n`;
+  const { port } = new URL(s.url);
+  const holder = net.connect(Number(port), '127.0.0.1');
+  holder.on('error', () => undefined);
+  await new Promise<void>((r) => holder.on('connect', () => r()));
+  holder.write(head);
+  holder.write(Buffer.alloc(1024, 'a'));
+  await new Promise((r) => setTimeout(r, 300));
+  return holder;
+}
+
 describe('bytes held across all requests (--max-inflight-body-mb 1)', () => {
   test('over the budget: 503 with Retry-After while others hold it, 413 when one body alone exceeds it; freed after', async () => {
     const r3 = await runningBuild(s, {}, 'budget');
     const len = 700 * 1024;
-    const head = `PATCH /ci/api/v1/builds/${r3.build.id}/trace.txt HTTP/1.1\r\n${H}Build-Token: ${r3.build.token}\r\nContent-Range: 0-${len}\r\nContent-Length: ${len}\r\n\r\n`;
-    // The first holds 700 KiB of the 1 MiB budget while it trickles.
-    const { port } = new URL(s.url);
-    const holder = net.connect(Number(port), '127.0.0.1');
-    holder.on('error', () => undefined);
-    await new Promise<void>((r) => holder.on('connect', () => r()));
-    holder.write(head);
-    holder.write(Buffer.alloc(1024, 'a'));
-    await new Promise((r) => setTimeout(r, 300));
+    const holder = await holdBudget(r3, len);
     const second = await raw(`${s.url}/ci/api/v1/builds/${r3.build.id}/trace.txt`, {
       method: 'PATCH',
       headers: { 'build-token': r3.build.token, 'content-range': `0-${len}` },
@@ -206,14 +211,7 @@ describe('bytes held across all requests (--max-inflight-body-mb 1)', () => {
   test('a body sent to a path no route has is counted too (503 while others hold the budget)', async () => {
     const r6 = await runningBuild(s, {}, 'budget-404');
     const len = 700 * 1024;
-    const head = `PATCH /ci/api/v1/builds/${r6.build.id}/trace.txt HTTP/1.1\r\n${H}Build-Token: ${r6.build.token}\r\nContent-Range: 0-${len}\r\nContent-Length: ${len}\r\n\r\n`;
-    const { port } = new URL(s.url);
-    const holder = net.connect(Number(port), '127.0.0.1');
-    holder.on('error', () => undefined);
-    await new Promise<void>((r) => holder.on('connect', () => r()));
-    holder.write(head);
-    holder.write(Buffer.alloc(1024, 'a'));
-    await new Promise((r) => setTimeout(r, 300));
+    const holder = await holdBudget(r6, len);
     const lost = await raw(`${s.url}/ci/api/v1/no-such-route`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.alloc(len, ' ') });
     expect(lost.status).toBe(503);
     holder.destroy();
