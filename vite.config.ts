@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { defineConfig, type Plugin } from 'vite';
+import { defineConfig, type HtmlTagDescriptor, type Plugin, type Rollup } from 'vite';
 import react from '@vitejs/plugin-react';
 
 /** renderer/early.ts is an entry of its own, not part of index.html's main script: Vite would
@@ -7,23 +7,14 @@ import react from '@vitejs/plugin-react';
  *  wait for the 330 kB main script again. This adds it to <head>, async (it runs as soon as
  *  it has arrived), with its few small imports preloaded beside it. */
 function earlyEntry(name: string): Plugin {
-  return {
-    name: 'jobscope-early-entry',
-    apply: 'build',
-    transformIndexHtml: {
-      order: 'post',
-      handler(_html, ctx) {
-        const bundle = ctx.bundle;
-        if (!bundle) return [];
-        const early = Object.values(bundle).find((c) => c.type === 'chunk' && c.isEntry && c.name === name);
-        if (early?.type !== 'chunk') throw new Error(`earlyEntry: no entry chunk named ${name}`);
-        return [
-          { tag: 'script', attrs: { type: 'module', async: true, crossorigin: true, src: `./${early.fileName}` }, injectTo: 'head' as const },
-          ...early.imports.map((f) => ({ tag: 'link', attrs: { rel: 'modulepreload', crossorigin: true, href: `./${f}` }, injectTo: 'head' as const })),
-        ];
-      },
-    },
-  };
+  return tagsAfterBuild('jobscope-early-entry', (bundle) => {
+    const early = Object.values(bundle).find((c) => c.type === 'chunk' && c.isEntry && c.name === name);
+    if (early?.type !== 'chunk') throw new Error(`earlyEntry: no entry chunk named ${name}`);
+    return [
+      { tag: 'script', attrs: { type: 'module', async: true, crossorigin: true, src: `./${early.fileName}` }, injectTo: 'head' },
+      ...early.imports.map(modulePreload),
+    ];
+  });
 }
 
 /** The dashboard is the view a fresh window opens on, but it is a lazy chunk (as every view): its
@@ -31,38 +22,43 @@ function earlyEntry(name: string): Plugin {
  *  the first chart (bench/ui.ts, first_chart_ms). This lists the dashboard's chunk, the chunks it
  *  imports and its CSS in index.html, so they load beside the entry. */
 function preloadLandingView(entry: string): Plugin {
+  return tagsAfterBuild('jobscope-preload-landing-view', (bundle) => {
+    const chunks = Object.values(bundle).filter((c) => c.type === 'chunk');
+    const view = chunks.find((c) => c.facadeModuleId?.endsWith(entry));
+    if (!view) throw new Error(`preloadLandingView: no chunk for ${entry}`);
+    const js = new Set<string>();
+    const css = new Set<string>();
+    const visit = (file: string) => {
+      if (js.has(file)) return;
+      js.add(file);
+      const c = bundle[file];
+      if (c?.type !== 'chunk') return;
+      c.viteMetadata?.importedCss.forEach((f) => css.add(f));
+      c.imports.forEach(visit);
+    };
+    visit(view.fileName);
+    // Already loaded by the entries' own tags.
+    for (const c of chunks) if (c.isEntry) { js.delete(c.fileName); c.imports.forEach((f) => js.delete(f)); c.viteMetadata?.importedCss.forEach((f) => css.delete(f)); }
+    return [
+      ...[...js].map(modulePreload),
+      ...[...css].map((f): HtmlTagDescriptor => ({ tag: 'link', attrs: { rel: 'stylesheet', crossorigin: true, href: `./${f}` }, injectTo: 'head' })),
+    ];
+  });
+}
+
+/** A build-only plugin adding the tags `tags` makes from the finished bundle to index.html's head. */
+function tagsAfterBuild(name: string, tags: (bundle: Rollup.OutputBundle) => HtmlTagDescriptor[]): Plugin {
   return {
-    name: 'jobscope-preload-landing-view',
+    name,
     apply: 'build',
     transformIndexHtml: {
       order: 'post',
-      handler(_html, ctx) {
-        const bundle = ctx.bundle;
-        if (!bundle) return [];
-        const chunks = Object.values(bundle).filter((c) => c.type === 'chunk');
-        const view = chunks.find((c) => c.facadeModuleId?.endsWith(entry));
-        if (!view) throw new Error(`preloadLandingView: no chunk for ${entry}`);
-        const js = new Set<string>();
-        const css = new Set<string>();
-        const visit = (file: string) => {
-          if (js.has(file)) return;
-          js.add(file);
-          const c = bundle[file];
-          if (c?.type !== 'chunk') return;
-          c.viteMetadata?.importedCss.forEach((f) => css.add(f));
-          c.imports.forEach(visit);
-        };
-        visit(view.fileName);
-        // Already loaded by the entries' own tags.
-        for (const c of chunks) if (c.isEntry) { js.delete(c.fileName); c.imports.forEach((f) => js.delete(f)); c.viteMetadata?.importedCss.forEach((f) => css.delete(f)); }
-        return [
-          ...[...js].map((f) => ({ tag: 'link', attrs: { rel: 'modulepreload', crossorigin: true, href: `./${f}` }, injectTo: 'head' as const })),
-          ...[...css].map((f) => ({ tag: 'link', attrs: { rel: 'stylesheet', crossorigin: true, href: `./${f}` }, injectTo: 'head' as const })),
-        ];
-      },
+      handler: (_html, ctx) => (ctx.bundle ? tags(ctx.bundle) : []),
     },
   };
 }
+
+const modulePreload = (file: string): HtmlTagDescriptor => ({ tag: 'link', attrs: { rel: 'modulepreload', crossorigin: true, href: `./${file}` }, injectTo: 'head' });
 
 const EARLY_MODULES = ['/renderer/early.ts', '/views/dashboard/early-history.ts', '/views/dashboard/ranges.ts', '/api/query-string.ts', '/app/storage-keys.ts'];
 
