@@ -17,11 +17,12 @@ import { jobscopeNodeArgs } from '../helpers/cli-process.ts';
 import { spawnServer, type ChildServer } from './support.ts';
 
 const ADMIN = 'admin-token-of-the-kill9-jobs-test';
-const JOBS = 24;
+const JOBS = 30;
+const JOB_MS = 600; // long enough that a claim seen fresh is still held when the kill lands
 const TTL_S = 3; // the smallest --redis-process-ttl-s: the one real wait of this test
 
 const HISTORY = `
-  CREATE TABLE job_history (seq bigserial PRIMARY KEY, job_id bigint NOT NULL, queue text NOT NULL, event text NOT NULL, owner text);
+  CREATE TABLE job_history (seq bigserial PRIMARY KEY, job_id bigint NOT NULL, queue text NOT NULL, event text NOT NULL, owner text, at timestamptz NOT NULL DEFAULT clock_timestamp());
   CREATE FUNCTION job_history_log() RETURNS trigger LANGUAGE plpgsql AS $$
   BEGIN
     IF TG_OP = 'INSERT' THEN
@@ -94,7 +95,7 @@ describe.skipIf(postgresMissing() !== null)('kill -9 of one serve --database ins
 
   it('takes over the jobs A was running: each runs to one acknowledged end, A leaves the process list after its TTL', async () => {
     const before = await counters();
-    const enq = await http<{ enqueued: number }>(`${a.url}/api/v3/sim/jobs`, { token: ADMIN, json: { queue: 'k9', count: JOBS, duration_ms: 300, retry: 0 } });
+    const enq = await http<{ enqueued: number }>(`${a.url}/api/v3/sim/jobs`, { token: ADMIN, json: { queue: 'k9', count: JOBS, duration_ms: JOB_MS, retry: 0 } });
     expect(enq.status).toBe(202);
     expect(enq.body.enqueued).toBe(JOBS);
     const ids = (await sql.query<{ id: string }>(`SELECT job_id AS id FROM job_history WHERE queue = 'k9' AND event = 'push' ORDER BY job_id`)).rows.map((r) => Number(r.id));
@@ -104,13 +105,18 @@ describe.skipIf(postgresMissing() !== null)('kill -9 of one serve --database ins
       [a, b].map(async (s) => (await sql.query<{ identity: string }>('SELECT identity FROM job_processes WHERE pid = $1', [s.pid])).rows[0]?.identity),
     );
     expect(procA && procB).toBeTruthy();
-    // Kill A once it has ended some jobs and holds others: both kinds must come out right.
+    // Kill A once it has ended some jobs and holds others: both kinds must come out right. "Holds"
+    // means a claim made in the last 150 ms (the database's clock), so the job has most of its
+    // JOB_MS left: a job seen held near its end could be acknowledged before the signal lands, and
+    // the kill would then cut nothing off (seen once in CI, under load).
     await until(
-      async () => (await sql.query<{ ended: number; held: number }>(
+      async () => (await sql.query<{ ended: number; fresh: number }>(
         `SELECT (SELECT count(*)::int FROM job_history WHERE owner = $1 AND event = 'end') AS ended,
-                (SELECT count(*)::int FROM jobs WHERE claimed_by = $1) AS held`, [procA])).rows[0]!,
-      (r) => r.ended >= 1 && r.held >= 1,
-      'A ending one job while holding another',
+                (SELECT count(*)::int FROM jobs j WHERE j.claimed_by = $1
+                   AND (SELECT max(h.at) FROM job_history h WHERE h.job_id = j.id AND h.event = 'claim' AND h.owner = $1)
+                       > clock_timestamp() - interval '150 milliseconds') AS fresh`, [procA])).rows[0]!,
+      (r) => r.ended >= 1 && r.fresh >= 1,
+      'A ending one job while holding another it claimed just now',
     );
     await a.kill9();
     const inFlight = (await sql.query<{ id: string }>('SELECT id FROM jobs WHERE claimed_by = $1 ORDER BY id', [procA])).rows.map((r) => Number(r.id));
