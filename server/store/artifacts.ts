@@ -22,6 +22,8 @@ const STREAM_CHUNK = 1024 * 1024;
  * 256 KiB ones at the speed of the rest of the path.
  */
 const WRITE_BATCH = 256 * 1024;
+/** Bytes queued behind the write in flight before the socket is paused: as the bare reference holds. */
+const HOLD = 4 * WRITE_BATCH;
 
 export class TooLargeError extends Error {
   constructor(readonly limit: number) {
@@ -133,25 +135,33 @@ export class ArtifactStore {
 }
 
 /**
- * The file end of an upload: counts the bytes against the limit and writes them with one writev(2)
- * per WRITE_BATCH. Ours rather than a counting Transform piped into fs.WriteStream because, traced
- * on a 256 MiB upload, that pair cost a stream hop per 64 KiB socket chunk and let the write size
- * follow whatever piled up during the last write (64 KiB to over 1 MiB, ~1,200 write calls, each a
- * thread-pool round trip); here every write is about WRITE_BATCH (under WRITE_BATCH + one chunk),
- * one in flight, and at most that plus highWaterMark bytes are held. Chunks of a source the route
- * marked are given back (detached) as soon as their write returned (see http/released-buffers.ts). Every byte is written
- * (write(2) returned) before 'finish', so an upload acknowledged after the pipeline settles
- * survives kill -9.
+ * The file end of an upload: counts the bytes against the limit and writes them in writev(2)s of
+ * about WRITE_BATCH, one in flight, from a queue of its own. Ours rather than a counting Transform
+ * piped into fs.WriteStream because, traced on a 256 MiB upload, that pair cost a stream hop per
+ * 64 KiB socket chunk and let the write size follow whatever piled up during the last write (64 KiB
+ * to over 1 MiB). A chunk is taken (its callback called at once) while less than HOLD waits behind
+ * the write in flight, so the socket keeps flowing during a write and pauses only with HOLD queued;
+ * it resumes as soon as a write returns and the queue is below HOLD again, as the bare node:http
+ * reference does. (Holding each batch's callback until its write returned, as this sink did, left
+ * the stream machinery's 1 MiB buffer to drain completely before the socket was read again, and the
+ * file idle while it refilled.) Chunks of a source the route marked are given back (detached) as
+ * soon as their write returned (see http/released-buffers.ts). Every byte is written (write(2)
+ * returned) before 'finish', so an upload acknowledged after the pipeline settles survives kill -9.
  */
 class UploadSink extends Writable {
   size = 0;
-  private batch: Buffer[] = [];
-  private batchBytes = 0;
+  private queue: Buffer[] = [];
+  private queued = 0;
   private fd: number;
   /** Set while a writev is in the thread pool: destroy() does not wait for a pending _write, and
    *  closing the descriptor under it could let the write land in whatever file reuses the number. */
   private writing = false;
   private afterWrite: (() => void) | null = null;
+  /** The callback of the chunk that filled the queue to HOLD: called once a write makes room. */
+  private held: ((err?: Error | null) => void) | null = null;
+  /** Called once the queue is empty and nothing is in flight (set by _final). */
+  private drained: ((err?: Error | null) => void) | null = null;
+  private failed: Error | null = null;
 
   constructor(
     fd: number,
@@ -159,23 +169,25 @@ class UploadSink extends Writable {
     private readonly fsync: boolean,
     private readonly releaseWritten: boolean,
   ) {
-    // Room for the socket to keep flowing while a batch is being written.
-    super({ highWaterMark: STREAM_CHUNK });
+    // Small: the queue below is the buffer; this only carries a chunk or two to the next _write.
+    super({ highWaterMark: 64 * 1024 });
     this.fd = fd;
   }
 
   override _write(chunk: Buffer, _enc: BufferEncoding, done: (err?: Error | null) => void): void {
+    if (this.failed) return done(this.failed);
     this.size += chunk.length;
     // GitLab accepted only `artifacts.size < max_artifacts_size`: exactly the limit is too large.
     if (this.size >= this.max) return done(new TooLargeError(this.max));
-    this.batch.push(chunk);
-    this.batchBytes += chunk.length;
-    if (this.batchBytes < WRITE_BATCH) return done();
-    this.flush(done);
+    this.queue.push(chunk);
+    this.queued += chunk.length;
+    if (!this.writing && this.queued >= WRITE_BATCH) this.writeNext();
+    if (this.queued < HOLD) done();
+    else this.held = done;
   }
 
   override _final(done: (err?: Error | null) => void): void {
-    this.flush((err) => {
+    const finish = (err?: Error | null) => {
       if (err) return done(err);
       const close = () => {
         const fd = this.fd;
@@ -184,10 +196,16 @@ class UploadSink extends Writable {
       };
       if (!this.fsync) return close();
       fs.fsync(this.fd, (e) => (e ? done(e) : close()));
-    });
+    };
+    if (this.failed) return done(this.failed);
+    if (!this.writing && this.queued === 0) return finish();
+    this.drained = finish;
+    if (!this.writing) this.writeNext();
   }
 
   override _destroy(err: Error | null, done: (err?: Error | null) => void): void {
+    this.queue = [];
+    this.queued = 0;
     if (this.fd < 0) return done(err);
     const fd = this.fd;
     this.fd = -1;
@@ -196,19 +214,42 @@ class UploadSink extends Writable {
     else close();
   }
 
-  private flush(done: (err?: Error | null) => void): void {
-    const bufs = this.batch;
-    this.batch = [];
-    this.batchBytes = 0;
+  /** Writes the queue's first WRITE_BATCH (or all of it, at the end), then the next, while a batch is queued. */
+  private writeNext(): void {
+    let n = 0;
+    let bytes = 0;
+    while (n < this.queue.length && bytes < WRITE_BATCH) bytes += this.queue[n++]!.length;
+    const bufs = this.queue.splice(0, n);
+    this.queued -= bytes;
     this.writing = true;
     writevAll(this.fd, bufs, (err) => {
       this.writing = false;
       const pending = this.afterWrite;
       this.afterWrite = null;
       if (pending) return pending(); // destroyed meanwhile: its close runs now, the write's outcome is moot
-      if (!err && this.releaseWritten) release(bufs);
-      done(err);
+      if (err) return this.fail(err);
+      if (this.releaseWritten) release(bufs);
+      if (this.queued >= WRITE_BATCH || (this.drained && this.queued > 0)) this.writeNext();
+      else if (this.drained) {
+        const drained = this.drained;
+        this.drained = null;
+        drained();
+      }
+      if (this.held && this.queued < HOLD) {
+        const held = this.held;
+        this.held = null;
+        held();
+      }
     });
+  }
+
+  /** A failed write fails the upload: through the callback the stream is waiting on, if any, else at once. */
+  private fail(err: Error): void {
+    this.failed = err;
+    const cb = this.held ?? this.drained;
+    this.held = this.drained = null;
+    if (cb) cb(err);
+    else this.destroy(err);
   }
 }
 

@@ -54,3 +54,30 @@ test('a failed upload closes its file only after the write in flight has returne
   expect(fs.readdirSync(dir)).toEqual([]); // the temp file is gone
   fs.rmSync(dir, { recursive: true, force: true });
 });
+
+// The sink takes chunks (calls their callbacks) while a write is in flight, so a write can fail with
+// no callback of the source's waiting on it: the upload must fail then and there, not be acknowledged.
+test('a write that fails while the sink holds no callback fails the upload, closes the file and removes it', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-sink-'));
+  const store = new ArtifactStore(dir, dir, { fsync: false, maxBytes: 64 * 2 ** 20 });
+  let writeFd = -1;
+  const closed: number[] = [];
+  fs.writev = ((fd: number, _bufs: NodeJS.ArrayBufferView[], cb: (err: Error | null, n: number) => void) => {
+    writeFd = fd;
+    setTimeout(() => cb(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }), 0), 10);
+  }) as typeof fs.writev;
+  fs.close = ((fd: number, cb?: (err: NodeJS.ErrnoException | null) => void) => {
+    closed.push(fd);
+    return realClose(fd, cb);
+  }) as typeof fs.close;
+  // One batch's worth and a little more, then the source stays open: no callback is held when the write fails.
+  const source = new Readable({ read() {} });
+  source.push(Buffer.alloc(256 * 1024, 1));
+  source.push(Buffer.alloc(1024, 2));
+  const outcome = await store.stage(source).then(() => 'stored', (err: Error) => err.message);
+  expect(outcome).toMatch(/no space left|ENOSPC|Insufficient Storage|disk/i);
+  expect(closed).toContain(writeFd);
+  expect(fs.readdirSync(dir)).toEqual([]);
+  source.destroy();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
