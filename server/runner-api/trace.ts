@@ -5,13 +5,15 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.ts';
 import { ApiError, notFound, tooLarge } from '../http/errors.ts';
 import { pathId, rubyToI } from '../http/params.ts';
+import { rawBytesParser } from '../http/body-parsers.ts';
 import { RunnerPathId } from './schemas.ts';
 import { andThen } from '../domain/maybe-promise.ts';
 
 export async function traceRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   const builds = ctx.domain.builds;
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: ctx.config.maxTraceBytes }, (_request, body, done) => done(null, body));
+  // Our own raw parser (http/body-parsers.ts): fastify's would copy every part once more.
+  app.addContentTypeParser('*', rawBytesParser(ctx.config.maxTraceBytes));
 
   app.withTypeProvider<TypeBoxTypeProvider>().patch(
     '/builds/:id/trace.txt',
@@ -46,7 +48,7 @@ export async function traceRoutes(app: FastifyInstance, { ctx }: { ctx: AppConte
         if (!result.ok && result.reason === 'too-large') throw tooLarge();
         if (!result.ok) throw new ApiError(416, '416 Range Not Satisfiable', { Range: `0-${result.length}` });
         // Sent here, nothing returned: a returned reply would be sent twice on the synchronous path.
-        reply.code(202).headers({ 'Build-Status': build.status, Range: `0-${result.length}` }).send();
+        reply.code(202).header('build-status', build.status).header('range', `0-${result.length}`).send();
       });
     },
   );

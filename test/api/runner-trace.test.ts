@@ -172,5 +172,31 @@ eachBackend((startServer) => {
         await small.close();
       }
     });
+
+    it('a part over the body limit is 413 JSON, declared (Content-Length) or chunked; a part in many chunks is stored whole', async () => {
+      const small = await startServer({ maxTraceBytes: 1 / 1024 }); // 1 KiB
+      try {
+        const { build } = await runningBuild(small, {}, 'trace-body-limit');
+        const url = `${small.url}/ci/api/v1/builds/${build.id}/trace.txt`;
+        const headers = { 'build-token': build.token, 'content-type': 'text/plain' };
+        const declared = await raw(url, { method: 'PATCH', headers: { ...headers, 'content-range': '0-2000' }, body: Buffer.alloc(2000, 97) });
+        expect(declared.status).toBe(413);
+        expect(declared.json).toEqual({ message: '413 Request Entity Too Large' });
+        const chunked = await raw(url, { method: 'PATCH', headers: { ...headers, 'content-range': '0-2000' }, chunks: Array.from({ length: 4 }, () => Buffer.alloc(500, 98)) });
+        expect(chunked.status).toBe(413);
+        expect(chunked.json).toEqual({ message: '413 Request Entity Too Large' });
+        const stored = async () => Buffer.from(await (await fetch(`${small.url}/api/v3/sim/builds/${build.id}/trace`, { headers: { 'private-token': small.adminToken } })).arrayBuffer()).toString();
+        expect(await stored()).toBe('');
+        // Under the limit in several chunks: the bytes in order, and a single-chunk part after it.
+        const parts = ['ab', 'cd', 'ef', 'gh'].map((x) => Buffer.from(x.repeat(100)));
+        const many = await raw(url, { method: 'PATCH', headers: { ...headers, 'content-range': '0-800' }, chunks: parts });
+        expect(many.status).toBe(202);
+        expect(many.headers.range).toBe('0-800');
+        expect((await patchTrace(small, build.id, { token: build.token, range: '800-803', body: 'xyz' })).status).toBe(202);
+        expect(await stored()).toBe(Buffer.concat(parts).toString() + 'xyz');
+      } finally {
+        await small.close();
+      }
+    });
   });
 });
