@@ -1,7 +1,7 @@
 // The first-run tour: the three things Jobscope is for (watch, simulate, connect), one step each,
 // with a button that opens the view. Shown once: "seen" is kept with the remembered view state
 // (the backend's data dir), so it stays seen across restarts and ports; the help dialog reopens it.
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Modal } from './Modal.tsx';
 import { navigate } from './route.ts';
 
@@ -32,6 +32,11 @@ export function Tour({ onClose }: { onClose: () => void }) {
   const [i, setI] = useState(0);
   const step = STEPS[i]!;
   const last = i === STEPS.length - 1;
+  // Each step's main button takes the focus, so Enter walks the tour. Focused here, not by
+  // autoFocus: React focuses an autoFocus element when it mounts, Preact (what the built UI runs
+  // on, vite.config.ts) only sets the attribute, which the browser ignores after the dialog opened.
+  const next = useRef<HTMLButtonElement>(null);
+  useEffect(() => next.current?.focus(), [i]);
   return (
     <Modal labelledBy="tour-title" onClose={onClose} testId="tour">
       <p className="tour-step" data-testid="tour-step">Step {i + 1} of {STEPS.length}</p>
@@ -50,8 +55,7 @@ export function Tour({ onClose }: { onClose: () => void }) {
         </button>
         <span className="spacer" />
         {i > 0 && <button className="ghost" onClick={() => setI(i - 1)}>Back</button>}
-        {/* Keyed by step: each step's main button takes the focus, so Enter walks the tour. */}
-        <button key={i} autoFocus data-autofocus onClick={() => (last ? onClose() : setI(i + 1))}>{last ? 'Done' : 'Next'}</button>
+        <button ref={next} data-autofocus onClick={() => (last ? onClose() : setI(i + 1))}>{last ? 'Done' : 'Next'}</button>
       </div>
     </Modal>
   );
