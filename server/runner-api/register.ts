@@ -7,6 +7,7 @@ import { pickInfo } from '../domain/runners.ts';
 import { refuseNul } from '../http/stored-text.ts';
 import { authenticateRunner } from './auth.ts';
 import { buildDetails } from './build-details.ts';
+import { isPromise } from '../domain/maybe-promise.ts';
 
 /** GitLab 8.12–8.17: runners that understand 204 say so in their User-Agent (helpers.rb `build_not_found!`). */
 const RUNNER_UA = /gitlab-ci-multi-runner \d+\.\d+\.\d+(~beta\.\d+\.g[0-9a-f]+)? /;
@@ -23,7 +24,10 @@ export async function registerRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
   ctx.events.on('build:pending', () => ctx.runnerQueue.tick());
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const params = await readParams(request);
-    const runner = await authenticateRunner(ctx, params);
+    // Awaited only when it is a promise (PostgreSQL): on SQLite each await of a plain value cost a
+    // promise and a microtask turn per poll, for work already done.
+    const found = authenticateRunner(ctx, params);
+    const runner = isPromise(found) ? await found : found;
     const info = pickInfo(params.info);
     // Where GitLab stored `info` (authenticate_runner!, before the paused check); see http/stored-text.ts.
     refuseNul('info', info);
@@ -32,7 +36,8 @@ export async function registerRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
     // A runner that already saw this queue state only records contact (GitLab's 204 short cut).
     const taken = await ctx.domain.builds.poll(runner, info, str(params.last_update) !== current);
     if (!taken) return buildNotFound(request, reply, current);
-    return reply.code(201).send(await buildDetails(ctx, taken.build, request.host, taken));
+    const details = buildDetails(ctx, taken.build, request.host, taken);
+    return reply.code(201).send(isPromise(details) ? await details : details);
   };
   for (const url of ['/builds/register', '/builds/register.json']) {
     app.post(url, { schema: { tags: ['runner API v1'], summary: 'Take the oldest pending build (201), or none (204/404)' } }, handler);
