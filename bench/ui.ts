@@ -112,12 +112,16 @@ const BARE_CANVAS = `async (series, points, times) => {
   return out;
 }`;
 
+type CpuSnapshot = Map<string, { ns: number; main: boolean }>;
+
 /** CPU time (ns, from /proc/<pid>/task/<tid>/schedstat) of Chromium's processes under this one:
  *  the renderers' main threads, and every thread of every Chromium process (compositor, raster,
  *  display). Why beside the wall clock: on a loaded machine (load average ~10 on 2 cores) most of a
  *  redraw's wall time is spent waiting for a core; CPU time is what the redraw itself costs.
- *  Linux only: elsewhere null, and only the wall-clock figures are reported. */
-export function chromiumCpu(): { main: number; all: number } | null {
+ *  Linux only: elsewhere null, and only the wall-clock figures are reported. Per thread, so that
+ *  cpuBetween counts a thread that ended between two snapshots (a closed page's renderer) as
+ *  nothing rather than as a negative. */
+export function chromiumCpu(): CpuSnapshot | null {
   if (process.platform !== 'linux') return null;
   const children = new Map<number, number[]>();
   for (const d of fs.readdirSync('/proc')) {
@@ -130,7 +134,7 @@ export function chromiumCpu(): { main: number; all: number } | null {
       // the process ended while we looked
     }
   }
-  const out = { main: 0, all: 0 };
+  const out: CpuSnapshot = new Map();
   const todo = [...(children.get(process.pid) ?? [])];
   while (todo.length) {
     const pid = todo.pop()!;
@@ -140,12 +144,22 @@ export function chromiumCpu(): { main: number; all: number } | null {
       const renderer = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('--type=renderer');
       for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
         const ns = Number(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
-        out.all += ns;
-        if (renderer && Number(tid) === pid) out.main += ns;
+        out.set(`${pid}/${tid}`, { ns, main: renderer && Number(tid) === pid });
       }
     } catch {
       // gone meanwhile
     }
+  }
+  return out;
+}
+
+/** CPU (ns) spent between two snapshots by the threads alive at the second: all, and the renderers' main threads. */
+export function cpuBetween(a: CpuSnapshot, b: CpuSnapshot): { main: number; all: number } {
+  const out = { main: 0, all: 0 };
+  for (const [id, t] of b) {
+    const d = t.ns - (a.get(id)?.ns ?? 0);
+    out.all += d;
+    if (t.main) out.main += d;
   }
   return out;
 }
@@ -156,7 +170,8 @@ async function withCpu<T>(redraws: number, fn: () => Promise<T>): Promise<{ resu
   const result = await fn();
   const b = chromiumCpu();
   if (!a || !b) return { result, mainMs: null, allMs: null };
-  return { result, mainMs: round((b.main - a.main) / 1e6 / redraws), allMs: round((b.all - a.all) / 1e6 / redraws) };
+  const d = cpuBetween(a, b);
+  return { result, mainMs: round(d.main / 1e6 / redraws), allMs: round(d.all / 1e6 / redraws) };
 }
 
 /** The first chart's marker: the canvas lists each series it drew inside itself (fallback content,
@@ -183,7 +198,7 @@ export async function firstChart(browser: Browser, ready: number, url: string): 
     const cpu1 = chromiumCpu();
     await new Promise((r) => setTimeout(r, 1000));
     const cpu2 = chromiumCpu();
-    const d = (b: typeof cpu1, k: 'all' | 'main' = 'all') => (cpu0 && b ? round((b[k] - cpu0[k]) / 1e6) : null);
+    const d = (b: typeof cpu1, k: 'all' | 'main' = 'all') => (cpu0 && b ? round(cpuBetween(cpu0, b)[k] / 1e6) : null);
     return { ms, cpuMs: d(cpu1), cpuSettledMs: d(cpu2), mainSettledMs: d(cpu2, 'main') };
   } finally {
     await context.close();
