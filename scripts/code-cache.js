@@ -14,6 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import vm from 'node:vm';
 import Module, { createRequire } from 'node:module';
+import { StringDecoder } from 'node:string_decoder';
 import { pathToFileURL } from 'node:url';
 
 /** Wrapper parameters: what a CommonJS file has, plus import.meta.url (esbuild's `define` maps it here). */
@@ -48,13 +49,13 @@ export const CJS_BODY = {
  * @param {{ cacheDir?: string, saveAfterMs?: number, onStatus?: (status: 'none' | 'used' | 'rejected') => void }} [opts]
  */
 export function runWithCodeCache(file, opts = {}) {
-  const source = fs.readFileSync(file, 'utf8');
   const module = { exports: {} };
   const run = (fn) => fn.call(module.exports, module.exports, createRequire(file), module, file, path.dirname(file), pathToFileURL(file).href);
   // node maps stack traces through a bundle's source map (--enable-source-maps) only for files its
   // own loaders compiled, never for a vm.Script: debugging is worth the compile, so no cache then.
   // The prefix sits on the wrapper's line, so the bundle's lines stay where the map says they are.
   if (process.sourceMapsEnabled) {
+    const source = fs.readFileSync(file, 'utf8');
     const loaded = new Module(file);
     loaded.filename = file;
     loaded.paths = Module._nodeModulePaths(path.dirname(file));
@@ -63,11 +64,13 @@ export function runWithCodeCache(file, opts = {}) {
     return module.exports;
   }
   const dir = opts.cacheDir ?? path.dirname(file);
-  const digest = crypto.createHash('sha256').update(source).update(`\0${process.versions.v8}\0${process.arch}`).digest('hex').slice(0, 20);
+  const hash = crypto.createHash('sha256');
+  const source = readInPieces(file, hash);
+  const digest = hash.update(`\0${process.versions.v8}\0${process.arch}`).digest('hex').slice(0, 20);
   const cacheFile = path.join(dir, `${path.basename(file)}.${digest}.v8cache`);
   let cachedData;
   try {
-    cachedData = fs.readFileSync(cacheFile);
+    cachedData = readOutsideMalloc(cacheFile);
   } catch {
     /* first start, or no cache dir: compile from source */
   }
@@ -83,6 +86,49 @@ export function runWithCodeCache(file, opts = {}) {
   const envMs = Number(process.env.JOBSCOPE_CODE_CACHE_SAVE_MS || NaN);
   if (!used) setTimeout(() => saveCache(script, cacheFile), opts.saveAfterMs ?? (Number.isFinite(envMs) ? envMs : 3000)).unref();
   return module.exports;
+}
+
+/**
+ * Why the bundle and its cache are not simply read with fs.readFileSync: glibc's malloc raises its
+ * mmap threshold to the size of the largest block it has mmapped and freed (up to 32 MiB), and its
+ * trim threshold to twice that, for the rest of the process. A 1.9 MB source read whole (node grows
+ * its buffer 256 kB -> 2 MB), hashed as a string (node encodes it into a 5.8 MB buffer) and a 1.8 MB
+ * cache Buffer freed after use took the trim threshold to ~11.6 MB, and every thread's malloc arena
+ * then kept up to that much freed memory resident for good (strace: the munmap of those blocks;
+ * the same start with MALLOC_MMAP_THRESHOLD_ fixed in the environment was ~12 MiB lighter at idle).
+ * So the source is read and hashed in 64 kB pieces (one small buffer, reused), and the cache goes
+ * into a WebAssembly.Memory, which V8 maps and unmaps itself, outside malloc.
+ * @param {string} file
+ * @param {import('node:crypto').Hash} hash fed the file's bytes
+ */
+function readInPieces(file, hash) {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const piece = Buffer.allocUnsafeSlow(64 * 1024);
+    const decoder = new StringDecoder('utf8');
+    const parts = [];
+    for (let n; (n = fs.readSync(fd, piece, 0, piece.length, null)) > 0; ) {
+      hash.update(piece.subarray(0, n));
+      parts.push(decoder.write(piece.subarray(0, n)));
+    }
+    parts.push(decoder.end());
+    return parts.join('');
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** @param {string} file @returns {Uint8Array} the whole file, in memory that is not malloc's (see readInPieces) */
+function readOutsideMalloc(file) {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const size = fs.fstatSync(fd).size;
+    const view = new Uint8Array(new WebAssembly.Memory({ initial: Math.max(1, Math.ceil(size / 65536)) }).buffer, 0, size);
+    for (let at = 0, n; at < size && (n = fs.readSync(fd, view, at, size - at, at)) > 0; ) at += n;
+    return view;
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 /** Written beside and renamed into place: a start running at the same time never reads half a file. */
