@@ -12,8 +12,12 @@ import { andThen } from '../domain/maybe-promise.ts';
 export async function traceRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   const builds = ctx.domain.builds;
   app.removeAllContentTypeParsers();
-  // Our own raw parser (http/body-parsers.ts): fastify's would copy every part once more.
-  app.addContentTypeParser('*', rawBytesParser(ctx.config.maxTraceBytes));
+  // Our own raw parser (http/body-parsers.ts): fastify's would copy every part once more. Named for
+  // the types runners send as well as '*': fastify caches the parser it found for a named type, but
+  // looks the catch-all up anew (parsing the Content-Type) on every request.
+  const raw = rawBytesParser(ctx.config.maxTraceBytes);
+  app.addContentTypeParser(['text/plain', 'application/octet-stream'], raw);
+  app.addContentTypeParser('*', raw);
 
   app.withTypeProvider<TypeBoxTypeProvider>().patch(
     '/builds/:id/trace.txt',
