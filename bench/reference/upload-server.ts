@@ -8,17 +8,30 @@
 // all, written as it is), no auth, no database, no fsync (the server fsyncs only with --fsync, off
 // by default and in the bench): the floor of what "receive a body over HTTP into a file" costs in
 // Node on this machine. Like the server, it unlinks a whole archive before it answers (its own;
-// the server the one the upload replaced). Usage: upload-server.ts <dir>
+// the server the one the upload replaced).
+// `POST /upload?multipart` parses the body first with @fastify/busboy, the parser the server's
+// route uses, and writes the file part the same way: the floor of a multipart upload, which is
+// what a runner sends (a fairer reference for the server; the plain one is the issue's goal).
+// Usage: upload-server.ts <dir>
 import fs from 'node:fs';
 import http from 'node:http';
+import { createRequire } from 'node:module';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
+
+// The very busboy @fastify/multipart parses the server's uploads with (resolved from it, not from here).
+const requireFromMultipart = createRequire(createRequire(import.meta.url).resolve('@fastify/multipart'));
+const Busboy = requireFromMultipart('@fastify/busboy') as new (opts: { headers: http.IncomingHttpHeaders }) => NodeJS.WritableStream & {
+  on(event: 'file', cb: (field: string, file: Readable) => void): void;
+};
 
 const BATCH = 256 * 1024;
 const dir = process.argv[2]!;
 fs.mkdirSync(dir, { recursive: true });
 let seq = 0;
 
-const server = http.createServer((req, res) => {
+/** Writes `source` to a new file as described above, then answers 201 with its size. */
+function receive(source: Readable, res: http.ServerResponse): void {
   const file = path.join(dir, `upload-${seq++}.bin`);
   const fd = fs.openSync(file, 'w');
   let batch: Buffer[] = [];
@@ -42,22 +55,29 @@ const server = http.createServer((req, res) => {
     fs.writev(fd, bufs, (err) => {
       writing = false;
       if (err) return void res.writeHead(507).end(String(err));
-      req.resume();
+      source.resume();
       if (bytes >= BATCH || ended) flush();
     });
   };
-  req.on('data', (c: Buffer) => {
+  source.on('data', (c: Buffer) => {
     batch.push(c);
     bytes += c.length;
     total += c.length;
     // Backpressure like the real sink: about 1 MiB held while a batch is being written.
-    if (writing && bytes >= 4 * BATCH) req.pause();
+    if (writing && bytes >= 4 * BATCH) source.pause();
     if (bytes >= BATCH) flush();
   });
-  req.on('end', () => {
+  source.on('end', () => {
     ended = true;
     flush();
   });
+}
+
+const server = http.createServer((req, res) => {
+  if (!req.url?.includes('multipart')) return receive(req, res);
+  const bb = new Busboy({ headers: req.headers });
+  bb.on('file', (_field, file) => receive(file, res));
+  req.pipe(bb);
 });
 server.listen(0, '127.0.0.1', () => {
   const a = server.address() as { port: number };
