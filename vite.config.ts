@@ -62,22 +62,9 @@ const modulePreload = (file: string): HtmlTagDescriptor => ({ tag: 'link', attrs
 
 const EARLY_MODULES = ['/renderer/early.ts', '/views/dashboard/early-history.ts', '/views/dashboard/ranges.ts', '/api/query-string.ts', '/app/storage-keys.ts'];
 
-/** React's API on Preact (preact/compat): react-dom's ~180 kB of minified code was most of the
- *  main script, and evaluating it most of a page load's JavaScript time (a renderer-main profile of
- *  one load: index-*.js 362 ms self, React and react-dom). The code, its types and the unit tests
- *  stay on React's API; only the built UI runs it on Preact. Exact ids only: react-dom/client etc. */
-const PREACT = [
-  ['react', 'preact/compat'],
-  ['react-dom', 'preact/compat'],
-  ['react-dom/client', 'preact/compat/client'],
-  ['react/jsx-runtime', 'preact/compat/jsx-runtime'],
-  ['react/jsx-dev-runtime', 'preact/compat/jsx-dev-runtime'],
-].map(([find, replacement]) => ({ find: new RegExp(`^${find}$`), replacement: replacement! }));
-
 export default defineConfig({
   root: 'renderer',
   base: './',
-  resolve: { alias: PREACT },
   plugins: [react(), preloadLandingView('/views/dashboard/DashboardView.tsx'), earlyEntry('early')],
   build: {
     outDir: '../dist/renderer',

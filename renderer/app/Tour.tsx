@@ -32,9 +32,9 @@ export function Tour({ onClose }: { onClose: () => void }) {
   const [i, setI] = useState(0);
   const step = STEPS[i]!;
   const last = i === STEPS.length - 1;
-  // Each step's main button takes the focus, so Enter walks the tour. Focused here, not by
-  // autoFocus: React focuses an autoFocus element when it mounts, Preact (what the built UI runs
-  // on, vite.config.ts) only sets the attribute, which the browser ignores after the dialog opened.
+  // Each step's main button takes the focus, so Enter walks the tour. Focused by an effect rather
+  // than autoFocus: the button is no longer remounted per step, and the focus does not depend on
+  // the renderer honouring autoFocus (Preact, tried for load time, only sets the attribute).
   const next = useRef<HTMLButtonElement>(null);
   useEffect(() => next.current?.focus(), [i]);
   return (
