@@ -38,7 +38,7 @@ export function tuneV8Early() {
   v8.setFlagsFromString('--semi-space-growth-factor=1');
   setTimeout(() => v8.setFlagsFromString('--semi-space-growth-factor=2'), 10_000).unref();
   v8.setFlagsFromString('--wasm-num-compilation-tasks=1');
-  v8.setFlagsFromString('--wasm-tiering-budget=180000000');
+  v8.setFlagsFromString('--wasm-tiering-budget=1200000000');
 }
 
 /**

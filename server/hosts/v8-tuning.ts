@@ -18,16 +18,23 @@ import v8 from 'node:v8';
  * background tasks at once; each one's scratch memory lands in its thread's glibc arena and stays
  * there (RSS) after the compile. One task at a time: ~12 MiB less at idle and ~20 MiB less under
  * load, the same code in the end (CPU per trace part and per dispatched build unchanged; tier-up of
- * the hottest functions is queued rather than parallel during warm-up). A tiering budget 100× the
- * default keeps start-up's few queries on baseline (Liftoff) code: no TurboFan compile, ~10 MiB less
- * at idle; under load the hot functions still tier up within about a second of steady SQL
- * (compound_metrics p99, CPU per trace part and per build unchanged). --liftoff-only or a budget
- * 1,000× the default would save ~10 MiB more, but they never tier up: SQL ~20% slower, and
- * compound_metrics' p99 under the demo load 1.5–3× worse.
+ * the hottest functions is queued rather than parallel during warm-up).
+ * The tiering budget (V8's default 1.8 M) is spent by Liftoff code per function call and loop
+ * iteration in proportion to the function's size, so SQLite's two largest functions (the parser,
+ * 39 kB of code, and the VDBE interpreter, 60 kB) spend it fastest: a start on a new data dir spent
+ * 720-810 M of the parser's alone (--trace-wasm-compilation-times: a TurboFan compile of it during
+ * start at a budget of 720 M, none at 810 M), and at the former 180 M both tiered up at start or
+ * just after, 14 + 28 MB of TurboFan scratch, 4-12 MiB of it left in a worker's malloc arena
+ * (20.2 MB mapped), and 100-150 ms of background CPU before the listening line. 1,200 M leaves
+ * start-up and idle on Liftoff code: idle 74-76 MiB instead of 84-96 (bench/footprint.ts' split:
+ * the anonymous part only). Under steady SQL the interpreter still tiers up within ~2 s, the parser
+ * and the small hot functions within 5-15 s instead of 2-5 (a loop of inserts and aggregate reads,
+ * 15 s: the same number of statements at 180 M and at 1,200 M). --liftoff-only never tiers up: SQL
+ * ~20% slower, compound_metrics' p99 under the demo load 1.5–3× worse.
  */
 const START_UP_MS = 10_000;
 
 v8.setFlagsFromString('--semi-space-growth-factor=1');
 setTimeout(() => v8.setFlagsFromString('--semi-space-growth-factor=2'), START_UP_MS).unref();
 v8.setFlagsFromString('--wasm-num-compilation-tasks=1');
-v8.setFlagsFromString('--wasm-tiering-budget=180000000');
+v8.setFlagsFromString('--wasm-tiering-budget=1200000000');
