@@ -2,7 +2,8 @@
 // menu, in light and in dark, against a server with something to show (demo load, a running build
 // with a trace, an alert). The views are read from the menu the page renders, so a view added to
 // renderer/views/registry.ts is covered without touching this file.
-import { test, expect, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { test, expect } from './fixtures.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
 import { patchTrace, runningBuild } from '../api/lib.ts';

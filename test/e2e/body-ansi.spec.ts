@@ -1,7 +1,8 @@
 // Trace parts in the runner console's exchanges and in the simulator's journal carry terminal
 // escape codes: they are shown coloured as the build trace view shows them (no escape characters
 // on screen, markup inert, no links), and "Raw" shows the body as sent with its escapes visible.
-import { test, expect, type Locator } from '@playwright/test';
+import type { Locator } from '@playwright/test';
+import { test, expect } from './fixtures.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { createBuild, createProject } from '../helpers/fixtures.ts';
 import { expectAccessible, openSignedIn, startUiServer } from './support.ts';

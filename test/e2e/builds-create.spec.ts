@@ -3,7 +3,8 @@
 // and artifacts, the server's validation errors shown beside the field, a runner (real runner API
 // requests from the test) finishing one while the list updates without a reload, retry and cancel
 // from a list row and from a build's page.
-import { test, expect, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { test, expect } from './fixtures.ts';
 import type { TestServer } from '../helpers/server.ts';
 import type { BuildView, ProjectView } from '../../server/contract/control.ts';
 import { registerRunner, requestBuild } from '../helpers/fixtures.ts';

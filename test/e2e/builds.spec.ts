@@ -2,7 +2,7 @@
 // requests from the test), ANSI colours rendered as styled spans, markup in the trace shown as text
 // and never run; artifacts listed and downloaded with the token; cancel.
 import fs from 'node:fs';
-import { test, expect } from '@playwright/test';
+import { test, expect } from './fixtures.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { makeZip, patchTrace, runnerJson, runningBuild, uploadArtifacts } from '../api/lib.ts';
 import { openSignedIn, screenshot, startUiServer } from './support.ts';

@@ -2,7 +2,8 @@
 // however little history there is, a series with a single sample is a dot, the hover readout
 // reads the samples under the cursor (and says when there are none), the refresh slider sets how
 // often the dashboard asks for data, and a pause is marked on the charts while it lasts and after.
-import { test, expect, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { test, expect } from './fixtures.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { canvasHasColor, curves, expectAccessible, openSignedIn, requireBuiltUi, startUiServer, UI_DIR } from './support.ts';
 

@@ -1,5 +1,5 @@
 // A second real Jobscope server plays a remote GitLab: added, tested and charted through the UI.
-import { test, expect } from '@playwright/test';
+import { test, expect } from './fixtures.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
 import { compound, curves, enqueue, legendItem, openSignedIn, screenshot, startUiServer } from './support.ts';

@@ -1,6 +1,6 @@
 // The dashboard against a real embedded server: it loads, its numbers are the API's numbers, its
 // charts draw the sampled series, jobs enqueued through the control API appear, a threshold fires.
-import { test, expect } from '@playwright/test';
+import { test, expect } from './fixtures.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
 import { canvasHasColor, compound, curves, enqueue, legendItem, openSignedIn, screenshot, startUiServer } from './support.ts';

@@ -3,7 +3,8 @@
 // another port with the same data dir (range, filters, connection, theme), and the first-run tour
 // (shown once, skippable, reachable again from the help dialog).
 import fs from 'node:fs';
-import { test, expect, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { test, expect } from './fixtures.ts';
 import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
 import { openSignedIn, runAxe, startUiServer } from './support.ts';

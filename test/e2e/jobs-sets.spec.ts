@@ -3,7 +3,8 @@
 // waits in its queue; a retry is deleted (and the rest retried now) from the Retries page; on a
 // GitLab connection the pages say they are not available instead of offering actions, and on a
 // sidekiq connection (a real redis-server seeded by Sidekiq's own client) they list read-only.
-import { test, expect, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { test, expect } from './fixtures.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
 import { startRedis } from '../helpers/redis.ts';

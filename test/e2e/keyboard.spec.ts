@@ -2,7 +2,8 @@
 // ring; the header's More list opens, is walked and closed from the keyboard. Live updates are
 // announced politely, once per change of state (an alert, paused), never per sample; charts carry
 // a table of their values for screen readers.
-import { test, expect, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { test, expect } from './fixtures.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
 import { enqueue, openSignedIn, startUiServer } from './support.ts';

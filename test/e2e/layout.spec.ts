@@ -2,7 +2,8 @@
 // views that do not fit fold into "More"), nothing scrolls sideways; at 2560×1440 the content
 // uses the width (≥ 90% of the viewport, charts two abreast). Every view of the registry is
 // visited at both ends; screenshots of the dashboard at both ends, light and dark.
-import { test, expect, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { test, expect } from './fixtures.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
 import { openSignedIn, screenshot, startUiServer } from './support.ts';

@@ -1,7 +1,7 @@
 // Deleting a queue from the dashboard's queues table: a confirm first (dismissing it keeps the
 // queue), then the queue and its waiting jobs are gone; a built-in queue's ✕ is marked refused and
 // says the server's reason without asking or sending anything. From a queue's own page, an empty synthetic queue is deleted the same way.
-import { test, expect } from '@playwright/test';
+import { test, expect } from './fixtures.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
 import { enqueue, openSignedIn, startUiServer } from './support.ts';

@@ -3,7 +3,8 @@
 // refused (aria-disabled, the server's reason shown and as its description) on an app's queue
 // holding jobs, offered on Jobscope's queues, and offered once the app has taken its jobs. A
 // refused Delete asks nothing and sends nothing. (Built-in queues: queues-delete.spec.ts.)
-import { test, expect, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { test, expect } from './fixtures.ts';
 import { startRedis, type TestRedis } from '../helpers/redis.ts';
 import { sidekiqRuby } from '../helpers/sidekiq-oracle.ts';
 import type { TestServer } from '../helpers/server.ts';

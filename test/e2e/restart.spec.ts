@@ -1,7 +1,7 @@
 // History survives a backend restart: stop the server, start a new one on the same data dir,
 // reload, and the points sampled before the restart are still drawn.
 import fs from 'node:fs';
-import { test, expect } from '@playwright/test';
+import { test, expect } from './fixtures.ts';
 import { tempDir, type TestServer } from '../helpers/server.ts';
 import { curves, enqueue, openSignedIn, startUiServer } from './support.ts';
 

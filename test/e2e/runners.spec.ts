@@ -2,7 +2,7 @@
 // register command for this server, copied to the clipboard; two runners registered over HTTP, listed
 // with what they sent (version, platform), online, tags and builds; pausing one makes its poll get no
 // build (GitLab: 404) until it is resumed; deleting the other (after a confirm) revokes its token.
-import { test, expect } from '@playwright/test';
+import { test, expect } from './fixtures.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
 import { createBuild, createProject, registerRunner, requestBuild } from '../helpers/fixtures.ts';

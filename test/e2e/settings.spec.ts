@@ -4,7 +4,8 @@
 // load starts and stops live, the log viewer shows the server's log, and reset empties the builds.
 import fs from 'node:fs';
 import path from 'node:path';
-import { test, expect, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { test, expect } from './fixtures.ts';
 import { ServerHost } from '../../server/hosts/server-host.ts';
 import { resolveConfig } from '../../server/config.ts';
 import { tempDir, type TestServer } from '../helpers/server.ts';

@@ -1,7 +1,7 @@
 // A Sidekiq watched through its Redis, added from the Connections view: a real redis-server seeded
 // by Sidekiq's own client (Ruby), tested (wrong port first), added, its queues on the dashboard and
 // its queue and dead set peeked at, read-only.
-import { test, expect } from '@playwright/test';
+import { test, expect } from './fixtures.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { startRedis, freePort, type TestRedis } from '../helpers/redis.ts';
 import { sidekiqRuby } from '../helpers/sidekiq-oracle.ts';

@@ -4,7 +4,7 @@
 // streams it; the console provokes a 416 and shows its Range header, and an artifact uploaded
 // through the console downloads byte for byte.
 import fs from 'node:fs';
-import { test, expect } from '@playwright/test';
+import { test, expect } from './fixtures.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
 import { createBuild, createProject } from '../helpers/fixtures.ts';

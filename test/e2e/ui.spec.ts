@@ -1,7 +1,7 @@
 // The dashboard's controls against a server under the demo load (simulated processes, 300 queues):
 // the README screenshot, the virtualized queues table, pins, vanished processes, theme, glossary,
 // live/pause, ranges, CSV export, and the sign-in form.
-import { test, expect } from '@playwright/test';
+import { test, expect } from './fixtures.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
 import { compound, curves, openSignedIn, screenshot, startUiServer } from './support.ts';
