@@ -22,7 +22,8 @@ export default defineConfig({
     sequence: { sequencer: LongestFirst },
     // One PostgreSQL cluster per worker instead of one per file (test/helpers/postgres.ts says how).
     globalSetup: ['test/helpers/pg-global.ts'],
-    // JOBSCOPE_FILE_CPU=<file>: the CPU each file spends, its children's included (the helper says how).
-    setupFiles: ['test/helpers/file-cpu.ts'],
+    // JOBSCOPE_FILE_CPU=<file>: the CPU each file spends, its children's included; JOBSCOPE_CPU_PROF=<dir>:
+    // a CPU profile of each file (the helpers say how).
+    setupFiles: ['test/helpers/file-cpu.ts', 'test/helpers/file-prof.ts'],
   },
 });
