@@ -59,7 +59,9 @@ export function installBodyProgress(app: FastifyInstance, config: TimeoutConfig)
   const window = config.bodyTimeoutMs;
   const minBytes = (config.bodyMinBytesPerS * window) / 1000;
   const watched = new Set<WatchedSocket>();
+  const every = checkEvery(window);
   let timer: NodeJS.Timeout | undefined;
+  let lastCheck = 0;
 
   const forget = (socket: WatchedSocket, body: OpenBody) => {
     watched.delete(socket);
@@ -69,11 +71,22 @@ export function installBodyProgress(app: FastifyInstance, config: TimeoutConfig)
 
   const check = () => {
     const now = Date.now();
+    // A check that comes this late means the server itself did not run (its event loop blocked,
+    // the process starved of CPU or stopped): what a client sent meanwhile waits unread in the
+    // socket, and no check can run before the timers that are due, so the bytes counted say
+    // nothing about the client. Every window starts again instead of judging anyone on it.
+    const stalled = now - lastCheck > 2 * every;
+    lastCheck = now;
     for (const socket of watched) {
       const body = socket[kBody]!;
       const raw = body.raw!;
       if (raw.complete || socket.destroyed) {
         forget(socket, body);
+        continue;
+      }
+      if (stalled) {
+        body.windowStart = now;
+        body.readAtStart = socket.bytesRead;
         continue;
       }
       if (now - body.windowStart < window) continue;
@@ -104,7 +117,10 @@ export function installBodyProgress(app: FastifyInstance, config: TimeoutConfig)
       body.res = reply.raw;
       body.windowStart = Date.now();
       body.readAtStart = socket.bytesRead;
-      timer ??= setInterval(check, checkEvery(window)).unref();
+      if (timer === undefined) {
+        lastCheck = Date.now();
+        timer = setInterval(check, every).unref();
+      }
     }
     done();
   });
