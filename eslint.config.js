@@ -110,4 +110,16 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // The specs share one browser context per worker (playwright.config.ts, reuseContext); the reset
+    // Playwright leaves out (permissions, page listeners) lives in fixtures.ts's `test`. Types may
+    // still come from Playwright.
+    files: ['test/e2e/**/*.spec.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { paths: [{ name: '@playwright/test', allowTypeImports: true, message: "import test and expect from './fixtures.ts': it resets what the shared context keeps between tests." }] },
+      ],
+    },
+  },
 );
