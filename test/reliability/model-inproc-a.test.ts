@@ -18,10 +18,9 @@
 // 20.9 + 26.2 s wall, 78.4 s CPU. In a full run the workers are warm from other files for some of them.
 import { expect, test } from 'vitest';
 import { runModel } from './model/run.ts';
-import { SEED_A, SEED_A_RUN1_STEPS, STEPS_PER_SEED } from './model/seeds.ts';
+import { INPROC, replaying, SEED_A, SEED_A_RUN1_STEPS, STEPS_PER_SEED } from './model/seeds.ts';
 
-const replaying = process.env.FC_SEED !== undefined;
-const opts = { kind: 'inproc', maxCommands: 3000, restartWeight: 1, killWeight: 0, seed: SEED_A } as const;
+const opts = { ...INPROC, seed: SEED_A };
 
 test('5,000 model-checked steps of the first seed against an in-process server, with restarts: runs 0 and 2', { timeout: 600_000 }, async () => {
   const first = await runModel({ ...opts, name: 'inproc-a run 0', numRuns: 1 });

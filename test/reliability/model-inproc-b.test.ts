@@ -3,10 +3,9 @@
 // (model-inproc-a.test.ts says why the steps are split and how to replay a failure).
 import { expect, test } from 'vitest';
 import { runModel } from './model/run.ts';
-import { SEED_B, SEED_B_RUN2_STEPS, STEPS_PER_SEED } from './model/seeds.ts';
+import { INPROC, replaying, SEED_B, SEED_B_RUN2_STEPS, STEPS_PER_SEED } from './model/seeds.ts';
 
-const replaying = process.env.FC_SEED !== undefined;
-const opts = { kind: 'inproc', maxCommands: 3000, restartWeight: 1, killWeight: 0, seed: SEED_B } as const;
+const opts = { ...INPROC, seed: SEED_B };
 
 test('5,000 model-checked steps of the second seed against an in-process server, with restarts: runs 0, 1 and 3', { timeout: 600_000 }, async () => {
   const first = await runModel({ ...opts, name: 'inproc-b runs 0-1', numRuns: 2 });

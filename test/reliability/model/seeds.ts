@@ -10,3 +10,8 @@ export const SEED_B = 20260603;
 export const SEED_B_RUN2_STEPS = 1_630;
 /** Each seed's steps (before the split, one file each: runs from 0 until this many). */
 export const STEPS_PER_SEED = 5_000;
+/** What every in-process file runs with: the same options in all four, or a later run would not be
+ *  the sequence the split counted on. */
+export const INPROC = { kind: 'inproc', maxCommands: 3000, restartWeight: 1, killWeight: 0 } as const;
+/** FC_SEED replays one seed's failure: the step counts above then say nothing. */
+export const replaying = process.env.FC_SEED !== undefined;
