@@ -1,6 +1,6 @@
-// support.ts's prng keeps its own copy of common/prng.ts's mulberry32 (for bytes(), which draws a byte
-// per step in one loop): it must give the very sequence of the shared generator, so that a seed names
-// the same run here as everywhere, and bytes() the bytes a per-byte next() gave before.
+// Prng.fill (common/prng.ts) draws a byte per step in one loop of its own: it must give the very bytes
+// a per-byte next() gives and leave the sequence where they would, so that a seed names the same run
+// everywhere; support.ts's prng, which the reliability suites draw their bodies from, is checked through it.
 import { expect, test } from 'vitest';
 import { seededRandom } from '../../common/prng.ts';
 import { prng } from './support.ts';

@@ -5,6 +5,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LooseJson } from '../helpers/json.ts';
+import { Prng } from '../../common/prng.ts';
 import { jobscopeNodeArgs } from '../helpers/cli-process.ts';
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -18,38 +19,17 @@ export function seedOf(name: string, fallback: number): number {
   return seed;
 }
 
-/**
- * The project's seeded generator (common/prng.ts's mulberry32, the same sequence per seed: prng.test.ts
- * holds this to it) with the helpers these suites need; the same seed gives the same run. Its state is
- * kept here, not in a Prng, for bytes(): one loop on a local gives the very bytes `(next() * 256) | 0`
- * would and leaves the state where n calls would. hostile.test.ts draws ~160 MiB of request bodies, and a
- * call of the seeded function per byte was 13.5 % of that file's CPU.
- */
+/** The project's seeded generator (common/prng.ts, mulberry32) with the helpers these suites need; the same seed gives the same run. */
 export function prng(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    let t = (state = (state + 0x6d2b79f5) >>> 0);
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const p = new Prng(seed);
+  const next = () => p.next();
   return {
     next,
     int: (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1)),
     pick: <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!,
     bytes(n: number): Buffer {
       const b = Buffer.allocUnsafe(n);
-      // The same arithmetic on a signed 32-bit state (the same bits): V8 keeps it in a register, where
-      // the unsigned one of next() did not fit a small integer and made the loop 2-4x slower.
-      let s = state | 0;
-      for (let i = 0; i < n; i++) {
-        s = (s + 0x6d2b79f5) | 0;
-        let t = Math.imul(s ^ (s >>> 15), s | 1);
-        t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-        // The top byte of the draw: (u / 2^32 * 256) | 0 is u >>> 24 exactly.
-        b[i] = (t ^ (t >>> 14)) >>> 24;
-      }
-      state = s >>> 0;
+      p.fill(b);
       return b;
     },
     /** Printable trace-like text (with ANSI colour escapes and UTF-8), deterministic. */
