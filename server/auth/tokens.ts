@@ -53,11 +53,10 @@ export function tokenDigestBytes(token: string): Buffer {
 
 /** digest(token) (hex), remembered as tokenDigestBytes remembers the bytes. */
 export function tokenDigestHex(token: string): string {
-  return remembered(digestHex, token, sha256Hex);
+  return remembered(digestHex, token, digest);
 }
 
 const sha256Bytes = (token: string): Buffer => crypto.hash('sha256', token, 'buffer');
-const sha256Hex = (token: string): string => crypto.hash('sha256', token, 'hex');
 
 function remembered<T>(kept: Map<string, T>, token: string, hash: (token: string) => T): T {
   let d = kept.get(token);

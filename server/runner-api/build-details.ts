@@ -26,11 +26,7 @@ const SERVER_VARIABLES: readonly Variable[] = [
 /** Sent with every build handed out: one small object each, built without an intermediate list. */
 function predefinedVariables(build: Build, project: Project | undefined): Variable[] {
   const out: Variable[] = [
-    SERVER_VARIABLES[0]!,
-    SERVER_VARIABLES[1]!,
-    SERVER_VARIABLES[2]!,
-    SERVER_VARIABLES[3]!,
-    SERVER_VARIABLES[4]!,
+    ...SERVER_VARIABLES,
     { key: 'CI_BUILD_ID', value: String(build.id), public: true },
     { key: 'CI_BUILD_TOKEN', value: build.token, public: false },
     { key: 'CI_BUILD_REF', value: build.sha, public: true },
