@@ -2,7 +2,7 @@
 // The same function runs inside `jobscope serve`, the Electron main process and the tests.
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import formbody from '@fastify/formbody';
-import multipart from '@fastify/multipart';
+import { streamMultipart } from './http/multipart.ts';
 import type { Config } from './config.ts';
 import { openStore, type Store } from './store/index.ts';
 import { AppEvents, RunnerQueue, type AppContext } from './context.ts';
@@ -169,7 +169,8 @@ async function assemble(
   refuseNonFiniteNumbers(app);
   // A form PUT may carry the full trace as JSON does (Grape took any encoding): same limit.
   await app.register(formbody, { bodyLimit: config.maxTraceBytes + 1024 * 1024 });
-  await app.register(multipart, {
+  // Stream mode only (http/multipart.ts): the plugin's disk-mode cleanup hooks ran on every request.
+  await app.register(streamMultipart, {
     limits: { fileSize: config.maxArtifactBytes, files: 1, fields: 50, fieldSize: 1024 * 1024, parts: 60, headerPairs: 100 },
   });
 
