@@ -19,6 +19,7 @@ import { logDomainEvents } from './http/event-log.ts';
 import { registerLazyDocs } from './http/docs.ts';
 import { lazySerializers } from './http/lazy-serializers.ts';
 import { lazyValidators } from './http/lazy-validators.ts';
+import { namePluginsUpFront } from './http/plugin-names.ts';
 import { runnerApi } from './runner-api/plugin.ts';
 import { controlApi } from './control-api/plugin.ts';
 import { settingsApi } from './settings-api/plugin.ts';
@@ -154,6 +155,7 @@ async function assemble(
     ajv: { customOptions: { allowUnionTypes: true } },
     schemaController: { compilersFactory: { buildSerializer: lazySerializers(), buildValidator: validators.factory } },
   });
+  namePluginsUpFront(app);
   const routes: JobscopeServer['routes'] = [];
   app.addHook('onRoute', (r) => {
     for (const method of [r.method].flat()) {
