@@ -24,7 +24,9 @@ export default defineConfig({
     browserName: 'chromium',
     headless: true,
     viewport: { width: 1400, height: 1000 },
-    screenshot: 'only-on-failure',
+    // A failed test's screenshot is taken by test/e2e/fixtures.ts: Playwright's 'only-on-failure'
+    // photographs the reused context's page at every reset, passed or not.
+    screenshot: 'off',
     // One browser context per worker, reset between tests by Playwright (cookies, HTTP cache,
     // local and session storage of every origin visited, routes, init scripts, the clock,
     // viewport and emulated media, extra pages) and by test/e2e/fixtures.ts (permissions, the
