@@ -157,28 +157,41 @@ function SpanLayer({ left, top, width, height, spans, from, to }: { left: number
 
 /** What the canvas drew, from the drawing loop itself: an aria-label for screen readers, the list
  *  as JSON in data-drawn, and one fallback element per drawn series inside the canvas (never
- *  rendered; the e2e tests count and read these). Rewritten only when it changed. */
+ *  rendered; the e2e tests count and read these). Only what changed is written: every data update
+ *  changes the vertex counts in data-drawn, but rarely what the list items say, and rebuilding 50
+ *  items was most of a redraw's DOM work (bench/ui.ts). */
 function publish(canvas: HTMLCanvasElement, drawn: DrawnSeries[]): void {
   const json = JSON.stringify(drawn);
   if (canvas.dataset.drawn === json) return;
   canvas.dataset.drawn = json;
-  canvas.setAttribute('aria-label', drawn.length ? `Chart lines for ${drawn.length} series: ${drawn.map((d) => d.name).join(', ')}` : 'No data to draw');
-  const items = drawn.map((d) => {
-    const li = document.createElement('li');
-    li.className = `series-${d.kind === 'area' ? 'area' : 'line'}`;
-    li.dataset.series = d.name;
-    li.dataset.color = d.color;
-    li.dataset.points = String(d.points);
-    li.dataset.segments = String(d.segments);
-    li.dataset.dots = String(d.dots);
-    li.dataset.x0 = String(d.x0);
-    li.dataset.x1 = String(d.x1);
-    li.textContent = `${d.name}: ${d.points} point${d.points === 1 ? '' : 's'}${d.segments > 1 ? `, ${d.segments - 1} gaps` : ''}`;
-    return li;
+  setAttr(canvas, 'aria-label', drawn.length ? `Chart lines for ${drawn.length} series: ${drawn.map((d) => d.name).join(', ')}` : 'No data to draw');
+  let found = canvas.firstElementChild;
+  if (found?.tagName !== 'UL') {
+    found = document.createElement('ul');
+    canvas.replaceChildren(found);
+  }
+  const ul = found;
+  const items = ul.children;
+  while (items.length > drawn.length) items[items.length - 1]!.remove();
+  drawn.forEach((d, k) => {
+    const li = (items[k] as HTMLLIElement | undefined) ?? ul.appendChild(document.createElement('li'));
+    setAttr(li, 'class', `series-${d.kind === 'area' ? 'area' : 'line'}`);
+    setAttr(li, 'data-series', d.name);
+    setAttr(li, 'data-color', d.color);
+    setAttr(li, 'data-points', String(d.points));
+    setAttr(li, 'data-segments', String(d.segments));
+    setAttr(li, 'data-dots', String(d.dots));
+    setAttr(li, 'data-x0', String(d.x0));
+    setAttr(li, 'data-x1', String(d.x1));
+    const text = `${d.name}: ${d.points} point${d.points === 1 ? '' : 's'}${d.segments > 1 ? `, ${d.segments - 1} gaps` : ''}`;
+    if (li.textContent !== text) li.textContent = text;
   });
-  const ul = document.createElement('ul');
-  ul.append(...items);
-  canvas.replaceChildren(ul);
+}
+
+/** Sets an attribute only when its value differs: a write of the same value still queues
+ *  mutation records and style invalidation. */
+function setAttr(el: Element, name: string, value: string): void {
+  if (el.getAttribute(name) !== value) el.setAttribute(name, value);
 }
 
 function Readout({ i, t, series, hidden, yFormat }: { i: number; t: number[]; series: Series[]; hidden: Set<number>; yFormat?: (v: number) => string }) {
