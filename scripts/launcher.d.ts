@@ -3,3 +3,4 @@ export function runBundled(entry: string, opts?: { root?: string; cacheDir?: str
 export function ensureBundle(entry: string, where: { root: string; cacheDir: string }): Promise<string>;
 export const EXTERNAL_PACKAGES: string[];
 export function tuneV8Early(): void;
+export const LAZY_FASTIFY_BUILTINS: import('esbuild').Plugin;

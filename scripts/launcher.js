@@ -13,7 +13,7 @@ import { CJS_BODY } from './code-cache.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // Bump when the build options below change, so older bundles are rebuilt.
-const FORMAT = 3;
+const FORMAT = 4;
 
 /**
  * Packages left as imports from node_modules, here and in the packaged bundle (scripts/build-bundle.ts
@@ -28,6 +28,30 @@ const FORMAT = 3;
  * and test/packaging's probe sees them stay unloaded.
  */
 export const EXTERNAL_PACKAGES = ['electron', 'node-sqlite3-wasm', '@fastify/swagger', '@fastify/swagger-ui', 'ioredis', 'pg', 'yauzl'];
+
+/**
+ * fastify's lib/server.js loads node:http2 (and its HTTP/2 internals, four built-in modules) when it
+ * is evaluated, for servers made with `http2: true`. Ours is a plain HTTP server: node's loaders
+ * compiling and running those modules were part of the start that the bare node:http server does
+ * not pay (~5 ms of CPU; the bundle loaded 183 built-in modules to its listening line, the bare
+ * server 107). Bundled, http2 becomes a module loaded at its first property read, which a server
+ * without `http2: true` never makes. (node:https and node:dns stay: the simulator's HTTP client
+ * loads https, and with it TLS and dns, at start anyway.) A fastify whose line differs is bundled
+ * as it is, eager as before: the replacement is exact or nothing.
+ * @type {import('esbuild').Plugin}
+ */
+export const LAZY_FASTIFY_BUILTINS = {
+  name: 'lazy-fastify-builtins',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]node_modules[\\/]fastify[\\/]lib[\\/]server\.js$/ }, (args) => {
+      const source = fs.readFileSync(args.path, 'utf8');
+      const eager = "const http2 = require('node:http2')";
+      if (!source.includes(eager)) return undefined;
+      const lazy = "let http2Loaded; const http2 = new Proxy({}, { get: (_, key) => (http2Loaded ??= require('node:http2'))[key] })";
+      return { contents: source.replace(eager, lazy), loader: 'js' };
+    });
+  },
+};
 
 /**
  * The V8 tuning of server/hosts/v8-tuning.ts (read its comment for the why), applied here too because
@@ -98,6 +122,7 @@ export async function ensureBundle(entry, { root: base, cacheDir }) {
     format,
     target: 'node20',
     external: EXTERNAL_PACKAGES,
+    plugins: [LAZY_FASTIFY_BUILTINS],
     // Bundled CommonJS packages call require() for node's modules: an ES module has none of its own
     // (the CommonJS bundle gets node's from its wrapper), nor import.meta.url (given as a parameter).
     ...(format === 'esm'

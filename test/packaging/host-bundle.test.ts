@@ -35,7 +35,8 @@ v8.setFlagsFromString = (flags) => {
 };
 const zip = () => ran().some((m) => m.id.includes('/yauzl/'));
 const docs = () => ran().some((m) => /@fastify[\\/]swagger/.test(m.id));
-process.on('exit', () => process.stderr.write('PROBE ' + JSON.stringify({ seen, modulesAtExit: ran().length, sqliteAtExit: sqlite(), zipAtExit: zip(), docsAtExit: docs() }) + '\\n'));
+const http2 = () => process.moduleLoadList.includes('NativeModule http2');
+process.on('exit', () => process.stderr.write('PROBE ' + JSON.stringify({ seen, modulesAtExit: ran().length, sqliteAtExit: sqlite(), zipAtExit: zip(), docsAtExit: docs(), http2AtExit: http2() }) + '\\n'));
 `;
 
 /** Starts the bundle (preloaded with the probe); its URL, admin token, stderr so far and a stop that resolves to the probe's report. */
@@ -64,7 +65,7 @@ async function start(out: string, probe: string, dir: string) {
     async stop() {
       child.kill('SIGTERM');
       await new Promise((r) => child.on('exit', r));
-      return JSON.parse(/PROBE (.*)/.exec(stderr)![1]!) as { seen: { flags: string; modules: number; sqlite: boolean }; modulesAtExit: number; sqliteAtExit: boolean; zipAtExit: boolean; docsAtExit: boolean };
+      return JSON.parse(/PROBE (.*)/.exec(stderr)![1]!) as { seen: { flags: string; modules: number; sqlite: boolean }; modulesAtExit: number; sqliteAtExit: boolean; zipAtExit: boolean; docsAtExit: boolean; http2AtExit: boolean };
     },
   };
 }
@@ -100,6 +101,8 @@ describe('host bundle (scripts/build-bundle.ts)', () => {
     expect(report.zipAtExit).toBe(false);
     // and the API docs (@fastify/swagger, swagger-ui) with the first docs request (test/docs/*).
     expect(report.docsAtExit).toBe(false);
+    // Nor node:http2, which fastify loads for `http2: true` servers only (scripts/launcher.js LAZY_FASTIFY_BUILTINS).
+    expect(report.http2AtExit).toBe(false);
   }, 60_000);
 
   it('starts again from the code cache the first start saved, the tuning still first, and loads the API docs on demand', async () => {
