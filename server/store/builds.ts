@@ -53,7 +53,7 @@ type BuildRow = Omit<Build, 'tag' | 'variables' | 'options' | 'tag_list' | 'depe
   tag_list: string;
   depends_on: string;
   /** Emptied by migration 5 and never written since: listings live in artifact_listings. */
-  artifacts_listing?: string | null;
+  artifacts_listing: string | null;
 };
 
 /** What a stored variable must look like to be read (also by pg/build-rows.ts). */
@@ -132,16 +132,6 @@ export function runnerMatches(runner: Pick<Runner, 'tag_list' | 'run_untagged'>,
   return build.tag_list.every((t) => runner.tag_list.includes(t));
 }
 
-/**
- * A pending build's columns as take() hands it out: not those it writes itself (status, runner_id,
- * started_at), nor token_sha (a 64-character text never answered) and artifacts_listing (emptied
- * by migration 5). node-sqlite3-wasm reads a column with a call into the module and a copy per
- * value, for every pending row looked at: 22 columns of 27.
- */
-const PENDING_IN_PROJECT = `SELECT id, project_id, name, stage, ref, sha, before_sha, tag, commands, repo_url, variables, options,
-  timeout, tag_list, depends_on, token, artifacts_key, artifacts_filename, artifacts_size, artifacts_expire_at, created_at, finished_at
-  FROM builds WHERE project_id = ? AND status = 'pending' ORDER BY id`;
-
 /** How many builds' credentials stay cached (one per build that is streaming its trace). */
 const CREDENTIALS_CACHE_MAX = 4096;
 
@@ -212,7 +202,7 @@ export class Builds {
   take(runner: Runner): Build | undefined {
     return this.db.tx(() => {
       for (const projectId of this.projectsInDispatchOrder(runner)) {
-        for (const row of this.db.iterate<Omit<BuildRow, 'status' | 'runner_id' | 'started_at'>>(PENDING_IN_PROJECT, [projectId])) {
+        for (const row of this.db.iterate<BuildRow>(`SELECT * FROM builds WHERE project_id = ? AND status = 'pending' ORDER BY id`, [projectId])) {
           if (!runnerMatches(runner, { tag_list: tagListOf(row.tag_list) })) continue;
           const now = Date.now();
           const { changes } = this.db.run(`UPDATE builds SET status = 'running', runner_id = ?, started_at = ? WHERE id = ? AND status = 'pending'`, [
