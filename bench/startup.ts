@@ -6,8 +6,8 @@
 // (not measured). The reference is a bare node:http server started the same way: what a node process
 // costs before any of ours runs.
 //   node --import tsx bench/startup.ts [--rounds N] [--bundle A.mjs [--bundle B.mjs]]
-// With two --bundle paths the rounds alternate A, B, A, B…, so both see the same load (a before and
-// an after built from two checkouts, compared back to back).
+// With two --bundle paths the rounds alternate A, B, B, A, A, B…, so both see the same load and the
+// same places in a round (a before and an after built from two checkouts, compared back to back).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,9 +20,18 @@ const TICK_MS = 1000 / 100; // /proc/<pid>/stat counts CPU in USER_HZ ticks, 100
 /**
  * User + system CPU of a process so far, in ms; with `mainThread`, of its main thread alone (what the
  * wall time to the listening line waits for; the rest is V8's and libuv's worker threads: GC,
- * WebAssembly compiles, file work).
+ * WebAssembly compiles, file work). The main thread's comes from /proc/<pid>/task/<pid>/schedstat,
+ * in nanoseconds: /proc's stat counts 10 ms ticks, too coarse for a change of a few ms in a start of
+ * ~400 (the process total stays on stat, which also counts threads that have exited).
  */
 function cpuMsOf(pid: number, mainThread = false): number {
+  if (mainThread) {
+    try {
+      return Number(fs.readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+    } catch {
+      /* a kernel without schedstats: the tick count below */
+    }
+  }
   const stat = fs.readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8');
   // The command name may hold spaces: fields are counted after its closing parenthesis.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -122,7 +131,12 @@ export async function measureStarts(bundles: string[], rounds: number, settleMs 
   const bare: StartSample[] = [];
   for (let i = 0; i < rounds; i++) {
     bare.push(await startOnce(['-e', BARE], /listening on (http:\/\/\S+)/, settleMs, false));
-    for (const [j, bundle] of bundles.entries()) {
+    // A, B in even rounds and B, A in odd ones: the position in a round moved a bundle's main-thread
+    // CPU by ~20 ms at load ~22 (the same two bundles, one order then the other), more than a change
+    // of a few ms being measured.
+    const order = [...bundles.entries()];
+    if (i % 2 === 1) order.reverse();
+    for (const [j, bundle] of order) {
       const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-bench-startup-'));
       try {
         per[j]!.push(await startOnce([bundle, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'error'], /Jobscope listening on (http:\/\/\S+)/, settleMs, true));
@@ -131,7 +145,7 @@ export async function measureStarts(bundles: string[], rounds: number, settleMs 
       }
     }
   }
-  return { bare: summarize(bare), bundles: per.map(summarize), readyCpuMs: per.map((p) => p.map((x) => x.readyCpuMs)) };
+  return { bare: summarize(bare), bundles: per.map(summarize), readyCpuMs: per.map((p) => p.map((x) => x.readyCpuMs)), readyMainCpuMs: per.map((p) => p.map((x) => Math.round(x.readyMainCpuMs))), bareMainCpuMs: bare.map((x) => Math.round(x.readyMainCpuMs)) };
 }
 
 export async function run({ quick = false, bundles = [] as string[], rounds = 0 } = {}): Promise<BenchResult[]> {
@@ -144,9 +158,9 @@ export async function run({ quick = false, bundles = [] as string[], rounds = 0 
     }
     const n = rounds || (quick ? 3 : 5);
     log(`startup: ${n} rounds of ${bundles.length} bundle(s) and a bare node:http server, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
-    const { bare, bundles: got, readyCpuMs } = await measureStarts(bundles, n);
-    log(`startup: bare node:http ${JSON.stringify(bare)}`);
-    for (const [j, b] of got.entries()) log(`startup: ${bundles[j]} ${JSON.stringify(b)}; start CPU per round ${readyCpuMs[j]!.join(' ')} ms`);
+    const { bare, bundles: got, readyCpuMs, readyMainCpuMs, bareMainCpuMs } = await measureStarts(bundles, n);
+    log(`startup: bare node:http ${JSON.stringify(bare)}; main thread per round ${bareMainCpuMs.join(' ')} ms`);
+    for (const [j, b] of got.entries()) log(`startup: ${bundles[j]} ${JSON.stringify(b)}; start CPU per round ${readyCpuMs[j]!.join(' ')} ms, main thread ${readyMainCpuMs[j]!.join(' ')} ms`);
     log(`startup: load now ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
     const s = got[got.length - 1]!;
     return [
