@@ -7,7 +7,7 @@ import { test, expect } from './fixtures.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
 import { patchTrace, runningBuild } from '../api/lib.ts';
-import { expectAccessible, openSignedIn, screenshot, startUiServer } from './support.ts';
+import { expectAccessible, openSignedIn, screenshot, startUiServer, UI_QUIET_REFRESH_MS } from './support.ts';
 import { VIEWS } from '../../renderer/views/registry.ts';
 
 // axe walks the whole page: on a loaded machine one view takes tens of seconds. The tests share
@@ -24,7 +24,7 @@ let viewPage: Page;
 test.beforeAll(async ({ browser }) => {
   // Each view is checked as it first renders the server's data: a refresh while axe walks the page
   // re-renders it (the dashboard every second at the test pace) for axe to measure again.
-  s = await startUiServer({ uiRefreshMs: 60_000 });
+  s = await startUiServer({ uiRefreshMs: UI_QUIET_REFRESH_MS });
   const load = await http(`${s.url}/api/v3/sim/load`, { method: 'PUT', json: { queues: 12, processes: 2, concurrency: 3, rate: 20, seed: 3 }, token: s.adminToken });
   expect(load.status).toBe(200);
   const { build } = await runningBuild(s, { name: 'rspec', commands: 'bundle exec rspec' }, 'webapp');

@@ -7,7 +7,7 @@ import type { Page } from '@playwright/test';
 import { test, expect } from './fixtures.ts';
 import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
-import { openSignedIn, runAxe, startUiServer } from './support.ts';
+import { openSignedIn, runAxe, startUiServer, UI_QUIET_REFRESH_MS } from './support.ts';
 import { VIEWS } from '../../renderer/views/registry.ts';
 import { viewShortcuts } from '../../renderer/app/shortcuts.ts';
 
@@ -19,8 +19,10 @@ test.afterEach(async () => {
   for (const s of servers.splice(0).reverse()) await s.close();
 });
 
+// The features here are the page's own (shortcuts, dialogs, remembered state): no test waits for
+// the server to change anything, so the views need not ask for new data every second.
 async function uiServer(overrides: Record<string, unknown> = {}) {
-  const s = await startUiServer(overrides);
+  const s = await startUiServer({ uiRefreshMs: UI_QUIET_REFRESH_MS, ...overrides });
   servers.push(s);
   return s;
 }

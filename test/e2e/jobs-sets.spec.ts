@@ -9,7 +9,7 @@ import type { TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
 import { startRedis } from '../helpers/redis.ts';
 import { sidekiqRuby } from '../helpers/sidekiq-oracle.ts';
-import { expectAccessible, openSignedIn, screenshot, startUiServer } from './support.ts';
+import { expectAccessible, openSignedIn, screenshot, startUiServer, UI_QUIET_REFRESH_MS } from './support.ts';
 
 let s: TestServer;
 
@@ -26,7 +26,9 @@ async function push(body: Record<string, unknown>) {
 
 test.beforeAll(async () => {
   // One worker, and a backoff "second" of a minute: a retry waits 15+ minutes, so it stays put.
-  s = await startUiServer({ jobConcurrency: 1, jobBackoffUnitMs: 60_000 });
+  // The pages here show what is there when they load, or refetch after the test's own retry and
+  // delete: no test waits for the server to change a list by itself, so no refresh every second.
+  s = await startUiServer({ jobConcurrency: 1, jobBackoffUnitMs: 60_000, uiRefreshMs: UI_QUIET_REFRESH_MS });
   await push({ queue: 'e2e_dead', class: 'DeadWorker', count: 3, fail: true, retry: 0 });
   await push({ queue: 'e2e_retry', class: 'RetryWorker', count: 2, fail: true, retry: 5 });
   await expect.poll(async () => [(await dead()).length, (await retries()).length], { timeout: 20_000 }).toEqual([3, 2]);
@@ -34,6 +36,8 @@ test.beforeAll(async () => {
   await push({ queue: 'e2e_block', duration_ms: 600_000 });
   await expect.poll(() => backlog('e2e_block')).toBe(0);
   await push({ queue: 'e2e_next', class: 'NextJob', count: 30, duration_ms: 5 });
+  // The dashboard's queue rows are the last sample's (every 500 ms), read once at this pace.
+  await expect.poll(async () => (await http(`${s.url}/api/app/connections/embedded/current`, { token: s.adminToken })).body?.queues?.e2e_next?.backlog).toBe(30);
 });
 test.afterAll(async () => {
   await s?.close();

@@ -6,7 +6,7 @@ import type { Page } from '@playwright/test';
 import { test, expect } from './fixtures.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
-import { openSignedIn, screenshot, startUiServer } from './support.ts';
+import { openSignedIn, screenshot, startUiServer, UI_QUIET_REFRESH_MS } from './support.ts';
 import { VIEWS } from '../../renderer/views/registry.ts';
 
 test.describe.configure({ timeout: 150_000 });
@@ -15,7 +15,7 @@ let s: TestServer;
 test.beforeAll(async () => {
   // Geometry and screenshots of each view as first rendered: a refresh on the way only re-renders
   // (the dashboard every second at the test pace) while the checks and the screenshots wait for CPU.
-  s = await startUiServer({ uiRefreshMs: 60_000 });
+  s = await startUiServer({ uiRefreshMs: UI_QUIET_REFRESH_MS });
   const load = await http(`${s.url}/api/v3/sim/load`, { method: 'PUT', json: { queues: 40, processes: 3, concurrency: 4, rate: 30, seed: 5 }, token: s.adminToken });
   expect(load.status).toBe(200);
 });
