@@ -1,7 +1,7 @@
 // The runner API suite on both stores (issue 13): eachBackend runs a file's tests once on SQLite
 // and once on PostgreSQL, through the same startServer signature. On PostgreSQL the file's cluster
 // (usePostgres: one per file) gets one migrated template database, and each data dir its own copy
-// (CREATE DATABASE … TEMPLATE, a file copy: cheaper than migrating again); a server started again
+// (CREATE DATABASE … TEMPLATE, a file copy with copyStrategy: cheaper than migrating again); a server started again
 // on a data dir it has seen gets that data dir's database back, as a restart on SQLite finds its file.
 import { describe } from 'vitest';
 import pg from 'pg';
@@ -40,7 +40,7 @@ export function eachBackend(body: (start: StartServer, backend: Backend) => void
       const admin = new pg.Client({ connectionString: cluster.url });
       await admin.connect();
       try {
-        await admin.query(`CREATE DATABASE ${name} TEMPLATE jobscope_template`);
+        await admin.query(`CREATE DATABASE ${name} TEMPLATE jobscope_template${cluster.copyStrategy}`);
       } finally {
         await admin.end();
       }

@@ -30,6 +30,8 @@ export interface TestPostgres {
   urlFor(database: string, opts?: { user?: string; password?: string }): string;
   /** Makes another empty database; returns its URL. */
   createDatabase(name: string): Promise<string>;
+  /** What a CREATE DATABASE here appends to copy its template file by file (see copyStrategy), or ''. */
+  copyStrategy: string;
   /** Runs SQL through psql as the cluster's superuser, in the start database unless told. */
   psql(sql: string, database?: string): string;
   /** Stops the server (fast: open sessions are cut) and removes the dir; safe to call twice. */
@@ -157,8 +159,9 @@ async function startCluster(opts: StartOptions, parent: string, makeDatabase: bo
       `postgres://${auth(o.user ?? user, o.password ?? opts.password)}@127.0.0.1:${port}/${encodeURIComponent(db)}`;
     // Over the socket in `dir` (trusted even when host connections need a password).
     const psql = (sql: string, db = database) => run(bin, 'psql', ['-h', dir, '-p', String(port), '-U', user, '-d', db, '-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1'], { input: sql });
+    const strategy = copyStrategy(data);
     const createDatabase = async (name: string) => {
-      run(bin, 'createdb', ['-h', dir, '-p', String(port), '-U', user, name]);
+      run(bin, 'createdb', ['-h', dir, '-p', String(port), '-U', user, ...(strategy ? ['--strategy=FILE_COPY'] : []), name]);
       return urlFor(name);
     };
     if (makeDatabase) await createDatabase(database);
@@ -171,6 +174,7 @@ async function startCluster(opts: StartOptions, parent: string, makeDatabase: bo
       dir,
       urlFor,
       createDatabase,
+      copyStrategy: strategy,
       psql,
       async stop() {
         if (!live.has(dir)) return;
@@ -188,6 +192,17 @@ async function startCluster(opts: StartOptions, parent: string, makeDatabase: bo
     stopSync();
     throw err;
   }
+}
+
+/**
+ * ' STRATEGY FILE_COPY' from PostgreSQL 15 on (before 15 it is the only way, and the word a syntax
+ * error). 15 made WAL_LOG the default: it reads the template page by page into the WAL, ~33 ms of the
+ * cluster's CPU per database against ~18 ms for a file copy and its checkpoint (20 copies of a small
+ * template, 15.18, fsync off). Durability is no concern: fsync is off and no test crashes PostgreSQL.
+ */
+function copyStrategy(data: string): string {
+  const major = Number(fs.readFileSync(path.join(data, 'PG_VERSION'), 'utf8').trim());
+  return major >= 15 ? ' STRATEGY FILE_COPY' : '';
 }
 
 declare module 'vitest' {
@@ -315,6 +330,7 @@ async function sharedHandle(entry: Shared, opts: StartOptions): Promise<TestPost
     dir: base.dir,
     urlFor: base.urlFor,
     createDatabase: base.createDatabase,
+    copyStrategy: base.copyStrategy,
     psql: (sql, db = database) => base.psql(sql, db),
     stop: release,
   };
