@@ -12,9 +12,13 @@
 // Figures: builds/s, the p99 of a poll, and CPU per build of each side's servers and of the
 // cluster; each line is its median round, with the min–max over the rounds (bench/lib/rounds.ts).
 // Every build is handed out exactly once, checked on the answers and on the tables: twice fails the
-// bench. Then, in the last round, the p99 of a poll at a steady offered rate, half what ours answered
-// in its closed loop, offered to every side alike: the latency without the queueing a closed loop of
-// 200 pollers builds up by itself (200 in flight ÷ N answers/s each).
+// bench. Then, in the last round, the p99 of a poll at a steady offered rate, fixed (every runner
+// every PACED_EVERY_MS: 400 polls/s with 200 runners) and offered to every side alike: the latency
+// without the queueing a closed loop of 200 pollers builds up by itself (200 in flight ÷ N answers/s
+// each). Fixed, not half of the round's own closed-loop rate as it was: a faster closed-loop round
+// then offered more polls and moved the paced test toward saturation (one full run's 1428 ms), so
+// rounds and runs did not compare. 400/s is below every side's closed-loop rate here (PostgreSQL ×2
+// 891–1,140 builds/s in the last full run, bare 1,878–2,322, SQLite ~3,600).
 //
 // Goals (issue 13 asks only for the ratios and p99s): ours ≥ 0.5× bare. Ours does per poll what a
 // runner needs and the bare loop skips (runner looked up by token, its contact time written, GitLab's
@@ -32,6 +36,9 @@ import { startPostgres, type TestPostgres } from '../test/helpers/postgres.ts';
 import { createBuilds, latencyStats, log, project, registerRunner, round, startJobscope, RUNNER_UA, type BenchResult, type BenchServer } from './lib/harness.ts';
 import { cpuMeter, loadAverage, ownRounds, roundRobin, startPgPair, startReferencePair } from './lib/pg-bench.ts';
 import type { Spread } from './lib/compare.ts';
+
+/** The paced test's period per runner: 200 runners × 2 polls/s = 400 polls/s offered. */
+const PACED_EVERY_MS = 500;
 
 // Quick mode polls with fewer runners (its setup, registering them one by one, is most of its time).
 let RUNNERS = 200;
@@ -201,10 +208,8 @@ export async function run({ quick = false }: { quick?: boolean } = {}): Promise<
     bare = await startReferencePair('pg-dispatch-server.ts', [cluster.url]);
     const bareBodies = Array.from({ length: RUNNERS }, (_, i) => JSON.stringify({ token: `bare-runner-${i}`, info: { name: 'gitlab-ci-multi-runner', version: '1.11.5' } }));
     const refill = (n: number) => cluster!.psql(`TRUNCATE bare_builds RESTART IDENTITY; INSERT INTO bare_builds (status, token) SELECT 'pending', md5(i::text) FROM generate_series(1, ${n}) i; VACUUM ANALYZE bare_builds`);
-    // The paced rate: half what ours (the slowest side) answered in the closed loop of the last round,
-    // offered to every side alike. Set once that loop has run.
-    let everyMs = 0;
-    let pacedBuilds = 0;
+    const everyMs = PACED_EVERY_MS;
+    const pacedBuilds = Math.ceil((RUNNERS * pacedSeconds * 1000) / everyMs);
 
     for (let r = 0; r < rounds; r++) {
       const last = r === rounds - 1;
@@ -219,8 +224,6 @@ export async function run({ quick = false }: { quick?: boolean } = {}): Promise<
         await checkTable('PostgreSQL ×2', dbUrl, 'builds', o.ids);
         sides.ours.push({ ...o, handedOut: o.ids.length, ...perBuild(used, o.ids.length) });
         if (last) {
-          everyMs = Math.round((RUNNERS * 1000) / (0.5 * o.buildsPerSec));
-          pacedBuilds = Math.ceil((RUNNERS * pacedSeconds * 1000) / everyMs);
           await createInBatches(pair.first, (await project(pair.first, 'bench-pg-dispatch-paced')).id, pacedBuilds);
           pacedOf.ours = await paced('PostgreSQL ×2', pair.urls, '/ci/api/v1/builds/register.json', bodies, everyMs, pacedSeconds);
         }
@@ -308,15 +311,16 @@ export async function run({ quick = false }: { quick?: boolean } = {}): Promise<
     ] satisfies BenchResult[];
   });
   const latency: BenchResult = {
-    name: `dispatch on PostgreSQL, 2 instances: poll latency p99 at ${round(po.pollsPerSec, 0)} polls/s offered (half its closed-loop rate)`,
+    name: `dispatch on PostgreSQL, 2 instances: poll latency p99 at ${round((RUNNERS * 1000) / PACED_EVERY_MS, 0)} polls/s offered (fixed)`,
     value: round(po.p99),
     unit: 'ms',
     reference: round(pb.p99),
     ratio: round(po.p99 / pb.p99),
-    goal: 'p99 < 50 ms',
+    goal: `p99 < 50 ms at ${round((RUNNERS * 1000) / PACED_EVERY_MS, 0)} polls/s offered (fixed, every side alike)`,
     pass: po.p99 < 50,
     p50_ms: round(po.p50),
     handed_out: po.handedOut,
+    polls_per_s_answered: round(po.pollsPerSec, 0),
     sqlite_p99_ms: round(ps.p99),
     sqlite_p50_ms: round(ps.p50),
     reference_p50_ms: round(pb.p50),
