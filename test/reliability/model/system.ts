@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startServer, type TestServer } from '../../helpers/server.ts';
 import { spawnServer, type ChildServer } from '../support.ts';
+import { Wire, type WireReply } from './wire.ts';
 import type { LooseJson } from '../../helpers/json.ts';
 
 export const ADMIN = 'model-admin-token-0123456789abcdef';
@@ -70,7 +71,7 @@ export class RealSystem {
   private target = { host: '', port: 0 };
   /** The last 30 requests and their status, newest last: what a failure message shows (formatted only then). */
   private readonly last: { method: string; url: string; status: number }[] = [];
-  private agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+  private wire = new Wire('127.0.0.1', 0);
   readonly remotes = new Remotes();
   private inproc?: TestServer;
   private child?: ChildServer;
@@ -98,9 +99,9 @@ export class RealSystem {
     }
     const { hostname, port } = new URL(this.url);
     this.target = { host: hostname, port: Number(port) };
-    // Sockets to the previous process are dead: a fresh agent, not a retry on a reset connection.
-    this.agent.destroy();
-    this.agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+    // Sockets to the previous process are dead: fresh connections, not a retry on a reset one.
+    this.wire.destroy();
+    this.wire = new Wire(this.target.host, this.target.port);
   }
 
   /** A clean stop (SIGTERM for a child) and a start on the same data dir. */
@@ -117,7 +118,7 @@ export class RealSystem {
   }
 
   async close(): Promise<void> {
-    this.agent.destroy();
+    this.wire.destroy();
     if (this.inproc) await this.inproc.close({ keepData: true });
     if (this.child) await this.child.kill9();
     await this.remotes.close();
@@ -133,26 +134,15 @@ export class RealSystem {
   request(method: string, url: string, opts: { headers?: Record<string, string | number>; body?: Buffer | string } = {}): Promise<Answer> {
     const headers: Record<string, string | number> = { 'user-agent': RUNNER_UA, ...opts.headers };
     if (opts.body !== undefined && headers['content-length'] === undefined) headers['content-length'] = Buffer.byteLength(opts.body);
-    return new Promise((resolve, reject) => {
-      const req = http.request({ ...this.target, path: url, method, headers, agent: this.agent }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', reject);
-        res.on('end', () => {
-          const body = Buffer.concat(chunks);
-          const status = res.statusCode ?? 0;
-          this.last.push({ method, url, status });
-          if (this.last.length > 30) this.last.shift();
-          if (status >= 500) {
-            reject(new FiveHundred(`${status} on ${method} ${url}: ${body.toString('utf8').slice(0, 500)}\nrecent requests:\n  ${this.recent.join('\n  ')}`));
-            return;
-          }
-          resolve({ status, headers: res.headers, body, json: () => JSON.parse(body.toString('utf8')) });
-        });
-      });
-      req.setTimeout(30_000, () => req.destroy(new Error(`no answer in 30 s: ${method} ${url}`)));
-      req.on('error', (err) => reject(new Error(`${method} ${url}: ${err.message}\nrecent requests:\n  ${this.recent.join('\n  ')}`)));
-      req.end(opts.body);
+    const done = (r: WireReply): Answer => {
+      const { status, body } = r;
+      this.last.push({ method, url, status });
+      if (this.last.length > 30) this.last.shift();
+      if (status >= 500) throw new FiveHundred(`${status} on ${method} ${url}: ${body.toString('utf8').slice(0, 500)}\nrecent requests:\n  ${this.recent.join('\n  ')}`);
+      return { status, headers: r.headers, body, json: () => JSON.parse(body.toString('utf8')) };
+    };
+    return this.wire.request(method, url, headers, opts.body, 30_000).then(done, (err: Error) => {
+      throw new Error(`${method} ${url}: ${err.message}\nrecent requests:\n  ${this.recent.join('\n  ')}`);
     });
   }
 
