@@ -32,6 +32,20 @@ async function hooksWith(plugin: unknown) {
 }
 
 describe('the plugin in stream mode', () => {
+  it('drops only what the stock plugin adds for disk mode: exactly one onRequest and one onResponse hook (an upgrade that adds another hook fails here, before the wrapper could drop it unseen)', async () => {
+    const added: string[] = [];
+    const app = Fastify();
+    const addHook = app.addHook.bind(app) as (name: string, fn: unknown) => unknown;
+    (app as unknown as { addHook(name: string, fn: unknown): unknown }).addHook = (name, fn) => {
+      added.push(name);
+      return addHook(name, fn);
+    };
+    await app.register(stockMultipart as unknown as FastifyPluginCallback, {});
+    await app.ready();
+    await app.close();
+    expect(added.sort()).toEqual(['onRequest', 'onResponse']);
+  });
+
   it('adds no onRequest or onResponse hook to a route, where the stock plugin adds one of each', async () => {
     const stock = await hooksWith(stockMultipart);
     expect(stock.printed).toContain('(onRequest)');
