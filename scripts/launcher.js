@@ -5,11 +5,11 @@
 // Why not tsx: its loader runs in a worker thread with its own V8 heap, ~35 MiB of resident memory
 // for the whole life of the server, and every module is transformed on each start.
 //   node scripts/launcher.js <entry.ts> [args…]     (bin/jobscope.js calls runBundled directly)
-import v8 from 'node:v8';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { CJS_BODY } from './code-cache.js';
+import { applyV8Flags } from '../server/hosts/v8-flags.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // Bump when the build options below change, so older bundles are rebuilt.
@@ -56,13 +56,11 @@ export const LAZY_FASTIFY_BUILTINS = {
 /**
  * The V8 tuning of server/hosts/v8-tuning.ts (read its comment for the why), applied here too because
  * the launcher's own bundling step already grows the young generation before the bundle's first module
- * runs: set early, the bin's idle RSS measured ~15 MiB lower. The flags are idempotent; keep both in step.
+ * runs: set early, the bin's idle RSS measured ~15 MiB lower. The same list (server/hosts/v8-flags.js),
+ * so the two cannot drift apart; setting it twice is harmless.
  */
 export function tuneV8Early() {
-  v8.setFlagsFromString('--semi-space-growth-factor=1');
-  setTimeout(() => v8.setFlagsFromString('--semi-space-growth-factor=2'), 10_000).unref();
-  v8.setFlagsFromString('--wasm-num-compilation-tasks=1');
-  v8.setFlagsFromString('--wasm-tiering-budget=1200000000');
+  applyV8Flags();
 }
 
 /**

@@ -3,14 +3,15 @@
 // WebAssembly is compiled, which happens when the store's module is first evaluated. This covers the
 // packaged desktop app and any plain-node run of the bundle; scripts/launcher.js sets the same flags
 // even earlier for the `jobscope` bin and `npm start`.
-import v8 from 'node:v8';
+import { applyV8Flags } from './v8-flags.js';
 
 /**
  * Start-up allocates mostly long-lived objects (modules, routes, schemas, the job system), and V8
  * answers a high survival rate by doubling the young generation up to its 2 × 16 MiB limit, which it
  * then keeps: ~28 MiB of RSS for an idle server (bench/footprint.ts). A growth factor of 1 holds it at
- * its initial size through start-up; V8's default comes back after START_UP_MS, so a server under
- * load grows it as before (held small under load it cost 30–60% more CPU per request here).
+ * its initial size through start-up; V8's default comes back after START_UP_MS (v8-flags.js, which
+ * sets the flags), so a server under load grows it as before (held small under load it cost 30–60%
+ * more CPU per request here).
  * --max-semi-space-size would cap it for good, but only from node's command line, which the
  * `jobscope` bin cannot carry portably; this flag is read at run time, so setting it here works.
  *
@@ -32,9 +33,4 @@ import v8 from 'node:v8';
  * 15 s: the same number of statements at 180 M and at 1,200 M). --liftoff-only never tiers up: SQL
  * ~20% slower, compound_metrics' p99 under the demo load 1.5–3× worse.
  */
-const START_UP_MS = 10_000;
-
-v8.setFlagsFromString('--semi-space-growth-factor=1');
-setTimeout(() => v8.setFlagsFromString('--semi-space-growth-factor=2'), START_UP_MS).unref();
-v8.setFlagsFromString('--wasm-num-compilation-tasks=1');
-v8.setFlagsFromString('--wasm-tiering-budget=1200000000');
+applyV8Flags();

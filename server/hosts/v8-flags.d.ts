@@ -1,0 +1,2 @@
+export const START_UP_MS: number;
+export function applyV8Flags(): void;
