@@ -25,8 +25,8 @@ export function prng(seed: number) {
   const next = () => p.next();
   return {
     next,
-    int: (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1)),
-    pick: <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!,
+    int: (lo: number, hi: number) => p.int(lo, hi),
+    pick: <T>(xs: readonly T[]): T => p.pick(xs),
     bytes(n: number): Buffer {
       const b = Buffer.allocUnsafe(n);
       p.fill(b);
@@ -38,7 +38,7 @@ export function prng(seed: number) {
       const parts: string[] = [];
       let len = 0;
       while (len < n) {
-        const w = words[Math.floor(next() * words.length)]!;
+        const w = p.pick(words);
         parts.push(w, ' ');
         len += Buffer.byteLength(w) + 1;
       }
