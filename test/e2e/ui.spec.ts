@@ -118,6 +118,11 @@ test('theme, glossary, live/pause, ranges and CSV export', async ({ page }, test
   const q = new URL((await req).url()).searchParams;
   expect(Number(q.get('to')) - Number(q.get('from'))).toBe(6 * 3600_000);
 
+  // The CSV is one row per bucket of the range shown. At 6 h a bucket is 36 s, so a server younger
+  // than that exports a single row whatever it sampled (seen once, in a fast run); at 15 m a bucket
+  // is 1.5 s and every 2 s sample is a row of its own.
+  await page.getByTestId('range-15m').click();
+  await expect(page.getByTestId('range-15m')).toHaveAttribute('aria-pressed', 'true');
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-csv').click()]);
   const csv = await (await download.createReadStream()).toArray();
   const lines = Buffer.concat(csv).toString('utf8').trim().split('\n');
