@@ -13,6 +13,8 @@ import { createMainWindow } from './window.ts';
 import { startTray } from './tray.ts';
 
 const MAX_OPEN_BYTES = 50 * 1024 * 1024;
+/** What ends the shell from outside: a terminal's Ctrl-C, a session logout. */
+const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 
 export interface Desktop {
   /** The running server (a new one after "reset data" restarts it in place). */
@@ -143,8 +145,11 @@ export async function startDesktop(e: ElectronLike, opts: DesktopOptions): Promi
   });
 
   app.on('window-all-closed', () => app.quit());
-  // A terminal's Ctrl-C or a session logout: the same clean path as closing the window.
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => app.quit());
+  // A terminal's Ctrl-C or a session logout: the same clean path as closing the window. Taken off
+  // again once the quit is done: a process that starts the shell more than once (its tests) would
+  // pile them up, and a later signal would quit shells long gone.
+  const onSignal = () => app.quit();
+  for (const signal of SIGNALS) process.once(signal, onSignal);
   let quitting: 'no' | 'closing' | 'closed' = 'no';
   app.on('before-quit', (event) => {
     if (quitting === 'closed') return;
@@ -156,6 +161,7 @@ export async function startDesktop(e: ElectronLike, opts: DesktopOptions): Promi
       .close()
       .catch(() => undefined)
       .then(() => {
+        for (const signal of SIGNALS) process.off(signal, onSignal);
         quitting = 'closed';
         app.quit();
       });

@@ -19,10 +19,18 @@ afterEach(async () => {
   FakeTray.all = [];
 });
 
+/** Quits the way a user does (app.quit: the server closes first), and waits for the quit to finish. */
+async function quit(f: ReturnType<typeof fakeElectron>): Promise<void> {
+  f.electron.app.quit();
+  await new Promise<void>((resolve) => {
+    const t = setInterval(() => f.rec.quitDone && (clearInterval(t), resolve()), 20);
+  });
+}
+
 async function launch(userData = tempDir('jobscope-electron-')) {
   const f = fakeElectron({ userData });
   const d = (await startDesktop(f.electron, { preload: PRELOAD, env })) as Desktop;
-  cleanup.push(() => d?.server.close(), () => fs.rmSync(userData, { recursive: true, force: true }));
+  cleanup.push(() => (f.rec.quitDone ? undefined : quit(f)), () => fs.rmSync(userData, { recursive: true, force: true }));
   return { ...f, d, userData };
 }
 
@@ -122,16 +130,22 @@ describe('Electron shell (faked Electron, real backend)', () => {
     const w1 = FakeWindow.all[0]!;
     w1.bounds = { x: 40, y: 50, width: 1111, height: 777 };
     w1.close();
-    first.electron.app.quit();
-    await new Promise<void>((resolve) => {
-      const t = setInterval(() => first.rec.quitDone && (clearInterval(t), resolve()), 20);
-    });
+    await quit(first);
     expect(first.rec.quits).toBe(2); // the first was held back until the server had closed
     await expect(fetch(`${d1.url}/api/app/status`)).rejects.toThrow();
     const second = await launch(userData);
     const w2 = FakeWindow.all[1]!;
     expect(w2.options).toMatchObject({ x: 40, y: 50, width: 1111, height: 777 });
     expect(second.d.url).not.toBe('');
+  });
+
+  it('a quit takes its SIGINT and SIGTERM handlers off the process again', async () => {
+    const before = { int: process.listenerCount('SIGINT'), term: process.listenerCount('SIGTERM') };
+    const f = await launch();
+    expect(process.listenerCount('SIGINT')).toBe(before.int + 1);
+    expect(process.listenerCount('SIGTERM')).toBe(before.term + 1);
+    await quit(f);
+    expect({ int: process.listenerCount('SIGINT'), term: process.listenerCount('SIGTERM') }).toEqual(before);
   });
 
   it('resets data in place: same address and token, emptied store, window reloaded', async () => {
