@@ -16,6 +16,7 @@ import { resolveBehaviour } from '../simulator/behaviour.ts';
 import { archiveStream } from '../simulator/artifact.ts';
 import { Fleet } from '../simulator/fleet.ts';
 import { Journal } from '../simulator/journal.ts';
+import { RUNNER_USER_AGENT, runnerInfo } from '../simulator/runner-client.ts';
 
 export interface Shape {
   runners: number;
@@ -74,15 +75,20 @@ export async function simulatorRun(shape: Shape): Promise<{ seconds: number; cpu
   }
 }
 
-function request(agent: http.Agent, url: string, method: string, headers: Record<string, string>, body?: Buffer): Promise<{ status: number; body: Buffer }> {
+/** One request; a body given as pieces goes chunked (no Content-Length), as a runner streams its upload. */
+function request(agent: http.Agent, url: string, method: string, headers: Record<string, string>, body?: Buffer | Buffer[]): Promise<{ status: number; body: Buffer }> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method, headers: body ? { ...headers, 'Content-Length': String(body.length) } : headers, agent }, (res) => {
+    const sized = Buffer.isBuffer(body) ? { ...headers, 'Content-Length': String(body.length) } : headers;
+    const req = http.request(url, { method, headers: sized, agent }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
     });
     req.on('error', reject);
-    req.end(body);
+    if (Array.isArray(body)) {
+      for (const piece of body) req.write(piece);
+      req.end();
+    } else req.end(body);
   });
 }
 
@@ -91,7 +97,12 @@ export async function referenceRun(shape: Shape): Promise<{ seconds: number; cpu
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
   try {
     const base = `${e.url}/ci/api/v1`;
-    const json = { 'Content-Type': 'application/json', 'User-Agent': 'gitlab-ci-multi-runner 1.11.5 (bench)' };
+    // The same requests as the simulator's runners send, byte for byte where it matters to the server:
+    // a real runner's headers and its `info` object in register, poll and update (the server checks
+    // and keeps it). Without them the server did less work for the loop than for the simulator, and
+    // that difference was counted as the simulator's cost.
+    const json = { 'User-Agent': RUNNER_USER_AGENT, Accept: 'application/json', 'Content-Type': 'application/json', 'Accept-Encoding': 'gzip' };
+    const info = runnerInfo(true);
     const admin = { 'PRIVATE-TOKEN': e.server.ctx.store.adminToken, 'Content-Type': 'application/json' };
     const project = JSON.parse((await request(agent, `${e.url}/api/v3/sim/projects`, 'POST', admin, Buffer.from('{"name":"bench"}'))).body.toString());
     await request(agent, `${e.url}/api/v3/sim/projects/${project.id}/builds`, 'POST', admin, Buffer.from(JSON.stringify({ count: shape.builds })));
@@ -100,11 +111,11 @@ export async function referenceRun(shape: Shape): Promise<{ seconds: number; cpu
     for await (const c of archiveStream({ buildId: 1, seed: 1, bytes: shape.artifactKb * 1024, text: 'bench\n' })) chunks.push(c as Buffer);
     const zip = Buffer.concat(chunks);
     const boundary = 'benchboundary0123456789';
-    const multipart = Buffer.concat([
+    const multipart = [
       Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.zip"\r\nContent-Type: application/octet-stream\r\n\r\n`),
       zip,
       Buffer.from(`\r\n--${boundary}--\r\n`),
-    ]);
+    ];
     const part = shape.partKb * 1024;
     let taken = 0;
     let traceBytes = 0;
@@ -112,21 +123,21 @@ export async function referenceRun(shape: Shape): Promise<{ seconds: number; cpu
     const c0 = process.cpuUsage();
     await Promise.all(
       Array.from({ length: shape.runners }, async () => {
-        const reg = await request(agent, `${base}/runners/register.json`, 'POST', json, Buffer.from(JSON.stringify({ token: e.server.ctx.store.registrationToken })));
+        const reg = await request(agent, `${base}/runners/register.json`, 'POST', json, Buffer.from(JSON.stringify({ info: runnerInfo(false), token: e.server.ctx.store.registrationToken, description: 'bench', run_untagged: true })));
         const token = JSON.parse(reg.body.toString()).token as string;
         while (taken < shape.builds) {
-          const poll = await request(agent, `${base}/builds/register.json`, 'POST', json, Buffer.from(JSON.stringify({ token })));
+          const poll = await request(agent, `${base}/builds/register.json`, 'POST', json, Buffer.from(JSON.stringify({ info, token })));
           if (poll.status !== 201) continue;
           taken++;
           const build = JSON.parse(poll.body.toString()) as { id: number; token: string };
-          await request(agent, `${base}/builds/${build.id}.json`, 'PUT', json, Buffer.from(JSON.stringify({ token, state: 'running' })));
+          await request(agent, `${base}/builds/${build.id}.json`, 'PUT', json, Buffer.from(JSON.stringify({ info, token, state: 'running' })));
           for (let off = 0; off < trace.length; off += part) {
             const end = Math.min(trace.length, off + part);
-            const r = await request(agent, `${base}/builds/${build.id}/trace.txt`, 'PATCH', { 'Build-Token': build.token, 'Content-Range': `${off}-${end}`, 'Content-Type': 'text/plain' }, trace.subarray(off, end));
+            const r = await request(agent, `${base}/builds/${build.id}/trace.txt`, 'PATCH', { 'User-Agent': RUNNER_USER_AGENT, 'Build-Token': build.token, 'Content-Range': `${off}-${end}`, 'Content-Type': 'text/plain', 'Accept-Encoding': 'gzip' }, trace.subarray(off, end));
             if (r.status === 202) traceBytes += end - off;
           }
-          await request(agent, `${base}/builds/${build.id}/artifacts`, 'POST', { 'Build-Token': build.token, 'Content-Type': `multipart/form-data; boundary=${boundary}` }, multipart);
-          await request(agent, `${base}/builds/${build.id}.json`, 'PUT', json, Buffer.from(JSON.stringify({ token, state: 'success', trace: trace.toString() })));
+          await request(agent, `${base}/builds/${build.id}/artifacts`, 'POST', { 'User-Agent': RUNNER_USER_AGENT, 'Build-Token': build.token, 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Accept-Encoding': 'gzip' }, multipart);
+          await request(agent, `${base}/builds/${build.id}.json`, 'PUT', json, Buffer.from(JSON.stringify({ info, token, state: 'success', trace: trace.toString() })));
         }
       }),
     );
