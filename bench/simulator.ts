@@ -16,6 +16,7 @@ import { resolveBehaviour } from '../simulator/behaviour.ts';
 import { archiveStream } from '../simulator/artifact.ts';
 import { Fleet } from '../simulator/fleet.ts';
 import { Journal } from '../simulator/journal.ts';
+import { send } from './lib/harness.ts';
 import { RUNNER_USER_AGENT, runnerInfo } from '../simulator/runner-client.ts';
 
 export interface Shape {
@@ -75,23 +76,6 @@ export async function simulatorRun(shape: Shape): Promise<{ seconds: number; cpu
   }
 }
 
-/** One request; a body given as pieces goes chunked (no Content-Length), as a runner streams its upload. */
-function request(agent: http.Agent, url: string, method: string, headers: Record<string, string>, body?: Buffer | Buffer[]): Promise<{ status: number; body: Buffer }> {
-  return new Promise((resolve, reject) => {
-    const sized = Buffer.isBuffer(body) ? { ...headers, 'Content-Length': String(body.length) } : headers;
-    const req = http.request(url, { method, headers: sized, agent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
-    });
-    req.on('error', reject);
-    if (Array.isArray(body)) {
-      for (const piece of body) req.write(piece);
-      req.end();
-    } else req.end(body);
-  });
-}
-
 export async function referenceRun(shape: Shape): Promise<{ seconds: number; cpuMs: number; traceBytes: number; builds: number }> {
   const e = await embedded();
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
@@ -104,8 +88,8 @@ export async function referenceRun(shape: Shape): Promise<{ seconds: number; cpu
     const json = { 'User-Agent': RUNNER_USER_AGENT, Accept: 'application/json', 'Content-Type': 'application/json', 'Accept-Encoding': 'gzip' };
     const info = runnerInfo(true);
     const admin = { 'PRIVATE-TOKEN': e.server.ctx.store.adminToken, 'Content-Type': 'application/json' };
-    const project = JSON.parse((await request(agent, `${e.url}/api/v3/sim/projects`, 'POST', admin, Buffer.from('{"name":"bench"}'))).body.toString());
-    await request(agent, `${e.url}/api/v3/sim/projects/${project.id}/builds`, 'POST', admin, Buffer.from(JSON.stringify({ count: shape.builds })));
+    const project = JSON.parse((await send(`${e.url}/api/v3/sim/projects`, { method: 'POST', headers: admin, body: '{"name":"bench"}', agent })).body.toString());
+    await send(`${e.url}/api/v3/sim/projects/${project.id}/builds`, { method: 'POST', headers: admin, body: JSON.stringify({ count: shape.builds }), agent });
     const trace = Buffer.alloc(shape.traceKb * 1024, 'trace line of the reference loop\n');
     const chunks: Buffer[] = [];
     for await (const c of archiveStream({ buildId: 1, seed: 1, bytes: shape.artifactKb * 1024, text: 'bench\n' })) chunks.push(c as Buffer);
@@ -123,21 +107,21 @@ export async function referenceRun(shape: Shape): Promise<{ seconds: number; cpu
     const c0 = process.cpuUsage();
     await Promise.all(
       Array.from({ length: shape.runners }, async () => {
-        const reg = await request(agent, `${base}/runners/register.json`, 'POST', json, Buffer.from(JSON.stringify({ info: runnerInfo(false), token: e.server.ctx.store.registrationToken, description: 'bench', run_untagged: true })));
+        const reg = await send(`${base}/runners/register.json`, { method: 'POST', headers: json, body: JSON.stringify({ info: runnerInfo(false), token: e.server.ctx.store.registrationToken, description: 'bench', run_untagged: true }), agent });
         const token = JSON.parse(reg.body.toString()).token as string;
         while (taken < shape.builds) {
-          const poll = await request(agent, `${base}/builds/register.json`, 'POST', json, Buffer.from(JSON.stringify({ info, token })));
+          const poll = await send(`${base}/builds/register.json`, { method: 'POST', headers: json, body: JSON.stringify({ info, token }), agent });
           if (poll.status !== 201) continue;
           taken++;
           const build = JSON.parse(poll.body.toString()) as { id: number; token: string };
-          await request(agent, `${base}/builds/${build.id}.json`, 'PUT', json, Buffer.from(JSON.stringify({ info, token, state: 'running' })));
+          await send(`${base}/builds/${build.id}.json`, { method: 'PUT', headers: json, body: JSON.stringify({ info, token, state: 'running' }), agent });
           for (let off = 0; off < trace.length; off += part) {
             const end = Math.min(trace.length, off + part);
-            const r = await request(agent, `${base}/builds/${build.id}/trace.txt`, 'PATCH', { 'User-Agent': RUNNER_USER_AGENT, 'Build-Token': build.token, 'Content-Range': `${off}-${end}`, 'Content-Type': 'text/plain', 'Accept-Encoding': 'gzip' }, trace.subarray(off, end));
+            const r = await send(`${base}/builds/${build.id}/trace.txt`, { method: 'PATCH', headers: { 'User-Agent': RUNNER_USER_AGENT, 'Build-Token': build.token, 'Content-Range': `${off}-${end}`, 'Content-Type': 'text/plain', 'Accept-Encoding': 'gzip' }, body: trace.subarray(off, end), agent });
             if (r.status === 202) traceBytes += end - off;
           }
-          await request(agent, `${base}/builds/${build.id}/artifacts`, 'POST', { 'User-Agent': RUNNER_USER_AGENT, 'Build-Token': build.token, 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Accept-Encoding': 'gzip' }, multipart);
-          await request(agent, `${base}/builds/${build.id}.json`, 'PUT', json, Buffer.from(JSON.stringify({ info, token, state: 'success', trace: trace.toString() })));
+          await send(`${base}/builds/${build.id}/artifacts`, { method: 'POST', headers: { 'User-Agent': RUNNER_USER_AGENT, 'Build-Token': build.token, 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Accept-Encoding': 'gzip' }, body: multipart, agent });
+          await send(`${base}/builds/${build.id}.json`, { method: 'PUT', headers: json, body: JSON.stringify({ info, token, state: 'success', trace: trace.toString() }), agent });
         }
       }),
     );

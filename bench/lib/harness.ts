@@ -155,10 +155,12 @@ export interface Answer {
 }
 
 /** One request on a keep-alive agent; the body is collected (small answers only). */
-export function send(url: string, opts: { method?: string; headers?: Record<string, string | number>; body?: Buffer | string; agent?: http.Agent } = {}): Promise<Answer> {
+/** One request. A body given as pieces goes chunked (no Content-Length), as a runner streams its upload. */
+export function send(url: string, opts: { method?: string; headers?: Record<string, string | number>; body?: Buffer | string | Buffer[]; agent?: http.Agent } = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const headers = { ...opts.headers };
-    if (opts.body !== undefined) headers['content-length'] = Buffer.byteLength(opts.body);
+    const pieces = Array.isArray(opts.body) ? opts.body : undefined;
+    if (opts.body !== undefined && !pieces) headers['content-length'] = Buffer.byteLength(opts.body as Buffer | string);
     const req = http.request(url, { method: opts.method ?? 'GET', headers, agent: opts.agent }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
@@ -166,7 +168,10 @@ export function send(url: string, opts: { method?: string; headers?: Record<stri
       res.on('error', reject);
     });
     req.on('error', reject);
-    req.end(opts.body);
+    if (pieces) {
+      for (const piece of pieces) req.write(piece);
+      req.end();
+    } else req.end(opts.body);
   });
 }
 
