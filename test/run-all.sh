@@ -35,10 +35,10 @@ together=${TEST_SUITES:-overlap}
 # needs no disk: the page cache outlives the process; the disk-full tests mount their own tmpfs).
 if [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then export TMPDIR=/dev/shm; fi
 [ "$together" = overlap ] && : "${VITEST_WORKERS:=3}"
-# TypeScript 7 (the native compiler, the typescript7 alias) type-checks, single-threaded: its default
-# four checkers repeat work (about twice the CPU) and this suite is CPU-bound. Cold: ~8 core-s against
-# TypeScript 5.9's ~42. typescript (5.9) stays for typescript-eslint, dpdm and editors.
-begin typecheck node node_modules/typescript7/bin/tsc -p . --noEmit --singleThreaded --incremental --tsBuildInfoFile "$cache/tsc7.tsbuildinfo"
+# `npm run typecheck`: TypeScript 7 (the native compiler, the typescript7 alias), single-threaded: its
+# default four checkers repeat work (about twice the CPU) and this suite is CPU-bound. Cold: ~8 core-s
+# against TypeScript 5.9's ~42. typescript (5.9) stays for typescript-eslint, dpdm and editors.
+begin typecheck npm run -s typecheck -- --incremental --tsBuildInfoFile "$cache/tsc7.tsbuildinfo"
 begin lint npx eslint --cache --cache-strategy content --cache-location "$cache/eslint" .
 # Import cycles, type-only imports included (lazy view imports are not edges: they load on demand).
 begin cycles npm run -s cycles
