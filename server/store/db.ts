@@ -54,54 +54,6 @@ function rememberColumnNames(s: Statement): void {
   };
 }
 
-type RowInternals = { _ptr: number; _getRow: (columns: string[], expand: boolean) => Row };
-type ColumnRead<T> = (ptr: number, i: number) => T;
-const lib = sqlite as unknown as {
-  _sqlite3_column_type?: ColumnRead<number>;
-  _sqlite3_column_double?: ColumnRead<number>;
-  cwrap?: (name: string, ret: string, args: string[]) => ColumnRead<string>;
-};
-const columnType = lib._sqlite3_column_type;
-const columnDouble = lib._sqlite3_column_double;
-// The library's own text reader, made the way it makes it (its copy is not exported).
-const columnText = typeof lib.cwrap === 'function' ? lib.cwrap('sqlite3_column_text', 'string', ['number', 'number']) : undefined;
-const SQLITE_INTEGER = 1;
-const SQLITE_FLOAT = 2;
-const SQLITE_TEXT = 3;
-const SQLITE_NULL = 5;
-
-/**
- * node-sqlite3-wasm reads every INTEGER column as a BigInt (sqlite3_column_int64) and then converts
- * it to a number when it is a safe integer: a BigInt allocated and compared twice per column, ~10
- * columns of a build row per poll. sqlite3_column_double gives the same number with no BigInt for
- * every integer within ±(2^53 - 1), which is exactly the range the library turns into numbers; a row
- * holding anything else (a larger integer, a blob) is read by the library's own reader, so every
- * value is the one it returns, of the same type. Not installed if its internals are not there.
- */
-function readIntegersAsNumbers(s: Statement): void {
-  const st = s as unknown as RowInternals;
-  const read = st._getRow;
-  if (typeof read !== 'function' || !columnType || !columnDouble || !columnText || typeof st._ptr !== 'number') return;
-  st._getRow = function (this: RowInternals, columns: string[], expand: boolean): Row {
-    if (expand) return read.call(this, columns, expand);
-    const ptr = this._ptr;
-    const row: Row = {};
-    for (let i = 0; i < columns.length; i++) {
-      const type = columnType(ptr, i);
-      let v: SqlValue;
-      if (type === SQLITE_INTEGER) {
-        v = columnDouble(ptr, i);
-        if (!Number.isSafeInteger(v)) return read.call(this, columns, expand);
-      } else if (type === SQLITE_TEXT) v = columnText(ptr, i);
-      else if (type === SQLITE_NULL) v = null;
-      else if (type === SQLITE_FLOAT) v = columnDouble(ptr, i);
-      else return read.call(this, columns, expand);
-      row[columns[i]!] = v;
-    }
-    return row;
-  };
-}
-
 export class Db {
   private readonly db: InstanceType<typeof Database>;
   private readonly statements = new Map<string, Statement>();
@@ -179,7 +131,6 @@ export class Db {
     if (!s) {
       s = this.db.prepare(sql);
       rememberColumnNames(s);
-      readIntegersAsNumbers(s);
       this.statements.set(sql, s);
     }
     return s;
