@@ -67,8 +67,6 @@ class Remotes {
 
 export class RealSystem {
   url = '';
-  /** The server's address, parsed once: a URL string per request cost a URL parse each (~40,000 a test). */
-  private target = { host: '', port: 0 };
   /** The last 30 requests and their status, newest last: what a failure message shows (formatted only then). */
   private readonly last: { method: string; url: string; status: number }[] = [];
   private wire = new Wire('127.0.0.1', 0);
@@ -97,11 +95,11 @@ export class RealSystem {
       this.child = await spawnServer([...args, '--artifact-expiry-every-ms', String(EXPIRY_EVERY_MS)]);
       this.url = this.child.url;
     }
+    // Sockets to the previous process are dead: fresh connections, not a retry on a reset one. The
+    // address is parsed once per start here, not per request (~40,000 a test).
     const { hostname, port } = new URL(this.url);
-    this.target = { host: hostname, port: Number(port) };
-    // Sockets to the previous process are dead: fresh connections, not a retry on a reset one.
     this.wire.destroy();
-    this.wire = new Wire(this.target.host, this.target.port);
+    this.wire = new Wire(hostname, Number(port));
   }
 
   /** A clean stop (SIGTERM for a child) and a start on the same data dir. */
