@@ -16,7 +16,7 @@ export interface ResultsFile {
   date?: string;
   command?: string;
   quick?: boolean;
-  machine?: { load_average_at_start?: number[] };
+  machine?: { cpu?: string; cores?: number; node?: string; load_average_at_start?: number[] };
   results: BenchResult[];
 }
 
@@ -90,6 +90,21 @@ export function compare(before: ResultsFile, after: ResultsFile): Row[] {
   });
 }
 
+/**
+ * What differs between the two runs' machines among what moves a ratio: the ratios cancel the load,
+ * not the hardware, as our server and a bare reference do not speed up alike on another CPU (the run
+ * of 2026-11-26 on an Intel Xeon after one on an AMD EPYC: the bare dispatch reference 4,747 → 12,206
+ * builds/s, ours 2,735 → 5,685). Fields a run did not record are not compared.
+ */
+export function machineChange(before: ResultsFile, after: ResultsFile): string[] {
+  const keys = ['cpu', 'cores', 'node'] as const;
+  return keys.flatMap((k) => {
+    const b = before.machine?.[k];
+    const a = after.machine?.[k];
+    return b !== undefined && a !== undefined && b !== a ? [`${k} ${b} → ${a}`] : [];
+  });
+}
+
 const fmt = (x: number) => (Math.abs(x) >= 100 ? x.toFixed(0) : Math.abs(x) >= 10 ? x.toFixed(1) : x.toFixed(2));
 const cell = (s?: { ratio: number; range: [number, number] }) => (s ? (s.range[0] === s.range[1] ? `${fmt(s.ratio)}×` : `${fmt(s.ratio)}× (${fmt(s.range[0])}–${fmt(s.range[1])})`) : '—');
 
@@ -101,6 +116,8 @@ export function table(rows: Row[], before: ResultsFile, after: ResultsFile): str
   const line = (cols: string[]) => cols.map((c, i) => (c.length > widths[i]! ? `${c.slice(0, widths[i]! - 1)}…` : c.padEnd(widths[i]!))).join('  ');
   const notes: string[] = [];
   if (Boolean(before.quick) !== Boolean(after.quick)) notes.push(`note: one run is --quick and the other is not (before quick=${Boolean(before.quick)}, after quick=${Boolean(after.quick)}): sizes differ, so ratios may too`);
+  const moved = machineChange(before, after);
+  if (moved.length) notes.push(`note: the two runs are on different machines (${moved.join(', ')}). Ours and a bare reference do not scale alike with the hardware, so a mark may be the machine's, not the code's: before believing one, compare two revisions on this machine (bench/dispatch-ab.ts, traces-ab.ts, artifacts-ab.ts, startup.ts --bundle A --bundle B) or against a run made here (--against REV).`);
   const loads = [before, after].map((f) => f.machine?.load_average_at_start?.join(' / ') ?? '?');
   notes.push(`load average at start: before ${loads[0]}, after ${loads[1]}. Ratios are median (min–max) over the rounds; a line moved when the ranges do not overlap.`);
   return [line(head), line(head.map((_, i) => '-'.repeat(widths[i]!))), ...body.map(line), '', ...notes].join('\n');

@@ -1,7 +1,7 @@
 // `--compare`: reads bench/results.json as committed at a revision (HEAD unless --against says another)
 // and prints this run against it; the exit code is 1 when a line regressed, so a script can stop on it.
 import { execFileSync } from 'node:child_process';
-import { compare, regressions, table, type ResultsFile } from './compare.ts';
+import { compare, machineChange, regressions, table, type ResultsFile } from './compare.ts';
 import { REPO } from './harness.ts';
 
 export function committedResults(rev: string): ResultsFile {
@@ -20,6 +20,7 @@ export function gate(after: ResultsFile, rev: string): number {
   console.log(table(rows, before, after));
   const bad = regressions(rows);
   const counts = (['regressed', 'improved', 'within noise', 'no spread', 'new', 'gone'] as const).map((m) => `${rows.filter((r) => r.mark === m).length} ${m}`).join(', ');
-  console.log(`\n${counts}.${bad.length ? ` Regressed: ${bad.map((r) => r.name).join('; ')}.` : ''}`);
+  const elsewhere = bad.length && machineChange(before, after).length ? ' (on another machine than the committed run: see the note above)' : '';
+  console.log(`\n${counts}.${bad.length ? ` Regressed${elsewhere}: ${bad.map((r) => r.name).join('; ')}.` : ''}`);
   return bad.length ? 1 : 0;
 }

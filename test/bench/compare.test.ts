@@ -1,6 +1,6 @@
 // The regression gate's marks and the rounds' spread, on results objects made here: no benchmark runs.
 import { describe, expect, it } from 'vitest';
-import { compare, regressions, table, type ResultsFile, type Row } from '../../bench/lib/compare.ts';
+import { compare, machineChange, regressions, table, type ResultsFile, type Row } from '../../bench/lib/compare.ts';
 import type { BenchResult } from '../../bench/lib/harness.ts';
 import { hasSpread, mergeRounds, ownSpread } from '../../bench/lib/rounds.ts';
 
@@ -69,6 +69,19 @@ describe('compare', () => {
     const text = table(compare(before, after), before, after);
     expect(text).toMatch(/^a .*1\.00× \(0\.95–1\.05\).*0\.50× \(0\.45–0\.55\).*-50 %.*REGRESSED/m);
     expect(text).toMatch(/one run is --quick/);
+    expect(text).not.toMatch(/different machines/);
+  });
+
+  it('says when the two runs were made on different machines, naming what differs', () => {
+    const on = (cpu: string, cores: number, node: string): ResultsFile => ({ ...file([line('a', 'parts/s', 1.0, [0.95, 1.05])]), machine: { cpu, cores, node, load_average_at_start: [1, 1, 1] } });
+    const amd = on('AMD EPYC', 2, 'v20.20.2');
+    const intel = on('Intel(R) Xeon(R) Processor', 2, 'v20.20.2');
+    expect(machineChange(amd, intel)).toEqual(['cpu AMD EPYC → Intel(R) Xeon(R) Processor']);
+    expect(machineChange(amd, on('AMD EPYC', 4, 'v22.1.0'))).toEqual(['cores 2 → 4', 'node v20.20.2 → v22.1.0']);
+    expect(machineChange(amd, amd)).toEqual([]);
+    // A run from before the machine was recorded is not called another machine.
+    expect(machineChange(file([]), intel)).toEqual([]);
+    expect(table(compare(amd, intel), amd, intel)).toMatch(/different machines \(cpu AMD EPYC → Intel\(R\) Xeon\(R\) Processor\)/);
   });
 });
 
