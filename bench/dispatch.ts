@@ -2,7 +2,9 @@
 // again, as a runner's poll loop does when builds are waiting) over 10,000 pending builds created with
 // the control API's `count`, until none is left. Builds/s, p99 of the polls, and every build handed out
 // exactly once. The reference is a bare node:http server handing out ids from a list
-// (bench/reference/dispatch-server.ts) under the same 200 pollers.
+// (bench/reference/dispatch-server.ts) under the same 200 pollers. A second reference does that same
+// work as one fastify route (bench/reference/dispatch-server-fastify.ts), polled with the runner's
+// bodies: `fastify_alone_*` say how much of the gap is the framework's and `ratio_to_fastify_alone` ours.
 // Then the poll latency at a steady 1,000 polls/s offered (each runner every 200 ms), over fresh builds:
 // a fixed rate, the same for ours and the bare reference, below both closed-loop rates on this machine
 // (ours 2,834–3,575 builds/s, bare 4,421–5,387 in the last full run), so rounds and runs compare.
@@ -93,6 +95,7 @@ export async function run({ quick = false, runners = RUNNERS, paced: withPaced =
   const s = await startJobscope('dispatch');
   let ours;
   let oursPaced;
+  let runnerBodies: string[] = [];
   try {
     const p = await project(s, 'bench-dispatch');
     await createBuilds(s, p.id, total);
@@ -102,6 +105,7 @@ export async function run({ quick = false, runners = RUNNERS, paced: withPaced =
     for (let i = 0; i < runners; i += 8) tokens.push(...(await Promise.all(Array.from({ length: Math.min(8, runners - i) }, (_, j) => registerRunner(s, `bench-${i + j}`, agent)))));
     agent.destroy();
     const bodies = tokens.map((token) => JSON.stringify({ token, info: { name: 'gitlab-ci-multi-runner', version: '1.11.5' } }));
+    runnerBodies = bodies;
     ours = await poll(`${s.url}/ci/api/v1/builds/register.json`, bodies, total, cap, s.pid);
     // Then the latency at a steady offered rate, over a fresh set of pending builds.
     if (withPaced) await createBuilds(s, p.id, Math.ceil((runners * pacedSeconds * 1000) / pacedEveryMs));
@@ -118,6 +122,14 @@ export async function run({ quick = false, runners = RUNNERS, paced: withPaced =
   } finally {
     await ref.stop();
   }
+  // The same polls (the runner's bodies, info included) against the same work as one fastify route.
+  let framework;
+  const fw = await startReference('dispatch-server-fastify.ts', [String(total)]);
+  try {
+    framework = await poll(`${fw.url}/builds/register.json`, runnerBodies, total, cap, fw.pid);
+  } finally {
+    await fw.stop();
+  }
   if (withPaced) {
     const ref2 = await startReference('dispatch-server.ts', [String(Math.ceil((runners * pacedSeconds * 1000) / pacedEveryMs))]);
     try {
@@ -126,7 +138,7 @@ export async function run({ quick = false, runners = RUNNERS, paced: withPaced =
       await ref2.stop();
     }
   }
-  log(`dispatch: jobscope ${round(ours.buildsPerSec, 0)} builds/s p50 ${round(ours.p50)} ms p99 ${round(ours.p99)} ms; reference ${round(bare.buildsPerSec, 0)} builds/s p99 ${round(bare.p99)} ms`);
+  log(`dispatch: jobscope ${round(ours.buildsPerSec, 0)} builds/s p50 ${round(ours.p50)} ms p99 ${round(ours.p99)} ms; reference ${round(bare.buildsPerSec, 0)} builds/s p99 ${round(bare.p99)} ms; fastify alone ${round(framework.buildsPerSec, 0)} builds/s (${round(framework.cpuMsPerBuild, 3)} CPU ms/build)`);
   const closedLoop: BenchResult = {
     name: `dispatch (${runners} runners, ${total} builds, each once)`,
     value: round(ours.buildsPerSec, 0),
@@ -139,6 +151,11 @@ export async function run({ quick = false, runners = RUNNERS, paced: withPaced =
     p99_ms: round(ours.p99),
     cpu_ms_per_build: round(ours.cpuMsPerBuild, 3),
     reference_cpu_ms_per_build: round(bare.cpuMsPerBuild, 3),
+    // The same work as one fastify route (bench/reference/dispatch-server-fastify.ts): the framework's share of the gap.
+    fastify_alone_builds_s: round(framework.buildsPerSec, 0),
+    fastify_alone_ratio: round(framework.buildsPerSec / bare.buildsPerSec),
+    fastify_alone_cpu_ms_per_build: round(framework.cpuMsPerBuild, 3),
+    ratio_to_fastify_alone: round(ours.buildsPerSec / framework.buildsPerSec),
     // Stopped at the time cap: the rate is over the builds handed out by then (all distinct).
     ...(ours.capped ? { capped_after_s: cap, handed_out: ours.handedOut } : {}),
   };

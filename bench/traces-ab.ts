@@ -30,7 +30,7 @@ for (let r = 0; r < rounds; r++) {
   for (const side of r % 2 === 0 ? sides : [...sides].reverse()) {
     process.env.JOBSCOPE_BENCH_SERVER_ROOT = side.root;
     const load = round(os.loadavg()[0]!, 2);
-    const { ours, bare } = await measure(streams, seconds, inner);
+    const { ours, bare } = await measure(streams, seconds, inner, false);
     const row = {
       side: side.label,
       round: r + 1,

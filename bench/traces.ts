@@ -1,6 +1,8 @@
 // Benchmark: trace appends. 32 and then 256 concurrent streams of 4 KiB parts (PATCH trace.txt, each
 // stream waiting for its 202 before the next part, as a runner does) against a `jobscope serve` child
-// and, in alternating rounds, the same client against the bare reference (bench/reference/trace-server.ts).
+// and, in alternating rounds, the same client against the bare reference (bench/reference/trace-server.ts)
+// and against that same work as one fastify route (bench/reference/trace-server-fastify.ts): its
+// `fastify_alone_*` figures say how much of the gap is the framework's, `ratio_to_fastify_alone` ours.
 // Goals (issue 14): ≥ 0.95× the reference's parts/s at 32 and at 256 streams, p99 < 5 ms at 32. Each
 // side's server CPU per part is reported too: on a machine others load, it is the figure that says
 // whose work costs what. `streams` sets one count for the scale curve (bench/curves.ts).
@@ -62,14 +64,18 @@ async function drive(t: Target, seconds: number, offsets: Map<number, number>, p
 type Run = Awaited<ReturnType<typeof drive>>;
 
 /** One stream count: both servers up at once, measured in alternating turns, the best round of each. */
-export async function measure(streams: number, seconds: number, rounds: number): Promise<{ ours: Run; bare: Run }> {
+/** `withFramework: false` leaves out the fastify-alone reference (an A/B of two checkouts does not need it). */
+export async function measure(streams: number, seconds: number, rounds: number, withFramework = true): Promise<{ ours: Run; bare: Run; framework?: Run }> {
   log(`traces: ${streams} streams × ${PART} B parts, ${rounds} rounds of ${seconds} s each on jobscope and on the bare reference, alternating`);
   // On a shared machine the load of others drifts; alternating keeps that drift out of the ratio.
   const s = await startJobscope('traces');
   const refDir = fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-bench-traces-ref-'));
   const ref = await startReference('trace-server.ts', [refDir]);
+  const fwDir = fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-bench-traces-fw-'));
+  const fw = withFramework ? await startReference('trace-server-fastify.ts', [fwDir]) : undefined;
   let ours: Run | undefined;
   let bare: Run | undefined;
+  let framework: Run | undefined;
   try {
     const p = await project(s, 'bench-traces');
     await createBuilds(s, p.id, streams);
@@ -81,13 +87,16 @@ export async function measure(streams: number, seconds: number, rounds: number):
     }
     const oursTarget: Target = { ids: [...tokens.keys()], url: (id) => `${s.url}/ci/api/v1/builds/${id}/trace.txt`, headers: (id) => ({ 'build-token': tokens.get(id)!, 'user-agent': RUNNER_UA }) };
     const bareTarget: Target = { ids: Array.from({ length: streams }, (_, i) => i + 1), url: (id) => `${ref.url}/builds/${id}/trace.txt`, headers: () => ({}) };
-    const offsets = { ours: new Map<number, number>(), bare: new Map<number, number>() };
+    const fwTarget: Target = { ...bareTarget, url: (id) => `${fw?.url}/builds/${id}/trace.txt` };
+    const offsets = { ours: new Map<number, number>(), bare: new Map<number, number>(), framework: new Map<number, number>() };
     for (let i = 0; i < rounds; i++) {
       const o = await drive(oursTarget, seconds, offsets.ours, s.pid);
       const b = await drive(bareTarget, seconds, offsets.bare, ref.pid);
-      log(`traces: ${streams} streams, round ${i + 1}: jobscope ${round(o.partsPerSec, 0)} parts/s (p99 ${round(o.p99)} ms, ${round(o.cpuMsPerPart, 3)} CPU ms/part), reference ${round(b.partsPerSec, 0)} parts/s (p99 ${round(b.p99)} ms, ${round(b.cpuMsPerPart, 3)} CPU ms/part)`);
+      const f = fw ? await drive(fwTarget, seconds, offsets.framework, fw.pid) : undefined;
+      log(`traces: ${streams} streams, round ${i + 1}: jobscope ${round(o.partsPerSec, 0)} parts/s (p99 ${round(o.p99)} ms, ${round(o.cpuMsPerPart, 3)} CPU ms/part), reference ${round(b.partsPerSec, 0)} parts/s (p99 ${round(b.p99)} ms, ${round(b.cpuMsPerPart, 3)} CPU ms/part)${f ? `, fastify alone ${round(f.partsPerSec, 0)} parts/s (${round(f.cpuMsPerPart, 3)} CPU ms/part)` : ''}`);
       if (!ours || o.partsPerSec > ours.partsPerSec) ours = o;
       if (!bare || b.partsPerSec > bare.partsPerSec) bare = b;
+      if (f && (!framework || f.partsPerSec > framework.partsPerSec)) framework = f;
     }
     // The bytes really are there.
     const id = [...tokens.keys()][0]!;
@@ -96,11 +105,13 @@ export async function measure(streams: number, seconds: number, rounds: number):
   } finally {
     await s.stop();
     await ref.stop();
+    await fw?.stop();
     fs.rmSync(refDir, { recursive: true, force: true });
+    fs.rmSync(fwDir, { recursive: true, force: true });
   }
-  if (!ours || !bare) throw new Error('no round ran');
+  if (!ours || !bare || (withFramework && !framework)) throw new Error('no round ran');
   log(`traces: ${streams} streams: jobscope ${round(ours.partsPerSec, 0)} parts/s p50 ${round(ours.p50)} ms p99 ${round(ours.p99)} ms; reference ${round(bare.partsPerSec, 0)} parts/s p99 ${round(bare.p99)} ms; ratio ${round(ours.partsPerSec / bare.partsPerSec)}`);
-  return { ours, bare };
+  return { ours, bare, framework };
 }
 
 const GOAL_RATIO = 0.95;
@@ -110,7 +121,7 @@ const GOAL_P99_MS = 5;
 export async function run({ quick = false, streams, seconds = quick ? 1.5 : 4, rounds = quick ? 2 : 3 }: { quick?: boolean; streams?: number; seconds?: number; rounds?: number } = {}): Promise<BenchResult[]> {
   const out: BenchResult[] = [];
   for (const n of streams === undefined ? STREAMS : [streams]) {
-    const { ours, bare } = await measure(n, seconds, rounds);
+    const { ours, bare, framework } = await measure(n, seconds, rounds);
     const ratio = ours.partsPerSec / bare.partsPerSec;
     out.push({
       name: `trace appends (${n} streams × 4 KiB)`,
@@ -125,6 +136,15 @@ export async function run({ quick = false, streams, seconds = quick ? 1.5 : 4, r
       reference_p99_ms: round(bare.p99),
       cpu_ms_per_part: round(ours.cpuMsPerPart, 3),
       reference_cpu_ms_per_part: round(bare.cpuMsPerPart, 3),
+      // The same work as one fastify route (bench/reference/trace-server-fastify.ts): the framework's share of the gap.
+      ...(framework
+        ? {
+            fastify_alone_parts_s: round(framework.partsPerSec, 0),
+            fastify_alone_ratio: round(framework.partsPerSec / bare.partsPerSec),
+            fastify_alone_cpu_ms_per_part: round(framework.cpuMsPerPart, 3),
+            ratio_to_fastify_alone: round(ours.partsPerSec / framework.partsPerSec),
+          }
+        : {}),
     });
     // The latency goal is the 32-stream one (the issue's); at 256 streams a closed loop's wait is 256 ÷ the rate.
     if (n === 32 || streams !== undefined) {
