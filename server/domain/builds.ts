@@ -126,9 +126,10 @@ export class SqliteBuildsDomain {
   /**
    * Appends a trace part at `start` (GitLab's incremental trace rule). Synchronous on purpose: the
    * trace PATCH is the hottest path and never waits; undefined when there is no such build.
+   * `checked`: the build as the request's token was checked against it (not looked up again).
    */
-  appendTrace(id: number, start: number, bytes: Buffer): { build: BuildCredentials; result: AppendResult } | undefined {
-    const build = this.store.builds.credentials(id);
+  appendTrace(id: number, start: number, bytes: Buffer, checked?: BuildCredentials): { build: BuildCredentials; result: AppendResult } | undefined {
+    const build = checked?.id === id ? checked : this.store.builds.credentials(id);
     if (!build) return undefined;
     return { build, result: this.store.traces.append(build.id, start, bytes) };
   }

@@ -7,7 +7,8 @@
 //   while the build is running; a big body for any other build gets the 404 the runner must hear
 //   (GitLab's `running.find`) without being read;
 // - artifact uploads stream to disk (see artifacts.ts) and are not counted in the body budget.
-import type { FastifyInstance, onRequestHookHandler, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify';
+import type { BuildCredentials } from '../store/builds.ts';
 import type { AppContext } from '../context.ts';
 import { forbidden, notFound, recordNotFound } from '../http/errors.ts';
 import { pathId, type Params } from '../http/params.ts';
@@ -20,6 +21,16 @@ const SMALL_BODY = new Set(['/runners/register', '/runners/register.json', '/run
 function decideWith<T>(v: MaybePromise<T>, done: (err?: Error) => void, decide: (value: T) => Error | undefined): void {
   if (!isPromise(v)) return done(decide(v));
   v.then((value) => done(decide(value)), (err: Error) => done(err));
+}
+
+/**
+ * The build a trace PATCH's token was checked against in onRequest, for its handler: on PostgreSQL a
+ * second lookup of the same row would be another query for every part.
+ */
+const checkedBuilds = new WeakMap<FastifyRequest, BuildCredentials>();
+
+export function checkedBuildOf(request: FastifyRequest): BuildCredentials | undefined {
+  return checkedBuilds.get(request);
 }
 
 function addOnRequest(route: RouteOptions, hook: onRequestHookHandler): void {
@@ -36,6 +47,7 @@ export function installRunnerBodyRules(app: FastifyInstance, ctx: AppContext): v
     decideWith(id === undefined ? undefined : builds.credentials(id), done, (build) => {
       if (!build) return notFound();
       if (!credentialsMatch(build, buildTokenOf(request, (request.query ?? {}) as Params))) return forbidden();
+      checkedBuilds.set(request, build);
       return undefined;
     });
   };

@@ -8,6 +8,7 @@ import { pathId, rubyToI } from '../http/params.ts';
 import { rawBytesParser } from '../http/body-parsers.ts';
 import { RunnerPathId } from './schemas.ts';
 import { andThen } from '../domain/maybe-promise.ts';
+import { checkedBuildOf } from './body-rules.ts';
 
 export async function traceRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   const builds = ctx.domain.builds;
@@ -46,7 +47,7 @@ export async function traceRoutes(app: FastifyInstance, { ctx }: { ctx: AppConte
       // Only the start counts, parsed with Ruby's to_i as GitLab did ("bytes=abc" is 0).
       const start = rubyToI(contentRange.split('-')[0] ?? '');
       if (id === undefined) throw notFound();
-      return andThen(builds.appendTrace(id, start, body), (appended) => {
+      return andThen(builds.appendTrace(id, start, body, checkedBuildOf(request)), (appended) => {
         if (!appended) throw notFound();
         const { build, result } = appended;
         if (!result.ok && result.reason === 'too-large') throw tooLarge();

@@ -143,6 +143,20 @@ describe.skipIf(postgresMissing() !== null)('two instances on one PostgreSQL dat
     for (const s of [a, b]) expect((await control(s, `/builds/${id}/trace`)).raw.toString()).toBe('first second');
   });
 
+  it('a trace part for a build deleted after its token was checked gets no such build (404), not a database error', async () => {
+    // The route checks the token in onRequest and hands the build it checked to the append, which does
+    // not look it up again; a build deleted in between (by the other instance) must still end as a 404.
+    const project = await createProject(a, 'deleted');
+    const build = await createBuild(a, project.id);
+    const builds = a.server.ctx.domain.builds;
+    const checked = await builds.credentials(build.id);
+    expect(checked?.id).toBe(build.id);
+    await sql.query('DELETE FROM builds WHERE id = $1', [build.id]);
+    expect(await builds.appendTrace(build.id, 0, Buffer.from('late part'), checked)).toBeUndefined();
+    const { rows } = await sql.query('SELECT count(*) AS n FROM build_traces WHERE build_id = $1', [build.id]);
+    expect(rows[0].n).toBe('0');
+  });
+
   it('an archive uploaded through one instance is listed and downloaded through the other', async () => {
     const project = await createProject(a, 'archive');
     const runner = await registerRunner(a, project.runners_token);

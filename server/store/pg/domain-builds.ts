@@ -27,6 +27,9 @@ import { PgListings } from './listings.ts';
 import type { PgTraceStore } from './traces.ts';
 import type { PgNotifyBridge } from './notify.ts';
 
+/** PostgreSQL's SQLSTATE for a row whose referenced row is gone. */
+const FOREIGN_KEY_VIOLATION = '23503';
+
 export interface PgBuildsDeps {
   pool: Pool;
   notify: PgNotifyBridge;
@@ -138,10 +141,18 @@ export class PgBuildsDomain implements BuildsDomain {
     return done;
   }
 
-  async appendTrace(id: number, start: number, bytes: Buffer): Promise<{ build: BuildCredentials; result: AppendResult } | undefined> {
-    const build = await this.builds.credentials(id);
+  /** `checked`: the build as the request's token was checked against it, one query fewer a part. */
+  async appendTrace(id: number, start: number, bytes: Buffer, checked?: BuildCredentials): Promise<{ build: BuildCredentials; result: AppendResult } | undefined> {
+    const build = checked?.id === id ? checked : await this.builds.credentials(id);
     if (!build) return undefined;
-    return { build, result: await this.d.traces.append(build.id, start, bytes) };
+    try {
+      return { build, result: await this.d.traces.append(build.id, start, bytes) };
+    } catch (err) {
+      // The build was deleted after it was looked up (its trace row goes with it, and a first
+      // append's row can no longer be made): no such build, as a lookup now would say.
+      if ((err as { code?: string }).code === FOREIGN_KEY_VIOLATION) return undefined;
+      throw err;
+    }
   }
 
   traceLength(id: number): Promise<number> {

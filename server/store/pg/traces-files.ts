@@ -41,14 +41,22 @@ async function writeAll(handle: FileHandle, bytes: Buffer, position: number): Pr
  * Positioned writes, not O_APPEND: the position comes from the database, not from the file's size.
  */
 export async function writeAt(file: string, length: number, bytes: Buffer, fsync: boolean): Promise<void> {
+  // Every append but a build's first finds the file there: opened first, created only when missing
+  // (O_EXCL: of two first appends, one creates, the other opens), so a part costs one open, not a
+  // failed create and an open.
   let handle: FileHandle;
   let created = false;
   try {
-    handle = await fsp.open(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, PRIVATE_FILE_MODE);
-    created = true;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     handle = await fsp.open(file, fs.constants.O_WRONLY);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    try {
+      handle = await fsp.open(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, PRIVATE_FILE_MODE);
+      created = true;
+    } catch (again) {
+      if ((again as NodeJS.ErrnoException).code !== 'EEXIST') throw again;
+      handle = await fsp.open(file, fs.constants.O_WRONLY);
+    }
   }
   try {
     const { size } = await handle.stat();

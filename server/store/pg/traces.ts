@@ -35,11 +35,11 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import type { Pool, PoolClient } from 'pg';
+import type { Pool, PoolClient, QueryResult } from 'pg';
 import type { AppendResult } from '../traces.ts';
 import type { Queryable } from './connect.ts';
 import { openForRead, readRange, writeAt, writeWhole } from './traces-files.ts';
-import { inTransaction } from './transaction.ts';
+import { withClient } from './transaction.ts';
 
 /** Reads up to this size are returned as a Buffer, longer ones as a stream (as store/traces.ts). */
 const READ_AT_ONCE = 64 * 1024;
@@ -50,6 +50,24 @@ interface TraceRow {
 }
 
 const LOCK_ROW = 'SELECT length, generation FROM build_traces WHERE build_id = $1 FOR UPDATE';
+
+/**
+ * An integer written into a statement's text, checked to be one. Why text at all: an append is
+ * BEGIN, the row lock, the length's UPDATE and COMMIT, and each statement sent alone is a round trip
+ * to the cluster and a query's work in pg and in a backend; PostgreSQL runs several statements of one
+ * simple query in order, but takes parameters only for one. So the two pairs go as two texts with
+ * their integers in them (a build id, a length, a generation: never a client's string).
+ */
+function int(n: number): string {
+  if (!Number.isSafeInteger(n)) throw new TypeError(`not an integer: ${n}`);
+  return String(n);
+}
+
+/** What a locked step leaves to do: its result, and the statement to run with the COMMIT, if any. */
+interface Step<T> {
+  out: T;
+  then?: string;
+}
 
 export interface PgTraceOptions {
   fsync: boolean;
@@ -77,14 +95,14 @@ export class PgTraceStore {
 
   /** Appends at `start`, which must equal the committed length (GitLab's incremental trace rule). */
   async append(buildId: number, start: number, bytes: Buffer): Promise<AppendResult> {
-    return this.locked(buildId, async (row, client) => {
+    return this.locked(buildId, async (row): Promise<Step<AppendResult>> => {
       const { length } = row;
-      if (start !== length) return { ok: false, length, reason: 'range' };
-      if (length + bytes.length > this.opts.maxBytes) return { ok: false, length, reason: 'too-large' };
-      if (bytes.length === 0) return { ok: true, length };
+      if (start !== length) return { out: { ok: false, length, reason: 'range' } };
+      if (length + bytes.length > this.opts.maxBytes) return { out: { ok: false, length, reason: 'too-large' } };
+      if (bytes.length === 0) return { out: { ok: true, length } };
       await writeAt(this.file(buildId, row.generation), length, bytes, this.opts.fsync);
-      await client.query('UPDATE build_traces SET length = $2 WHERE build_id = $1', [buildId, length + bytes.length]);
-      return { ok: true, length: length + bytes.length };
+      const next = length + bytes.length;
+      return { out: { ok: true, length: next }, then: `UPDATE build_traces SET length = ${int(next)} WHERE build_id = ${int(buildId)}` };
     });
   }
 
@@ -92,12 +110,11 @@ export class PgTraceStore {
   async replace(buildId: number, bytes: Buffer): Promise<AppendResult> {
     if (bytes.length > this.opts.maxBytes) return { ok: false, length: await this.length(buildId), reason: 'too-large' };
     let old = '';
-    const result = await this.locked(buildId, async (row, client): Promise<AppendResult> => {
+    const result = await this.locked(buildId, async (row): Promise<Step<AppendResult>> => {
       const next = row.generation + 1;
       await writeWhole(this.file(buildId, next), bytes, this.opts.fsync);
-      await client.query('UPDATE build_traces SET length = $2, generation = $3 WHERE build_id = $1', [buildId, bytes.length, next]);
       old = this.file(buildId, row.generation);
-      return { ok: true, length: bytes.length };
+      return { out: { ok: true, length: bytes.length }, then: `UPDATE build_traces SET length = ${int(bytes.length)}, generation = ${int(next)} WHERE build_id = ${int(buildId)}` };
     });
     // After the commit: until then the old file was the trace. A crash before this leaves a file no row names.
     await fsp.rm(old, { force: true });
@@ -153,16 +170,30 @@ export class PgTraceStore {
     return rows[0] ?? { length: 0, generation: 0 };
   }
 
-  /** Runs `fn` in a transaction holding the build's trace row (made on the first use), then commits. */
-  private locked<T>(buildId: number, fn: (row: TraceRow, client: PoolClient) => Promise<T>): Promise<T> {
-    return inTransaction(this.pool, 'BEGIN', async (client) => {
-      let { rows } = await client.query<TraceRow>(LOCK_ROW, [buildId]);
-      if (!rows.length) {
-        // Two first appends at once: one inserts, the other's insert waits for it and does nothing.
-        await client.query('INSERT INTO build_traces (build_id) VALUES ($1) ON CONFLICT (build_id) DO NOTHING', [buildId]);
-        ({ rows } = await client.query<TraceRow>(LOCK_ROW, [buildId]));
+  /**
+   * Runs `fn` in a transaction holding the build's trace row (made on the first use), then commits,
+   * with the statement `fn` leaves (its length's UPDATE) in the COMMIT's round trip: BEGIN and the
+   * lock go as one text, the UPDATE and COMMIT as another (see int()). If the UPDATE fails, PostgreSQL
+   * skips the COMMIT behind it and the transaction is rolled back here, as before.
+   */
+  private locked<T>(buildId: number, fn: (row: TraceRow, client: PoolClient) => Promise<Step<T>>): Promise<T> {
+    const id = int(buildId);
+    return withClient(this.pool, async (client, drop) => {
+      try {
+        const [, locked] = (await client.query(`BEGIN; SELECT length, generation FROM build_traces WHERE build_id = ${id} FOR UPDATE`)) as unknown as [QueryResult, QueryResult<TraceRow>];
+        let rows = locked.rows;
+        if (!rows.length) {
+          // Two first appends at once: one inserts, the other's insert waits for it and does nothing.
+          await client.query('INSERT INTO build_traces (build_id) VALUES ($1) ON CONFLICT (build_id) DO NOTHING', [buildId]);
+          ({ rows } = await client.query<TraceRow>(LOCK_ROW, [buildId]));
+        }
+        const step = await fn(rows[0]!, client);
+        await client.query(step.then === undefined ? 'COMMIT' : `${step.then}; COMMIT`);
+        return step.out;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(drop);
+        throw err;
       }
-      return fn(rows[0], client);
     });
   }
 }
