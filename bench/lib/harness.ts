@@ -154,8 +154,10 @@ export interface Answer {
   body: Buffer;
 }
 
-/** One request on a keep-alive agent; the body is collected (small answers only). */
-/** One request. A body given as pieces goes chunked (no Content-Length), as a runner streams its upload. */
+/**
+ * One request on a keep-alive agent; the answer's body is collected (small answers only). A body given
+ * as pieces goes chunked (no Content-Length), as a runner streams its upload.
+ */
 export function send(url: string, opts: { method?: string; headers?: Record<string, string | number>; body?: Buffer | string | Buffer[]; agent?: http.Agent } = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const headers = { ...opts.headers };

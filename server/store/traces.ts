@@ -21,6 +21,17 @@ const READ_AT_ONCE = 64 * 1024;
 /** Up to this size a replace compares the bytes with the trace before it rewrites it (see replace). */
 const COMPARE_AT_MOST = 1024 * 1024;
 
+/** Reads into `buf` from `position` until it is full or the file ends; the bytes read. */
+function readInto(fd: number, buf: Buffer, position: number): number {
+  let got = 0;
+  while (got < buf.length) {
+    const n = fs.readSync(fd, buf, got, buf.length - got, position + got);
+    if (n === 0) break;
+    got += n;
+  }
+  return got;
+}
+
 export class TraceStore {
   private readonly lengths = new Map<number, number>();
   /** Open append handles of recently written traces, least recently used first. */
@@ -141,11 +152,8 @@ export class TraceStore {
     if (fd === undefined || bytes.length > COMPARE_AT_MOST || this.lengths.get(buildId) !== bytes.length) return false;
     const current = Buffer.allocUnsafe(bytes.length);
     try {
-      for (let got = 0; got < current.length; ) {
-        const n = fs.readSync(fd, current, got, current.length - got, got);
-        if (n === 0) return false; // cut short outside Jobscope: rewrite it
-        got += n;
-      }
+      // Cut short outside Jobscope: fewer bytes, and the rewrite puts them back.
+      if (readInto(fd, current, 0) < current.length) return false;
     } catch {
       return false; // the rewrite says what is wrong, if anything is
     }
@@ -163,13 +171,9 @@ export class TraceStore {
     if (length - start > READ_AT_ONCE) return { body: fs.createReadStream(this.file(buildId), { start, end: length - 1 }), length };
     const body = Buffer.allocUnsafe(length - start);
     const fd = fs.openSync(this.file(buildId), 'r');
-    let got = 0;
+    let got: number;
     try {
-      while (got < body.length) {
-        const n = fs.readSync(fd, body, got, body.length - got, start + got);
-        if (n === 0) break;
-        got += n;
-      }
+      got = readInto(fd, body, start);
     } finally {
       fs.closeSync(fd);
     }

@@ -35,7 +35,7 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import type { Pool, PoolClient, QueryResult } from 'pg';
+import type { Pool, QueryResult } from 'pg';
 import type { AppendResult } from '../traces.ts';
 import type { Queryable } from './connect.ts';
 import { openForRead, readRange, writeAt, writeWhole } from './traces-files.ts';
@@ -49,7 +49,6 @@ interface TraceRow {
   generation: number;
 }
 
-const LOCK_ROW = 'SELECT length, generation FROM build_traces WHERE build_id = $1 FOR UPDATE';
 
 /**
  * An integer written into a statement's text, checked to be one. Why text at all: an append is
@@ -62,6 +61,9 @@ function int(n: number): string {
   if (!Number.isSafeInteger(n)) throw new TypeError(`not an integer: ${n}`);
   return String(n);
 }
+
+/** The build's trace row, locked until the transaction ends (`id` from int()). */
+const lockRow = (id: string) => `SELECT length, generation FROM build_traces WHERE build_id = ${id} FOR UPDATE`;
 
 /** What a locked step leaves to do: its result, and the statement to run with the COMMIT, if any. */
 interface Step<T> {
@@ -176,18 +178,18 @@ export class PgTraceStore {
    * lock go as one text, the UPDATE and COMMIT as another (see int()). If the UPDATE fails, PostgreSQL
    * skips the COMMIT behind it and the transaction is rolled back here, as before.
    */
-  private locked<T>(buildId: number, fn: (row: TraceRow, client: PoolClient) => Promise<Step<T>>): Promise<T> {
+  private locked<T>(buildId: number, fn: (row: TraceRow) => Promise<Step<T>>): Promise<T> {
     const id = int(buildId);
     return withClient(this.pool, async (client, drop) => {
       try {
-        const [, locked] = (await client.query(`BEGIN; SELECT length, generation FROM build_traces WHERE build_id = ${id} FOR UPDATE`)) as unknown as [QueryResult, QueryResult<TraceRow>];
+        const [, locked] = (await client.query(`BEGIN; ${lockRow(id)}`)) as unknown as [QueryResult, QueryResult<TraceRow>];
         let rows = locked.rows;
         if (!rows.length) {
           // Two first appends at once: one inserts, the other's insert waits for it and does nothing.
           await client.query('INSERT INTO build_traces (build_id) VALUES ($1) ON CONFLICT (build_id) DO NOTHING', [buildId]);
-          ({ rows } = await client.query<TraceRow>(LOCK_ROW, [buildId]));
+          ({ rows } = await client.query<TraceRow>(lockRow(id)));
         }
-        const step = await fn(rows[0]!, client);
+        const step = await fn(rows[0]!);
         await client.query(step.then === undefined ? 'COMMIT' : `${step.then}; COMMIT`);
         return step.out;
       } catch (err) {
