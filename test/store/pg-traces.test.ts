@@ -13,6 +13,21 @@ import { describe, expect, it } from 'vitest';
 import { postgresMissing, usePostgres } from '../helpers/postgres.ts';
 import { Prng } from '../../common/prng.ts';
 import { openPgDatabase, PgTraceStore, type PgDatabase } from '../../server/store/pg/index.ts';
+import { TraceFileLostError, type AppendHandlesOptions } from '../../server/store/pg/traces-files.ts';
+
+/** The files under `dir` this process holds open (Linux: /proc/self/fd). */
+function openFilesUnder(dir: string): string[] {
+  const held: string[] = [];
+  for (const fd of fs.readdirSync('/proc/self/fd')) {
+    try {
+      const target = fs.readlinkSync(`/proc/self/fd/${fd}`);
+      if (target.startsWith(dir + path.sep)) held.push(target);
+    } catch {
+      /* closed while listing */
+    }
+  }
+  return held;
+}
 
 const missing = postgresMissing();
 const pg = usePostgres();
@@ -28,7 +43,7 @@ interface TwoInstances {
 }
 
 /** One database and one traces folder, two pools on them; builds 1..builds exist. */
-async function twoInstances(builds: number, maxBytes = 64 * 1024 * 1024): Promise<TwoInstances> {
+async function twoInstances(builds: number, maxBytes = 64 * 1024 * 1024, handles?: AppendHandlesOptions): Promise<TwoInstances> {
   const name = `tr${++dbCount}`;
   const a = await openPgDatabase(await pg.createDatabase(name), { max: 4, applicationName: 'instance-a' });
   const b = await openPgDatabase(pg.urlFor(name), { max: 4, applicationName: 'instance-b' });
@@ -39,7 +54,7 @@ async function twoInstances(builds: number, maxBytes = 64 * 1024 * 1024): Promis
     [builds],
   );
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-pgtraces-'));
-  const opts = { fsync: true, maxBytes };
+  const opts = { fsync: true, maxBytes, handles };
   return {
     a,
     b,
@@ -47,6 +62,8 @@ async function twoInstances(builds: number, maxBytes = 64 * 1024 * 1024): Promis
     storeA: new PgTraceStore(a.pool, dir, opts),
     storeB: new PgTraceStore(b.pool, dir, opts),
     async close() {
+      await this.storeA.close();
+      await this.storeB.close();
       await a.close();
       await b.close();
       fs.rmSync(dir, { recursive: true, force: true });
@@ -269,6 +286,39 @@ describe.skipIf(missing)(`PostgreSQL traces: one lock per build across instances
       // The trace after a remove is a new file: an append that waited on the row never lands in the one being deleted.
       expect(fs.readFileSync(t.storeA.file(1, 2), 'utf8')).toBe('again');
       await t.storeA.remove(2); // no trace yet: nothing to do
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('kept append handles: a trace deleted, renamed over or cut outside Jobscope is reported lost, never written into; handles are bounded and closed when idle', async () => {
+    const t = await twoInstances(4, 64 * 1024 * 1024, { max: 2, idleMs: 100 });
+    try {
+      const file = t.storeA.file(1);
+      expect(await t.storeA.append(1, 0, Buffer.from('first'))).toEqual({ ok: true, length: 5 });
+      expect(openFilesUnder(t.dir)).toEqual([file]);
+      // Deleted: the kept handle's file has no name left; the append reports the loss instead of writing into it.
+      fs.rmSync(file);
+      await expect(t.storeA.append(1, 5, Buffer.from('second'))).rejects.toBeInstanceOf(TraceFileLostError);
+      expect(await t.storeA.length(1)).toBe(5);
+      // Renamed over with another file (a restore, say, that holds the acknowledged bytes): appends go on in it.
+      fs.writeFileSync(file + '.restored', 'first');
+      fs.renameSync(file + '.restored', file);
+      expect(await t.storeA.append(1, 5, Buffer.from(' second'))).toEqual({ ok: true, length: 12 });
+      expect(fs.readFileSync(file, 'utf8')).toBe('first second');
+      // Cut through another descriptor: the kept handle sees the size.
+      fs.truncateSync(file, 3);
+      await expect(t.storeA.append(1, 12, Buffer.from('!'))).rejects.toBeInstanceOf(TraceFileLostError);
+      fs.writeFileSync(file, 'first second');
+      // At most `max` handles (least recently used closed first), all closed once idle.
+      for (const id of [2, 3, 4]) expect(await t.storeA.append(id, 0, Buffer.from(`build ${id}`))).toEqual({ ok: true, length: 7 });
+      expect(openFilesUnder(t.dir).sort()).toEqual([t.storeA.file(3), t.storeA.file(4)]);
+      await new Promise((r) => setTimeout(r, 400));
+      expect(openFilesUnder(t.dir)).toEqual([]);
+      expect(await t.storeA.append(2, 7, Buffer.from('+'))).toEqual({ ok: true, length: 8 });
+      expect((await t.storeB.readAll(2)).toString()).toBe('build 2+');
+      await t.storeA.close();
+      expect(openFilesUnder(t.dir)).toEqual([]);
     } finally {
       await t.close();
     }

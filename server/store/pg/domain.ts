@@ -103,6 +103,7 @@ export async function openPgDomain(url: string, opts: PgDomainOptions): Promise<
       pool: db.pool,
       async close() {
         await bridge.close();
+        await traces.close();
         await db.close();
       },
     };

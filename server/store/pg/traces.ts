@@ -38,7 +38,7 @@ import type { Readable } from 'node:stream';
 import type { Pool, QueryResult } from 'pg';
 import type { AppendResult } from '../traces.ts';
 import type { Queryable } from './connect.ts';
-import { openForRead, readRange, writeAt, writeWhole } from './traces-files.ts';
+import { AppendHandles, openForRead, readRange, writeWhole, type AppendHandlesOptions } from './traces-files.ts';
 import { withClient } from './transaction.ts';
 
 /** Reads up to this size are returned as a Buffer, longer ones as a stream (as store/traces.ts). */
@@ -74,15 +74,26 @@ interface Step<T> {
 export interface PgTraceOptions {
   fsync: boolean;
   maxBytes: number;
+  /** The kept append handles' limits (traces-files.ts AppendHandles). */
+  handles?: AppendHandlesOptions;
 }
 
 export class PgTraceStore {
+  private readonly handles: AppendHandles;
+
   constructor(
     private readonly pool: Pool,
     /** The traces folder every instance shares. */
     private readonly dir: string,
     private readonly opts: PgTraceOptions,
-  ) {}
+  ) {
+    this.handles = new AppendHandles(opts.handles);
+  }
+
+  /** Closes the append handles it keeps. */
+  close(): Promise<void> {
+    return this.handles.closeAll();
+  }
 
   /** Generation 0 keeps the single server's name (<id>.log); each replace moves to <id>.<generation>.log. */
   file(buildId: number, generation = 0): string {
@@ -102,7 +113,7 @@ export class PgTraceStore {
       if (start !== length) return { out: { ok: false, length, reason: 'range' } };
       if (length + bytes.length > this.opts.maxBytes) return { out: { ok: false, length, reason: 'too-large' } };
       if (bytes.length === 0) return { out: { ok: true, length } };
-      await writeAt(this.file(buildId, row.generation), length, bytes, this.opts.fsync);
+      await this.handles.writeAt(buildId, this.file(buildId, row.generation), length, bytes, this.opts.fsync);
       const next = length + bytes.length;
       return { out: { ok: true, length: next }, then: `UPDATE build_traces SET length = ${int(next)} WHERE build_id = ${int(buildId)}` };
     });
@@ -119,6 +130,7 @@ export class PgTraceStore {
       return { out: { ok: true, length: bytes.length }, then: `UPDATE build_traces SET length = ${int(bytes.length)}, generation = ${int(next)} WHERE build_id = ${int(buildId)}` };
     });
     // After the commit: until then the old file was the trace. A crash before this leaves a file no row names.
+    this.handles.forget(buildId);
     await fsp.rm(old, { force: true });
     return result;
   }
@@ -164,6 +176,7 @@ export class PgTraceStore {
       [buildId],
     );
     // No row: nothing was ever committed, and debris of a first append is cut by the next one.
+    this.handles.forget(buildId);
     if (rows.length) await fsp.rm(this.file(buildId, rows[0].old), { force: true });
   }
 
