@@ -55,15 +55,17 @@ async function twoInstances(builds: number, maxBytes = 64 * 1024 * 1024, handles
   );
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-pgtraces-'));
   const opts = { fsync: true, maxBytes, handles };
+  const storeA = new PgTraceStore(a.pool, dir, opts);
+  const storeB = new PgTraceStore(b.pool, dir, opts);
   return {
     a,
     b,
     dir,
-    storeA: new PgTraceStore(a.pool, dir, opts),
-    storeB: new PgTraceStore(b.pool, dir, opts),
+    storeA,
+    storeB,
     async close() {
-      await this.storeA.close();
-      await this.storeB.close();
+      await storeA.close();
+      await storeB.close();
       await a.close();
       await b.close();
       fs.rmSync(dir, { recursive: true, force: true });

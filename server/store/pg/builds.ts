@@ -28,6 +28,10 @@ export class BuildProjectMissingError extends Error {
 }
 
 // A bigint parameter that is not an integer makes pg throw; SQLite simply finds no row with that id.
+const BY_TOKEN = `SELECT ${BUILD_COLUMNS} FROM builds WHERE token_sha = $1`;
+const CREDENTIALS = `SELECT b.id, b.project_id, b.status, b.token_sha, p.runners_token_sha, p.ci_token_sha
+  FROM builds b JOIN projects p ON p.id = b.project_id WHERE b.id = $1`;
+
 const isKey = (id: number): boolean => Number.isSafeInteger(id);
 
 export class PgBuilds implements BuildsPortAsync {
@@ -99,18 +103,15 @@ export class PgBuilds implements BuildsPortAsync {
   }
 
   async byToken(token: string): Promise<Build | undefined> {
-    const { rows } = await this.db.query<PgBuildRow>(`SELECT ${BUILD_COLUMNS} FROM builds WHERE token_sha = $1`, [digest(token)]);
+    const { rows } = await this.db.query<PgBuildRow>({ name: 'jobscope-build-by-token', text: BY_TOKEN, values: [digest(token)] });
     return rows[0] && toBuild(rows[0]);
   }
 
   /** Read from the database on every call: another instance may have changed the status (see the header). */
   async credentials(id: number): Promise<BuildCredentials | undefined> {
     if (!isKey(id)) return undefined;
-    const { rows } = await this.db.query<BuildCredentials>(
-      `SELECT b.id, b.project_id, b.status, b.token_sha, p.runners_token_sha, p.ci_token_sha
-       FROM builds b JOIN projects p ON p.id = b.project_id WHERE b.id = $1`,
-      [id],
-    );
+    // Named, so each connection parses and plans the join once: it runs on every trace part and artifact request.
+    const { rows } = await this.db.query<BuildCredentials>({ name: 'jobscope-build-credentials', text: CREDENTIALS, values: [id] });
     return rows[0];
   }
 
