@@ -14,9 +14,9 @@
 // the bare table and files, equal the offsets.
 //
 // Goals (issue 13 asks only for the ratios and p99s): ours ≥ 0.5× bare: ours also authenticates the
-// build token, reads the build, and opens, stats and closes the file per part (no descriptor kept,
-// as another instance may cut or replace it); half the floor says the protocol, not that work,
-// bounds an append. The ratio to one SQLite server is reported with no goal (see bench/pg-dispatch.ts).
+// build token, reads the build, and checks the file's size and links per part (its kept descriptor
+// may have been cut, deleted or replaced by another instance: store/pg/traces-files.ts); half the
+// floor says the protocol, not that work, bounds an append. The ratio to one SQLite server is reported with no goal (see bench/pg-dispatch.ts).
 // p99 < 25 ms: bench/traces.ts's 10 ms for one SQLite server, with room for the lock's round trips.
 //   node --import tsx bench/pg-traces.ts [--quick]
 import fs from 'node:fs';
