@@ -21,6 +21,14 @@ export type UpdateResult =
   | { ok: false; reason: 'trace-too-large' }
   | { ok: true; build: Build };
 
+/**
+ * A poll's answer when the runner it was given is no longer as given: PostgreSQL's, for a runner
+ * from its cache (store/pg/runner-cache.ts) paused, deleted or edited on another instance. The
+ * caller reads the runner again (RunnersDomain.byToken) and answers from that. SQLite never gives it:
+ * its runners are read from the only writer's own store.
+ */
+export const RUNNER_CHANGED = Symbol('runner changed');
+
 /** What handlers and jobs may ask of builds, on either store: the SQLite class's methods, each answer possibly a promise. */
 export type BuildsDomain = Loose<SqliteBuildsDomain>;
 
@@ -63,7 +71,7 @@ export class SqliteBuildsDomain {
    * Records the runner's contact and, when `take`, hands it the oldest pending build it may take.
    * Polls of one event-loop turn share one transaction (dispatch-batch.ts).
    */
-  poll(runner: Runner, info: RunnerInfo | undefined, take: boolean): Promise<Taken | undefined> {
+  poll(runner: Runner, info: RunnerInfo | undefined, take: boolean): Promise<Taken | undefined | typeof RUNNER_CHANGED> {
     return this.batch.poll(runner, info, take);
   }
 

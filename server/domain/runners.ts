@@ -33,6 +33,14 @@ export class SqliteRunnersDomain {
     return this.store.runners.byToken(token);
   }
 
+  /**
+   * The runner a poll starts from. PostgreSQL may answer from the runner it read last (its poll
+   * checks it against the row, see store/pg/runner-cache.ts); here the store's own cache is current.
+   */
+  byTokenForPoll(token: string): Runner | undefined {
+    return this.store.runners.byToken(token);
+  }
+
   byId(id: number): Runner | undefined {
     return this.store.runners.byId(id);
   }

@@ -10,11 +10,14 @@ import { forbidden } from '../http/errors.ts';
 import type { Params } from '../http/params.ts';
 import { andThen, type MaybePromise } from '../domain/maybe-promise.ts';
 
-/** GitLab's `authenticate_runner!`: a missing or unknown token is 403, not 400. */
-export function authenticateRunner(ctx: AppContext, params: Params): MaybePromise<Runner> {
+/**
+ * GitLab's `authenticate_runner!`: a missing or unknown token is 403, not 400. `forPoll`: the runner
+ * may be the one this instance read last (RunnersDomain.byTokenForPoll), for a poll that checks it.
+ */
+export function authenticateRunner(ctx: AppContext, params: Params, forPoll = false): MaybePromise<Runner> {
   const token = asToken(params.token);
   if (!token) throw forbidden();
-  return andThen(ctx.domain.runners.byToken(token), (runner) => {
+  return andThen(forPoll ? ctx.domain.runners.byTokenForPoll(token) : ctx.domain.runners.byToken(token), (runner) => {
     if (!runner) throw forbidden();
     return runner;
   });

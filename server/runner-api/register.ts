@@ -4,6 +4,7 @@ import type { AppContext } from '../context.ts';
 import { notFound } from '../http/errors.ts';
 import { readParams, str } from '../http/params.ts';
 import { pickInfo } from '../domain/runners.ts';
+import { RUNNER_CHANGED } from '../domain/builds.ts';
 import { refuseNul } from '../http/stored-text.ts';
 import { authenticateRunner } from './auth.ts';
 import { buildDetails } from './build-details.ts';
@@ -24,20 +25,25 @@ export async function registerRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
   ctx.events.on('build:pending', () => ctx.runnerQueue.tick());
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const params = await readParams(request);
-    // Awaited only when it is a promise (PostgreSQL): on SQLite each await of a plain value cost a
-    // promise and a microtask turn per poll, for work already done.
-    const found = authenticateRunner(ctx, params);
-    const runner = isPromise(found) ? await found : found;
     const info = pickInfo(params.info);
-    // Where GitLab stored `info` (authenticate_runner!, before the paused check); see http/stored-text.ts.
-    refuseNul('info', info);
-    if (!runner.active) throw notFound();
-    const current = ctx.runnerQueue.value;
-    // A runner that already saw this queue state only records contact (GitLab's 204 short cut).
-    const taken = await ctx.domain.builds.poll(runner, info, str(params.last_update) !== current);
-    if (!taken) return buildNotFound(request, reply, current);
-    const details = buildDetails(ctx, taken.build, request.host, taken);
-    return reply.code(201).send(isPromise(details) ? await details : details);
+    // The first attempt may start from the runner this instance read last (PostgreSQL); its poll
+    // checks that runner against the row, and when it changed the second attempt reads it again.
+    for (let forPoll = true; ; forPoll = false) {
+      // Awaited only when it is a promise (PostgreSQL): on SQLite each await of a plain value cost a
+      // promise and a microtask turn per poll, for work already done.
+      const found = authenticateRunner(ctx, params, forPoll);
+      const runner = isPromise(found) ? await found : found;
+      // Where GitLab stored `info` (authenticate_runner!, before the paused check); see http/stored-text.ts.
+      refuseNul('info', info);
+      if (!runner.active) throw notFound();
+      const current = ctx.runnerQueue.value;
+      // A runner that already saw this queue state only records contact (GitLab's 204 short cut).
+      const taken = await ctx.domain.builds.poll(runner, info, str(params.last_update) !== current);
+      if (taken === RUNNER_CHANGED && forPoll) continue;
+      if (!taken || taken === RUNNER_CHANGED) return buildNotFound(request, reply, current);
+      const details = buildDetails(ctx, taken.build, request.host, taken);
+      return reply.code(201).send(isPromise(details) ? await details : details);
+    }
   };
   for (const url of ['/builds/register', '/builds/register.json']) {
     app.post(url, { schema: { tags: ['runner API v1'], summary: 'Take the oldest pending build (201), or none (204/404)' } }, handler);

@@ -34,13 +34,16 @@ describe.skipIf(missing)(`PostgreSQL poll in one statement${missing ? ` (skipped
       const held = (await runnersA.byToken(created.token))!;
       expect(await new PgRunners(b.pool).setActive(created.id, false)).toBe(true);
       const later = (before ?? 0) + 60_000;
-      expect(await pollBuild(a.pool, held, contactWrite(held, { version: '1.0' }, later), true)).toBeUndefined();
-      expect(await pollBuild(a.pool, held, contactWrite(held, { version: '1.0' }, later), false)).toBeUndefined();
+      expect(await pollBuild(a.pool, held, contactWrite(held, { version: '1.0' }, later), true)).toEqual({ runnerOk: false });
+      // Without a take only `active` is asked, by the contact write's WHERE (the caller read the runner itself).
+      expect(await pollBuild(a.pool, held, contactWrite(held, { version: '1.0' }, later), false)).toEqual({ runnerOk: true });
       expect((await builds.byId(first.id))?.status).toBe('pending');
       expect(await contactedAt(created.id)).toBe(before);
 
       await new PgRunners(b.pool).setActive(created.id, true);
-      const taken = await pollBuild(a.pool, held, contactWrite(held, { version: '1.0' }, later), true);
+      const outcome = await pollBuild(a.pool, held, contactWrite(held, { version: '1.0' }, later), true);
+      expect(outcome.runnerOk).toBe(true);
+      const taken = outcome.taken;
       expect(taken?.build.id).toBe(first.id);
       expect(taken?.build.status).toBe('running');
       expect(taken?.build.runner_id).toBe(created.id);
@@ -50,17 +53,59 @@ describe.skipIf(missing)(`PostgreSQL poll in one statement${missing ? ` (skipped
       expect(after.info).toMatchObject({ version: '1.0' });
 
       // Nothing left: the contact is still written.
-      expect(await pollBuild(a.pool, held, contactWrite(after, undefined, later + 60_000), true)).toBeUndefined();
+      expect(await pollBuild(a.pool, held, contactWrite(after, undefined, later + 60_000), true)).toEqual({ runnerOk: true });
       expect(await contactedAt(created.id)).toBe(later + 60_000);
 
       // Deleted on the other instance: the next build stays pending.
       const second = await builds.create(build(project.id));
       expect(await new PgRunners(b.pool).delete(created.id)).toBe(true);
-      expect(await pollBuild(a.pool, held, undefined, true)).toBeUndefined();
+      expect(await pollBuild(a.pool, held, undefined, true)).toEqual({ runnerOk: false });
       expect((await builds.byId(second.id))?.status).toBe('pending');
     } finally {
       await b.close();
       await a.close();
+    }
+  });
+
+  it('a runner edited after it was read (tags, run_untagged, shared, project) takes nothing, locks nothing and writes no contact', async () => {
+    const db = await openPgDatabase(await pg.createDatabase('poll3'), { max: 2 });
+    try {
+      const projects = new PgProjects(db.pool);
+      const alpha = await projects.create({ name: 'Alpha' });
+      const beta = await projects.create({ name: 'Beta' });
+      const builds = new PgBuilds(db.pool);
+      const runners = new PgRunners(db.pool);
+      const tagged = await builds.create({ ...build(alpha.id), tag_list: ['docker'] });
+      const shared = (await runners.create({ description: 's', is_shared: true, project_id: null, run_untagged: true, locked: false, tag_list: ['docker'], info: {} }))!;
+      const own = (await runners.create({ description: 'p', is_shared: false, project_id: alpha.id, run_untagged: true, locked: false, tag_list: ['docker'], info: {} }))!;
+      const edits: [string, string, unknown[]][] = [
+        ['tags', 'UPDATE runners SET tag_list = $2::jsonb WHERE id = $1', ['["ruby"]']],
+        ['run_untagged', 'UPDATE runners SET run_untagged = false WHERE id = $1', []],
+        ['shared', 'UPDATE runners SET is_shared = NOT is_shared WHERE id = $1', []],
+      ];
+      for (const who of [shared, own]) {
+        for (const [what, sql, more] of edits) {
+          const held = (await runners.byToken(who.token))!;
+          const snapshot = (await db.pool.query('SELECT * FROM runners WHERE id = $1', [who.id])).rows[0];
+          await db.pool.query(sql, [who.id, ...more]);
+          const outcome = await pollBuild(db.pool, held, contactWrite(held, { version: what }, Date.now() + 600_000), true);
+          expect([what, outcome]).toEqual([what, { runnerOk: false }]);
+          expect((await builds.byId(tagged.id))?.status).toBe('pending');
+          expect((await runners.byId(who.id))?.info).not.toMatchObject({ version: what });
+          await db.pool.query('UPDATE runners SET tag_list = $2::jsonb, run_untagged = $3, is_shared = $4 WHERE id = $1', [
+            who.id, JSON.stringify(snapshot.tag_list), snapshot.run_untagged, snapshot.is_shared,
+          ]);
+        }
+      }
+      // A project runner moved to another project.
+      const held = (await runners.byToken(own.token))!;
+      await db.pool.query('UPDATE runners SET project_id = $2 WHERE id = $1', [own.id, beta.id]);
+      expect(await pollBuild(db.pool, held, undefined, true)).toEqual({ runnerOk: false });
+      // Unchanged: the take goes ahead.
+      const fresh = (await runners.byToken(shared.token))!;
+      expect((await pollBuild(db.pool, fresh, undefined, true)).taken?.build.id).toBe(tagged.id);
+    } finally {
+      await db.close();
     }
   });
 

@@ -79,6 +79,37 @@ describe.skipIf(postgresMissing() !== null)('two instances on one PostgreSQL dat
     expect([...taken].sort((x, y) => x - y)).toEqual([...ids].sort((x, y) => x - y));
   });
 
+  it('a runner that polls one instance is read from its cache, checked by the poll: paused, edited, resumed or deleted on the other, its next poll answers from the row', async () => {
+    const project = await createProject(a, 'cached');
+    const runner = await registerRunner(a, project.runners_token, { tag_list: 'docker' });
+    const tokenScans = async () => {
+      // A backend flushes its statistics at most once a second, and when it goes idle within a second
+      // of its last flush (PostgreSQL 15's PGSTAT_MIN_INTERVAL): 2 s covers both.
+      await new Promise((r) => setTimeout(r, 2000));
+      await sql.query('SELECT pg_stat_clear_snapshot()');
+      return Number((await sql.query("SELECT idx_scan FROM pg_stat_user_indexes WHERE indexrelname = 'runners_token_sha_key'")).rows[0].idx_scan);
+    };
+    expect((await poll(a, runner.token)).status).toBe(204);
+    const before = await tokenScans();
+    for (let i = 0; i < 8; i++) expect((await poll(a, runner.token)).status).toBe(204);
+    // No token lookup: one statement a poll.
+    expect((await tokenScans()) - before).toBe(0);
+
+    expect((await control(b, `/runners/${runner.id}`, { method: 'PATCH', json: { active: false } })).status).toBe(200);
+    const docker = await createBuild(b, project.id, { tag_list: ['docker'] });
+    expect((await poll(a, runner.token)).status).toBe(404);
+    expect((await control(b, `/runners/${runner.id}`, { method: 'PATCH', json: { active: true } })).status).toBe(200);
+    await sql.query(`UPDATE runners SET tag_list = '["ruby"]' WHERE id = $1`, [runner.id]);
+    // Its cached tags said docker: the row says ruby, so the docker build stays pending.
+    expect((await poll(a, runner.token)).status).toBe(204);
+    await sql.query(`UPDATE runners SET tag_list = '["docker"]' WHERE id = $1`, [runner.id]);
+    const taken = await poll(a, runner.token);
+    expect([taken.status, taken.json.id]).toEqual([201, docker.id]);
+    expect((await control(b, `/runners/${runner.id}`, { method: 'DELETE' })).status).toBeLessThan(300);
+    await createBuild(b, project.id, { tag_list: ['docker'] });
+    expect((await poll(a, runner.token)).status).toBe(403);
+  });
+
   it('a build created on one instance ticks the other instance’s X-GitLab-Last-Update', async () => {
     const project = await createProject(a, 'tick');
     const runner = await registerRunner(b, project.runners_token);

@@ -17,7 +17,7 @@ import type { AppendResult } from '../traces.ts';
 import type { StagedUpload } from '../artifacts.ts';
 import type { ArchiveListing, ListingSummary } from '../artifact-listings.ts';
 import type { ArtifactsPort } from '../ports.ts';
-import type { BuildsDomain, UpdateResult } from '../../domain/builds.ts';
+import { RUNNER_CHANGED, type BuildsDomain, type UpdateResult } from '../../domain/builds.ts';
 import type { Taken } from '../../domain/dispatch-batch.ts';
 import { canRetry, retryInput, type RetryResult } from '../../domain/build-retry.ts';
 import { PgBuilds } from './builds.ts';
@@ -26,6 +26,7 @@ import { pollBuild } from './take.ts';
 import { PgListings } from './listings.ts';
 import type { PgTraceStore } from './traces.ts';
 import type { PgNotifyBridge } from './notify.ts';
+import type { RunnerCache } from './runner-cache.ts';
 
 /** PostgreSQL's SQLSTATE for a row whose referenced row is gone. */
 const FOREIGN_KEY_VIOLATION = '23503';
@@ -37,6 +38,8 @@ export interface PgBuildsDeps {
   traces: PgTraceStore;
   /** The archive files (the shared data folder's); their rows are the builds row's (PgBuilds). */
   artifacts: ArtifactsPort;
+  /** The runners domain's: a poll checks what it holds and drops what changed. */
+  runnerCache: RunnerCache;
 }
 
 export class PgBuildsDomain implements BuildsDomain {
@@ -79,15 +82,26 @@ export class PgBuildsDomain implements BuildsDomain {
 
   /**
    * Contact and the take in one statement (take.ts pollBuild), which commits alone: polls on any
-   * instance run side by side. The runner was read from the database by this request; the statement
-   * asks again whether it is active right before it chooses a build, as the SQLite batch does, for a
-   * pause or a delete in between (on any instance). Two round trips a poll with the token lookup.
+   * instance run side by side. The statement checks the runner against its row right before it
+   * chooses a build, as the SQLite batch does, for a pause, a delete or an edit in between (on any
+   * instance). One round trip for a runner from the cache (runner-cache.ts), two with the lookup.
+   * A cached runner that fails the check, or that would not take (nothing would check it), is
+   * RUNNER_CHANGED: the caller reads it again.
    */
-  async poll(runner: Runner, info: RunnerInfo | undefined, take: boolean): Promise<Taken | undefined> {
+  async poll(runner: Runner, info: RunnerInfo | undefined, take: boolean): Promise<Taken | undefined | typeof RUNNER_CHANGED> {
+    const cached = this.d.runnerCache.has(runner);
+    if (cached && (!take || (!runner.is_shared && runner.project_id === null))) {
+      this.d.runnerCache.forget(runner);
+      return RUNNER_CHANGED;
+    }
     const contact = contactWrite(runner, info);
-    const taken = await pollBuild(this.d.pool, runner, contact, take);
+    const outcome = await pollBuild(this.d.pool, runner, contact, take);
+    if (!outcome.runnerOk) {
+      this.d.runnerCache.forget(runner);
+      return cached ? RUNNER_CHANGED : undefined;
+    }
     if (contact) contactWritten(runner, contact);
-    return taken;
+    return outcome.taken;
   }
 
   async update(runner: Runner, id: number | undefined, change: { info?: RunnerInfo; trace?: string | null; state?: string }): Promise<UpdateResult> {

@@ -9,6 +9,7 @@ import type { ProjectsDomain } from '../../domain/projects.ts';
 import type { UsersDomain } from '../../domain/users.ts';
 import { safeEqual } from '../../auth/tokens.ts';
 import { PgRunners } from './runners.ts';
+import type { RunnerCache } from './runner-cache.ts';
 import { PgProjects } from './projects.ts';
 import { PgUsers, UsernameTakenError } from './users.ts';
 
@@ -20,13 +21,21 @@ export class PgRunnersDomain implements RunnersDomain {
     pool: Pool,
     /** The instance's registration token, from the shared settings table: the same on every instance. */
     private readonly registrationToken: string,
+    /** Shared with the builds domain, whose poll checks what it hands out (runner-cache.ts). */
+    private readonly cache: RunnerCache,
   ) {
     this.runners = new PgRunners(pool);
     this.projects = new PgProjects(pool);
   }
 
-  byToken(token: string): Promise<Runner | undefined> {
-    return this.runners.byToken(token);
+  async byToken(token: string): Promise<Runner | undefined> {
+    const runner = await this.runners.byToken(token);
+    this.cache.remember(token, runner);
+    return runner;
+  }
+
+  byTokenForPoll(token: string): Runner | Promise<Runner | undefined> {
+    return this.cache.get(token) ?? this.byToken(token);
   }
 
   byId(id: number): Promise<Runner | undefined> {

@@ -12,6 +12,7 @@ import { newToken } from '../../auth/tokens.ts';
 import { openPgDatabase } from './index.ts';
 import { startPgNotify, type PgChangeReceived } from './notify.ts';
 import { PgSecrets } from './secrets.ts';
+import { RunnerCache } from './runner-cache.ts';
 import { PgTraceStore } from './traces.ts';
 import { PgBuildsDomain } from './domain-builds.ts';
 import { PgProjectsDomain, PgRunnersDomain, PgUsersDomain } from './domain-people.ts';
@@ -61,12 +62,13 @@ export async function openPgDomain(url: string, opts: PgDomainOptions): Promise<
     const adminToken = await secrets.ensure('admin_token', opts.adminToken, () => newToken(16));
     const registrationToken = await secrets.ensure('registration_token', opts.registrationToken, () => newToken());
     const traces = new PgTraceStore(db.pool, opts.tracesDir, { fsync: opts.fsync, maxBytes: opts.maxTraceBytes });
-    const builds = new PgBuildsDomain({ pool: db.pool, notify, events: opts.events, traces, artifacts: opts.artifacts });
+    const runnerCache = new RunnerCache();
+    const builds = new PgBuildsDomain({ pool: db.pool, notify, events: opts.events, traces, artifacts: opts.artifacts, runnerCache });
     // What handlers call: a database failure under a request answers 507/503 as SQLite's does (domain-errors.ts).
     const users = withStorageErrors(new PgUsersDomain(db.pool));
     const domain: Domain = {
       builds: withStorageErrors(builds),
-      runners: withStorageErrors(new PgRunnersDomain(db.pool, registrationToken)),
+      runners: withStorageErrors(new PgRunnersDomain(db.pool, registrationToken, runnerCache)),
       projects: withStorageErrors(new PgProjectsDomain(db.pool)),
       users,
     };

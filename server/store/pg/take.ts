@@ -112,35 +112,62 @@ export async function takeBuild(db: Queryable, runner: Pick<Runner, 'id' | 'is_s
 
 // The poll in one statement (PgBuildsDomain.poll): what were four round trips (stillActive, the
 // contact write, the take, the project read) one after the other, each waiting on the last. The
-// active check is an uncorrelated EXISTS, so PostgreSQL evaluates it once before choosing (a paused
-// or deleted runner reads no build and locks none), reading the runner row as committed when the
-// statement starts: what the separate SELECT read, one round trip later. The contact write is a
-// data-modifying CTE, which PostgreSQL runs to completion whether or not a build is taken, and only
-// on an active runner (WHERE active), as the separate touch ran only after stillActive said yes.
-const ACTIVE = ' AND EXISTS (SELECT 1 FROM runners ar WHERE ar.id = $1 AND ar.active)';
+// runner check is an uncorrelated CTE, so PostgreSQL evaluates it once before choosing (a paused,
+// deleted or changed runner reads no build and locks none), reading the runner row as committed
+// when the statement starts. It checks what the take depends on, not only `active`: the runner may
+// come from this instance's cache (runner-cache.ts) rather than a read one round trip earlier, and
+// its tags, run_untagged, shared flag or project may have changed on another instance. The
+// contact write is a data-modifying CTE, which PostgreSQL runs to completion whether or not a build
+// is taken, and only when the check passed. The statement always returns one row: `runner_ok`
+// says whether the check passed, and the build's columns are null when none was taken.
+//
+// The token is not checked: ids are never reused and a runner's token never changes (nothing
+// updates runners.token), so the id names the row the token named when the runner was read.
+// Parameters: $1 runner id, $2 tags (jsonb), $3 run_untagged, $4 now, then for a project runner $5
+// its project; then the contact's time and its info.
+const runnerCheck = (shared: boolean) =>
+  `g AS (SELECT EXISTS (SELECT 1 FROM runners ar WHERE ar.id = $1 AND ar.active AND ar.is_shared = ${shared} ` +
+  `AND ar.tag_list = $2::jsonb AND ar.run_untagged = $3${shared ? '' : ' AND ar.project_id = $5'}) AS ok), `;
+const CHECKED = ' AND (SELECT ok FROM g)';
 const touched = (at: number, info: number) =>
-  `touched AS (UPDATE runners SET contacted_at = $${at}, online = true, info = COALESCE($${info}::json, info) WHERE id = $1 AND active RETURNING 1), `;
+  `touched AS (UPDATE runners SET contacted_at = $${at}, online = true, info = COALESCE($${info}::json, info) WHERE id = $1 AND (SELECT ok FROM g) RETURNING 1), `;
+const HANDED = HAND_OUT_WITH_PROJECT.replace(/^UPDATE/, 'handed AS (UPDATE') + `)
+  SELECT (SELECT ok FROM g) AS runner_ok, h.* FROM (SELECT 1) AS one LEFT JOIN handed h ON true`;
 
+const pollSql = (shared: boolean, contact: boolean) => {
+  const first = shared ? 5 : 6;
+  const parts: PollParts = { guard: CHECKED, before: runnerCheck(shared) + (contact ? touched(first, first + 1) : ''), handOut: HANDED };
+  // takeShared/takeProject put handOut after `picked AS (...)`: here it is one more CTE and the final SELECT.
+  return (shared ? takeShared(parts) : takeProject(parts)).replace(/\)\n  handed AS/, '),\n  handed AS');
+};
 const POLL_SQL = {
-  project: { quiet: takeProject({ guard: ACTIVE, before: '', handOut: HAND_OUT_WITH_PROJECT }), contact: takeProject({ guard: ACTIVE, before: touched(6, 7), handOut: HAND_OUT_WITH_PROJECT }) },
-  shared: { quiet: takeShared({ guard: ACTIVE, before: '', handOut: HAND_OUT_WITH_PROJECT }), contact: takeShared({ guard: ACTIVE, before: touched(5, 6), handOut: HAND_OUT_WITH_PROJECT }) },
+  project: { quiet: pollSql(false, false), contact: pollSql(false, true) },
+  shared: { quiet: pollSql(true, false), contact: pollSql(true, true) },
 };
 const CONTACT_ONLY = 'UPDATE runners SET contacted_at = $2, online = true, info = COALESCE($3::json, info) WHERE id = $1 AND active';
 
+/** What a poll found: whether the runner still is as given (`runnerOk`), and the build taken, if any. */
+export interface PollOutcome {
+  runnerOk: boolean;
+  taken?: { build: Build; project: Project };
+}
+
 /**
  * A poll: the contact written when `contact` says so, and with `take` the build taken as takeBuild
- * takes it, with its project, in one statement; nothing for a paused or deleted runner.
+ * takes it, with its project, in one statement; nothing for a runner that is paused, deleted or no
+ * longer as given (`runnerOk` false). Without `take` only the contact is written, and the runner is
+ * checked for `active` only (`runnerOk` true whatever it found: the caller read the runner itself).
  */
 export async function pollBuild(
   db: Queryable,
   runner: Pick<Runner, 'id' | 'is_shared' | 'project_id' | 'tag_list' | 'run_untagged'>,
   contact: ContactWrite | undefined,
   take: boolean,
-): Promise<{ build: Build; project: Project } | undefined> {
+): Promise<PollOutcome> {
   if (!take || (!runner.is_shared && runner.project_id === null)) {
     // Nothing is taken, so the answer is the same for an active runner and a paused one: only the write is left.
     if (contact) await db.query({ name: 'jobscope-contact', text: CONTACT_ONLY, values: [runner.id, contact.at, contact.info] });
-    return undefined;
+    return { runnerOk: true };
   }
   const params: unknown[] = [runner.id, JSON.stringify(runner.tag_list), runner.run_untagged, contact?.at ?? Date.now()];
   if (!runner.is_shared) params.push(runner.project_id);
@@ -149,8 +176,14 @@ export async function pollBuild(
   const write = contact ? 'contact' : 'quiet';
   // Named, so each connection parses and plans it once (pg prepares it on first use per connection):
   // planning this statement took 0.7 ms of the cluster's CPU, half of what executing it took.
-  const { rows } = await db.query<PgBuildRow & PgJoinedProjectRow>({ name: `jobscope-poll-${kind}-${write}`, text: POLL_SQL[kind][write], values: params });
-  return rows.length ? { build: toBuild(rows[0]), project: toJoinedProject(rows[0]) } : undefined;
+  const { rows } = await db.query<PgBuildRow & PgJoinedProjectRow & { runner_ok: boolean }>({
+    name: `jobscope-poll-v2-${kind}-${write}`,
+    text: POLL_SQL[kind][write],
+    values: params,
+  });
+  const row = rows[0];
+  if (!row?.runner_ok) return { runnerOk: false };
+  return row.id === null ? { runnerOk: true } : { runnerOk: true, taken: { build: toBuild(row), project: toJoinedProject(row) } };
 }
 
 /** The statements, for EXPLAIN in tests and benchmarks. */
