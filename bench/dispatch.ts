@@ -5,6 +5,9 @@
 // (bench/reference/dispatch-server.ts) under the same 200 pollers. A second reference does that same
 // work as one fastify route (bench/reference/dispatch-server-fastify.ts), polled with the runner's
 // bodies: `fastify_alone_*` say how much of the gap is the framework's and `ratio_to_fastify_alone` ours.
+// A third, durable, reference claims each build in SQLite as ours must, on the same engine and settings
+// (bench/reference/dispatch-server-sqlite.ts: one UPDATE … RETURNING per poll, its own commit):
+// `bare_durable_*` say what a durable hand-out costs before any of ours runs, `ratio_to_bare_durable` ours.
 // Then the poll latency at a steady 1,000 polls/s offered (each runner every 200 ms), over fresh builds:
 // a fixed rate, the same for ours and the bare reference, below both closed-loop rates on this machine
 // (ours 2,834–3,575 builds/s, bare 4,421–5,387 in the last full run), so rounds and runs compare.
@@ -12,7 +15,10 @@
 // for the scale curve (bench/curves.ts), which measures the closed loop only (`paced: false`). Each
 // side's server CPU per build handed out is reported too: on a loaded machine it moves less than a rate.
 //   node --import tsx bench/dispatch.ts [--quick]
+import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { cpuMeter } from './lib/pg-bench.ts';
 import { createBuilds, latencyStats, log, project, registerRunner, round, send, startJobscope, startReference, RUNNER_UA, type BenchResult } from './lib/harness.ts';
@@ -130,6 +136,16 @@ export async function run({ quick = false, runners = RUNNERS, paced: withPaced =
   } finally {
     await fw.stop();
   }
+  // The bare server's work with each hand-out committed to SQLite (the runner's bodies, as above).
+  let durable;
+  const durableDir = fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-bench-dispatch-sqlite-'));
+  const dur = await startReference('dispatch-server-sqlite.ts', [String(total), durableDir]);
+  try {
+    durable = await poll(`${dur.url}/builds/register.json`, runnerBodies, total, cap, dur.pid);
+  } finally {
+    await dur.stop();
+    fs.rmSync(durableDir, { recursive: true, force: true });
+  }
   if (withPaced) {
     const ref2 = await startReference('dispatch-server.ts', [String(Math.ceil((runners * pacedSeconds * 1000) / pacedEveryMs))]);
     try {
@@ -138,7 +154,7 @@ export async function run({ quick = false, runners = RUNNERS, paced: withPaced =
       await ref2.stop();
     }
   }
-  log(`dispatch: jobscope ${round(ours.buildsPerSec, 0)} builds/s p50 ${round(ours.p50)} ms p99 ${round(ours.p99)} ms; reference ${round(bare.buildsPerSec, 0)} builds/s p99 ${round(bare.p99)} ms; fastify alone ${round(framework.buildsPerSec, 0)} builds/s (${round(framework.cpuMsPerBuild, 3)} CPU ms/build)`);
+  log(`dispatch: jobscope ${round(ours.buildsPerSec, 0)} builds/s p50 ${round(ours.p50)} ms p99 ${round(ours.p99)} ms; reference ${round(bare.buildsPerSec, 0)} builds/s p99 ${round(bare.p99)} ms; fastify alone ${round(framework.buildsPerSec, 0)} builds/s (${round(framework.cpuMsPerBuild, 3)} CPU ms/build); bare durable ${round(durable.buildsPerSec, 0)} builds/s (${round(durable.cpuMsPerBuild, 3)} CPU ms/build); jobscope ${round(ours.cpuMsPerBuild, 3)} CPU ms/build`);
   const closedLoop: BenchResult = {
     name: `dispatch (${runners} runners, ${total} builds, each once)`,
     value: round(ours.buildsPerSec, 0),
@@ -156,6 +172,11 @@ export async function run({ quick = false, runners = RUNNERS, paced: withPaced =
     fastify_alone_ratio: round(framework.buildsPerSec / bare.buildsPerSec),
     fastify_alone_cpu_ms_per_build: round(framework.cpuMsPerBuild, 3),
     ratio_to_fastify_alone: round(ours.buildsPerSec / framework.buildsPerSec),
+    // The bare server with each hand-out committed to SQLite (bench/reference/dispatch-server-sqlite.ts).
+    bare_durable_builds_s: round(durable.buildsPerSec, 0),
+    bare_durable_ratio: round(durable.buildsPerSec / bare.buildsPerSec),
+    bare_durable_cpu_ms_per_build: round(durable.cpuMsPerBuild, 3),
+    ratio_to_bare_durable: round(ours.buildsPerSec / durable.buildsPerSec),
     // Stopped at the time cap: the rate is over the builds handed out by then (all distinct).
     ...(ours.capped ? { capped_after_s: cap, handed_out: ours.handedOut } : {}),
   };
