@@ -1,8 +1,8 @@
 // The one way a build leaves running (server/domain/builds.ts settle): the runner's final PUT, a
 // cancel from the control API and the stuck-builds sweep each commit the status, release the trace's
 // open file and emit build:finished once, with the build as stored. On both stores (test/api/
-// backends.ts): on PostgreSQL no trace file is held open between parts at all (another instance may
-// write the next one), so there is nothing to release, and the rest is the same.
+// backends.ts): each keeps the trace's file open between parts (on PostgreSQL checked before each
+// write, as another instance may have written or replaced it: store/pg/traces-files.ts).
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -11,21 +11,9 @@ import { createBuild, createProject, registerRunner, requestBuild } from '../hel
 import { http } from '../helpers/http.ts';
 import type { Build } from '../../server/store/builds.ts';
 import { eachBackend } from '../api/backends.ts';
+import { openHandles } from '../helpers/open-files.ts';
 
-/** Open descriptors of this process (the server runs in it) that point at the file. */
-function openHandles(file: string): number {
-  let n = 0;
-  for (const fd of fs.readdirSync('/proc/self/fd')) {
-    try {
-      if (fs.readlinkSync(`/proc/self/fd/${fd}`) === file) n++;
-    } catch {
-      /* closed while listing */
-    }
-  }
-  return n;
-}
-
-eachBackend((startServer, backend) => {
+eachBackend((startServer) => {
   let s: TestServer;
   let finished: Build[] = [];
   // One server: each test's build is finished by the end of it, so the next one's sweep finds only its own.
@@ -37,10 +25,9 @@ eachBackend((startServer, backend) => {
   beforeEach(() => {
     finished = [];
   });
-  const heldWhileRunning = backend === 'sqlite' ? 1 : 0;
 
   describe('finishing a build releases its trace and tells everyone once', () => {
-    /** A build taken by a runner that has streamed one trace part (on SQLite its trace file is then held open). */
+    /** A build taken by a runner that has streamed one trace part (its trace file is then held open). */
     async function streaming() {
       const project = await createProject(s);
       await createBuild(s, project.id);
@@ -55,7 +42,7 @@ eachBackend((startServer, backend) => {
       });
       expect(part.status).toBe(202);
       const file = path.join(s.server.ctx.store.layout.tracesDir, `${build.id}.log`);
-      expect(openHandles(file)).toBe(heldWhileRunning);
+      expect(openHandles(file)).toBe(1);
       return { id: build.id, runnerToken: runner.token, file };
     }
 

@@ -4,6 +4,7 @@
 // on the other through LISTEN/NOTIFY; the trace length in the database is what both check a part
 // against. Both share one data dir, as a real deployment does (each holds a slot in it:
 // store/data-dir-shared.ts, tested in pg-server-shared-dir.test.ts).
+import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
@@ -11,6 +12,7 @@ import { postgresMissing, usePostgres } from '../helpers/postgres.ts';
 import { createBuild, createProject, registerRunner } from '../helpers/fixtures.ts';
 import { control, makeZip, patchTrace, runnerJson, uploadArtifacts } from '../api/lib.ts';
 import { databaseOf } from '../../server/store/index.ts';
+import { openHandles } from '../helpers/open-files.ts';
 import type { Build } from '../../server/store/builds.ts';
 
 const cluster = usePostgres();
@@ -139,15 +141,21 @@ describe.skipIf(postgresMissing() !== null)('two instances on one PostgreSQL dat
     const part = await patchTrace(b, id, { token: taken.json.token as string, range: '0-4', body: 'hello' });
     expect(part.status).toBe(202);
     expect(part.headers['build-status']).toBe('running');
+    // b keeps the trace's file open for the next part; the cancel on a closes it there once b hears of it.
+    const file = path.join(b.server.ctx.store.layout.tracesDir, `${id}.log`);
+    expect(openHandles(file)).toBe(1);
     expect((await control(a, `/builds/${id}/cancel`, { method: 'POST' })).status).toBe(200);
-    const after = await patchTrace(b, id, { token: taken.json.token as string, range: '5-10', body: ' world' });
-    expect(after.status).toBe(202);
-    expect(after.headers['build-status']).toBe('canceled');
     await eventually(
       async () => heard.length,
       (n) => n > 0,
     );
     expect(heard.map((x) => [x.id, x.status])).toEqual([[id, 'canceled']]);
+    expect(openHandles(file)).toBe(0);
+    // A part after the finish still lands, and keeps nothing open.
+    const after = await patchTrace(b, id, { token: taken.json.token as string, range: '5-10', body: ' world' });
+    expect(after.status).toBe(202);
+    expect(after.headers['build-status']).toBe('canceled');
+    expect(openHandles(file)).toBe(0);
     // The runner's PUT to either instance: the build is no longer running, 404 as GitLab answers.
     const put = await runnerJson(`${a.url}/ci/api/v1/builds/${id}.json`, 'PUT', { token: runner.token, state: 'success' });
     expect(put.status).toBe(404);

@@ -14,20 +14,7 @@ import { postgresMissing, usePostgres } from '../helpers/postgres.ts';
 import { Prng } from '../../common/prng.ts';
 import { openPgDatabase, PgTraceStore, type PgDatabase } from '../../server/store/pg/index.ts';
 import { TraceFileLostError, type AppendHandlesOptions } from '../../server/store/pg/traces-files.ts';
-
-/** The files under `dir` this process holds open (Linux: /proc/self/fd). */
-function openFilesUnder(dir: string): string[] {
-  const held: string[] = [];
-  for (const fd of fs.readdirSync('/proc/self/fd')) {
-    try {
-      const target = fs.readlinkSync(`/proc/self/fd/${fd}`);
-      if (target.startsWith(dir + path.sep)) held.push(target);
-    } catch {
-      /* closed while listing */
-    }
-  }
-  return held;
-}
+import { openFilesUnder } from '../helpers/open-files.ts';
 
 const missing = postgresMissing();
 const pg = usePostgres();

@@ -150,7 +150,8 @@ export class PgBuildsDomain implements BuildsDomain {
       if (b) changed({ kind: 'build:finished', buildId: b.id, projectId: b.project_id, status: b.status });
       return b;
     });
-    // No trace release: PgTraceStore holds no file open between appends.
+    // The append handle this instance kept; another instance's is closed when it hears of the finish (domain.ts).
+    await this.d.traces.release(id);
     if (done) this.d.events.emit('build:finished', done);
     return done;
   }
@@ -160,7 +161,10 @@ export class PgBuildsDomain implements BuildsDomain {
     const build = checked?.id === id ? checked : await this.builds.credentials(id);
     if (!build) return undefined;
     try {
-      return { build, result: await this.d.traces.append(build.id, start, bytes) };
+      const result = await this.d.traces.append(build.id, start, bytes);
+      // A part after its build finished (it still lands, as GitLab kept it): no handle kept for a next one.
+      if (build.status !== 'running') await this.d.traces.release(build.id);
+      return { build, result };
     } catch (err) {
       // The build was deleted after it was looked up (its trace row goes with it, and a first
       // append's row can no longer be made): no such build, as a lookup now would say.

@@ -89,6 +89,8 @@ export async function openPgDomain(url: string, opts: PgDomainOptions): Promise<
       }, report);
     };
     const reemit = (kind: 'build:pending' | 'build:finished') => (change: PgChangeReceived) => {
+      // Finished on another instance: the append handle this one may keep for it is of no more use.
+      if (kind === 'build:finished') traces.release(change.buildId).catch(report);
       if (!arrived.length) setImmediate(readArrived);
       arrived.push({ kind, id: change.buildId });
     };

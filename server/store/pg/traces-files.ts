@@ -119,10 +119,10 @@ export class AppendHandles {
     if (created && fsync) await syncDir(path.dirname(file));
   }
 
-  /** Closes the build's handle (its trace was replaced or removed here: the next append opens the new file). */
-  forget(buildId: number): void {
+  /** Closes the build's handle unless an append is using it; resolves once it is closed. */
+  forget(buildId: number): Promise<void> {
     const entry = this.open.get(buildId);
-    if (entry && entry.busy === 0) this.drop(buildId);
+    return entry && entry.busy === 0 ? this.drop(buildId) : Promise.resolve();
   }
 
   async closeAll(): Promise<void> {
@@ -136,7 +136,7 @@ export class AppendHandles {
   private async acquire(buildId: number, file: string): Promise<{ entry: OpenTrace; created: boolean }> {
     let entry = this.open.get(buildId);
     if (entry && entry.file !== file) {
-      this.drop(buildId);
+      void this.drop(buildId);
       entry = undefined;
     }
     let created = false;
@@ -168,21 +168,21 @@ export class AppendHandles {
   /** Done with the handle; `keep` false closes it (unless it was already replaced). */
   private release(buildId: number, entry: OpenTrace, keep: boolean): void {
     entry.busy--;
-    if (!keep && this.open.get(buildId) === entry) this.drop(buildId);
+    if (!keep && this.open.get(buildId) === entry) void this.drop(buildId);
   }
 
-  private drop(buildId: number): void {
+  private drop(buildId: number): Promise<void> {
     const entry = this.open.get(buildId);
-    if (!entry) return;
+    if (!entry) return Promise.resolve();
     this.open.delete(buildId);
     // FileHandle.close waits for operations still running on the handle.
-    entry.handle.close().catch(() => undefined);
+    return entry.handle.close().catch(() => undefined);
   }
 
   private evict(): void {
     for (const [id, e] of this.open) {
       if (this.open.size < this.max) return;
-      if (e.busy === 0) this.drop(id);
+      if (e.busy === 0) void this.drop(id);
     }
   }
 
@@ -190,7 +190,7 @@ export class AppendHandles {
     if (this.sweeper) return;
     this.sweeper = setInterval(() => {
       const before = Date.now() - this.idleMs;
-      for (const [id, e] of this.open) if (e.busy === 0 && e.usedAt <= before) this.drop(id);
+      for (const [id, e] of this.open) if (e.busy === 0 && e.usedAt <= before) void this.drop(id);
       if (!this.open.size) {
         clearInterval(this.sweeper);
         this.sweeper = undefined;

@@ -95,6 +95,11 @@ export class PgTraceStore {
     return this.handles.closeAll();
   }
 
+  /** Closes the build's append handle, if this instance keeps one (its build is finished). */
+  release(buildId: number): Promise<void> {
+    return this.handles.forget(buildId);
+  }
+
   /** Generation 0 keeps the single server's name (<id>.log); each replace moves to <id>.<generation>.log. */
   file(buildId: number, generation = 0): string {
     const id = Math.trunc(buildId);
@@ -130,7 +135,7 @@ export class PgTraceStore {
       return { out: { ok: true, length: bytes.length }, then: `UPDATE build_traces SET length = ${int(bytes.length)}, generation = ${int(next)} WHERE build_id = ${int(buildId)}` };
     });
     // After the commit: until then the old file was the trace. A crash before this leaves a file no row names.
-    this.handles.forget(buildId);
+    await this.handles.forget(buildId);
     await fsp.rm(old, { force: true });
     return result;
   }
@@ -176,7 +181,7 @@ export class PgTraceStore {
       [buildId],
     );
     // No row: nothing was ever committed, and debris of a first append is cut by the next one.
-    this.handles.forget(buildId);
+    await this.handles.forget(buildId);
     if (rows.length) await fsp.rm(this.file(buildId, rows[0].old), { force: true });
   }
 
