@@ -66,7 +66,7 @@ export interface AppendHandlesOptions {
 
 /**
  * Write handles of the traces this instance appended to lately, by build. Each append used to open,
- * stat and close its file: four thread-pool round trips a part, which cost the server 2.6x the CPU of
+ * stat and close its file: four thread-pool round trips a part, which cost 2.2x the CPU of
  * the two a kept handle needs (fstat, write; a 32-stream loop of 4 KiB parts on this machine:
  * 70 against 32 us a part, all threads). What a fresh open guaranteed, a kept handle checks:
  * - the file the row names: the cache is keyed by file name, and a replace or remove (on any
