@@ -94,8 +94,9 @@ describe.skipIf(postgresMissing() !== null)('two instances on one PostgreSQL dat
     expect((await poll(a, runner.token)).status).toBe(204);
     const before = await tokenScans();
     for (let i = 0; i < 8; i++) expect((await poll(a, runner.token)).status).toBe(204);
-    // No token lookup: one statement a poll.
-    expect((await tokenScans()) - before).toBe(0);
+    // No token lookup: one statement a poll (8 scans without the cache; 1 allowed for the first
+    // poll's lookup, should its backend flush it only after the baseline was read on a busy machine).
+    expect((await tokenScans()) - before).toBeLessThanOrEqual(1);
 
     expect((await control(b, `/runners/${runner.id}`, { method: 'PATCH', json: { active: false } })).status).toBe(200);
     const docker = await createBuild(b, project.id, { tag_list: ['docker'] });
