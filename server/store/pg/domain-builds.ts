@@ -22,7 +22,7 @@ import type { Taken } from '../../domain/dispatch-batch.ts';
 import { canRetry, retryInput, type RetryResult } from '../../domain/build-retry.ts';
 import { PgBuilds } from './builds.ts';
 import { PgRunners, contactWrite, contactWritten } from './runners.ts';
-import { pollBuild } from './take.ts';
+import { mayTake, pollBuild } from './take.ts';
 import { PgListings } from './listings.ts';
 import type { PgTraceStore } from './traces.ts';
 import type { PgNotifyBridge } from './notify.ts';
@@ -90,7 +90,7 @@ export class PgBuildsDomain implements BuildsDomain {
    */
   async poll(runner: Runner, info: RunnerInfo | undefined, take: boolean): Promise<Taken | undefined | typeof RUNNER_CHANGED> {
     const cached = this.d.runnerCache.has(runner);
-    if (cached && (!take || (!runner.is_shared && runner.project_id === null))) {
+    if (cached && (!take || !mayTake(runner))) {
       this.d.runnerCache.forget(runner);
       return RUNNER_CHANGED;
     }

@@ -35,7 +35,7 @@ export class RunnerCache {
     this.kept.add(runner);
   }
 
-  /** Whether this runner object came from the cache (and so was not read by this request). */
+  /** Whether the cache keeps this runner object (so it may be older than the request holding it). */
   has(runner: Runner): boolean {
     return this.kept.has(runner);
   }

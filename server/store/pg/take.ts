@@ -100,9 +100,14 @@ const takeShared = (x: PollParts) => `WITH ${x.before}cand AS MATERIALIZED (
   ${x.handOut}`;
 const TAKE_SHARED = takeShared(PLAIN);
 
+/** Whether the runner may take builds at all: a shared runner, or one with a project. */
+export function mayTake(runner: Pick<Runner, 'is_shared' | 'project_id'>): boolean {
+  return runner.is_shared || runner.project_id !== null;
+}
+
 /** Hands the oldest pending build this runner may take to it (exactly once across instances), or undefined. */
 export async function takeBuild(db: Queryable, runner: Pick<Runner, 'id' | 'is_shared' | 'project_id' | 'tag_list' | 'run_untagged'>): Promise<Build | undefined> {
-  if (!runner.is_shared && runner.project_id === null) return undefined;
+  if (!mayTake(runner)) return undefined;
   const params: unknown[] = [runner.id, JSON.stringify(runner.tag_list), runner.run_untagged, Date.now()];
   const { rows } = runner.is_shared
     ? await db.query<PgBuildRow>(TAKE_SHARED, params)
@@ -131,14 +136,14 @@ const runnerCheck = (shared: boolean) =>
 const CHECKED = ' AND (SELECT ok FROM g)';
 const touched = (at: number, info: number) =>
   `touched AS (UPDATE runners SET contacted_at = $${at}, online = true, info = COALESCE($${info}::json, info) WHERE id = $1 AND (SELECT ok FROM g) RETURNING 1), `;
-const HANDED = HAND_OUT_WITH_PROJECT.replace(/^UPDATE/, 'handed AS (UPDATE') + `)
+// takeShared/takeProject put handOut after `picked AS (...)`: here it is one more CTE and the final SELECT.
+const HANDED = `, handed AS (${HAND_OUT_WITH_PROJECT})
   SELECT (SELECT ok FROM g) AS runner_ok, h.* FROM (SELECT 1) AS one LEFT JOIN handed h ON true`;
 
 const pollSql = (shared: boolean, contact: boolean) => {
   const first = shared ? 5 : 6;
   const parts: PollParts = { guard: CHECKED, before: runnerCheck(shared) + (contact ? touched(first, first + 1) : ''), handOut: HANDED };
-  // takeShared/takeProject put handOut after `picked AS (...)`: here it is one more CTE and the final SELECT.
-  return (shared ? takeShared(parts) : takeProject(parts)).replace(/\)\n  handed AS/, '),\n  handed AS');
+  return shared ? takeShared(parts) : takeProject(parts);
 };
 const POLL_SQL = {
   project: { quiet: pollSql(false, false), contact: pollSql(false, true) },
@@ -152,6 +157,7 @@ export interface PollOutcome {
   taken?: { build: Build; project: Project };
 }
 
+
 /**
  * A poll: the contact written when `contact` says so, and with `take` the build taken as takeBuild
  * takes it, with its project, in one statement; nothing for a runner that is paused, deleted or no
@@ -164,7 +170,7 @@ export async function pollBuild(
   contact: ContactWrite | undefined,
   take: boolean,
 ): Promise<PollOutcome> {
-  if (!take || (!runner.is_shared && runner.project_id === null)) {
+  if (!take || !mayTake(runner)) {
     // Nothing is taken, so the answer is the same for an active runner and a paused one: only the write is left.
     if (contact) await db.query({ name: 'jobscope-contact', text: CONTACT_ONLY, values: [runner.id, contact.at, contact.info] });
     return { runnerOk: true };

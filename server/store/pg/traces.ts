@@ -39,7 +39,7 @@ import type { Pool, QueryResult } from 'pg';
 import type { AppendResult } from '../traces.ts';
 import type { Queryable } from './connect.ts';
 import { AppendHandles, openForRead, readRange, writeWhole, type AppendHandlesOptions } from './traces-files.ts';
-import { withClient } from './transaction.ts';
+import { inTransactionSteps, type Committed } from './transaction.ts';
 
 /** Reads up to this size are returned as a Buffer, longer ones as a stream (as store/traces.ts). */
 const READ_AT_ONCE = 64 * 1024;
@@ -48,7 +48,6 @@ interface TraceRow {
   length: number;
   generation: number;
 }
-
 
 /**
  * An integer written into a statement's text, checked to be one. Why text at all: an append is
@@ -64,12 +63,6 @@ function int(n: number): string {
 
 /** The build's trace row, locked until the transaction ends (`id` from int()). */
 const lockRow = (id: string) => `SELECT length, generation FROM build_traces WHERE build_id = ${id} FOR UPDATE`;
-
-/** What a locked step leaves to do: its result, and the statement to run with the COMMIT, if any. */
-interface Step<T> {
-  out: T;
-  then?: string;
-}
 
 export interface PgTraceOptions {
   fsync: boolean;
@@ -113,7 +106,7 @@ export class PgTraceStore {
 
   /** Appends at `start`, which must equal the committed length (GitLab's incremental trace rule). */
   async append(buildId: number, start: number, bytes: Buffer): Promise<AppendResult> {
-    return this.locked(buildId, async (row): Promise<Step<AppendResult>> => {
+    return this.locked(buildId, async (row): Promise<Committed<AppendResult>> => {
       const { length } = row;
       if (start !== length) return { out: { ok: false, length, reason: 'range' } };
       if (length + bytes.length > this.opts.maxBytes) return { out: { ok: false, length, reason: 'too-large' } };
@@ -128,7 +121,7 @@ export class PgTraceStore {
   async replace(buildId: number, bytes: Buffer): Promise<AppendResult> {
     if (bytes.length > this.opts.maxBytes) return { ok: false, length: await this.length(buildId), reason: 'too-large' };
     let old = '';
-    const result = await this.locked(buildId, async (row): Promise<Step<AppendResult>> => {
+    const result = await this.locked(buildId, async (row): Promise<Committed<AppendResult>> => {
       const next = row.generation + 1;
       await writeWhole(this.file(buildId, next), bytes, this.opts.fsync);
       old = this.file(buildId, row.generation);
@@ -193,27 +186,18 @@ export class PgTraceStore {
   /**
    * Runs `fn` in a transaction holding the build's trace row (made on the first use), then commits,
    * with the statement `fn` leaves (its length's UPDATE) in the COMMIT's round trip: BEGIN and the
-   * lock go as one text, the UPDATE and COMMIT as another (see int()). If the UPDATE fails, PostgreSQL
-   * skips the COMMIT behind it and the transaction is rolled back here, as before.
+   * lock go as one text, the UPDATE and COMMIT as another (see int()).
    */
-  private locked<T>(buildId: number, fn: (row: TraceRow) => Promise<Step<T>>): Promise<T> {
+  private locked<T>(buildId: number, fn: (row: TraceRow) => Promise<Committed<T>>): Promise<T> {
     const id = int(buildId);
-    return withClient(this.pool, async (client, drop) => {
-      try {
-        const [, locked] = (await client.query(`BEGIN; ${lockRow(id)}`)) as unknown as [QueryResult, QueryResult<TraceRow>];
-        let rows = locked.rows;
-        if (!rows.length) {
-          // Two first appends at once: one inserts, the other's insert waits for it and does nothing.
-          await client.query('INSERT INTO build_traces (build_id) VALUES ($1) ON CONFLICT (build_id) DO NOTHING', [buildId]);
-          ({ rows } = await client.query<TraceRow>(lockRow(id)));
-        }
-        const step = await fn(rows[0]!);
-        await client.query(step.then === undefined ? 'COMMIT' : `${step.then}; COMMIT`);
-        return step.out;
-      } catch (err) {
-        await client.query('ROLLBACK').catch(drop);
-        throw err;
+    return inTransactionSteps(this.pool, `BEGIN; ${lockRow(id)}`, async (client, [, locked]) => {
+      let rows = (locked as QueryResult<TraceRow>).rows;
+      if (!rows.length) {
+        // Two first appends at once: one inserts, the other's insert waits for it and does nothing.
+        await client.query('INSERT INTO build_traces (build_id) VALUES ($1) ON CONFLICT (build_id) DO NOTHING', [buildId]);
+        ({ rows } = await client.query<TraceRow>(lockRow(id)));
       }
+      return fn(rows[0]!);
     });
   }
 }
