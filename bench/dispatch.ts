@@ -119,31 +119,25 @@ export async function run({ quick = false, runners = RUNNERS, paced: withPaced =
   } finally {
     await s.stop();
   }
-  let bare;
   let barePaced;
   const bodies = Array.from({ length: runners }, () => JSON.stringify({ token: 'x'.repeat(20) }));
-  const ref = await startReference('dispatch-server.ts', [String(total)]);
-  try {
-    bare = await poll(`${ref.url}/builds/register.json`, bodies, total, cap, ref.pid);
-  } finally {
-    await ref.stop();
-  }
+  const closedLoopOf = async (script: string, args: string[], polls: string[]) => {
+    const ref = await startReference(script, args);
+    try {
+      return await poll(`${ref.url}/builds/register.json`, polls, total, cap, ref.pid);
+    } finally {
+      await ref.stop();
+    }
+  };
+  const bare = await closedLoopOf('dispatch-server.ts', [String(total)], bodies);
   // The same polls (the runner's bodies, info included) against the same work as one fastify route.
-  let framework;
-  const fw = await startReference('dispatch-server-fastify.ts', [String(total)]);
-  try {
-    framework = await poll(`${fw.url}/builds/register.json`, runnerBodies, total, cap, fw.pid);
-  } finally {
-    await fw.stop();
-  }
+  const framework = await closedLoopOf('dispatch-server-fastify.ts', [String(total)], runnerBodies);
   // The bare server's work with each hand-out committed to SQLite (the runner's bodies, as above).
-  let durable;
   const durableDir = fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-bench-dispatch-sqlite-'));
-  const dur = await startReference('dispatch-server-sqlite.ts', [String(total), durableDir]);
+  let durable;
   try {
-    durable = await poll(`${dur.url}/builds/register.json`, runnerBodies, total, cap, dur.pid);
+    durable = await closedLoopOf('dispatch-server-sqlite.ts', [String(total), durableDir], runnerBodies);
   } finally {
-    await dur.stop();
     fs.rmSync(durableDir, { recursive: true, force: true });
   }
   if (withPaced) {

@@ -8,9 +8,9 @@
 // of commits: what "a poll hands out a build durably" costs on this engine before any of ours runs.
 // Usage: dispatch-server-sqlite.ts <n> <dir>
 import fs from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
 import sqlite from 'node-sqlite3-wasm';
+import { serveClaims } from './claim-server.ts';
 
 const { Database } = sqlite;
 
@@ -31,33 +31,10 @@ const claim = db.prepare(
   `UPDATE builds SET status = 'running', runner = ?, started_at = ?
    WHERE id = (SELECT id FROM builds WHERE status = 'pending' ORDER BY id LIMIT 1) RETURNING id, token`,
 );
-const padding = 'x'.repeat(1200);
-
-const server = http.createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (c: Buffer) => chunks.push(c));
-  req.on('end', () => {
-    let token: unknown;
-    try {
-      token = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { token?: unknown }).token;
-    } catch {
-      /* answered below */
-    }
-    if (typeof token !== 'string') return void res.writeHead(400, { 'Content-Type': 'application/json' }).end('{"message":"token missing"}');
-    const row = claim.get([token, Date.now()]) as { id: number; token: string } | null;
-    if (!row) return void res.writeHead(204).end();
-    const body = JSON.stringify({ id: row.id, token: row.token, status: 'running', commands: padding });
-    res.writeHead(201, { 'Content-Type': 'application/json' }).end(body);
-  });
-});
-server.listen(0, '127.0.0.1', () => {
-  const a = server.address() as { port: number };
-  process.stdout.write(`listening on http://127.0.0.1:${a.port}\n`);
-});
-process.on('SIGTERM', () =>
-  server.close(() => {
+serveClaims(
+  (token) => claim.get([token, Date.now()]) as { id: number; token: string } | null,
+  () => {
     claim.finalize();
     db.close();
-    process.exit(0);
-  }),
+  },
 );
