@@ -67,8 +67,15 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunTotals> {
   // A time limit stops fast-check from starting runs, not the one in progress: it is awaited below,
   // so its steps are counted here and it never overlaps what the caller runs next.
   let active = 0;
-  // After a failure every call is fast-check shrinking it: those run in full, whatever the budget.
+  // After a failure every call is fast-check shrinking it: those run in full, whatever the budget,
+  // until the shrink budget is spent. Then every further try passes without running, which ends
+  // fast-check's shrinking at the smallest failing case found so far: an intermittent failure (one
+  // that a shrunk sequence rarely repeats) once shrank for 600 s in CI, and the test's timeout then
+  // hid the cause.
   let failed = false;
+  let failedAt = 0;
+  let firstFailure = '';
+  const shrinkBudgetMs = Number(process.env.FC_SHRINK_MS) || 120_000;
   const commands = fc.commands([commandArbitrary({ restartWeight: opts.restartWeight, killWeight: opts.killWeight })], { maxCommands: opts.maxCommands, size: 'max' });
   const runOnce = async (cmds: Iterable<Cmd>, stepLimit: number) => {
     active++;
@@ -100,15 +107,17 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunTotals> {
       }
     }
   };
-  await fc.assert(
+  const asserted = fc.assert(
     fc.asyncProperty(commands, async (cmds) => {
-      if (failed) return runOnce(cmds, Infinity);
+      if (failed) return Date.now() - failedAt > shrinkBudgetMs ? undefined : runOnce(cmds, Infinity);
       if (opts.steps !== undefined && totals.steps >= opts.steps) return;
       const run = (opts.firstRun ?? 0) + totals.runs;
       try {
         await runOnce(cmds, opts.steps === undefined ? Infinity : opts.steps - totals.steps);
       } catch (err) {
         failed = true;
+        failedAt = Date.now();
+        firstFailure = `run ${run}: ${err instanceof Error ? err.message : String(err)}`;
         // Shrinking reruns the case many times and can outlast the test's timeout, which then names
         // only the timeout (seen on a loaded machine: 600 s of shrinking): the cause is printed now.
         console.error(`[model:${opts.name}] run ${run} failed; shrinking it next (FC_NO_SHRINK=1 skips that): ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
@@ -124,6 +133,17 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunTotals> {
       markInterruptAsFailure: false,
     },
   );
+  try {
+    await asserted;
+  } catch (err) {
+    // fast-check names the shrunk case's error; the first one (which may differ) goes with it, so
+    // the test's failure alone says what broke, and whether shrinking gave up early.
+    if (err instanceof Error && firstFailure) {
+      const gaveUp = Date.now() - failedAt > shrinkBudgetMs ? ` Shrinking stopped after its ${shrinkBudgetMs / 1000} s budget (FC_SHRINK_MS).` : '';
+      err.message += `\n[model:${opts.name}] the first failure, before shrinking, ${firstFailure}.${gaveUp}`;
+    }
+    throw err;
+  }
   while (active > 0) await new Promise((resolve) => setTimeout(resolve, 50));
   totals.ms = Date.now() - started;
   console.log(`[model:${opts.name}] ${totals.runs} runs, ${totals.steps} steps, ${totals.restarts} restarts, ${totals.kills} kill -9 in ${(totals.ms / 1000).toFixed(1)} s`);
