@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { postgresMissing, usePostgres } from '../helpers/postgres.ts';
 import { Prng } from '../../common/prng.ts';
 import { openPgDatabase, PgTraceStore, type PgDatabase } from '../../server/store/pg/index.ts';
-import { TraceFileLostError, type AppendHandlesOptions } from '../../server/store/pg/traces-files.ts';
+import { AppendHandles, TraceFileLostError, type AppendHandlesOptions } from '../../server/store/pg/traces-files.ts';
 import { openFilesUnder } from '../helpers/open-files.ts';
 
 const missing = postgresMissing();
@@ -343,3 +343,28 @@ async function collect(stream: NodeJS.ReadableStream): Promise<Buffer> {
   for await (const p of stream) parts.push(p as Buffer);
   return Buffer.concat(parts);
 }
+
+// The handles alone (no database): a build finished while one of its parts is being written.
+it('a kept append handle forgotten while an append uses it is closed once that append is done, and the append lands', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-handles-'));
+  const handles = new AppendHandles();
+  try {
+    const file = path.join(dir, '1.log');
+    await handles.writeAt(1, file, 0, Buffer.from('first'), false);
+    expect(openFilesUnder(dir)).toEqual([file]);
+    // The append takes the kept handle before its first await: forget() then finds it in use.
+    const writing = handles.writeAt(1, file, 5, Buffer.from(' second'), false);
+    const forgotten = handles.forget(1);
+    await writing;
+    await forgotten;
+    expect(fs.readFileSync(file, 'utf8')).toBe('first second');
+    await expect.poll(() => openFilesUnder(dir), { timeout: 5_000, interval: 20 }).toEqual([]);
+    // A part after that opens the file again by name, and keeps the handle as before.
+    await handles.writeAt(1, file, 12, Buffer.from('!'), false);
+    expect(fs.readFileSync(file, 'utf8')).toBe('first second!');
+    expect(openFilesUnder(dir)).toEqual([file]);
+  } finally {
+    await handles.closeAll();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

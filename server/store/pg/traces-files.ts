@@ -55,6 +55,8 @@ interface OpenTrace {
   /** Appends using the handle now: it is neither evicted nor closed while they run. */
   busy: number;
   usedAt: number;
+  /** Forgotten while an append was using it: closed when that append is done with it. */
+  closing?: boolean;
 }
 
 export interface AppendHandlesOptions {
@@ -119,10 +121,17 @@ export class AppendHandles {
     if (created && fsync) await syncDir(path.dirname(file));
   }
 
-  /** Closes the build's handle unless an append is using it; resolves once it is closed. */
+  /**
+   * Closes the build's handle; resolves once it is closed. One an append is using is marked instead
+   * and closed when the append is done with it (closing it under the append would fail its write),
+   * not left open until the idle sweep.
+   */
   forget(buildId: number): Promise<void> {
     const entry = this.open.get(buildId);
-    return entry && entry.busy === 0 ? this.drop(buildId) : Promise.resolve();
+    if (!entry) return Promise.resolve();
+    if (entry.busy === 0) return this.drop(buildId);
+    entry.closing = true;
+    return Promise.resolve();
   }
 
   async closeAll(): Promise<void> {
@@ -165,10 +174,10 @@ export class AppendHandles {
     }
   }
 
-  /** Done with the handle; `keep` false closes it (unless it was already replaced). */
+  /** Done with the handle; `keep` false, or a forget meanwhile, closes it (unless it was already replaced). */
   private release(buildId: number, entry: OpenTrace, keep: boolean): void {
     entry.busy--;
-    if (!keep && this.open.get(buildId) === entry) void this.drop(buildId);
+    if ((!keep || (entry.closing && entry.busy === 0)) && this.open.get(buildId) === entry) void this.drop(buildId);
   }
 
   private drop(buildId: number): Promise<void> {
