@@ -157,7 +157,6 @@ export interface PollOutcome {
   taken?: { build: Build; project: Project };
 }
 
-
 /**
  * A poll: the contact written when `contact` says so, and with `take` the build taken as takeBuild
  * takes it, with its project, in one statement; nothing for a runner that is paused, deleted or no

@@ -107,34 +107,33 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunTotals> {
       }
     }
   };
-  const asserted = fc.assert(
-    fc.asyncProperty(commands, async (cmds) => {
-      if (failed) return Date.now() - failedAt > shrinkBudgetMs ? undefined : runOnce(cmds, Infinity);
-      if (opts.steps !== undefined && totals.steps >= opts.steps) return;
-      const run = (opts.firstRun ?? 0) + totals.runs;
-      try {
-        await runOnce(cmds, opts.steps === undefined ? Infinity : opts.steps - totals.steps);
-      } catch (err) {
-        failed = true;
-        failedAt = Date.now();
-        firstFailure = `run ${run}: ${err instanceof Error ? err.message : String(err)}`;
-        // Shrinking reruns the case many times and can outlast the test's timeout, which then names
-        // only the timeout (seen on a loaded machine: 600 s of shrinking): the cause is printed now.
-        console.error(`[model:${opts.name}] run ${run} failed; shrinking it next (FC_NO_SHRINK=1 skips that): ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-        throw err;
-      }
-    }),
-    {
-      seed,
-      path,
-      numRuns,
-      endOnFailure: process.env.FC_NO_SHRINK === '1',
-      interruptAfterTimeLimit: opts.timeLimitMs,
-      markInterruptAsFailure: false,
-    },
-  );
   try {
-    await asserted;
+    await fc.assert(
+      fc.asyncProperty(commands, async (cmds) => {
+        if (failed) return Date.now() - failedAt > shrinkBudgetMs ? undefined : runOnce(cmds, Infinity);
+        if (opts.steps !== undefined && totals.steps >= opts.steps) return;
+        const run = (opts.firstRun ?? 0) + totals.runs;
+        try {
+          await runOnce(cmds, opts.steps === undefined ? Infinity : opts.steps - totals.steps);
+        } catch (err) {
+          failed = true;
+          failedAt = Date.now();
+          firstFailure = `run ${run}: ${err instanceof Error ? err.message : String(err)}`;
+          // Shrinking reruns the case many times and can outlast the test's timeout, which then names
+          // only the timeout (seen on a loaded machine: 600 s of shrinking): the cause is printed now.
+          console.error(`[model:${opts.name}] run ${run} failed; shrinking it next (FC_NO_SHRINK=1 skips that): ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+          throw err;
+        }
+      }),
+      {
+        seed,
+        path,
+        numRuns,
+        endOnFailure: process.env.FC_NO_SHRINK === '1',
+        interruptAfterTimeLimit: opts.timeLimitMs,
+        markInterruptAsFailure: false,
+      },
+    );
   } catch (err) {
     // fast-check names the shrunk case's error; the first one (which may differ) goes with it, so
     // the test's failure alone says what broke, and whether shrinking gave up early.
