@@ -1,6 +1,7 @@
-// The chart's text alternative: a table (seen only by screen readers) with each series' latest,
-// lowest and highest value over the range shown, so what the canvas draws can be read, not only
-// its series' names. Rebuilt with the data; a table, not a live region: it is read on request.
+// The chart's text alternative: a table with each series' latest, lowest and highest value over the
+// range shown, so what the canvas draws can be read, not only its series' names. TimeSeriesChart
+// puts it inside the canvas as fallback content: screen readers read it, nothing lays it out.
+// Rebuilt with the data; a table, not a live region: it is read on request.
 import { memo } from 'react';
 // Only what it reads of a series (importing TimeSeriesChart's type would make an import cycle).
 type Series = { name: string; values: (number | null)[] };
@@ -25,9 +26,7 @@ export const ChartSummary = memo(function ChartSummary({ series, from, to, yForm
   const fmt = (v: number | null) => (v === null ? 'no data' : yFormat ? yFormat(v) : String(Math.round(v * 100) / 100));
   const time = (ms: number) => TIME.format(ms);
   return (
-    // The wrapper hides it: a table will not shrink to the 1 px box itself.
-    <div className="sr-only">
-      <table data-testid="chart-summary">
+    <table data-testid="chart-summary">
         <caption>Chart values from {time(from)} to {time(to)}</caption>
         <thead>
           <tr>
@@ -50,7 +49,6 @@ export const ChartSummary = memo(function ChartSummary({ series, from, to, yForm
             );
           })}
         </tbody>
-      </table>
-    </div>
+    </table>
   );
 });

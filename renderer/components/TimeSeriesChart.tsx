@@ -9,7 +9,7 @@
 // The x axis is the from..to the caller gives (the dashboard: the whole selected range), whatever
 // part of it has samples, so a range looks the same from one minute to the next; stretches of time
 // (a pause) are shaded over the plot.
-import { memo, useCallback, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { memo, useCallback, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { clock, timeTicks } from './format.ts';
 import { hoverIndex, niceCeil, spanBox, yTicks } from './chart-geometry.ts';
 import { drawSeries, type DrawnSeries } from './chart-canvas.ts';
@@ -38,14 +38,18 @@ export interface ChartProps {
 }
 
 /** The series, on a canvas at the plot area's place over the frame, under the hover layer. Drawn
- *  in a layout effect: in the same commit as the axes, so the lines never lag a frame behind. */
-function SeriesCanvas({ plot, t, series, hidden, from, to, yMax }: { plot: Plot; t: number[]; series: Series[]; hidden: Set<number>; from: number; to: number; yMax: number }) {
+ *  in a layout effect: in the same commit as the axes, so the lines never lag a frame behind.
+ *  `children` (the chart's text alternative) is the canvas's fallback content: in the accessibility
+ *  tree, never laid out. As a box of its own (1 px, clipped) its 50-row table was most of a redraw's
+ *  layout: 358 of 826 layout objects dirty per update, 2.5 of ~3 ms (bench/probes/redraw-trace.ts). */
+function SeriesCanvas({ plot, t, series, hidden, from, to, yMax, children }: { plot: Plot; t: number[]; series: Series[]; hidden: Set<number>; from: number; to: number; yMax: number; children: ReactNode }) {
   const ref = useRef<HTMLCanvasElement>(null);
+  const listRef = useRef<HTMLUListElement>(null);
   const w = plot.width;
   const h = plot.height;
   useLayoutEffect(() => {
     const canvas = ref.current;
-    if (!canvas) return;
+    if (!canvas || !listRef.current) return;
     const dpr = window.devicePixelRatio || 1;
     const cw = Math.max(1, Math.round(w * dpr));
     const ch = Math.max(1, Math.round((h + 2 * PAD) * dpr));
@@ -60,16 +64,22 @@ function SeriesCanvas({ plot, t, series, hidden, from, to, yMax }: { plot: Plot;
     ctx.clearRect(0, 0, cw, ch);
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     const drawn = drawSeries(ctx, t, series, hidden, { width: w, height: h, top: PAD, from, to, yMax, dpr });
-    publish(canvas, drawn);
+    publish(canvas, listRef.current, drawn);
   }, [w, h, t, series, hidden, from, to, yMax]);
   return (
+    // A figure, not an image: an image's children are presentational, and these are what a screen
+    // reader reads of the chart (the list of lines drawn, the table of values).
     <canvas
       ref={ref}
       className="series-canvas"
-      role="img"
+      role="figure"
       style={{ position: 'absolute', left: plot.x, top: plot.y - PAD, width: w, height: h + 2 * PAD, pointerEvents: 'none' }}
       data-plot-width={Math.round(w)}
-    />
+    >
+      {/* Filled by publish() from the drawing loop; React renders it empty and never touches its items. */}
+      <ul ref={listRef} aria-label="Lines drawn" />
+      {children}
+    </canvas>
   );
 }
 
@@ -155,22 +165,16 @@ function SpanLayer({ left, top, width, height, spans, from, to }: { left: number
   );
 }
 
-/** What the canvas drew, from the drawing loop itself: an aria-label for screen readers, the list
- *  as JSON in data-drawn, and one fallback element per drawn series inside the canvas (never
- *  rendered; the e2e tests count and read these). Only what changed is written: every data update
- *  changes the vertex counts in data-drawn, but rarely what the list items say, and rebuilding 50
- *  items was most of a redraw's DOM work (bench/ui.ts). */
-function publish(canvas: HTMLCanvasElement, drawn: DrawnSeries[]): void {
+/** What the canvas drew, from the drawing loop itself: the canvas's accessible name, the list as
+ *  JSON in data-drawn, and one item per drawn series in the canvas's fallback list (the e2e tests
+ *  count and read these). Only what changed is written: every data update changes the vertex
+ *  counts in data-drawn, but rarely what the list items say, and rebuilding 50 items was most of a
+ *  redraw's DOM work (bench/ui.ts). */
+function publish(canvas: HTMLCanvasElement, ul: HTMLUListElement, drawn: DrawnSeries[]): void {
   const json = JSON.stringify(drawn);
   if (canvas.dataset.drawn === json) return;
   canvas.dataset.drawn = json;
   setAttr(canvas, 'aria-label', drawn.length ? `Chart lines for ${drawn.length} series: ${drawn.map((d) => d.name).join(', ')}` : 'No data to draw');
-  let found = canvas.firstElementChild;
-  if (found?.tagName !== 'UL') {
-    found = document.createElement('ul');
-    canvas.replaceChildren(found);
-  }
-  const ul = found;
   const items = ul.children;
   while (items.length > drawn.length) items[items.length - 1]!.remove();
   drawn.forEach((d, k) => {
@@ -291,14 +295,15 @@ export const TimeSeriesChart = memo(function TimeSeriesChart({ testId, t, series
             <ChartFrame width={width} height={height} plot={plot} from={from} to={to} yMax={yMax} xTicks={xTicks} yTicks={yTickList} xFormat={xFormat} yFormat={yFormat} refLines={refLines} markers={markers} />
             {/* Positioned boxes paint in DOM order: over the frame the lines (not under the grid,
                 whose dashes would cut a line lying on a tick), then the spans and hover layer. */}
-            <SeriesCanvas plot={plot} t={t} series={series} hidden={hidden} from={from} to={to} yMax={yMax} />
+            <SeriesCanvas plot={plot} t={t} series={series} hidden={hidden} from={from} to={to} yMax={yMax}>
+              <ChartSummary series={series} from={from} to={to} yFormat={yFormat} />
+            </SeriesCanvas>
             {spans.length > 0 && <SpanLayer left={plot.x} top={plot.y} width={plot.width} height={plot.height} spans={spans} from={from} to={to} />}
             <HoverLayer left={plot.x} top={plot.y} width={plot.width} height={plot.height} t={t} series={series} hidden={hidden} from={from} to={to} yFormat={yFormat} />
           </>
         )}
       </div>
       {legend}
-      <ChartSummary series={series} from={from} to={to} yFormat={yFormat} />
     </div>
   );
 });
