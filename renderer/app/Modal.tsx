@@ -2,6 +2,7 @@
 // with what the native one leaves out: Tab and Shift+Tab wrap inside it, and the focus goes back
 // to where it was when the dialog opened.
 import { useEffect, useRef, type ReactNode } from 'react';
+import { modalOpened } from '../components/modal-open.ts';
 import './dialogs.css';
 
 const FOCUSABLE = 'button:not([disabled]), a[href], input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
@@ -17,6 +18,7 @@ export function Modal({ labelledBy, onClose, children, testId }: { labelledBy: s
     const dialog = ref.current!;
     const before = document.activeElement as HTMLElement | null;
     dialog.showModal();
+    const closed = modalOpened();
     dialog.querySelector<HTMLElement>('[data-autofocus]')?.focus(); // React keeps autoFocus to itself: no attribute for showModal to find
     const onCancel = (e: Event) => {
       e.preventDefault(); // React decides when it goes (and restores the focus below)
@@ -42,6 +44,7 @@ export function Modal({ labelledBy, onClose, children, testId }: { labelledBy: s
       dialog.removeEventListener('cancel', onCancel);
       dialog.removeEventListener('keydown', onKey);
       dialog.close();
+      closed();
       if (before && before.isConnected) before.focus();
     };
   }, []);

@@ -15,6 +15,7 @@ import { hoverIndex, niceCeil, spanBox, yTicks } from './chart-geometry.ts';
 import { drawSeries, type DrawnSeries } from './chart-canvas.ts';
 import { ChartFrame, plotArea, type Plot } from './ChartFrame.tsx';
 import { ChartSummary } from './ChartSummary.tsx';
+import { useModalOpen } from './modal-open.ts';
 import type { Marker, RefLine, Series, Span } from './chart-types.ts';
 import './time-chart.css';
 
@@ -45,6 +46,7 @@ export interface ChartProps {
 function SeriesCanvas({ plot, t, series, hidden, from, to, yMax, children }: { plot: Plot; t: number[]; series: Series[]; hidden: Set<number>; from: number; to: number; yMax: number; children: ReactNode }) {
   const ref = useRef<HTMLCanvasElement>(null);
   const listRef = useRef<HTMLUListElement>(null);
+  const behindModal = useModalOpen();
   const w = plot.width;
   const h = plot.height;
   useLayoutEffect(() => {
@@ -73,6 +75,7 @@ function SeriesCanvas({ plot, t, series, hidden, from, to, yMax, children }: { p
       ref={ref}
       className="series-canvas"
       role="figure"
+      aria-hidden={behindModal || undefined}
       style={{ position: 'absolute', left: plot.x, top: plot.y - PAD, width: w, height: h + 2 * PAD, pointerEvents: 'none' }}
       data-plot-width={Math.round(w)}
     >

@@ -150,4 +150,21 @@ test('each chart has a table of its values for screen readers', async ({ page })
   for (const t of tables) expect(below(t).filter((n) => n.role?.value === 'cell').length).toBeGreaterThanOrEqual(3);
   const figureOf = (n: AXNode | undefined): AXNode | undefined => (!n ? undefined : !n.ignored && n.role?.value === 'figure' ? n : figureOf(n.parentId ? byId.get(n.parentId) : undefined));
   expect(figureOf(tables[0])?.name?.value).toMatch(/^Chart lines for \d+ series|^No data to draw/);
+
+  // Under an open modal dialog, the page behind it is out of the tree, the tables included (Chromium
+  // leaves a canvas's fallback content reachable under a modal: the chart hides it itself).
+  const reachableTables = async () => {
+    const { nodes: all } = (await cdp.send('Accessibility.getFullAXTree')) as { nodes: AXNode[] };
+    const ids = new Map(all.map((n) => [n.nodeId, n]));
+    const walk = (n: AXNode): AXNode[] => [n, ...(n.childIds ?? []).flatMap((id) => (ids.get(id) ? walk(ids.get(id)!) : []))];
+    return walk(all.find((n) => n.role?.value === 'RootWebArea')!).filter((n) => !n.ignored && n.role?.value === 'table' && n.name?.value.startsWith('Chart values from')).length;
+  };
+  expect(await reachableTables()).toBe(tables.length);
+  await page.getByTestId('nav-builds').focus();
+  await page.keyboard.press('?');
+  await expect(page.getByRole('dialog', { name: 'Keyboard shortcuts' })).toBeVisible();
+  await expect.poll(reachableTables).toBe(0);
+  await page.keyboard.press('Escape');
+  await expect(page.getByRole('dialog')).toHaveCount(0);
+  await expect.poll(reachableTables).toBe(tables.length);
 });
