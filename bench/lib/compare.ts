@@ -1,7 +1,15 @@
 // The regression gate (`npm run bench -- --compare`): this run's lines against the last committed
 // bench/results.json. Only ratios are compared (each run's figure over the bare reference measured in
 // the same run), so the load of the machine, which moves both, cancels as far as it can; a line moved
-// when its range of ratios over the rounds no longer overlaps the other run's range.
+// when its range of ratios over the rounds no longer overlaps the other run's range. Runs differ from
+// one another by more than their rounds do (page cache, disk, the neighbours of a shared machine): the
+// upload's ratio was 0.52-0.64 over seven committed runs of unchanged code, each run with a narrow
+// spread, and the gate called it regressed or improved every other run. So the committed runs before
+// (same machine, same --quick) say how far a line moves from one run to the next: a line that moved
+// beyond the last run's spread, but by no more than the runs have moved between themselves, is marked
+// 'within history', not regressed. Between themselves means the second-largest step between
+// consecutive runs, so that one real change among them (a fix that doubled a ratio) does not make
+// every later move look like noise. An A/B of two revisions on one machine (bench/*-ab.ts) tells.
 import type { BenchResult } from './harness.ts';
 
 /** Min and max over the rounds of one line, and how many rounds there were. */
@@ -20,7 +28,7 @@ export interface ResultsFile {
   results: BenchResult[];
 }
 
-export type Mark = 'regressed' | 'improved' | 'within noise' | 'no spread' | 'new' | 'gone';
+export type Mark = 'regressed' | 'improved' | 'within history' | 'within noise' | 'no spread' | 'new' | 'gone';
 
 export interface Row {
   name: string;
@@ -30,6 +38,8 @@ export interface Row {
   after?: { ratio: number; range: [number, number] };
   /** after ÷ before of the median ratios, minus one (+0.1 = the ratio grew by 10 %). */
   change?: number;
+  /** When the line moved within history: how many committed runs, and the step they allow (0.13 = 13 %). */
+  history?: { runs: number; step: number };
 }
 
 /**
@@ -68,12 +78,18 @@ function pair(before: BenchResult[], after: BenchResult[]): [BenchResult | undef
   return [...pairs, ...[...left].map((b) => [b, undefined] as [BenchResult, undefined])];
 }
 
+/** The line of `run` that pairs with `name` (exact name first, then loose name), if any. */
+function lineIn(run: ResultsFile, name: string): BenchResult | undefined {
+  return run.results.find((x) => x.name === name) ?? run.results.find((x) => looseName(x.name) === looseName(name));
+}
+
 /**
  * Marks every line. A line whose runs have no spread on either side (a single round each) cannot be
  * told from noise: 'no spread', never a regression. One side with a spread is enough: the other side's
- * single figure must fall outside it.
+ * single figure must fall outside it. `history`: earlier committed runs (comparableHistory); a line
+ * that moved by no more than those runs moved between themselves (historyStep) is 'within history'.
  */
-export function compare(before: ResultsFile, after: ResultsFile): Row[] {
+export function compare(before: ResultsFile, after: ResultsFile, history: ResultsFile[] = []): Row[] {
   return pair(before.results, after.results).map(([b, a]) => {
     const line = (a ?? b)!;
     const better = betterOf(line);
@@ -85,9 +101,31 @@ export function compare(before: ResultsFile, after: ResultsFile): Row[] {
     if (!spreadOf(a) && !spreadOf(b)) return { ...row, mark: a.ratio === b.ratio ? 'within noise' : 'no spread' };
     const higher = ra[0] > rb[1];
     const lower = ra[1] < rb[0];
-    if (higher || lower) row.mark = higher === (better === 'higher') ? 'improved' : 'regressed';
+    if (!higher && !lower) return row;
+    // The last run once, though the history (read up to the same revision) may hold it too.
+    const past = [b, ...history.flatMap((run) => (run.date !== undefined && run.date === before.date ? [] : (lineIn(run, b.name) ?? [])))];
+    const step = historyStep(past);
+    if (step !== undefined && Math.abs(Math.log(a.ratio / b.ratio)) <= Math.log(1 + step)) return { ...row, mark: 'within history', history: { runs: past.length, step } };
+    row.mark = higher === (better === 'higher') ? 'improved' : 'regressed';
     return row;
   });
+}
+
+/**
+ * How far a line moved between consecutive committed runs (newest first), as a fraction of the
+ * smaller ratio: the second-largest step, so that one real change among the runs is left out.
+ * Needs four runs (three steps); undefined otherwise.
+ */
+export function historyStep(runs: BenchResult[]): number | undefined {
+  const ratios = runs.map((r) => r.ratio).filter((r) => Number.isFinite(r) && r > 0);
+  if (ratios.length < 4) return undefined;
+  const steps = ratios.slice(1).map((r, i) => Math.abs(Math.log(r / ratios[i]!))).sort((x, y) => y - x);
+  return Math.exp(steps[1]!) - 1;
+}
+
+/** Of earlier committed runs, those that can stand beside `after`: the same machine, the same --quick. */
+export function comparableHistory(after: ResultsFile, runs: ResultsFile[]): ResultsFile[] {
+  return runs.filter((r) => machineChange(r, after).length === 0 && Boolean(r.quick) === Boolean(after.quick));
 }
 
 /**
@@ -107,11 +145,13 @@ export function machineChange(before: ResultsFile, after: ResultsFile): string[]
 
 const fmt = (x: number) => (Math.abs(x) >= 100 ? x.toFixed(0) : Math.abs(x) >= 10 ? x.toFixed(1) : x.toFixed(2));
 const cell = (s?: { ratio: number; range: [number, number] }) => (s ? (s.range[0] === s.range[1] ? `${fmt(s.ratio)}×` : `${fmt(s.ratio)}× (${fmt(s.range[0])}–${fmt(s.range[1])})`) : '—');
+const markCell = (r: Row) =>
+  r.mark === 'regressed' ? 'REGRESSED' : r.mark === 'gone' ? 'not in this run' : r.mark === 'within history' && r.history ? `within history (±${(r.history.step * 100).toFixed(0)} %, ${r.history.runs} runs)` : r.mark;
 
 /** A plain-text table: line, before, after, change, better, mark. */
 export function table(rows: Row[], before: ResultsFile, after: ResultsFile): string {
   const head = ['line', `before: ${before.date ?? '?'}`, `after: ${after.date ?? '?'}`, 'change', 'better', 'mark'];
-  const body = rows.map((r) => [r.name, cell(r.before), cell(r.after), r.change === undefined ? '' : `${r.change >= 0 ? '+' : ''}${(r.change * 100).toFixed(0)} %`, r.better, r.mark === 'regressed' ? 'REGRESSED' : r.mark === 'gone' ? 'not in this run' : r.mark]);
+  const body = rows.map((r) => [r.name, cell(r.before), cell(r.after), r.change === undefined ? '' : `${r.change >= 0 ? '+' : ''}${(r.change * 100).toFixed(0)} %`, r.better, markCell(r)]);
   const widths = head.map((h, i) => Math.min(i === 0 ? 60 : 40, Math.max(h.length, ...body.map((b) => b[i]!.length))));
   const line = (cols: string[]) => cols.map((c, i) => (c.length > widths[i]! ? `${c.slice(0, widths[i]! - 1)}…` : c.padEnd(widths[i]!))).join('  ');
   const notes: string[] = [];
@@ -120,6 +160,8 @@ export function table(rows: Row[], before: ResultsFile, after: ResultsFile): str
   if (moved.length) notes.push(`note: the two runs are on different machines (${moved.join(', ')}). Ours and a bare reference do not scale alike with the hardware, so a mark may be the machine's, not the code's: before believing one, compare two revisions on this machine (bench/dispatch-ab.ts, traces-ab.ts, artifacts-ab.ts, startup.ts --bundle A --bundle B) or against a run made here (--against REV).`);
   const loads = [before, after].map((f) => f.machine?.load_average_at_start?.join(' / ') ?? '?');
   notes.push(`load average at start: before ${loads[0]}, after ${loads[1]}. Ratios are median (min–max) over the rounds; a line moved when the ranges do not overlap.`);
+  if (rows.some((r) => r.mark === 'within history'))
+    notes.push('within history: the line moved beyond the last run’s spread, but by no more than it moved between consecutive committed runs on this machine (the second-largest such step, over the runs counted beside it). Not a regression by itself: an A/B of the two revisions (bench/*-ab.ts, startup.ts --bundle A --bundle B) tells.');
   return [line(head), line(head.map((_, i) => '-'.repeat(widths[i]!))), ...body.map(line), '', ...notes].join('\n');
 }
 

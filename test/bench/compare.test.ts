@@ -1,6 +1,6 @@
 // The regression gate's marks and the rounds' spread, on results objects made here: no benchmark runs.
 import { describe, expect, it } from 'vitest';
-import { compare, machineChange, regressions, table, type ResultsFile, type Row } from '../../bench/lib/compare.ts';
+import { comparableHistory, compare, historyStep, machineChange, regressions, table, type ResultsFile, type Row } from '../../bench/lib/compare.ts';
 import type { BenchResult } from '../../bench/lib/harness.ts';
 import { hasSpread, mergeRounds, ownSpread } from '../../bench/lib/rounds.ts';
 
@@ -82,6 +82,48 @@ describe('compare', () => {
     // A run from before the machine was recorded is not called another machine.
     expect(machineChange(file([]), intel)).toEqual([]);
     expect(table(compare(amd, intel), amd, intel)).toMatch(/different machines \(cpu AMD EPYC → Intel\(R\) Xeon\(R\) Processor\)/);
+  });
+});
+
+describe('compare with the committed runs before', () => {
+  // The upload's ratios over the committed runs of 2026-11-26/27, unchanged code, newest first.
+  const upload = [0.64, 0.52, 0.59, 0.55, 0.63, 0.6];
+  const runs = (ratios: number[]) => ratios.map((r, i) => ({ ...file([line('upload', 'MiB/s', r, [r - 0.02, r + 0.02])]), date: `run ${i}` }));
+
+  it('calls a move no larger than the runs made between themselves within history, not a regression', () => {
+    const [before, ...history] = runs(upload);
+    const after = file([line('upload', 'MiB/s', 0.56, [0.5, 0.6])]);
+    expect(markOf(compare(before!, after), 'upload')).toBe('regressed'); // the last run alone
+    const rows = compare(before!, after, history);
+    expect(markOf(rows, 'upload')).toBe('within history');
+    expect(regressions(rows)).toEqual([]);
+    expect(rows[0]!.history).toEqual({ runs: 6, step: expect.closeTo(0.1455, 3) }); // 0.55 → 0.63, the second-largest step (0.64 → 0.52 the largest)
+    expect(table(rows, before!, after)).toMatch(/within history \(±15 %, 6 runs\)/);
+  });
+
+  it('still calls a move larger than that a regression, and a move the other way an improvement', () => {
+    const [before, ...history] = runs(upload);
+    expect(markOf(compare(before!, file([line('upload', 'MiB/s', 0.45, [0.43, 0.47])]), history), 'upload')).toBe('regressed');
+    expect(markOf(compare(before!, file([line('upload', 'MiB/s', 0.9, [0.88, 0.92])]), history), 'upload')).toBe('improved');
+  });
+
+  it('leaves out one real change among the runs: a fix that doubled the ratio does not make a fall back look like noise', () => {
+    const [before, ...history] = runs([0.8, 0.81, 0.79, 0.4, 0.41]);
+    expect(historyStep([before!, ...history].map((r) => r.results[0]!))).toBeCloseTo(0.0253, 3); // 0.81 vs 0.79, not 0.79 vs 0.4
+    expect(markOf(compare(before!, file([line('upload', 'MiB/s', 0.5, [0.48, 0.52])]), history), 'upload')).toBe('regressed');
+  });
+
+  it('needs four runs to say how far a line moves, and counts the last run once when it is in the history too', () => {
+    expect(historyStep(runs([0.64, 0.52, 0.59]).map((r) => r.results[0]!))).toBeUndefined();
+    const all = runs([0.64, 0.52, 0.59]);
+    expect(markOf(compare(all[0]!, file([line('upload', 'MiB/s', 0.56, [0.5, 0.6])]), all), 'upload')).toBe('regressed');
+  });
+
+  it('takes history only from the same machine and the same --quick', () => {
+    const on = (cpu: string, quick = false): ResultsFile => ({ ...file([], quick), machine: { cpu, cores: 2, node: 'v20.20.2' } });
+    const after = on('Intel');
+    const same = on('Intel');
+    expect(comparableHistory(after, [same, on('AMD'), on('Intel', true)])).toEqual([same]);
   });
 });
 
