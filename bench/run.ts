@@ -100,7 +100,7 @@ function markdown(results: BenchResult[], meta: { command: string; date: string;
     'the load generator runs in the bench process, so on two cores each side gets one. The benchmarks run one after another.',
     'The reference column is the bare baseline measured in the same run (a bare node:http server, a raw file copy, a plain JS loop…);',
     'ratio is figure ÷ reference (for latencies and sizes, lower is better); each line is the median of the rounds, with the min–max of their ratios.',
-    '`npm run bench -- --compare` marks every line that moved beyond that spread against the committed `bench/results.json`.',
+    '`npm run bench -- --compare` marks every line that moved beyond that spread against the committed `bench/results.json` (a move no larger than the last committed runs made between themselves on this machine: *within history*).',
     '',
     '| Benchmark | Figure | Reference | Ratio | Goal | Result | Details |',
     '|---|---|---|---|---|---|---|',
