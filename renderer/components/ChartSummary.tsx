@@ -27,28 +27,28 @@ export const ChartSummary = memo(function ChartSummary({ series, from, to, yForm
   const time = (ms: number) => TIME.format(ms);
   return (
     <table data-testid="chart-summary">
-        <caption>Chart values from {time(from)} to {time(to)}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Series</th>
-            <th scope="col">Latest</th>
-            <th scope="col">Lowest</th>
-            <th scope="col">Highest</th>
-          </tr>
-        </thead>
-        <tbody>
-          {series.map((s) => {
-            const st = stats(s.values);
-            return (
-              <tr key={s.name} data-series={s.name}>
-                <th scope="row">{s.name}</th>
-                <td>{fmt(st.latest)}</td>
-                <td>{fmt(st.min)}</td>
-                <td>{fmt(st.max)}</td>
-              </tr>
-            );
-          })}
-        </tbody>
+      <caption>Chart values from {time(from)} to {time(to)}</caption>
+      <thead>
+        <tr>
+          <th scope="col">Series</th>
+          <th scope="col">Latest</th>
+          <th scope="col">Lowest</th>
+          <th scope="col">Highest</th>
+        </tr>
+      </thead>
+      <tbody>
+        {series.map((s) => {
+          const st = stats(s.values);
+          return (
+            <tr key={s.name} data-series={s.name}>
+              <th scope="row">{s.name}</th>
+              <td>{fmt(st.latest)}</td>
+              <td>{fmt(st.min)}</td>
+              <td>{fmt(st.max)}</td>
+            </tr>
+          );
+        })}
+      </tbody>
     </table>
   );
 });
