@@ -16,7 +16,7 @@ import { resolveBehaviour } from '../simulator/behaviour.ts';
 import { archiveStream } from '../simulator/artifact.ts';
 import { Fleet } from '../simulator/fleet.ts';
 import { Journal } from '../simulator/journal.ts';
-import { send } from './lib/harness.ts';
+import { send, startJobscope } from './lib/harness.ts';
 import { RUNNER_USER_AGENT, runnerInfo } from '../simulator/runner-client.ts';
 import { jobLog } from '../simulator/job-log.ts';
 import { Prng } from '../common/prng.ts';
@@ -29,26 +29,47 @@ export interface Shape {
   artifactKb: number;
 }
 
-async function embedded(): Promise<{ server: JobscopeServer; url: string; dir: string }> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-bench-sim-'));
-  const server = await buildServer(resolveConfig({ port: 0, dataDir: dir, logLevel: 'silent', mode: 'test' }, {}));
-  return { server, url: await server.listen(), dir };
+/** Where the runs' server lives: its URL and tokens, and how to stop it. `pid` for a child's. */
+export interface Host {
+  url: string;
+  adminToken: string;
+  registrationToken: string;
+  pid?: number;
+  stop(): Promise<void>;
 }
 
-async function done(e: Awaited<ReturnType<typeof embedded>>) {
-  await e.server.close();
-  fs.rmSync(e.dir, { recursive: true, force: true });
+/** The server in this process, as the bench measures it (a CPU ratio: both sides share it). */
+export async function embedded(): Promise<Host> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-bench-sim-'));
+  const server: JobscopeServer = await buildServer(resolveConfig({ port: 0, dataDir: dir, logLevel: 'silent', mode: 'test' }, {}));
+  const url = await server.listen();
+  const { adminToken, registrationToken } = server.ctx.store;
+  return {
+    url,
+    adminToken,
+    registrationToken,
+    async stop() {
+      await server.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The server as a `jobscope serve` child (bench/probes/simulator-split.ts): its CPU apart from the client's. */
+export async function child(): Promise<Host> {
+  const s = await startJobscope('sim');
+  return { url: s.url, adminToken: s.adminToken, registrationToken: s.registrationToken, pid: s.pid, stop: () => s.stop() };
 }
 
 const cpuMs = (c: NodeJS.CpuUsage) => (c.user + c.system) / 1000;
 
-export async function simulatorRun(shape: Shape): Promise<{ seconds: number; cpuMs: number; traceBytes: number; builds: number; broken: boolean }> {
-  const e = await embedded();
+export async function simulatorRun(shape: Shape, host: () => Promise<Host> = embedded): Promise<{ seconds: number; cpuMs: number; traceBytes: number; builds: number; broken: boolean }> {
+  const e = await host();
   try {
     const fleet = new Fleet({
       target: e.url,
-      registrationToken: e.server.ctx.store.registrationToken,
-      adminToken: e.server.ctx.store.adminToken,
+      registrationToken: e.registrationToken,
+      adminToken: e.adminToken,
       verify: false,
       seed: 1,
       builds: shape.builds,
@@ -74,12 +95,12 @@ export async function simulatorRun(shape: Shape): Promise<{ seconds: number; cpu
     const st = fleet.status();
     return { seconds, cpuMs: cpu, traceBytes: st.totals.trace_bytes, builds: st.totals.builds_done, broken: st.protocol_broken };
   } finally {
-    await done(e);
+    await e.stop();
   }
 }
 
-export async function referenceRun(shape: Shape): Promise<{ seconds: number; cpuMs: number; traceBytes: number; builds: number }> {
-  const e = await embedded();
+export async function referenceRun(shape: Shape, host: () => Promise<Host> = embedded): Promise<{ seconds: number; cpuMs: number; traceBytes: number; builds: number }> {
+  const e = await host();
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
   try {
     const base = `${e.url}/ci/api/v1`;
@@ -89,7 +110,7 @@ export async function referenceRun(shape: Shape): Promise<{ seconds: number; cpu
     // that difference was counted as the simulator's cost.
     const json = { 'User-Agent': RUNNER_USER_AGENT, Accept: 'application/json', 'Content-Type': 'application/json', 'Accept-Encoding': 'gzip' };
     const info = runnerInfo(true);
-    const admin = { 'PRIVATE-TOKEN': e.server.ctx.store.adminToken, 'Content-Type': 'application/json' };
+    const admin = { 'PRIVATE-TOKEN': e.adminToken, 'Content-Type': 'application/json' };
     const project = JSON.parse((await send(`${e.url}/api/v3/sim/projects`, { method: 'POST', headers: admin, body: '{"name":"bench"}', agent })).body.toString());
     await send(`${e.url}/api/v3/sim/projects/${project.id}/builds`, { method: 'POST', headers: admin, body: JSON.stringify({ count: shape.builds }), agent });
     // The trace the server gets is a job log like the simulator's (ANSI colours, UTF-8 marks), made
@@ -116,7 +137,7 @@ export async function referenceRun(shape: Shape): Promise<{ seconds: number; cpu
     const c0 = process.cpuUsage();
     await Promise.all(
       Array.from({ length: shape.runners }, async () => {
-        const reg = await send(`${base}/runners/register.json`, { method: 'POST', headers: json, body: JSON.stringify({ info: runnerInfo(false), token: e.server.ctx.store.registrationToken, description: 'bench', run_untagged: true }), agent });
+        const reg = await send(`${base}/runners/register.json`, { method: 'POST', headers: json, body: JSON.stringify({ info: runnerInfo(false), token: e.registrationToken, description: 'bench', run_untagged: true }), agent });
         const token = JSON.parse(reg.body.toString()).token as string;
         while (taken < shape.builds) {
           const poll = await send(`${base}/builds/register.json`, { method: 'POST', headers: json, body: JSON.stringify({ info, token }), agent });
@@ -137,7 +158,7 @@ export async function referenceRun(shape: Shape): Promise<{ seconds: number; cpu
     return { seconds: (performance.now() - t0) / 1000, cpuMs: cpuMs(process.cpuUsage(c0)), traceBytes, builds: taken };
   } finally {
     agent.destroy();
-    await done(e);
+    await e.stop();
   }
 }
 
