@@ -91,8 +91,13 @@ const TICK_MS = 10; // USER_HZ is 100 on Linux
 
 /** utime+stime (own) and cutime+cstime (reaped children) of a process, ms; 0 once it is gone. */
 function procCpuMs(pid: number, withChildren: boolean): number {
+  return statCpuMs(`/proc/${pid}/stat`, withChildren);
+}
+
+/** The same from any /proc stat file: a process's, or a thread's (/proc/<pid>/task/<tid>/stat). */
+export function statCpuMs(statFile: string, withChildren = false): number {
   try {
-    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    const f = fs.readFileSync(statFile, 'utf8').split(') ')[1]!.split(' ');
     // After "pid (comm) ": state is f[0], so utime/stime/cutime/cstime (fields 14–17) are f[11..14].
     const own = Number(f[11]) + Number(f[12]);
     return (own + (withChildren ? Number(f[13]) + Number(f[14]) : 0)) * TICK_MS;

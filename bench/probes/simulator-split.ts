@@ -6,60 +6,42 @@
 // and GC helpers, libuv's pool). Linux only (/proc).
 //   node --import tsx bench/probes/simulator-split.ts [--pairs N]
 import fs from 'node:fs';
+import { cpuMeter, statCpuMs } from '../lib/pg-bench.ts';
 import { child, referenceRun, simulatorRun, type Shape } from '../simulator.ts';
 
 const SHAPE: Shape = { runners: 20, builds: 400, traceKb: 16, partKb: 4, artifactKb: 64 };
 const at = process.argv.indexOf('--pairs');
 const PAIRS = at > 0 ? Number(process.argv[at + 1]) : 3;
 
-/** User + system CPU in ms from a /proc stat line (10 ms ticks). */
-function statCpu(file: string): number {
-  const st = fs.readFileSync(file, 'utf8');
-  const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
-  return (Number(f[11]) + Number(f[12])) * 10;
-}
-
 /** This process's CPU so far: its main thread, and every other thread alive. */
 function ownThreads(): { main: number; other: number } {
   let other = 0;
   for (const t of fs.readdirSync('/proc/self/task')) {
     if (t === String(process.pid)) continue;
-    try {
-      other += statCpu(`/proc/self/task/${t}/stat`);
-    } catch {
-      // the thread ended while we looked
-    }
+    other += statCpuMs(`/proc/self/task/${t}/stat`); // 0 for a thread that ended while we looked
   }
-  return { main: statCpu(`/proc/self/task/${process.pid}/stat`), other };
+  return { main: statCpuMs(`/proc/self/task/${process.pid}/stat`), other };
 }
-
-let serverPid = 0;
-const host = async () => {
-  const h = await child();
-  serverPid = h.pid!;
-  return h;
-};
 
 async function measure(side: 'simulator' | 'loop') {
   const run = side === 'simulator' ? simulatorRun : referenceRun;
-  // The server's CPU is read when the run has started it and again before it stops it: the run's
-  // own timing covers the builds only, so the server's figure includes its set-up (a few ms).
-  let server0 = 0;
-  let server1 = 0;
+  // The server's CPU is read from when the run has started it to when it stops it: the run's own
+  // timing covers the builds only, so the server's figure includes its set-up (a few ms).
+  let serverMs = 0;
   const own0 = ownThreads();
   const r = await run(SHAPE, async () => {
-    const h = await host();
-    server0 = statCpu(`/proc/${h.pid}/stat`);
-    return { ...h, stop: async () => ((server1 = statCpu(`/proc/${serverPid}/stat`)), h.stop()) };
+    const h = await child();
+    const server = cpuMeter([h.pid!]);
+    return { ...h, stop: () => ((serverMs = server().servers), h.stop()) };
   });
   const own1 = ownThreads();
   const per = (ms: number) => (ms / r.builds).toFixed(2);
   console.log(
-    `${side.padEnd(9)} ${r.seconds.toFixed(2)} s for ${r.builds} builds; CPU a build: server ${per(server1 - server0)} ms, this process ${per(r.cpuMs)} ms over the builds; over the whole run (set-up included) its main thread ${per(own1.main - own0.main)}, its other threads ${per(own1.other - own0.other)}`,
+    `${side.padEnd(9)} ${r.seconds.toFixed(2)} s for ${r.builds} builds; CPU a build: server ${per(serverMs)} ms, this process ${per(r.cpuMs)} ms over the builds; over the whole run (set-up included) its main thread ${per(own1.main - own0.main)}, its other threads ${per(own1.other - own0.other)}`,
   );
 }
 
-await simulatorRun(SHAPE, host);
-await referenceRun(SHAPE, host);
+await simulatorRun(SHAPE, child);
+await referenceRun(SHAPE, child);
 for (let i = 0; i < PAIRS; i++) for (const side of i % 2 ? (['loop', 'simulator'] as const) : (['simulator', 'loop'] as const)) await measure(side);
 process.exit(0);
