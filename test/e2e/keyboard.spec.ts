@@ -142,11 +142,16 @@ test('each chart has a table of its values for screen readers', async ({ page })
   // its cells, under the chart's figure (an image's children would be presentational).
   const cdp = await page.context().newCDPSession(page);
   type AXNode = { nodeId: string; ignored: boolean; role?: { value: string }; name?: { value: string }; childIds?: string[]; parentId?: string };
-  const { nodes } = (await cdp.send('Accessibility.getFullAXTree')) as { nodes: AXNode[] };
-  const byId = new Map(nodes.map((n) => [n.nodeId, n]));
-  const tables = nodes.filter((n) => !n.ignored && n.role?.value === 'table' && n.name?.value.startsWith('Chart values from'));
+  const axTree = async () => {
+    const { nodes } = (await cdp.send('Accessibility.getFullAXTree')) as { nodes: AXNode[] };
+    const byId = new Map(nodes.map((n) => [n.nodeId, n]));
+    const below = (n: AXNode): AXNode[] => (n.childIds ?? []).flatMap((id) => (byId.get(id) ? [byId.get(id)!, ...below(byId.get(id)!)] : []));
+    return { nodes, byId, below };
+  };
+  const isChartTable = (n: AXNode) => !n.ignored && n.role?.value === 'table' && !!n.name?.value.startsWith('Chart values from');
+  const { nodes, byId, below } = await axTree();
+  const tables = nodes.filter(isChartTable);
   expect(tables.length).toBeGreaterThanOrEqual(1);
-  const below = (n: AXNode): AXNode[] => (n.childIds ?? []).flatMap((id) => (byId.get(id) ? [byId.get(id)!, ...below(byId.get(id)!)] : []));
   for (const t of tables) expect(below(t).filter((n) => n.role?.value === 'cell').length).toBeGreaterThanOrEqual(3);
   const figureOf = (n: AXNode | undefined): AXNode | undefined => (!n ? undefined : !n.ignored && n.role?.value === 'figure' ? n : figureOf(n.parentId ? byId.get(n.parentId) : undefined));
   expect(figureOf(tables[0])?.name?.value).toMatch(/^Chart lines for \d+ series|^No data to draw/);
@@ -154,10 +159,8 @@ test('each chart has a table of its values for screen readers', async ({ page })
   // Under an open modal dialog, the page behind it is out of the tree, the tables included (Chromium
   // leaves a canvas's fallback content reachable under a modal: the chart hides it itself).
   const reachableTables = async () => {
-    const { nodes: all } = (await cdp.send('Accessibility.getFullAXTree')) as { nodes: AXNode[] };
-    const ids = new Map(all.map((n) => [n.nodeId, n]));
-    const walk = (n: AXNode): AXNode[] => [n, ...(n.childIds ?? []).flatMap((id) => (ids.get(id) ? walk(ids.get(id)!) : []))];
-    return walk(all.find((n) => n.role?.value === 'RootWebArea')!).filter((n) => !n.ignored && n.role?.value === 'table' && n.name?.value.startsWith('Chart values from')).length;
+    const tree = await axTree();
+    return tree.below(tree.nodes.find((n) => n.role?.value === 'RootWebArea')!).filter(isChartTable).length;
   };
   expect(await reachableTables()).toBe(tables.length);
   await page.getByTestId('nav-builds').focus();
