@@ -14,7 +14,7 @@ import { buildServer, type JobscopeServer } from '../server/app.ts';
 import { resolveConfig } from '../server/config.ts';
 import { resolveBehaviour } from '../simulator/behaviour.ts';
 import { archiveStream } from '../simulator/artifact.ts';
-import { Fleet } from '../simulator/fleet.ts';
+import { buildsBody, DEFAULT_COMMANDS, Fleet } from '../simulator/fleet.ts';
 import { Journal } from '../simulator/journal.ts';
 import { send, startJobscope } from './lib/harness.ts';
 import { RUNNER_USER_AGENT, runnerInfo } from '../simulator/runner-client.ts';
@@ -105,17 +105,23 @@ export async function referenceRun(shape: Shape, host: () => Promise<Host> = emb
     // a real runner's headers and its `info` object in register, poll and update (the server checks
     // and keeps it). Without them the server did less work for the loop than for the simulator, and
     // that difference was counted as the simulator's cost.
+    // The builds too are the fleet's (its commands, and artifacts options with an expire_in, which the
+    // server parses on every read of the build and applies to the upload): created bare, as before
+    // 2026-11-27, they cost the server less for the loop than for the simulator.
     const json = { 'User-Agent': RUNNER_USER_AGENT, Accept: 'application/json', 'Content-Type': 'application/json', 'Accept-Encoding': 'gzip' };
+    const { 'Accept': _accept, ...update } = json; // the runner's PUTs send no Accept
     const info = runnerInfo(true);
     const admin = { 'PRIVATE-TOKEN': e.adminToken, 'Content-Type': 'application/json' };
     const project = JSON.parse((await send(`${e.url}/api/v3/sim/projects`, { method: 'POST', headers: admin, body: '{"name":"bench"}', agent })).body.toString());
-    await send(`${e.url}/api/v3/sim/projects/${project.id}/builds`, { method: 'POST', headers: admin, body: JSON.stringify({ count: shape.builds }), agent });
+    const builds = buildsBody(shape.builds, {}, shape.artifactKb > 0);
+    await send(`${e.url}/api/v3/sim/projects/${project.id}/builds`, { method: 'POST', headers: admin, body: JSON.stringify(builds), agent });
+    const expireIn = `?${new URLSearchParams({ expire_in: builds.options.artifacts?.expire_in ?? '' })}`;
     // The trace the server gets is a job log like the simulator's (ANSI colours, UTF-8 marks), made
     // once: the server parses, checks and stores that content for both sides, while generating a
     // log per build stays the simulator's own cost. A plain ASCII trace cost the server ~0.4 ms less
     // CPU a build (5 alternating pairs of this loop, 6.24 against 6.63 ms a build, median).
     const trace = jobLog(
-      { buildId: 1, projectId: project.id, sha: '0123456789abcdef0123456789abcdef01234567', ref: 'master', commands: 'make test', runnerName: 'bench', runnerToken: 'bench-token-0000', host: 'bench-host', targetBytes: shape.traceKb * 1024, fails: false, artifacts: { name: 'artifacts', bytes: shape.artifactKb * 1024 } },
+      { buildId: 1, projectId: project.id, sha: '0123456789abcdef0123456789abcdef01234567', ref: 'master', commands: DEFAULT_COMMANDS, runnerName: 'bench', runnerToken: 'bench-token-0000', host: 'bench-host', targetBytes: shape.traceKb * 1024, fails: false, artifacts: { name: 'artifacts', bytes: shape.artifactKb * 1024 } },
       new Prng(1),
     );
     const chunks: Buffer[] = [];
@@ -123,7 +129,7 @@ export async function referenceRun(shape: Shape, host: () => Promise<Host> = emb
     const zip = Buffer.concat(chunks);
     const boundary = 'benchboundary0123456789';
     const multipart = [
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.zip"\r\nContent-Type: application/octet-stream\r\n\r\n`),
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="sim-artifacts.zip"\r\nContent-Type: application/octet-stream\r\n\r\n`),
       zip,
       Buffer.from(`\r\n--${boundary}--\r\n`),
     ];
@@ -136,19 +142,22 @@ export async function referenceRun(shape: Shape, host: () => Promise<Host> = emb
       Array.from({ length: shape.runners }, async () => {
         const reg = await send(`${base}/runners/register.json`, { method: 'POST', headers: json, body: JSON.stringify({ info: runnerInfo(false), token: e.registrationToken, description: 'bench', run_untagged: true }), agent });
         const token = JSON.parse(reg.body.toString()).token as string;
+        let lastUpdate: string | undefined;
         while (taken < shape.builds) {
-          const poll = await send(`${base}/builds/register.json`, { method: 'POST', headers: json, body: JSON.stringify({ info, token }), agent });
+          const poll = await send(`${base}/builds/register.json`, { method: 'POST', headers: json, body: JSON.stringify({ info, token, ...(lastUpdate !== undefined ? { last_update: lastUpdate } : {}) }), agent });
+          const lu = poll.headers['x-gitlab-last-update'];
+          if (typeof lu === 'string') lastUpdate = lu;
           if (poll.status !== 201) continue;
           taken++;
           const build = JSON.parse(poll.body.toString()) as { id: number; token: string };
-          await send(`${base}/builds/${build.id}.json`, { method: 'PUT', headers: json, body: JSON.stringify({ info, token, state: 'running' }), agent });
+          await send(`${base}/builds/${build.id}.json`, { method: 'PUT', headers: update, body: JSON.stringify({ info, token, state: 'running' }), agent });
           for (let off = 0; off < trace.length; off += part) {
             const end = Math.min(trace.length, off + part);
             const r = await send(`${base}/builds/${build.id}/trace.txt`, { method: 'PATCH', headers: { 'User-Agent': RUNNER_USER_AGENT, 'Build-Token': build.token, 'Content-Range': `${off}-${end}`, 'Content-Type': 'text/plain', 'Accept-Encoding': 'gzip' }, body: trace.subarray(off, end), agent });
             if (r.status === 202) traceBytes += end - off;
           }
-          await send(`${base}/builds/${build.id}/artifacts`, { method: 'POST', headers: { 'User-Agent': RUNNER_USER_AGENT, 'Build-Token': build.token, 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Accept-Encoding': 'gzip' }, body: multipart, agent });
-          await send(`${base}/builds/${build.id}.json`, { method: 'PUT', headers: json, body: JSON.stringify({ info, token, state: 'success', trace: trace.toString() }), agent });
+          await send(`${base}/builds/${build.id}/artifacts${expireIn}`, { method: 'POST', headers: { 'User-Agent': RUNNER_USER_AGENT, 'Build-Token': build.token, 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Accept-Encoding': 'gzip' }, body: multipart, agent });
+          await send(`${base}/builds/${build.id}.json`, { method: 'PUT', headers: update, body: JSON.stringify({ info, token, state: 'success', trace: trace.toString() }), agent });
         }
       }),
     );
@@ -167,8 +176,11 @@ export async function run({ quick = false }: { quick?: boolean } = {}) {
     : { runners: 20, builds: 400, traceKb: 16, partKb: 4, artifactKb: 64 };
   // Warm both paths first: whichever ran first would otherwise pay for the JIT of the server too.
   // The process's first call warms longer: after 40 builds a side, the first measured simulator run
-  // still took 15-17 ms of CPU a build against 10-12 in the later rounds.
-  const warm = { ...shape, builds: shape.runners * (calls === 0 && !quick ? 10 : 2) };
+  // still took 15-17 ms of CPU a build against 10-12 in the later rounds; after 200 a side (2026-11-27,
+  // `.tmp`-style loops of eight alternating pairs in one process, two processes) the first pair still
+  // gave 0.63 and 0.66 where the seven after it gave 0.60-0.95, median 0.83 of CPU a build. Two full
+  // runs a side (800 builds) before the first measured pair.
+  const warm = { ...shape, builds: calls === 0 && !quick ? shape.builds * 2 : shape.runners * 2 };
   await simulatorRun(warm);
   await referenceRun(warm);
   // Each call (npm run bench makes three, its rounds) swaps which side goes first: a run leaves the

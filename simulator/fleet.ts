@@ -49,6 +49,17 @@ export const DEFAULT_COMMANDS = [
   'cp -r dist out/',
 ].join('\n');
 
+/** The control API body that creates a fleet's builds (bench/simulator.ts's bare loop creates the same). */
+export function buildsBody(count: number, t: NonNullable<FleetOptions['buildTemplate']>, withArtifacts: boolean) {
+  return {
+    name: t.name ?? 'simulated',
+    commands: t.commands ?? DEFAULT_COMMANDS,
+    ...(t.tag_list?.length ? { tag_list: t.tag_list } : {}),
+    options: withArtifacts ? { artifacts: { paths: ['out/'], name: 'sim-artifacts', expire_in: '1 week' } } : {},
+    count,
+  };
+}
+
 let nextFleetId = 1;
 
 export class Fleet {
@@ -185,16 +196,9 @@ export class Fleet {
     const projects = ((await call('GET', '/projects')) ?? []) as { id: number; name: string }[];
     const project = projects.find((p) => p.name === 'simulator') ?? ((await call('POST', '/projects', { name: 'simulator' })) as { id: number });
     const withArtifacts = this.opts.groups.some((g) => g.behaviour.artifactBytes > 0);
-    const t = this.opts.buildTemplate ?? {};
     for (let left = count; left > 0; ) {
       const n = Math.min(1000, left);
-      await call('POST', `/projects/${project.id}/builds`, {
-        name: t.name ?? 'simulated',
-        commands: t.commands ?? DEFAULT_COMMANDS,
-        ...(t.tag_list?.length ? { tag_list: t.tag_list } : {}),
-        options: withArtifacts ? { artifacts: { paths: ['out/'], name: 'sim-artifacts', expire_in: '1 week' } } : {},
-        count: n,
-      });
+      await call('POST', `/projects/${project.id}/builds`, buildsBody(n, this.opts.buildTemplate ?? {}, withArtifacts));
       left -= n;
     }
   }
