@@ -39,19 +39,31 @@ function outputFor(cmd: string, prng: Prng, step: number): string[] {
   return [`${prng.pick(WORDS)} ${prng.pick(THINGS)}…`];
 }
 
-const two = (n: number) => (n < 10 ? `0${n}` : `${n}`);
-const three = (n: number) => (n < 10 ? `00${n}` : n < 100 ? `0${n}` : `${n}`);
+const TWO = Array.from({ length: 60 }, (_, n) => String(n).padStart(2, '0'));
+const THREE = Array.from({ length: 1000 }, (_, n) => String(n).padStart(3, '0'));
+
+// The UTF-8 size of the last filler line: each is ASCII but for one ✓ or … (3 bytes, 1 UTF-16 unit),
+// so it is counted here rather than by Buffer.byteLength on every line (a log is ~300 of them).
+let fillerBytes = 0;
 
 // A line of made-up output. The clock reads 12:00:00 plus `t` seconds, and `ms / 1000` is printed
 // with three decimals, by integer arithmetic: a Date and toFixed per line were most of a log's cost.
 function filler(prng: Prng, t: number): string {
   const ms = prng.int(1, 2500);
   const kind = prng.next();
-  if (kind < 0.08) return `${YELLOW}warning:${RESET} ${prng.pick(THINGS)} is deprecated, see docs/upgrade.md`;
-  if (kind < 0.2) return `  ${GREEN}✓${RESET} ${prng.pick(THINGS)} (${ms} ms)`;
-  const s = (43200 + t) % 86400;
-  const ts = `${two(Math.floor(s / 3600))}:${two(Math.floor(s / 60) % 60)}:${two(s % 60)}`;
-  return `[${ts}] ${prng.pick(WORDS)} ${prng.pick(THINGS)} … done in ${Math.floor(ms / 1000)}.${three(ms % 1000)}s`;
+  let line: string;
+  if (kind < 0.08) {
+    line = `${YELLOW}warning:${RESET} ${prng.pick(THINGS)} is deprecated, see docs/upgrade.md`;
+    fillerBytes = line.length;
+    return line;
+  }
+  if (kind < 0.2) line = `  ${GREEN}✓${RESET} ${prng.pick(THINGS)} (${ms} ms)`;
+  else {
+    const s = (43200 + t) % 86400;
+    line = `[${TWO[Math.floor(s / 3600)]}:${TWO[Math.floor(s / 60) % 60]}:${TWO[s % 60]}] ${prng.pick(WORDS)} ${prng.pick(THINGS)} … done in ${Math.floor(ms / 1000)}.${THREE[ms % 1000]}s`;
+  }
+  fillerBytes = line.length + 2;
+  return line;
 }
 
 /** The complete log as bytes (UTF-8, with ANSI escapes): the runner streams prefixes of it. */
@@ -93,7 +105,7 @@ export function jobLog(input: JobLogInput, prng: Prng): Buffer {
     // Stop short of the target rather than past it: trace_kb 16 in part_kb 4 is then four parts.
     for (;;) {
       const line = filler(prng, t++);
-      const next = size + Buffer.byteLength(line) + 1;
+      const next = size + fillerBytes + 1;
       if (next > goal || next > input.targetBytes) break;
       lines.push(line);
       size = next;

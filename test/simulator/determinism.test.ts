@@ -28,7 +28,7 @@ describe('seeded output', () => {
   });
 
   it('gives the same archive bytes for the same build and seed, of about the asked size', async () => {
-    const spec = { buildId: 3, seed: 9, bytes: 40_000, text: 'hello\n' };
+    const spec = { seed: 9, bytes: 40_000, text: 'hello\n' };
     const a = await archiveDigest(spec);
     expect(await archiveDigest(spec)).toEqual(a);
     expect((await archiveDigest({ ...spec, seed: 10 })).sha256).not.toBe(a.sha256);
@@ -39,6 +39,23 @@ describe('seeded output', () => {
     expect(crypto.createHash('sha256').update(zip).digest('hex')).toBe(a.sha256);
     const files = await unzip(zip);
     expect(files.get('out/result.txt')!.toString()).toBe('hello\n');
+  });
+
+  it('keeps a small data.bin for the next build of the seed, and streams a large one from the same noise', async () => {
+    const zipOf = (spec: { seed: number; bytes: number; text: string }) => Buffer.concat([...archiveStream(spec)]);
+    const one = await unzip(zipOf({ seed: 4, bytes: 100_000, text: 'artifacts of build 1 by sim-1\n' }));
+    const two = zipOf({ seed: 4, bytes: 100_000, text: 'artifacts of build 2 by sim-1\n' });
+    // Another build's archive: its own result.txt, the same data.bin (kept, not made again).
+    expect(crypto.createHash('sha256').update(two).digest('hex')).not.toBe((await archiveDigest({ seed: 4, bytes: 100_000, text: 'artifacts of build 1 by sim-1\n' })).sha256);
+    const twoFiles = await unzip(two);
+    expect(twoFiles.get('out/result.txt')!.toString()).toBe('artifacts of build 2 by sim-1\n');
+    expect(twoFiles.get('out/data.bin')!.equals(one.get('out/data.bin')!)).toBe(true);
+    // Above the kept size, data.bin is streamed: the same noise from the same seed, so its start is the small one's.
+    const big = await unzip(zipOf({ seed: 4, bytes: 1_500_000, text: 'big\n' }));
+    const small = one.get('out/data.bin')!;
+    expect(big.get('out/data.bin')!.length).toBeGreaterThan(1_400_000);
+    expect(big.get('out/data.bin')!.subarray(0, small.length).equals(small)).toBe(true);
+    expect((await unzip(zipOf({ seed: 5, bytes: 100_000, text: 'x\n' }))).get('out/data.bin')!.equals(small)).toBe(false);
   });
 
   it('draws the same numbers from the same seed', () => {

@@ -1,5 +1,6 @@
 // Shared set-up for the simulator tests: a fleet against a real in-process Jobscope server.
 import http from 'node:http';
+import zlib from 'node:zlib';
 import yauzl from 'yauzl';
 import { Fleet, type RunnerGroupSpec } from '../../simulator/fleet.ts';
 import { Journal } from '../../simulator/journal.ts';
@@ -52,7 +53,10 @@ export function unzip(buf: Buffer): Promise<Map<string, Buffer>> {
           const chunks: Buffer[] = [];
           stream.on('data', (c: Buffer) => chunks.push(c));
           stream.on('end', () => {
-            out.set(entry.fileName, Buffer.concat(chunks));
+            const data = Buffer.concat(chunks);
+            // yauzl checks sizes, not checksums: a wrong CRC-32 in the archive must fail the test too.
+            if (zlib.crc32(data) !== entry.crc32) return reject(new Error(`${entry.fileName}: CRC-32 ${zlib.crc32(data)} where the archive says ${entry.crc32}`));
+            out.set(entry.fileName, data);
             zip.readEntry();
           });
         });
