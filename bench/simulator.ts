@@ -125,7 +125,7 @@ export async function referenceRun(shape: Shape, host: () => Promise<Host> = emb
       new Prng(1),
     );
     const chunks: Buffer[] = [];
-    for await (const c of archiveStream({ buildId: 1, seed: 1, bytes: shape.artifactKb * 1024, text: 'bench\n' })) chunks.push(c as Buffer);
+    for await (const c of archiveStream({ seed: 1, bytes: shape.artifactKb * 1024, text: 'bench\n' })) chunks.push(c as Buffer);
     const zip = Buffer.concat(chunks);
     const boundary = 'benchboundary0123456789';
     const multipart = [
@@ -170,6 +170,19 @@ export async function referenceRun(shape: Shape, host: () => Promise<Host> = emb
 
 let calls = 0;
 
+type Run = Awaited<ReturnType<typeof referenceRun>> & { broken?: boolean };
+
+/** Runs of one side as one: builds, seconds and CPU summed (a throughput over all of them). */
+function total(rs: Run[]): Run & { broken: boolean } {
+  return {
+    seconds: rs.reduce((n, r) => n + r.seconds, 0),
+    cpuMs: rs.reduce((n, r) => n + r.cpuMs, 0),
+    traceBytes: rs.reduce((n, r) => n + r.traceBytes, 0),
+    builds: rs.reduce((n, r) => n + r.builds, 0),
+    broken: rs.some((r) => r.broken === true),
+  };
+}
+
 export async function run({ quick = false }: { quick?: boolean } = {}) {
   const shape: Shape = quick
     ? { runners: 10, builds: 100, traceKb: 16, partKb: 4, artifactKb: 16 }
@@ -177,19 +190,25 @@ export async function run({ quick = false }: { quick?: boolean } = {}) {
   // Warm both paths first: whichever ran first would otherwise pay for the JIT of the server too.
   // The process's first call warms longer: after 40 builds a side, the first measured simulator run
   // still took 15-17 ms of CPU a build against 10-12 in the later rounds; after 200 a side (2026-11-27,
-  // `.tmp`-style loops of eight alternating pairs in one process, two processes) the first pair still
-  // gave 0.63 and 0.66 where the seven after it gave 0.60-0.95, median 0.83 of CPU a build. Two full
-  // runs a side (800 builds) before the first measured pair.
+  // eight alternating pairs after it, in two processes) the first pair still gave 0.63 and 0.66 of
+  // the loop's CPU a build where the seven after it gave 0.60-0.95, median 0.83. Two full runs a side
+  // (800 builds) before the first measured one.
   const warm = { ...shape, builds: calls === 0 && !quick ? shape.builds * 2 : shape.runners * 2 };
   await simulatorRun(warm);
   await referenceRun(warm);
   // Each call (npm run bench makes three, its rounds) swaps which side goes first: a run leaves the
   // process warmer for the next (the bare loop alone, five runs in a row: 8.7, 6.9, 6.2, 4.9, 6.1 ms
   // of CPU a build), so the side always second was favoured.
+  // And within a call, ABBA (simulator, loop, loop, simulator, or the mirror): a drift that goes on
+  // after the warm-up falls on both sides alike. With one pair, the side second came out ahead
+  // (2026-11-27, three calls in a process, twice: 0.76, 0.90, 0.73 and 0.57, 0.79, 0.71, the loop
+  // first in the middle call each time). --quick keeps one pair.
   const simFirst = calls++ % 2 === 0;
-  const ref0 = simFirst ? undefined : await referenceRun(shape);
-  const sim = await simulatorRun(shape);
-  const ref = ref0 ?? (await referenceRun(shape));
+  const order: ('sim' | 'ref')[] = simFirst ? ['sim', 'ref', 'ref', 'sim'] : ['ref', 'sim', 'sim', 'ref'];
+  const runs: { sim: Run[]; ref: Run[] } = { sim: [], ref: [] };
+  for (const side of quick ? order.slice(0, 2) : order) runs[side].push(side === 'sim' ? await simulatorRun(shape) : await referenceRun(shape));
+  const sim = total(runs.sim);
+  const ref = total(runs.ref);
   const value = (sim.builds * 60) / sim.seconds;
   const reference = (ref.builds * 60) / ref.seconds;
   const ratio = value / reference;
@@ -207,6 +226,7 @@ export async function run({ quick = false }: { quick?: boolean } = {}) {
     details: {
       runners: shape.runners,
       builds: sim.builds,
+      runs_per_side: runs.sim.length,
       first: simFirst ? 'simulator' : 'bare loop',
       seconds: Math.round(sim.seconds * 100) / 100,
       trace_mb_per_s: Math.round((sim.traceBytes / 1e6 / sim.seconds) * 100) / 100,
