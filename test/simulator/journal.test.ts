@@ -15,7 +15,7 @@ function entry(i: number, over: Partial<NewEntry> = {}): NewEntry {
   return {
     started_at: new Date(1_700_000_000_000 + i).toISOString(), duration_ms: 1, runner: `r${i % 3}`, method: i % 2 ? 'PATCH' : 'POST',
     url: `http://h/ci/api/v1/builds/${i}/trace.txt`, path: `/ci/api/v1/builds/${i}/trace.txt`, status: i % 4 === 0 ? 416 : 202,
-    request_headers: [], response_headers: [], request_body: { size: 0, truncated: false }, response_body: { size: 0, truncated: false },
+    request_headers: [], response_headers: [], request_body: { bytes: undefined, size: 0 }, response_body: { bytes: undefined, size: 0 },
     fault: i % 5 === 0 ? 'wrong_range' : null, error: null, build_id: i, ...over,
   };
 }
@@ -43,6 +43,30 @@ describe('journal ring buffer', () => {
     expect(j.query({ fault: 'any', limit: 100 })).toHaveLength(8);
     expect(j.query({ since_id: 35, limit: 100 }).map((e) => e.id)).toEqual([36, 37, 38, 39, 40]);
     expect(j.query({ limit: 3 }).map((e) => e.id)).toEqual([38, 39, 40]);
+  });
+});
+
+describe('journal bodies', () => {
+  it('keeps a copy of each body\'s first bytes and previews it when read: text, base64, cut, across slabs', () => {
+    const j = new Journal({ capacity: 7000, bodyBytes: 100 });
+    const text = Buffer.from('{"state":"running","trace":"\u001b[32;1m✓\u001b[0;m ok"}');
+    const binary = Buffer.from([0x50, 0x4b, 0x03, 0x04, 0, 0, 0xff, 0xfe]);
+    const long = Buffer.from('é'.repeat(200)); // 400 bytes: cut at 100, inside no character
+    const a = j.add(entry(1, { request_body: { bytes: text, size: text.length }, response_body: { bytes: binary, size: binary.length } }));
+    const b = j.add(entry(2, { request_body: { bytes: long, size: 5000 }, response_body: { bytes: undefined, size: 0 } }));
+    text.fill(0); // the caller's buffer may be reused: the journal has its own copy
+    expect(j.get(a)!.request_body).toEqual({ size: text.length, text: '{"state":"running","trace":"\u001b[32;1m✓\u001b[0;m ok"}', truncated: false });
+    expect(j.get(a)!.response_body).toEqual({ size: 8, base64: binary.toString('base64'), truncated: false });
+    expect(j.get(b)!.request_body).toEqual({ size: 5000, text: 'é'.repeat(50), truncated: true });
+    expect(j.get(b)!.response_body).toEqual({ size: 0, truncated: false });
+    // 6,000 entries of 100 bytes fill three 256 KiB slabs: each still reads back its own bytes.
+    const ids: number[] = [];
+    for (let i = 0; i < 6000; i++) {
+      const body = Buffer.from(`body ${i} `.padEnd(100, String.fromCharCode(97 + (i % 26))));
+      ids.push(j.add(entry(i, { request_body: { bytes: body, size: 100 } })));
+    }
+    expect(ids.every((id, i) => j.get(id)!.request_body.text === `body ${i} `.padEnd(100, String.fromCharCode(97 + (i % 26))))).toBe(true);
+    expect(j.query({ limit: 1 })[0]!.request_body.text).toBe(`body 5999 `.padEnd(100, String.fromCharCode(97 + (5999 % 26))));
   });
 });
 
