@@ -61,7 +61,7 @@ export class Journal {
     const id = this.nextId++;
     if (this.count === this.ring.length) this.dropped++;
     else this.count++;
-    this.ring[this.head] = { ...e, id, request_body: this.keep(e.request_body), response_body: this.keep(e.response_body) };
+    this.ring[this.head] = { id, ...e, request_body: this.keep(e.request_body), response_body: this.keep(e.response_body) };
     this.head = (this.head + 1) % this.ring.length;
     return id;
   }
