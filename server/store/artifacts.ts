@@ -14,12 +14,13 @@ import { PRIVATE_FILE_MODE } from './private-files.ts';
 
 const STREAM_CHUNK = 1024 * 1024;
 /**
- * Bytes gathered from the parser's 64 KiB chunks before one writev(2) of them is issued. Not more:
- * on this VM (a guest whose free pages are reported back to the host) a write of ≥ 512 KiB makes
- * the kernel allocate large page-cache folios, which come from host-reclaimed memory and fault in
- * at ~240 MB/s, while writes of ≤ 256 KiB ran at 3-4 GB/s (256 MiB into a new file, writev of
- * 64 KiB buffers, 2-7 runs each). A first upload written in 1 MiB batches ran at 190 MB/s, in
- * 256 KiB ones at the speed of the rest of the path.
+ * Bytes gathered from the parser's 64 KiB chunks before a writev(2) is issued; the write then takes
+ * everything queued (up to HOLD and a chunk), as the bare reference does. Until 2026-11-27 a write
+ * took only this much: on the machine of 2026-11-22 (a VM whose free pages went back to its host)
+ * writes of ≥ 512 KiB faulted their page cache in at ~240 MB/s against 3-4 GB/s for 256 KiB. The
+ * machine since writes 256 KiB, 512 KiB and 1 MiB alike (4.2-4.7 GB/s, 256 MiB into a new file),
+ * and taking the whole queue moved the 1 GiB upload from 0.45-0.67x the bare node:http upload to
+ * 0.62-0.88x (bench/artifacts-ab.ts, 4 rounds each, the server's CPU 1.29-1.65 -> 1.03-1.30 s a GiB).
  */
 const WRITE_BATCH = 256 * 1024;
 /** Bytes queued behind the write in flight before the socket is paused: as the bare reference holds. */
@@ -136,7 +137,7 @@ export class ArtifactStore {
 
 /**
  * The file end of an upload: counts the bytes against the limit and writes them in writev(2)s of
- * about WRITE_BATCH, one in flight, from a queue of its own. Ours rather than a counting Transform
+ * what is queued once WRITE_BATCH is, one in flight, from a queue of its own. Ours rather than a counting Transform
  * piped into fs.WriteStream because, traced on a 256 MiB upload, that pair cost a stream hop per
  * 64 KiB socket chunk and let the write size follow whatever piled up during the last write (64 KiB
  * to over 1 MiB). A chunk is taken (its callback called at once) while less than HOLD waits behind
@@ -214,13 +215,11 @@ class UploadSink extends Writable {
     else close();
   }
 
-  /** Writes the queue's first WRITE_BATCH (or all of it, at the end), then the next, while a batch is queued. */
+  /** Writes all that is queued, then again once WRITE_BATCH more is (or the rest, at the end). */
   private writeNext(): void {
-    let n = 0;
-    let bytes = 0;
-    while (n < this.queue.length && bytes < WRITE_BATCH) bytes += this.queue[n++]!.length;
-    const bufs = this.queue.splice(0, n);
-    this.queued -= bytes;
+    const bufs = this.queue;
+    this.queue = [];
+    this.queued = 0;
     this.writing = true;
     writevAll(this.fd, bufs, (err) => {
       this.writing = false;
