@@ -163,20 +163,14 @@ export function* archiveStream(spec: ArchiveSpec): Generator<Buffer> {
   const data: Entry = { name: Buffer.from('out/data.bin'), flags: UTF8_NAMES | DATA_DESCRIPTOR, crc: 0, size: dataBytes, offset, mode: 0o100664 };
   entries.push(data);
   add(localHeader(data));
-  if (dataBytes <= KEEP_DATA) {
-    const d = keptData(spec.seed, dataBytes);
-    data.crc = d.crc;
-    for (const piece of d.pieces) {
-      add(piece);
-      if (pendingBytes >= SMALL) yield take();
-    }
-  } else {
-    for (const piece of noise(spec.seed, dataBytes)) {
-      data.crc = zlib.crc32(piece, data.crc);
-      add(piece);
-      if (pendingBytes >= SMALL) yield take();
-    }
+  // The CRC is needed only after the data (data descriptor, central directory).
+  const d = dataBytes <= KEEP_DATA ? keptData(spec.seed, dataBytes) : undefined;
+  for (const piece of d ? d.pieces : noise(spec.seed, dataBytes)) {
+    if (!d) data.crc = zlib.crc32(piece, data.crc);
+    add(piece);
+    if (pendingBytes >= SMALL) yield take();
   }
+  if (d) data.crc = d.crc;
   add(dataDescriptor(data));
   add(centralDirectory(entries, offset));
   yield take();
