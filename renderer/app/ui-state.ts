@@ -114,7 +114,14 @@ export function useUiStateSync(c: Client): void {
         const remoteAt = remote.updated_at ? Date.parse(remote.updated_at) : 0;
         loaded = true;
         if (local.changedAt > remoteAt) {
-          push(); // changed here after the backend last saved: this copy is the newer one
+          // Changed here after the backend last saved: this page's values win, but over the
+          // backend's, not instead of them. A page with an empty localStorage (a new profile, or
+          // browser mode on another port) that changes the theme before this answer arrives holds
+          // only the theme; sent alone it erased every other remembered value ("tour seen" among
+          // them, so the tour came back on the next load).
+          local = { values: { ...remote.values, ...local.values }, changedAt: local.changedAt };
+          saveLocal();
+          push();
         } else {
           local = { values: remote.values, changedAt: 0 };
           saveLocal();

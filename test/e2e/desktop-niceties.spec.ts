@@ -157,6 +157,40 @@ test('range, filters, connection and theme come back after a restart on another 
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
+test('a change made before the backend\'s copy arrives joins the remembered values, erasing none', async ({ page }) => {
+  // A new profile (or browser mode on another port) has an empty localStorage: a theme chosen
+  // before the backend answers is all this page holds. CI saw it replace the whole remembered
+  // state once, tour_seen included, and the tour covered the next view after a reload.
+  const s = await uiServer();
+  const put = await http(`${s.url}/api/app/ui-state`, { method: 'PUT', json: { values: { tour_seen: true, 'dashboard.range': '6h' } }, token: s.adminToken });
+  expect(put.status).toBe(200);
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  let asked = false;
+  await page.route('**/api/app/ui-state', async (route) => {
+    if (route.request().method() === 'GET' && !asked) {
+      asked = true;
+      await held; // the first read waits until the theme has changed
+    }
+    await route.continue();
+  });
+  await openSignedIn(page, s);
+  await page.getByTestId('theme-picker').selectOption('dark');
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+  expect(asked).toBe(true);
+  release();
+  await expect
+    .poll(async () => (await http(`${s.url}/api/app/ui-state`, { token: s.adminToken })).body.values)
+    .toEqual({ tour_seen: true, 'dashboard.range': '6h', theme: 'dark' });
+  await expect(page.getByTestId('range-6h')).toHaveAttribute('aria-pressed', 'true');
+  await page.unroute('**/api/app/ui-state');
+  await page.evaluate(() => localStorage.clear());
+  await page.reload();
+  await expect(page.getByTestId('range-6h')).toHaveAttribute('aria-pressed', 'true');
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+  await expect(page.getByRole('dialog')).toHaveCount(0);
+});
+
 test('first-run tour: shown once, skippable, accessible, reachable again from the help dialog', async ({ page }) => {
   const s = await uiServer();
   // A first run: nothing remembered yet (startUiServer marks the tour seen for every other spec).
