@@ -4,3 +4,4 @@ export function ensureBundle(entry: string, where: { root: string; cacheDir: str
 export const EXTERNAL_PACKAGES: string[];
 export function tuneV8Early(): void;
 export const LAZY_FASTIFY_BUILTINS: import('esbuild').Plugin;
+export const BUILTINS_ONCE: import('esbuild').Plugin;
