@@ -69,9 +69,15 @@ describe('serve --redis: the job system in Sidekiq’s layout', () => {
       const v = await sidekiqView(redis.url);
       return v.stats.processed === 7 && v.stats.failed === 3 && v.dead_size === 2 && v.retry_size === 1;
     }, 20_000, 50);
-    // Two long jobs fill both slots, three wait: a stable moment to compare.
+    // Two long jobs fill both slots, three wait: a stable moment to compare. Waited for in the
+    // heartbeat that lists the two slow jobs among its workers: `busy` alone was also 2 in a beat
+    // from the quick jobs' turn, and a run whose next beats came late (the suite's load; this test
+    // took 470 ms) compared that beat, which predates the flaky and slow queues, with a newer one.
     await postJobs(s.url, s.adminToken, { queue: 'slow', count: 5, duration_ms: 60_000 });
-    await waitFor('both slots busy', async () => (await sidekiqView(redis.url)).processes[0]?.busy === 2, 10_000, 50);
+    await waitFor('both slots busy with slow jobs', async () => {
+      const v = await sidekiqView(redis.url);
+      return v.processes[0]?.busy === 2 && v.workers.filter((w) => w.queue === 'slow').length === 2;
+    }, 10_000, 50);
 
     const t0 = Date.now() / 1000;
     const mine = await compound(s);
