@@ -124,11 +124,26 @@ export async function runBundled(entry, opts = {}) {
  * @param {{ root: string, cacheDir: string }} where
  * @returns {Promise<string>}
  */
-export async function ensureBundle(entry, { root: base, cacheDir }) {
+export function ensureBundle(entry, { root: base, cacheDir }) {
   const name = entry.replace(/\.[cm]?ts$/, '').replace(/[^A-Za-z0-9_-]+/g, '_');
   const out = path.join(cacheDir, `${name}.mjs`);
+  if (isFresh(path.join(cacheDir, `${name}.json`), out, base)) return Promise.resolve(out);
+  // One build per bundle at a time in a process: each build ends with esbuild.stop(), which would
+  // cut off a second build still running on the same esbuild service (its promise never settled).
+  let building = inProcess.get(out);
+  if (!building) {
+    building = buildBundle(entry, name, out, base, cacheDir).finally(() => inProcess.delete(out));
+    inProcess.set(out, building);
+  }
+  return building;
+}
+
+/** @type {Map<string, Promise<string>>} the bundles this process is building, by output file */
+const inProcess = new Map();
+
+/** @param {string} entry @param {string} name @param {string} out @param {string} base @param {string} cacheDir */
+async function buildBundle(entry, name, out, base, cacheDir) {
   const manifestFile = path.join(cacheDir, `${name}.json`);
-  if (isFresh(manifestFile, out, base)) return out;
 
   const esbuild = await import('esbuild');
   fs.mkdirSync(cacheDir, { recursive: true });
@@ -168,6 +183,8 @@ export async function ensureBundle(entry, { root: base, cacheDir }) {
       const stub = `import { fileURLToPath } from "node:url";\nimport { runWithCodeCache } from ${JSON.stringify(runner.startsWith('.') ? runner : `./${runner}`)};\nexport default runWithCodeCache(fileURLToPath(new URL(${JSON.stringify(`./${name}.cjs`)}, import.meta.url)));\n`;
       result.outputFiles.push({ path: out, contents: Buffer.from(stub) });
       result.metafile.inputs[path.relative(base, path.join(root, 'scripts', 'code-cache.js'))] = {};
+      // How the bundle is built (the plugins above) is a source of it too.
+      result.metafile.inputs[path.relative(base, fileURLToPath(import.meta.url))] = {};
       fs.rmSync(`${out}.map`, { force: true });
     } catch (err) {
       if (!(err.errors ?? []).some((e) => /top-level await/i.test(e.text))) throw err;
@@ -180,7 +197,10 @@ export async function ensureBundle(entry, { root: base, cacheDir }) {
       fs.writeFileSync(part, file.contents);
       fs.renameSync(part, file.path);
     }
-    const inputs = Object.keys(result.metafile.inputs).map((f) => path.resolve(base, f));
+    // Modules a plugin made (BUILTINS_ONCE's `builtins-once:node:fs`) are no files to watch.
+    const inputs = Object.keys(result.metafile.inputs)
+      .filter((f) => !f.startsWith(`${BUILTINS_ONCE.name}:`))
+      .map((f) => path.resolve(base, f));
     const stats = inputs.map((f) => stamp(f));
     // A source saved while esbuild was reading it may not be in this bundle: leave no manifest, so the next start rebuilds.
     if (stats.every((s) => s !== undefined && s[0] < started)) {

@@ -64,7 +64,9 @@ wait # the static checks and Playwright
 
 for name in typecheck lint cycles build-ui; do end "$name"; done
 if [ -f "$out/vitest.json" ]; then
-  read -r p f < <(node -e 'const r=require(process.argv[1]);console.log(r.numPassedTests, r.numFailedTests + (r.numRuntimeErrors||0))' "$PWD/$out/vitest.json")
+  # A file whose hook failed has no failed test, only tests it never ran (reported as skipped):
+  # those count as failed, at least one a file, so the line says what the exit status says.
+  read -r p f < <(node -e 'const r=require(process.argv[1]);const unrun=r.testResults.filter((t)=>t.status==="failed"&&!t.assertionResults.some((a)=>a.status==="failed")).reduce((n,t)=>n+Math.max(1,t.assertionResults.filter((a)=>a.status!=="passed").length),0);console.log(r.numPassedTests, r.numFailedTests + (r.numRuntimeErrors||0) + unrun)' "$PWD/$out/vitest.json")
   count vitest "$p" "$f"
 else count vitest 0 1; status=1; fi
 if [ "$e2e" = 1 ]; then

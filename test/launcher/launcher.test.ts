@@ -21,17 +21,21 @@ describe('launcher bundle cache', () => {
   const src = path.join(work, 'src');
   const cacheDir = path.join(work, 'cache');
   fs.mkdirSync(path.join(src, 'lib'), { recursive: true });
-  fs.writeFileSync(path.join(src, 'entry.ts'), "import { part } from './lib/part.ts';\nexport const value: string = `entry+${part}`;\n");
+  // A default import of a node module: the CommonJS bundle takes it through BUILTINS_ONCE's module.
+  fs.writeFileSync(path.join(src, 'entry.ts'), "import path from 'node:path';\nimport { part } from './lib/part.ts';\nexport const value: string = `entry+${part}`;\nexport const joined = path.join('a', 'b');\n");
   fs.writeFileSync(path.join(src, 'lib/part.ts'), "export const part = 'one';\n");
 
   it('bundles the entry with its imports, then reuses the bundle while nothing changed', async () => {
     const out = await ensureBundle('src/entry.ts', { root: work, cacheDir });
     expect(await valueOf(out)).toBe('entry+one');
+    expect(((await importFresh(out)).default as unknown as { joined: string }).joined).toBe(path.join('a', 'b'));
     expect(fs.readFileSync(path.join(cacheDir, 'src_entry.cjs'), 'utf8')).toContain('entry+');
+    // The sources, the code-cache runner the stub imports and the launcher that says how to build
+    // (a change to either rebuilds); not the modules a plugin made, which are no files (recorded,
+    // they left no manifest, and every start rebuilt the bundle).
     const manifest = JSON.parse(fs.readFileSync(path.join(cacheDir, 'src_entry.json'), 'utf8')) as { inputs: Record<string, unknown> };
-    // and the code-cache runner the stub imports: a change to it rebuilds the stub too.
-    const runner = Object.keys(manifest.inputs).filter((f) => f.endsWith('scripts/code-cache.js'));
-    expect(runner).toHaveLength(1);
+    const runner = Object.keys(manifest.inputs).filter((f) => f.endsWith('scripts/code-cache.js') || f.endsWith('scripts/launcher.js'));
+    expect(runner).toHaveLength(2);
     expect(Object.keys(manifest.inputs).filter((f) => !runner.includes(f)).sort()).toEqual(['src/entry.ts', 'src/lib/part.ts']);
     const before = fs.statSync(out).mtimeMs;
     await new Promise((r) => setTimeout(r, 20));
@@ -51,10 +55,18 @@ describe('launcher bundle cache', () => {
     expect(fs.readdirSync(cacheDir).filter((f) => f.endsWith('.tmp') || f.includes('.tmp.'))).toEqual([]);
   });
 
+  it('builds once for two callers in one process that find the bundle stale at once; both get it', async () => {
+    // Each build ends with esbuild.stop(): a second build in flight on the same service never settled.
+    fs.writeFileSync(path.join(src, 'lib/extra.ts'), "export const extra = 'five';\n");
+    const [a, b] = await Promise.all([ensureBundle('src/entry.ts', { root: work, cacheDir }), ensureBundle('src/entry.ts', { root: work, cacheDir })]);
+    expect(b).toBe(a);
+    expect(await valueOf(a)).toBe('entry+two+five');
+  });
+
   it('bundles an entry with top-level await as an ES module (CommonJS cannot hold it)', async () => {
     fs.writeFileSync(path.join(src, 'tla.ts'), "import { part } from './lib/part.ts';\nexport const value: string = await Promise.resolve(`tla+${part}`);\n");
     const out = await ensureBundle('src/tla.ts', { root: work, cacheDir });
-    expect((await importFresh(out)).value).toBe('tla+two+four');
+    expect((await importFresh(out)).value).toBe('tla+two+five');
     expect(fs.existsSync(path.join(cacheDir, 'src_tla.cjs'))).toBe(false);
   });
 
