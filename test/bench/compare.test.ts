@@ -1,6 +1,6 @@
 // The regression gate's marks and the rounds' spread, on results objects made here: no benchmark runs.
 import { describe, expect, it } from 'vitest';
-import { comparableHistory, compare, historyStep, machineChange, regressions, table, type ResultsFile, type Row } from '../../bench/lib/compare.ts';
+import { comparableHistory, compare, historyStep, machineChange, MIN_MOVE, regressions, table, type ResultsFile, type Row } from '../../bench/lib/compare.ts';
 import type { BenchResult } from '../../bench/lib/harness.ts';
 import { hasSpread, mergeRounds, ownSpread } from '../../bench/lib/rounds.ts';
 
@@ -41,6 +41,14 @@ describe('compare', () => {
     const rows = compare(old, file([line('x', 'parts/s', 0.8, [0.75, 0.85]), line('y', 'parts/s', 0.98, [0.9, 1.05])]));
     expect(markOf(rows, 'x')).toBe('regressed');
     expect(markOf(rows, 'y')).toBe('within noise');
+  });
+
+  it('calls a move below MIN_MOVE within noise even when both runs’ rounds agreed exactly, and a larger one a move', () => {
+    // The -wal size after a fixed workload: three equal rounds a run, 30.48 then 30.54 (one page more).
+    const before = file([line('wal', 'MiB', 30.48, [30.48, 30.48]), line('size', 'MiB', 30.0, [30.0, 30.0])]);
+    const rows = compare(before, file([line('wal', 'MiB', 30.54, [30.54, 30.54]), line('size', 'MiB', 30.0 * (1 + 2 * MIN_MOVE), [30.6, 30.6])]));
+    expect(markOf(rows, 'wal')).toBe('within noise');
+    expect(markOf(rows, 'size')).toBe('regressed');
   });
 
   it('says no spread, never regressed, when neither run has rounds to measure noise by', () => {
