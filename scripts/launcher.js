@@ -124,22 +124,26 @@ export async function runBundled(entry, opts = {}) {
  * @param {{ root: string, cacheDir: string }} where
  * @returns {Promise<string>}
  */
-export function ensureBundle(entry, { root: base, cacheDir }) {
+export async function ensureBundle(entry, { root: base, cacheDir }) {
   const name = entry.replace(/\.[cm]?ts$/, '').replace(/[^A-Za-z0-9_-]+/g, '_');
   const out = path.join(cacheDir, `${name}.mjs`);
-  if (isFresh(path.join(cacheDir, `${name}.json`), out, base)) return Promise.resolve(out);
-  // One build per bundle at a time in a process: each build ends with esbuild.stop(), which would
-  // cut off a second build still running on the same esbuild service (its promise never settled).
+  if (isFresh(path.join(cacheDir, `${name}.json`), out, base)) return out;
+  // One build at a time in a process, and one per bundle: each build ends with esbuild.stop(),
+  // which would cut off another build still running on the same esbuild service (its promise never
+  // settled). Callers asking for a bundle being built share that build.
   let building = inProcess.get(out);
   if (!building) {
-    building = buildBundle(entry, name, out, base, cacheDir).finally(() => inProcess.delete(out));
+    building = lastBuild.then(() => buildBundle(entry, name, out, base, cacheDir)).finally(() => inProcess.delete(out));
     inProcess.set(out, building);
+    lastBuild = building.catch(() => undefined);
   }
   return building;
 }
 
 /** @type {Map<string, Promise<string>>} the bundles this process is building, by output file */
 const inProcess = new Map();
+/** @type {Promise<unknown>} the build this process started last (the next one waits for it) */
+let lastBuild = Promise.resolve();
 
 /** @param {string} entry @param {string} name @param {string} out @param {string} base @param {string} cacheDir */
 async function buildBundle(entry, name, out, base, cacheDir) {

@@ -55,18 +55,23 @@ describe('launcher bundle cache', () => {
     expect(fs.readdirSync(cacheDir).filter((f) => f.endsWith('.tmp') || f.includes('.tmp.'))).toEqual([]);
   });
 
-  it('builds once for two callers in one process that find the bundle stale at once; both get it', async () => {
+  it('builds once for two callers in one process that find the bundle stale at once, and two bundles asked for at once one after the other', async () => {
     // Each build ends with esbuild.stop(): a second build in flight on the same service never settled.
     fs.writeFileSync(path.join(src, 'lib/extra.ts'), "export const extra = 'five';\n");
     const [a, b] = await Promise.all([ensureBundle('src/entry.ts', { root: work, cacheDir }), ensureBundle('src/entry.ts', { root: work, cacheDir })]);
     expect(b).toBe(a);
     expect(await valueOf(a)).toBe('entry+two+five');
+    // Two different bundles at once: one after the other, both built.
+    fs.writeFileSync(path.join(src, 'lib/extra.ts'), "export const extra = 'six';\n");
+    fs.writeFileSync(path.join(src, 'other.ts'), "import { part } from './lib/part.ts';\nexport const value: string = `other+${part}`;\n");
+    const [c, d] = await Promise.all([ensureBundle('src/entry.ts', { root: work, cacheDir }), ensureBundle('src/other.ts', { root: work, cacheDir })]);
+    expect([await valueOf(c), await valueOf(d)]).toEqual(['entry+two+six', 'other+two+six']);
   });
 
   it('bundles an entry with top-level await as an ES module (CommonJS cannot hold it)', async () => {
     fs.writeFileSync(path.join(src, 'tla.ts'), "import { part } from './lib/part.ts';\nexport const value: string = await Promise.resolve(`tla+${part}`);\n");
     const out = await ensureBundle('src/tla.ts', { root: work, cacheDir });
-    expect((await importFresh(out)).value).toBe('tla+two+five');
+    expect((await importFresh(out)).value).toBe('tla+two+six');
     expect(fs.existsSync(path.join(cacheDir, 'src_tla.cjs'))).toBe(false);
   });
 
