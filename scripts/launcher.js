@@ -127,13 +127,14 @@ export async function runBundled(entry, opts = {}) {
 export async function ensureBundle(entry, { root: base, cacheDir }) {
   const name = entry.replace(/\.[cm]?ts$/, '').replace(/[^A-Za-z0-9_-]+/g, '_');
   const out = path.join(cacheDir, `${name}.mjs`);
-  if (isFresh(path.join(cacheDir, `${name}.json`), out, base)) return out;
+  const manifestFile = path.join(cacheDir, `${name}.json`);
+  if (isFresh(manifestFile, out, base)) return out;
   // One build at a time in a process, and one per bundle: each build ends with esbuild.stop(),
   // which would cut off another build still running on the same esbuild service (its promise never
   // settled). Callers asking for a bundle being built share that build.
   let building = inProcess.get(out);
   if (!building) {
-    building = lastBuild.then(() => buildBundle(entry, name, out, base, cacheDir)).finally(() => inProcess.delete(out));
+    building = lastBuild.then(() => buildBundle(entry, name, out, manifestFile, base, cacheDir)).finally(() => inProcess.delete(out));
     inProcess.set(out, building);
     lastBuild = building.catch(() => undefined);
   }
@@ -145,10 +146,8 @@ const inProcess = new Map();
 /** @type {Promise<unknown>} the build this process started last (the next one waits for it) */
 let lastBuild = Promise.resolve();
 
-/** @param {string} entry @param {string} name @param {string} out @param {string} base @param {string} cacheDir */
-async function buildBundle(entry, name, out, base, cacheDir) {
-  const manifestFile = path.join(cacheDir, `${name}.json`);
-
+/** @param {string} entry @param {string} name @param {string} out @param {string} manifestFile @param {string} base @param {string} cacheDir */
+async function buildBundle(entry, name, out, manifestFile, base, cacheDir) {
   const esbuild = await import('esbuild');
   fs.mkdirSync(cacheDir, { recursive: true });
   const started = Date.now();
@@ -201,9 +200,10 @@ async function buildBundle(entry, name, out, base, cacheDir) {
       fs.writeFileSync(part, file.contents);
       fs.renameSync(part, file.path);
     }
-    // Modules a plugin made (BUILTINS_ONCE's `builtins-once:node:fs`) are no files to watch.
+    // A module a plugin made in a namespace of its own (BUILTINS_ONCE's) is no file to watch: esbuild
+    // names it `namespace:path`, a file by its path alone.
     const inputs = Object.keys(result.metafile.inputs)
-      .filter((f) => !f.startsWith(`${BUILTINS_ONCE.name}:`))
+      .filter((f) => !/^[a-z][\w-]+:/i.test(f))
       .map((f) => path.resolve(base, f));
     const stats = inputs.map((f) => stamp(f));
     // A source saved while esbuild was reading it may not be in this bundle: leave no manifest, so the next start rebuilds.
