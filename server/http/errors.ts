@@ -3,6 +3,7 @@
 // only a real bug is a 500, and that is logged.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { closeLingeringly } from './lingering-close.ts';
+import { StorageError } from '../store/storage-error.ts';
 
 export class ApiError extends Error {
   constructor(
@@ -74,8 +75,17 @@ export function pgStorageError(err: unknown): ApiError | undefined {
 }
 
 /** Maps any thrown value to a status and message a client can act on. */
+/** A storage adapter's trouble kind as its answer: 507 when full, else 503, with Retry-After when the adapter knows one. */
+function storageTrouble(err: StorageError): { status: number; message: string; headers: Record<string, string>; bug: false } {
+  const status = err.kind === 'full' ? 507 : 503;
+  const line = status === 507 ? '507 Insufficient Storage' : '503 Service Unavailable';
+  const headers: Record<string, string> = err.retryAfterS !== undefined ? { 'Retry-After': String(Math.max(1, Math.ceil(err.retryAfterS))) } : {};
+  return { status, message: `${line} - ${err.message}`, headers, bug: false };
+}
+
 export function describeError(err: unknown): { status: number; message: string; headers: Record<string, string>; bug: boolean } {
   if (err instanceof ApiError) return { status: err.status, message: err.message, headers: err.headers, bug: false };
+  if (err instanceof StorageError) return storageTrouble(err);
   const e = err as Partial<FastifyError> & { code?: string; errno?: number };
   const storage = typeof e.code === 'string' ? STORAGE_ERRORS[e.code] : undefined;
   if (storage) return { status: storage[0], message: storage[1], headers: {}, bug: false };

@@ -1,0 +1,28 @@
+// Storage trouble as kinds, raised by whichever adapter meets it (SQLite, files, PostgreSQL, Redis)
+// and answered in one place (http/errors.ts): a client learns what happened and when to come back,
+// and no adapter's own error text or code has to be known above the store.
+export type StorageTroubleKind =
+  /** Out of space: 507. */
+  | 'full'
+  /** Writes refused (a read-only disk or a standby): 503. */
+  | 'read-only'
+  /** The engine is up but has no room for this request now (memory, connection slots): 503. */
+  | 'busy'
+  /** The engine cannot be reached, is restarting, or did not answer within its timeout: 503. */
+  | 'unavailable';
+
+export class StorageError extends Error {
+  override readonly name = 'StorageError';
+  constructor(
+    readonly kind: StorageTroubleKind,
+    /** What happened and what to do, in one sentence, without the status line. */
+    message: string,
+    /** Seconds after which a retry is worth it, sent as Retry-After (503s). */
+    readonly retryAfterS?: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+export const isStorageError = (err: unknown): err is StorageError => err instanceof StorageError;
