@@ -2,7 +2,9 @@
 // the real runner shapes it, with whatever the user edited) and answers the raw exchange: the
 // request as sent and the response as received, status, headers and body. It keeps the little
 // state a runner keeps (its token, its build, the trace length the server last reported), so the
-// next step has sensible defaults.
+// next step has sensible defaults. The runner token and the server it came from are one pair: a
+// register or use-token without a target is for this server (`home`), and a later step goes where
+// the token it carries was issued, never where an earlier call happened to point.
 import type { ConsoleExchange } from '../server/contract/simulator.ts';
 import type { Answer, HttpClient } from './http-client.ts';
 import { preview } from './journal.ts';
@@ -32,13 +34,13 @@ export class RunnerConsole {
 
   constructor(
     private readonly client: HttpClient,
-    target: string,
+    private readonly home: string,
   ) {
-    this.target = target;
+    this.target = home;
   }
 
-  private api(): RunnerApi {
-    return new RunnerApi(this.client, this.target, WHO);
+  private api(target = this.target): RunnerApi {
+    return new RunnerApi(this.client, target, WHO);
   }
 
   state(): ConsoleExchange['state'] {
@@ -76,10 +78,12 @@ export class RunnerConsole {
   }
 
   async register(o: { target?: string; registrationToken: string; description?: string; tagList?: string; runUntagged?: boolean }): Promise<ConsoleExchange> {
-    if (o.target) this.target = o.target;
-    const a = await this.api().register(o.registrationToken, { description: o.description ?? 'runner-console', tagList: o.tagList, runUntagged: o.runUntagged });
+    const target = o.target ?? this.home;
+    const a = await this.api(target).register(o.registrationToken, { description: o.description ?? 'runner-console', tagList: o.tagList, runUntagged: o.runUntagged });
     const body = a.status === 201 ? jsonOf<{ token?: string }>(a) : undefined;
+    // A refused register leaves the console's runner (and the server it belongs to) as it was.
     if (body?.token) {
+      this.target = target;
       this.runnerToken = body.token;
       this.buildId = null;
       this.buildToken = null;
@@ -89,8 +93,11 @@ export class RunnerConsole {
   }
 
   useToken(target: string | undefined, token: string): ConsoleExchange['state'] {
-    if (target) this.target = target;
+    this.target = target ?? this.home;
     this.runnerToken = token;
+    this.buildId = null;
+    this.buildToken = null;
+    this.traceLength = 0;
     return this.state();
   }
 

@@ -28,9 +28,10 @@ export async function consoleRoutes(fastify: FastifyInstance, { ctx, simulator }
     async (request) => {
       const b = request.body;
       const target = b.target_url ? checkTarget(b.target_url) : undefined;
+      simulator.refuseOwnTokens(target, [{ field: 'registration_token', value: b.registration_token }]);
       return c().register({
         target,
-        registrationToken: b.registration_token ?? (target ? '' : ctx.store.registrationToken),
+        registrationToken: b.registration_token ?? (simulator.isHome(target) ? ctx.store.registrationToken : ''),
         description: b.description,
         tagList: b.tag_list,
         runUntagged: b.run_untagged,
@@ -48,7 +49,15 @@ export async function consoleRoutes(fastify: FastifyInstance, { ctx, simulator }
         response: { 200: State },
       },
     },
-    async (request) => c().useToken(request.body.target_url ? checkTarget(request.body.target_url) : undefined, request.body.runner_token),
+    async (request) => {
+      const target = request.body.target_url ? checkTarget(request.body.target_url) : undefined;
+      const token = request.body.runner_token;
+      simulator.refuseOwnTokens(target, [{ field: 'runner_token', value: token }]);
+      if (!simulator.isHome(target) && (await ctx.domain.runners.byToken(token))) {
+        throw badRequest(`runner_token: that runner is registered on this server, and its token is only sent to this server; register on ${new URL(target!).host} or leave target_url empty`);
+      }
+      return c().useToken(target, token);
+    },
   );
 
   app.post('/console/request-build', { schema: { tags, summary: 'POST builds/register.json: ask for a build', response: reply200 } }, async () => c().requestBuild());

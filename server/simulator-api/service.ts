@@ -2,6 +2,7 @@
 // one kept for its status and scenario), and the runner console. Targets this server by default.
 import type { FleetStatus, Scenario, StartFleet } from '../contract/simulator.ts';
 import { ApiError, badRequest, conflict } from '../http/errors.ts';
+import { safeEqual } from '../auth/tokens.ts';
 import type { Service } from '../lifecycle.ts';
 import { Fleet, FleetSetupError } from '../../simulator/fleet.ts';
 import { HttpClient } from '../../simulator/http-client.ts';
@@ -29,6 +30,15 @@ export function checkTarget(url: string): string {
   return url.replace(/\/+$/, '');
 }
 
+/** Scheme, host and port of a URL, or null when it is not one. */
+function originOf(url: string): string | null {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
+}
+
 export class SimulatorService {
   readonly journal: Journal;
   fleet: Fleet | null = null;
@@ -50,6 +60,26 @@ export class SimulatorService {
     return this.opts.registrationToken;
   }
 
+  /** A target that is this server (absent, or the same origin as its own URL). */
+  isHome(target: string | undefined): boolean {
+    return target === undefined || originOf(target) === originOf(this.opts.selfUrl());
+  }
+
+  /**
+   * This server's own tokens are only ever sent to this server: one given for another target is
+   * refused (the UI prefills this server's registration token; a person who types another target
+   * and keeps it would otherwise hand it over).
+   */
+  refuseOwnTokens(target: string | undefined, given: { field: string; value: string | undefined }[]): void {
+    if (this.isHome(target)) return;
+    const own = [this.opts.registrationToken, this.opts.adminToken];
+    for (const g of given) {
+      if (g.value !== undefined && own.some((t) => safeEqual(g.value, t))) {
+        throw badRequest(`${g.field}: that is this server's own token, which is only sent to this server; give the one ${new URL(target!).host} issued`);
+      }
+    }
+  }
+
   async start(form: StartFleet): Promise<FleetStatus> {
     if (this.fleet && (this.fleet.state === 'running' || this.fleet.state === 'stopping')) {
       throw conflict('a fleet is running; stop it first (POST /api/app/sim/fleet/stop)');
@@ -61,8 +91,13 @@ export class SimulatorService {
       if (err instanceof ScenarioError) throw badRequest(err.message);
       throw err;
     }
-    const self = !form.target_url;
-    const target = self ? this.opts.selfUrl() : checkTarget(form.target_url!);
+    const given = form.target_url ? checkTarget(form.target_url) : undefined;
+    this.refuseOwnTokens(given, [
+      { field: 'admin_token', value: form.admin_token },
+      { field: 'registration_token', value: form.registration_token },
+    ]);
+    const self = this.isHome(given);
+    const target = given ?? this.opts.selfUrl();
     const adminToken = form.admin_token ?? (self ? this.opts.adminToken : undefined);
     const builds = form.builds ?? scenario.builds ?? null;
     const fleet = new Fleet({
