@@ -8,6 +8,8 @@
 import type { ConsoleExchange } from '../server/contract/simulator.ts';
 import type { Answer, HttpClient } from './http-client.ts';
 import { preview } from './journal.ts';
+import { hideUrlCredentials, REDACTED } from './journal-redact.ts';
+import { hideUserinfo } from '../common/secrets.ts';
 import { jsonOf, rangeEnd, RunnerApi, type BuildPayload } from './runner-client.ts';
 
 const WHO = 'console';
@@ -50,10 +52,10 @@ export class RunnerConsole {
   private exchange(a: Answer, method: string, url: string): ConsoleExchange {
     const kept = this.client.journal.opts.bodyBytes;
     return {
-      request: { method, url, headers: a.requestHeaders, body: preview(a.requestBodyKept, a.sentBytes, kept) },
+      request: { method, url: hideUserinfo(url, REDACTED), headers: a.requestHeaders, body: hideUrlCredentials(preview(a.requestBodyKept, a.sentBytes, kept)) },
       response:
-        a.status === 0 ? null : { status: a.status, status_text: a.statusText, headers: a.headers, body: preview(a.body, a.bodySize, SHOW_BYTES) },
-      error: a.error,
+        a.status === 0 ? null : { status: a.status, status_text: a.statusText, headers: a.headers, body: hideUrlCredentials(preview(a.body, a.bodySize, SHOW_BYTES)) },
+      error: a.error === null ? null : hideUserinfo(a.error, REDACTED),
       duration_ms: a.durationMs,
       journal_id: a.journalId,
       state: this.state(),

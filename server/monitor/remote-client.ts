@@ -2,6 +2,7 @@
 // GET {base}/api/{v3|v4}/{segment}/compound_metrics with PRIVATE-TOKEN. Every failure becomes one
 // sentence saying what went wrong and what to try next; the token never appears in it.
 import type { CompoundMetrics } from '../contract/metrics.ts';
+import { hideUserinfo } from '../../common/secrets.ts';
 
 export interface RemoteTarget {
   baseUrl: string;
@@ -64,7 +65,7 @@ export async function fetchCompound(target: RemoteTarget, opts: { timeoutMs: num
   if (status >= 300 && status < 400) {
     await res.body?.cancel();
     const to = res.headers.get('location');
-    return done(false, status, `${status} redirect to ${to ?? 'elsewhere'}: check the base URL (https instead of http? a sub-path like /gitlab?)`);
+    return done(false, status, `${status} redirect to ${hideUserinfo(to ?? 'elsewhere', '***')}: check the base URL (https instead of http? a sub-path like /gitlab?)`);
   }
   if (status === 401) return (await res.body?.cancel(), done(false, status, '401 Unauthorized: check the token (a personal access or private token of an admin user)'));
   if (status === 403) return (await res.body?.cancel(), done(false, status, '403 Forbidden: the token is not an admin\'s; the job-queue metrics API needs an admin token'));
@@ -109,7 +110,7 @@ async function readLimited(res: Response, max: number): Promise<string> {
 }
 
 function snippet(text: string): string {
-  const s = text.replace(/\s+/g, ' ').trim().slice(0, 120);
+  const s = hideUserinfo(text.replace(/\s+/g, ' ').trim(), '***').slice(0, 120);
   return s ? `"${s}${text.length > 120 ? '…' : ''}"` : 'empty body';
 }
 
