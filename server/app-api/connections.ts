@@ -7,6 +7,7 @@ import type { MonitorApi } from '../monitor/api.ts';
 import { DEFAULT_INTERVAL_S, originOf, view, type Connection } from '../monitor/connections.ts';
 import { normalizeBaseUrl, type FetchOutcome } from '../monitor/remote-client.ts';
 import { ApiError, badRequest } from '../http/errors.ts';
+import { refuseControlChars } from '../outbound/control-chars.ts';
 import { IdParams } from './schemas.ts';
 import { NewSidekiqConnection, SidekiqFields } from '../contract/sidekiq.ts';
 import { sidekiqPatch, sidekiqTargetOrThrow, unionErrors } from './sidekiq-fields.ts';
@@ -20,6 +21,8 @@ export async function connectionOr404(monitor: MonitorApi, id: string): Promise<
 }
 
 function baseUrlOrThrow(raw: string): string {
+  // Before the URL parser, which drops tabs and line breaks silently.
+  refuseControlChars({ base_url: raw });
   const u = normalizeBaseUrl(raw);
   if (typeof u !== 'string') throw badRequest(`base_url: ${u.error}`);
   return u;
@@ -61,6 +64,7 @@ export async function connectionRoutes(fastify: FastifyInstance, { monitor }: { 
         monitor.changed(c);
         return reply.code(201).send(view(c));
       }
+      refuseControlChars({ private_token: b.private_token });
       const c = await monitor.connections.create({
         name: b.name.trim() || 'GitLab',
         baseUrl: baseUrlOrThrow(b.base_url),
@@ -100,6 +104,7 @@ export async function connectionRoutes(fastify: FastifyInstance, { monitor }: { 
       if (c.kind === 'embedded' && (p.base_url !== undefined || p.private_token !== undefined || p.api_version !== undefined || p.segment !== undefined)) {
         throw badRequest('the embedded connection is this server: only name, interval_s and enabled can change');
       }
+      refuseControlChars({ private_token: p.private_token });
       const baseUrl = p.base_url !== undefined ? baseUrlOrThrow(p.base_url) : undefined;
       // The stored token was given for one host: moving the URL to another origin must not carry it along.
       if (baseUrl !== undefined && originOf(baseUrl) !== originOf(c.baseUrl) && p.private_token === undefined) {
@@ -146,6 +151,7 @@ export async function connectionRoutes(fastify: FastifyInstance, { monitor }: { 
         const t = sidekiqTargetOrThrow(b.redis_url, b.password, b.namespace);
         return asTestResult(await monitor.probe({ kind: 'sidekiq', baseUrl: t.url, token: t.password, apiVersion: 'v4', segment: t.namespace }));
       }
+      refuseControlChars({ private_token: b.private_token });
       const o = await monitor.probe({ kind: 'gitlab', baseUrl: baseUrlOrThrow(b.base_url), token: b.private_token, apiVersion: b.api_version ?? 'v4', segment: b.segment ?? 'sidekiq' });
       return asTestResult(o);
     },

@@ -3,6 +3,7 @@
 import type { FleetStatus, Scenario, StartFleet } from '../contract/simulator.ts';
 import { ApiError, badRequest, conflict } from '../http/errors.ts';
 import { safeEqual } from '../auth/tokens.ts';
+import { refuseControlChars } from '../outbound/control-chars.ts';
 import type { Service } from '../lifecycle.ts';
 import { Fleet, FleetSetupError } from '../../simulator/fleet.ts';
 import { HttpClient } from '../../simulator/http-client.ts';
@@ -20,6 +21,7 @@ export interface SimulatorServiceOptions {
 }
 
 export function checkTarget(url: string): string {
+  refuseControlChars({ target_url: url });
   let u: URL;
   try {
     u = new URL(url);
@@ -91,6 +93,7 @@ export class SimulatorService {
       if (err instanceof ScenarioError) throw badRequest(err.message);
       throw err;
     }
+    refuseControlChars({ admin_token: form.admin_token, registration_token: form.registration_token });
     const given = form.target_url ? checkTarget(form.target_url) : undefined;
     this.refuseOwnTokens(given, [
       { field: 'admin_token', value: form.admin_token },
