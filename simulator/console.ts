@@ -5,8 +5,8 @@
 // next step has sensible defaults. The runner token and the server it came from are one pair: a
 // register or use-token without a target is for this server (`home`), and a later step goes where
 // the token it carries was issued, never where an earlier call happened to point.
-import type { ConsoleExchange } from '../server/contract/simulator.ts';
-import type { Answer, HttpClient } from './http-client.ts';
+import type { BodyPreview, ConsoleExchange } from '../server/contract/simulator.ts';
+import { header, type Answer, type HttpClient } from './http-client.ts';
 import { preview } from './journal.ts';
 import { hideUrlCredentials, REDACTED } from './journal-redact.ts';
 import { hideUserinfo } from '../common/secrets.ts';
@@ -34,11 +34,22 @@ export class RunnerConsole {
   buildToken: string | null = null;
   traceLength = 0;
 
+  /**
+   * `showForeign`: whether an answer from another server that is neither JSON nor an archive is
+   * shown; off where the console could otherwise read out somebody's internal pages.
+   */
   constructor(
     private readonly client: HttpClient,
     private readonly home: string,
+    private readonly showForeign = true,
   ) {
     this.target = home;
+  }
+
+  private responseBody(a: Answer, url: string): BodyPreview {
+    const type = (header(a, 'content-type') ?? '').toLowerCase();
+    const shown = this.showForeign || url.startsWith(`${this.home}/`) || /json|zip|octet-stream/.test(type);
+    return shown ? hideUrlCredentials(preview(a.body, a.bodySize, SHOW_BYTES)) : { size: a.bodySize, truncated: a.bodySize > 0 };
   }
 
   private api(target = this.target): RunnerApi {
@@ -54,7 +65,7 @@ export class RunnerConsole {
     return {
       request: { method, url: hideUserinfo(url, REDACTED), headers: a.requestHeaders, body: hideUrlCredentials(preview(a.requestBodyKept, a.sentBytes, kept)) },
       response:
-        a.status === 0 ? null : { status: a.status, status_text: a.statusText, headers: a.headers, body: hideUrlCredentials(preview(a.body, a.bodySize, SHOW_BYTES)) },
+        a.status === 0 ? null : { status: a.status, status_text: a.statusText, headers: a.headers, body: this.responseBody(a, url) },
       error: a.error === null ? null : hideUserinfo(a.error, REDACTED),
       duration_ms: a.durationMs,
       journal_id: a.journalId,

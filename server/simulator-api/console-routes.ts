@@ -37,6 +37,7 @@ export async function consoleRoutes(fastify: FastifyInstance, { ctx, simulator }
       refuseControlChars({ registration_token: b.registration_token });
       const target = b.target_url ? checkTarget(b.target_url) : undefined;
       simulator.refuseOwnTokens(target, [{ field: 'registration_token', value: b.registration_token }]);
+      await simulator.refuseTarget(target);
       return c().register({
         target,
         registrationToken: b.registration_token ?? (simulator.isHome(target) ? ctx.store.registrationToken : ''),
@@ -62,6 +63,7 @@ export async function consoleRoutes(fastify: FastifyInstance, { ctx, simulator }
       const token = request.body.runner_token;
       refuseControlChars({ runner_token: token });
       simulator.refuseOwnTokens(target, [{ field: 'runner_token', value: token }]);
+      await simulator.refuseTarget(target);
       if (!simulator.isHome(target) && (await ctx.domain.runners.byToken(token))) {
         throw badRequest(`runner_token: that runner is registered on this server, and its token is only sent to this server; register on ${new URL(target!).host} or leave target_url empty`);
       }

@@ -6,7 +6,9 @@ import { safeEqual } from '../auth/tokens.ts';
 import { refuseControlChars } from '../outbound/control-chars.ts';
 import type { Service } from '../lifecycle.ts';
 import { Fleet, FleetSetupError } from '../../simulator/fleet.ts';
-import { HttpClient } from '../../simulator/http-client.ts';
+import { HttpClient, type OutboundCheck } from '../../simulator/http-client.ts';
+import type { OutboundPolicy } from '../outbound/policy.ts';
+import { refuseOutbound } from '../outbound/guard.ts';
 import { Journal } from '../../simulator/journal.ts';
 import { RunnerConsole } from '../../simulator/console.ts';
 import { exportScenario, groupsOf, parseScenario, ScenarioError, scenarioOfForm } from '../../simulator/scenario.ts';
@@ -18,6 +20,8 @@ export interface SimulatorServiceOptions {
   selfUrl(): string;
   registrationToken: string;
   adminToken: string;
+  /** Which other servers the console and fleets may call. */
+  policy(): OutboundPolicy;
 }
 
 export function checkTarget(url: string): string {
@@ -50,11 +54,24 @@ export class SimulatorService {
 
   constructor(private readonly opts: SimulatorServiceOptions) {
     this.journal = new Journal({ capacity: opts.journalEntries, bodyBytes: opts.journalBodyBytes });
-    this.consoleClient = new HttpClient(this.journal, { timeoutMs: 30_000, maxSockets: 8 });
+    this.consoleClient = new HttpClient(this.journal, { timeoutMs: 30_000, maxSockets: 8, outbound: this.outbound });
+  }
+
+  /** This server is always callable; another one as the outbound policy says, at the address it checked. */
+  private readonly outbound: OutboundCheck = async (url) => {
+    const policy = this.opts.policy();
+    if (policy.open || this.isHome(url.href)) return undefined;
+    await policy.check(url.hostname);
+    return policy.lookup;
+  };
+
+  /** A 403 naming the setting when `target` is another server the policy refuses. */
+  async refuseTarget(target: string | undefined): Promise<void> {
+    if (!this.isHome(target)) await refuseOutbound(this.opts.policy(), 'target_url', target!);
   }
 
   get console(): RunnerConsole {
-    this.consoleSession ??= new RunnerConsole(this.consoleClient, this.opts.selfUrl());
+    this.consoleSession ??= new RunnerConsole(this.consoleClient, this.opts.selfUrl(), this.opts.policy().open);
     return this.consoleSession;
   }
 
@@ -99,6 +116,7 @@ export class SimulatorService {
       { field: 'admin_token', value: form.admin_token },
       { field: 'registration_token', value: form.registration_token },
     ]);
+    await this.refuseTarget(given);
     const self = this.isHome(given);
     const target = given ?? this.opts.selfUrl();
     const adminToken = form.admin_token ?? (self ? this.opts.adminToken : undefined);
@@ -114,6 +132,8 @@ export class SimulatorService {
       buildTemplate: scenario.build_template,
       groups: groupsOf(scenario),
       journal: this.journal,
+      outbound: this.outbound,
+      quoteBodies: self || this.opts.policy().open,
     });
     if (!fleet.runners.some((r) => r.spec.token) && !fleet.opts.registrationToken) {
       throw badRequest('the runners need a registration_token (or runner tokens in the scenario) for a target other than this server');
