@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isLoopbackHost, unbindableHostProblem } from './host-address.ts';
 import { PgStoreError, checkUrl } from './store/pg/errors.ts';
+import { outboundAllowProblem } from './outbound/policy.ts';
 
 /**
  * Why a --database value cannot be used, or null. Only a URL with a host (postgres://…@host/…) is
@@ -107,6 +108,12 @@ export interface Config {
   historyMaxQueues: number;
   /** Host header values served besides loopback names and the bound address, comma-separated. */
   allowedHosts?: string;
+  /** Hosts, addresses and networks outbound calls may reach besides the default ("*" = all); server/outbound/policy.ts. */
+  outboundAllow?: string;
+  /** Most remote connections (GitLab and sidekiq) watched at once. */
+  maxConnections: number;
+  /** Shortest interval a connection may be sampled at, s. */
+  minConnectionIntervalS: number;
   /** The request line and headers must arrive within this, ms. */
   headersTimeoutMs: number;
   /** Window of the body progress rule (see http/timeouts.ts), ms. */
@@ -207,6 +214,9 @@ export const SETTINGS: SettingSpec[] = [
   // Where the data lives, as --data-dir: given at each start, never saved from the UI (see SAVABLE).
   { key: 'database', flag: '--database <url>', env: 'JOBSCOPE_DATABASE_URL', kind: 'string', default: undefined, help: 'keep builds, runners, projects and users in this PostgreSQL database (postgres://user:password@host:5432/database), shared by every Jobscope instance given the same URL and data dir; the schema is created or migrated at start; default: SQLite in the data dir' },
   { key: 'allowedHosts', flag: '--allowed-hosts <hosts>', env: 'JOBSCOPE_ALLOWED_HOSTS', kind: 'string', default: undefined, help: 'comma-separated Host names (with :port to allow only that port) served besides localhost, 127.x.x.x, [::1] and the bound address; bound to 0.0.0.0 any Host is served unless this is given' },
+  { key: 'outboundAllow', flag: '--outbound-allow <hosts>', env: 'JOBSCOPE_OUTBOUND_ALLOW', kind: 'string', default: undefined, help: 'comma-separated hosts, addresses and networks (10.0.0.0/8) the console, fleets and connections may call besides the default, or * for all; default: all when bound to loopback, otherwise not loopback, link-local, cloud-metadata or this machine\'s own addresses' },
+  { key: 'maxConnections', flag: '--max-connections <n>', env: 'JOBSCOPE_MAX_CONNECTIONS', kind: 'int', default: 50, help: 'most remote connections (GitLab and sidekiq) watched at once; adding one more gets 409', min: 1, max: 10_000 },
+  { key: 'minConnectionIntervalS', flag: '--min-connection-interval-s <s>', env: 'JOBSCOPE_MIN_CONNECTION_INTERVAL_S', kind: 'int', default: 2, help: 'shortest sampling interval a connection may have, in s; a shorter interval_s gets 400', min: 2, max: 60 },
   { key: 'headersTimeoutMs', flag: '--headers-timeout-ms <ms>', env: 'JOBSCOPE_HEADERS_TIMEOUT_MS', kind: 'int', default: 20000, help: 'a request\'s line and headers must arrive within this, in ms', min: 100, max: 600_000 },
   { key: 'bodyTimeoutMs', flag: '--body-timeout-ms <ms>', env: 'JOBSCOPE_BODY_TIMEOUT_MS', kind: 'int', default: 30000, help: 'window of the body rule: a request body still arriving must send --body-min-bytes-per-s over every window of this length, or it gets 408 and its connection is closed, in ms', min: 100, max: 86_400_000 },
   { key: 'bodyMinBytesPerS', flag: '--body-min-bytes-per-s <n>', env: 'JOBSCOPE_BODY_MIN_BYTES_PER_S', kind: 'int', default: 4096, help: 'average rate a request body must keep over every --body-timeout-ms window (a 100 MiB upload may take ~7 h at the default); 0 = every body must be whole within --body-timeout-ms' },
@@ -248,6 +258,10 @@ export function parseValue(spec: SettingSpec, raw: unknown): Config[keyof Config
       throw new ConfigError(`${flagName(spec)}: expected ${what} from ${bounds.min.toLocaleString('en-US')} to ${bounds.max.toLocaleString('en-US')}, got "${raw}"`);
     }
     return spec.kind === 'mb' ? Math.floor(n * 1024 * 1024) : n;
+  }
+  if (spec.key === 'outboundAllow') {
+    const problem = outboundAllowProblem(String(raw));
+    if (problem) throw new ConfigError(`${flagName(spec)} (${spec.env}): ${problem}`);
   }
   if (spec.key === 'database') {
     const problem = databaseUrlProblem(String(raw));

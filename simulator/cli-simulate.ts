@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import type { FleetStatus, Scenario } from '../server/contract/simulator.ts';
 import type { InstanceView } from '../server/contract/control.ts';
+import { hideUserinfo } from '../common/secrets.ts';
 import { parseFaultList } from './faults.ts';
 import { Fleet, FleetSetupError } from './fleet.ts';
 import { Journal } from './journal.ts';
@@ -122,9 +123,17 @@ async function registrationTokenOf(target: string, adminToken: string): Promise<
   const url = new URL('api/v3/sim/instance', target.endsWith('/') ? target : `${target}/`);
   let res: Response;
   try {
-    res = await fetch(url, { headers: { 'PRIVATE-TOKEN': adminToken }, signal: AbortSignal.timeout(10_000) });
+    // Not followed: fetch drops only Authorization on a redirect to another origin, so the
+    // PRIVATE-TOKEN would go wherever the target points. A redirect is reported instead.
+    res = await fetch(url, { headers: { 'PRIVATE-TOKEN': adminToken }, redirect: 'manual', signal: AbortSignal.timeout(10_000) });
   } catch (err) {
     throw new UsageError(`--admin-token: reading ${url.pathname} failed (${(err as Error).message}); give --registration-token instead`);
+  }
+  if (res.status >= 300 && res.status < 400) {
+    await res.body?.cancel();
+    throw new UsageError(
+      `--target: GET ${url.pathname} answered ${res.status}, a redirect to ${hideUserinfo(res.headers.get('location') ?? 'elsewhere', '***')}; the admin token is not sent after a redirect: give the address it points to as --target`,
+    );
   }
   const body = (await res.json().catch(() => null)) as Partial<InstanceView> | { message?: string } | null;
   const token = body && 'runners_registration_token' in body ? body.runners_registration_token : undefined;
@@ -138,7 +147,7 @@ async function registrationTokenOf(target: string, adminToken: string): Promise<
 /** Fails early, with what to do, when nothing answers at the target (runners would retry forever). */
 async function reachable(target: string): Promise<void> {
   try {
-    await fetch(target, { signal: AbortSignal.timeout(10_000) });
+    await fetch(target, { redirect: 'manual', signal: AbortSignal.timeout(10_000) });
   } catch (err) {
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
     throw new UsageError(`--target ${target} does not answer (${cause?.code ?? cause?.message ?? (err as Error).message}); is the server running and the URL right?`);

@@ -2,10 +2,14 @@
 // the real runner shapes it, with whatever the user edited) and answers the raw exchange: the
 // request as sent and the response as received, status, headers and body. It keeps the little
 // state a runner keeps (its token, its build, the trace length the server last reported), so the
-// next step has sensible defaults.
-import type { ConsoleExchange } from '../server/contract/simulator.ts';
-import type { Answer, HttpClient } from './http-client.ts';
+// next step has sensible defaults. The runner token and the server it came from are one pair: a
+// register or use-token without a target is for this server (`home`), and a later step goes where
+// the token it carries was issued, never where an earlier call happened to point.
+import type { BodyPreview, ConsoleExchange } from '../server/contract/simulator.ts';
+import { header, type Answer, type HttpClient } from './http-client.ts';
 import { preview } from './journal.ts';
+import { hideUrlCredentials, REDACTED } from './journal-redact.ts';
+import { hideUserinfo } from '../common/secrets.ts';
 import { jsonOf, rangeEnd, RunnerApi, type BuildPayload } from './runner-client.ts';
 
 const WHO = 'console';
@@ -30,15 +34,26 @@ export class RunnerConsole {
   buildToken: string | null = null;
   traceLength = 0;
 
+  /**
+   * `showForeign`: whether an answer from another server that is neither JSON nor an archive is
+   * shown; off where the console could otherwise read out somebody's internal pages.
+   */
   constructor(
     private readonly client: HttpClient,
-    target: string,
+    private readonly home: string,
+    private readonly showForeign = true,
   ) {
-    this.target = target;
+    this.target = home;
   }
 
-  private api(): RunnerApi {
-    return new RunnerApi(this.client, this.target, WHO);
+  private responseBody(a: Answer, url: string): BodyPreview {
+    const type = (header(a, 'content-type') ?? '').toLowerCase();
+    const shown = this.showForeign || url.startsWith(`${this.home}/`) || /json|zip|octet-stream/.test(type);
+    return shown ? hideUrlCredentials(preview(a.body, a.bodySize, SHOW_BYTES)) : { size: a.bodySize, truncated: a.bodySize > 0 };
+  }
+
+  private api(target = this.target): RunnerApi {
+    return new RunnerApi(this.client, target, WHO);
   }
 
   state(): ConsoleExchange['state'] {
@@ -48,10 +63,10 @@ export class RunnerConsole {
   private exchange(a: Answer, method: string, url: string): ConsoleExchange {
     const kept = this.client.journal.opts.bodyBytes;
     return {
-      request: { method, url, headers: a.requestHeaders, body: preview(a.requestBodyKept, a.sentBytes, kept) },
+      request: { method, url: hideUserinfo(url, REDACTED), headers: a.requestHeaders, body: hideUrlCredentials(preview(a.requestBodyKept, a.sentBytes, kept)) },
       response:
-        a.status === 0 ? null : { status: a.status, status_text: a.statusText, headers: a.headers, body: preview(a.body, a.bodySize, SHOW_BYTES) },
-      error: a.error,
+        a.status === 0 ? null : { status: a.status, status_text: a.statusText, headers: a.headers, body: this.responseBody(a, url) },
+      error: a.error === null ? null : hideUserinfo(a.error, REDACTED),
       duration_ms: a.durationMs,
       journal_id: a.journalId,
       state: this.state(),
@@ -76,10 +91,12 @@ export class RunnerConsole {
   }
 
   async register(o: { target?: string; registrationToken: string; description?: string; tagList?: string; runUntagged?: boolean }): Promise<ConsoleExchange> {
-    if (o.target) this.target = o.target;
-    const a = await this.api().register(o.registrationToken, { description: o.description ?? 'runner-console', tagList: o.tagList, runUntagged: o.runUntagged });
+    const target = o.target ?? this.home;
+    const a = await this.api(target).register(o.registrationToken, { description: o.description ?? 'runner-console', tagList: o.tagList, runUntagged: o.runUntagged });
     const body = a.status === 201 ? jsonOf<{ token?: string }>(a) : undefined;
+    // A refused register leaves the console's runner (and the server it belongs to) as it was.
     if (body?.token) {
+      this.target = target;
       this.runnerToken = body.token;
       this.buildId = null;
       this.buildToken = null;
@@ -89,8 +106,11 @@ export class RunnerConsole {
   }
 
   useToken(target: string | undefined, token: string): ConsoleExchange['state'] {
-    if (target) this.target = target;
+    this.target = target ?? this.home;
     this.runnerToken = token;
+    this.buildId = null;
+    this.buildToken = null;
+    this.traceLength = 0;
     return this.state();
   }
 

@@ -4,7 +4,7 @@
 // broke the protocol on the way.
 import type { Faults, FleetStatus } from '../server/contract/simulator.ts';
 import type { ResolvedBehaviour } from './behaviour.ts';
-import { HttpClient } from './http-client.ts';
+import { HttpClient, type OutboundCheck } from './http-client.ts';
 import type { Journal } from './journal.ts';
 import { Prng } from '../common/prng.ts';
 import { controlApiBase, jsonOf } from './runner-client.ts';
@@ -38,6 +38,10 @@ export interface FleetOptions {
   requestTimeoutMs?: number;
   /** Unregister self-registered runners at the end (as `gitlab-ci-multi-runner unregister`). */
   unregister?: boolean;
+  /** Which hosts may be called (see HttpClient); default: any. */
+  outbound?: OutboundCheck;
+  /** Quote the start of an unexpected answer in setup errors; off where the target may be somebody's internal page. */
+  quoteBodies?: boolean;
 }
 
 export const DEFAULT_COMMANDS = [
@@ -79,6 +83,7 @@ export class Fleet {
   constructor(readonly opts: FleetOptions) {
     this.client = new HttpClient(opts.journal, {
       timeoutMs: opts.requestTimeoutMs ?? 30_000,
+      outbound: opts.outbound,
       onExchange: (x, a) => {
         this.stats.request();
         const r = this.byName.get(x.runner);
@@ -189,7 +194,8 @@ export class Fleet {
     const call = async (method: string, path: string, body?: unknown) => {
       const a = await this.client.send({ method, url: `${base}${path}`, headers, body: body === undefined ? undefined : Buffer.from(JSON.stringify(body)), runner: 'setup' });
       if (a.status >= 300 || a.status === 0) {
-        throw new FleetSetupError(`${method} ${base}${path} answered ${a.status || a.error}: ${a.body.toString('utf8').slice(0, 200)} — is the target a Jobscope server and the admin token right?`);
+        const quoted = this.opts.quoteBodies === false ? `${a.bodySize} bytes` : a.body.toString('utf8').slice(0, 200);
+        throw new FleetSetupError(`${method} ${base}${path} answered ${a.status || a.error}: ${quoted} — is the target a Jobscope server and the admin token right?`);
       }
       return jsonOf<unknown>(a);
     };

@@ -6,6 +6,7 @@ import https from 'node:https';
 import crypto from 'node:crypto';
 import zlib from 'node:zlib';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { LookupFunction } from 'node:net';
 import type { Journal } from './journal.ts';
 
 export type Headers = Record<string, string>;
@@ -52,12 +53,23 @@ export function header(a: Pick<Answer, 'headers'>, name: string): string | undef
   return a.headers.find(([k]) => k.toLowerCase() === n)?.[1];
 }
 
+/**
+ * Asked before each request: rejects when the URL may not be called (the message becomes the
+ * exchange's error), else gives the lookup the connection resolves its host with (one that checks
+ * the addresses it returns), or undefined for the system's.
+ */
+export type OutboundCheck = (url: URL) => Promise<LookupFunction | undefined>;
+
+type Result = Omit<Answer, 'durationMs' | 'journalId' | 'requestHeaders' | 'requestBodyKept' | 'sentBytes'>;
+
+const noAnswer = (error: string): Result => ({ status: 0, statusText: '', headers: [], body: Buffer.alloc(0), bodySize: 0, sha256: '', error });
+
 export class HttpClient {
   private readonly agents: { http: http.Agent; https: https.Agent };
 
   constructor(
     readonly journal: Journal,
-    private readonly opts: { timeoutMs: number; maxSockets?: number; onExchange?: (x: Exchange, a: Answer) => void } = { timeoutMs: 30_000 },
+    private readonly opts: { timeoutMs: number; maxSockets?: number; onExchange?: (x: Exchange, a: Answer) => void; outbound?: OutboundCheck } = { timeoutMs: 30_000 },
   ) {
     const agentOpts = { keepAlive: true, maxSockets: opts.maxSockets ?? 256, keepAliveMsecs: 1000 };
     this.agents = { http: new http.Agent(agentOpts), https: new https.Agent(agentOpts) };
@@ -89,15 +101,28 @@ export class HttpClient {
       }
     };
 
-    const result = await new Promise<Omit<Answer, 'durationMs' | 'journalId' | 'requestHeaders' | 'requestBodyKept' | 'sentBytes'>>((resolve) => {
+    let lookup: LookupFunction | undefined;
+    let refused: string | null = null;
+    if (this.opts.outbound) {
+      try {
+        lookup = await this.opts.outbound(url);
+      } catch (err) {
+        refused = (err as Error).message;
+      }
+    }
+
+    const result = refused !== null ? noAnswer(refused) : await new Promise<Result>((resolve) => {
       let done = false;
-      const finish = (r: Omit<Answer, 'durationMs' | 'journalId' | 'requestHeaders' | 'requestBodyKept' | 'sentBytes'>) => {
+      const finish = (r: Result) => {
         if (done) return;
         done = true;
         resolve(r);
       };
-      const fail = (error: string) => finish({ status: 0, statusText: '', headers: [], body: Buffer.alloc(0), bodySize: 0, sha256: '', error });
-      const req = lib.request(url, { method: x.method, headers, agent: url.protocol === 'https:' ? this.agents.https : this.agents.http });
+      const fail = (error: string) => finish(noAnswer(error));
+      // The agent opens its sockets with the request's options, the lookup included: a pooled socket was
+      // connected to an address checked when it was opened.
+      const agent = url.protocol === 'https:' ? this.agents.https : this.agents.http;
+      const req = lib.request(url, { method: x.method, headers, agent, ...(lookup ? { lookup } : {}) });
       req.setTimeout(x.timeoutMs ?? this.opts.timeoutMs, () => {
         req.destroy();
         fail(`no answer within ${x.timeoutMs ?? this.opts.timeoutMs} ms`);

@@ -6,7 +6,7 @@
 // non-public build variables), then by value, so that a token found in one place is also hidden
 // where it shows up unlabelled (the build token inside repo_url, a runner token echoed in a trace).
 import type { BodyPreview, JournalEntry } from '../server/contract/simulator.ts';
-import { SECRET_HEADERS, SECRET_NAME, decodeURIComponentSafe, hideQuery, isSecretName } from '../common/secrets.ts';
+import { SECRET_HEADERS, SECRET_NAME, decodeURIComponentSafe, hideQuery, hideUserinfo, isSecretName, userinfoSecrets } from '../common/secrets.ts';
 
 export const REDACTED = '[REDACTED]';
 
@@ -45,7 +45,10 @@ const MULTIPART_FIELD = /name="([^"]{1,100})"(?:;[^\r\n]*)?\r\n(?:[^\r\n]+\r\n)*
 /** Secret values written in one body, by its content type (a cut body is read as far as it goes). */
 function secretsOfBody(body: BodyPreview, type: string, found: Set<string>): void {
   const text = body.text;
-  if (text === undefined || !SECRET_NAME.test(text)) return;
+  if (text === undefined) return;
+  // A password in a URL (a build's repo_url, say) may also show up bare, in a trace.
+  for (const s of userinfoSecrets(text)) found.add(s);
+  if (!SECRET_NAME.test(text)) return;
   if (type.includes('json') || /^\s*[{[]/.test(text)) {
     try {
       walkJson(JSON.parse(text), found);
@@ -80,6 +83,7 @@ export function secretsOf(e: Omit<JournalEntry, 'id'>): Set<string> {
     if (bare) found.add(bare);
   }
   secretsOfUrl(e.url, found);
+  for (const s of userinfoSecrets(e.url)) found.add(s);
   secretsOfBody(e.request_body, headerValue(e.request_headers, 'content-type') ?? '', found);
   secretsOfBody(e.response_body, headerValue(e.response_headers, 'content-type') ?? '', found);
   found.delete('');
@@ -89,7 +93,7 @@ export function secretsOf(e: Omit<JournalEntry, 'id'>): Set<string> {
 
 /** Replaces secrets in free text: this entry's own (exactly) and tokens learned from others (as whole words). */
 function scrub(text: string, own: string[], learned: SecretLookup): string {
-  let out = text;
+  let out = hideUserinfo(text, REDACTED);
   for (const s of own) if (out.includes(s)) out = out.split(s).join(REDACTED);
   if (learned.size) out = out.replace(WORD, (w) => (w.length >= MIN_FREE_TEXT && learned.has(w) ? REDACTED : w));
   return out;
@@ -107,6 +111,11 @@ function hideFields(text: string, type: string): string {
 
 function scrubBody(b: BodyPreview, type: string, own: string[], learned: SecretLookup): BodyPreview {
   return b.text === undefined ? b : { ...b, text: scrub(hideFields(b.text, type), own, learned) };
+}
+
+/** A body preview with the credentials of every URL in it hidden (the console shows tokens, not passwords in URLs). */
+export function hideUrlCredentials(b: BodyPreview): BodyPreview {
+  return b.text === undefined ? b : { ...b, text: hideUserinfo(b.text, REDACTED) };
 }
 
 /** Either of two lookups: the journal's learned tokens and the server's own. */

@@ -6,7 +6,12 @@ import { ConnectionPatch, ConnectionView, NewConnection, TestResult, Thresholds 
 import type { MonitorApi } from '../monitor/api.ts';
 import { DEFAULT_INTERVAL_S, originOf, view, type Connection } from '../monitor/connections.ts';
 import { normalizeBaseUrl, type FetchOutcome } from '../monitor/remote-client.ts';
-import { ApiError, badRequest } from '../http/errors.ts';
+import { ApiError, badRequest, conflict } from '../http/errors.ts';
+import { refuseControlChars } from '../outbound/control-chars.ts';
+import { refuseOutbound } from '../outbound/guard.ts';
+import { policyOf } from '../outbound/policy.ts';
+import type { AppContext } from '../context.ts';
+import type { Config } from '../config.ts';
 import { IdParams } from './schemas.ts';
 import { NewSidekiqConnection, SidekiqFields } from '../contract/sidekiq.ts';
 import { sidekiqPatch, sidekiqTargetOrThrow, unionErrors } from './sidekiq-fields.ts';
@@ -20,6 +25,8 @@ export async function connectionOr404(monitor: MonitorApi, id: string): Promise<
 }
 
 function baseUrlOrThrow(raw: string): string {
+  // Before the URL parser, which drops tabs and line breaks silently.
+  refuseControlChars({ base_url: raw });
   const u = normalizeBaseUrl(raw);
   if (typeof u !== 'string') throw badRequest(`base_url: ${u.error}`);
   return u;
@@ -30,10 +37,29 @@ const AnyNewConnection = Type.Union([NewConnection, NewSidekiqConnection]);
 const AnyConnectionPatch = Type.Composite([ConnectionPatch, Type.Partial(SidekiqFields)]);
 const isSidekiq = (b: NewConnection | NewSidekiqConnection): b is NewSidekiqConnection => (b as { kind?: string }).kind === 'sidekiq';
 
+/** The interval a new or changed connection samples at: given or the default, never under the server's minimum. */
+function intervalOrThrow(config: Config, given: number | undefined): number | undefined {
+  const min = config.minConnectionIntervalS;
+  if (given !== undefined && given < min) {
+    throw badRequest(`interval_s: at least ${min} s on this server (--min-connection-interval-s); give ${min} or more`);
+  }
+  return given;
+}
+
+/** The cap on watched connections (each one is a request to somebody every interval). */
+async function refuseOverCap(monitor: MonitorApi, config: Config): Promise<void> {
+  const remote = (await monitor.connections.list()).filter((c) => c.kind !== 'embedded').length;
+  if (remote >= config.maxConnections) {
+    throw conflict(`this server watches at most ${config.maxConnections} connections (--max-connections) and has ${remote}: delete one first, or raise the setting`);
+  }
+}
+
 const asTestResult = (o: FetchOutcome): TestResult => ({ ok: o.ok, status: o.status, message: o.message, latency_ms: o.latencyMs, sample: o.metrics });
 
-export async function connectionRoutes(fastify: FastifyInstance, { monitor }: { monitor: MonitorApi }) {
+export async function connectionRoutes(fastify: FastifyInstance, { monitor, ctx }: { monitor: MonitorApi; ctx: AppContext }) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const policy = () => policyOf(ctx.config);
+  const defaultInterval = () => Math.max(DEFAULT_INTERVAL_S, ctx.config.minConnectionIntervalS);
   app.get('/connections', { schema: { tags, summary: 'Every watched connection (the embedded one first); tokens are never included', response: { 200: Type.Array(ConnectionView) } } }, async () =>
     (await monitor.connections.list()).map(view),
   );
@@ -46,8 +72,11 @@ export async function connectionRoutes(fastify: FastifyInstance, { monitor }: { 
     },
     async (request, reply) => {
       const b = request.body;
+      const intervalS = intervalOrThrow(ctx.config, b.interval_s) ?? defaultInterval();
       if (isSidekiq(b)) {
         const t = sidekiqTargetOrThrow(b.redis_url, b.password, b.namespace);
+        await refuseOutbound(policy(), 'redis_url', t.url);
+        await refuseOverCap(monitor, ctx.config);
         const c = await monitor.connections.create({
           kind: 'sidekiq',
           name: b.name.trim() || 'Sidekiq',
@@ -55,19 +84,23 @@ export async function connectionRoutes(fastify: FastifyInstance, { monitor }: { 
           token: t.password,
           apiVersion: 'v4',
           segment: t.namespace,
-          intervalS: b.interval_s ?? DEFAULT_INTERVAL_S,
+          intervalS,
           enabled: b.enabled ?? true,
         });
         monitor.changed(c);
         return reply.code(201).send(view(c));
       }
+      refuseControlChars({ private_token: b.private_token });
+      const baseUrl = baseUrlOrThrow(b.base_url);
+      await refuseOutbound(policy(), 'base_url', baseUrl);
+      await refuseOverCap(monitor, ctx.config);
       const c = await monitor.connections.create({
         name: b.name.trim() || 'GitLab',
-        baseUrl: baseUrlOrThrow(b.base_url),
+        baseUrl,
         token: b.private_token,
         apiVersion: b.api_version ?? 'v4',
         segment: b.segment ?? 'sidekiq',
-        intervalS: b.interval_s ?? DEFAULT_INTERVAL_S,
+        intervalS,
         enabled: b.enabled ?? true,
       });
       monitor.changed(c);
@@ -89,8 +122,11 @@ export async function connectionRoutes(fastify: FastifyInstance, { monitor }: { 
     async (request) => {
       const c = await connectionOr404(monitor, request.params.id);
       const p = request.body;
+      if (c.kind !== 'embedded') intervalOrThrow(ctx.config, p.interval_s);
       if (c.kind === 'sidekiq') {
-        const updated = (await monitor.connections.update(c.id, sidekiqPatch(c, p)))!;
+        const fields = sidekiqPatch(c, p);
+        if (fields.baseUrl) await refuseOutbound(policy(), 'redis_url', fields.baseUrl);
+        const updated = (await monitor.connections.update(c.id, fields))!;
         monitor.changed(updated);
         return view(updated);
       }
@@ -100,7 +136,9 @@ export async function connectionRoutes(fastify: FastifyInstance, { monitor }: { 
       if (c.kind === 'embedded' && (p.base_url !== undefined || p.private_token !== undefined || p.api_version !== undefined || p.segment !== undefined)) {
         throw badRequest('the embedded connection is this server: only name, interval_s and enabled can change');
       }
+      refuseControlChars({ private_token: p.private_token });
       const baseUrl = p.base_url !== undefined ? baseUrlOrThrow(p.base_url) : undefined;
+      if (baseUrl !== undefined) await refuseOutbound(policy(), 'base_url', baseUrl);
       // The stored token was given for one host: moving the URL to another origin must not carry it along.
       if (baseUrl !== undefined && originOf(baseUrl) !== originOf(c.baseUrl) && p.private_token === undefined) {
         throw badRequest(
@@ -144,9 +182,13 @@ export async function connectionRoutes(fastify: FastifyInstance, { monitor }: { 
       const b = request.body;
       if (isSidekiq(b)) {
         const t = sidekiqTargetOrThrow(b.redis_url, b.password, b.namespace);
+        await refuseOutbound(policy(), 'redis_url', t.url);
         return asTestResult(await monitor.probe({ kind: 'sidekiq', baseUrl: t.url, token: t.password, apiVersion: 'v4', segment: t.namespace }));
       }
-      const o = await monitor.probe({ kind: 'gitlab', baseUrl: baseUrlOrThrow(b.base_url), token: b.private_token, apiVersion: b.api_version ?? 'v4', segment: b.segment ?? 'sidekiq' });
+      refuseControlChars({ private_token: b.private_token });
+      const baseUrl = baseUrlOrThrow(b.base_url);
+      await refuseOutbound(policy(), 'base_url', baseUrl);
+      const o = await monitor.probe({ kind: 'gitlab', baseUrl, token: b.private_token, apiVersion: b.api_version ?? 'v4', segment: b.segment ?? 'sidekiq' });
       return asTestResult(o);
     },
   );

@@ -3,9 +3,11 @@
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
 import type { Connection, ConnectionFields } from '../store/monitor-ports.ts';
 import { badRequest } from '../http/errors.ts';
+import { refuseControlChars } from '../outbound/control-chars.ts';
 import { normalizeRedisUrl, redisHost, redisOrigin, type RedisTarget } from '../sidekiq/redis-url.ts';
 
 export function sidekiqTargetOrThrow(redisUrl: string, password: string | undefined, namespace: string | undefined): RedisTarget {
+  refuseControlChars({ password, namespace });
   const u = normalizeRedisUrl(redisUrl);
   if ('error' in u) throw badRequest(`redis_url: ${u.error}`);
   if (password !== undefined && u.password && password !== u.password) {
@@ -32,6 +34,7 @@ export function sidekiqPatch(c: Connection, p: SidekiqPatchBody): Partial<Connec
   if (p.base_url !== undefined || p.private_token !== undefined || p.api_version !== undefined || p.segment !== undefined) {
     throw badRequest('a sidekiq connection takes redis_url, password and namespace, not base_url, private_token, api_version or segment');
   }
+  refuseControlChars({ password: p.password, namespace: p.namespace });
   let baseUrl: string | undefined;
   let token = p.password;
   if (p.redis_url !== undefined) {

@@ -8,11 +8,13 @@ import { fetchCompound, type FetchOutcome } from './remote-client.ts';
 import { embeddedSource, type MetricsSource } from './embedded-source.ts';
 import type { AppContext } from '../context.ts';
 import { targetOf } from './connections.ts';
+import { OutboundRefused, policyOf, type OutboundPolicy } from '../outbound/policy.ts';
 
 export interface SourceDeps {
   embedded: MetricsSource;
   sidekiq: SidekiqSources;
   remoteTimeoutMs: number;
+  policy: OutboundPolicy;
 }
 
 /** The config is read at each use: a test (or a settings change) may set it after the monitor starts. */
@@ -22,6 +24,9 @@ export function sourcesOf(ctx: AppContext, sidekiq: SidekiqSources): SourceDeps 
     sidekiq,
     get remoteTimeoutMs() {
       return ctx.config.remoteTimeoutMs;
+    },
+    get policy() {
+      return policyOf(ctx.config);
     },
   };
 }
@@ -35,8 +40,27 @@ export async function readConnection(c: Connection, signal: AbortSignal, deps: S
       return { metrics: null, error: `reading this server's job system failed: ${(err as Error).message}` };
     }
   }
-  const outcome = c.kind === 'sidekiq' ? await deps.sidekiq.of(c).sample() : await fetchCompound(targetOf(c), { timeoutMs: deps.remoteTimeoutMs, signal });
+  if (c.kind === 'sidekiq') {
+    const refused = await redisRefused(c.baseUrl, deps.policy);
+    if (refused) return { metrics: null, error: refused };
+  }
+  const outcome = c.kind === 'sidekiq' ? await deps.sidekiq.of(c).sample() : await fetchCompound(targetOf(c), { timeoutMs: deps.remoteTimeoutMs, signal, policy: deps.policy });
   return { metrics: outcome.metrics, error: outcome.message };
+}
+
+/**
+ * The outbound policy's answer for a sidekiq connection's Redis host, or null when it may be called.
+ * Checked before each read; ioredis resolves the name again itself (it takes no lookup of ours).
+ */
+async function redisRefused(url: string | null, policy: OutboundPolicy): Promise<string | null> {
+  if (policy.open || !url) return null;
+  try {
+    await policy.check(new URL(url).hostname);
+    return null;
+  } catch (err) {
+    if (err instanceof OutboundRefused) return err.message;
+    throw err;
+  }
 }
 
 /** Reads a connection once without storing anything (the "Test" button). */
@@ -47,6 +71,8 @@ export async function probeConnection(c: Pick<Connection, 'kind' | 'baseUrl' | '
     return { ok: true, status: 200, message: 'OK: this server', latencyMs: performance.now() - started, metrics };
   }
   if (c.kind === 'sidekiq') {
+    const refused = await redisRefused(c.baseUrl, deps.policy);
+    if (refused) return { ok: false, status: null, message: refused, latencyMs: 0, metrics: null };
     const source = deps.sidekiq.transient(targetOfConnection(c));
     try {
       return { ...(await source.sample()), status: null };
@@ -54,5 +80,5 @@ export async function probeConnection(c: Pick<Connection, 'kind' | 'baseUrl' | '
       source.close();
     }
   }
-  return fetchCompound(targetOf(c as Connection), { timeoutMs: deps.remoteTimeoutMs });
+  return fetchCompound(targetOf(c as Connection), { timeoutMs: deps.remoteTimeoutMs, policy: deps.policy });
 }

@@ -1,7 +1,11 @@
 // Reads compound_metrics from a GitLab (or another Jobscope) the way an admin's script would:
 // GET {base}/api/{v3|v4}/{segment}/compound_metrics with PRIVATE-TOKEN. Every failure becomes one
 // sentence saying what went wrong and what to try next; the token never appears in it.
+import http from 'node:http';
+import https from 'node:https';
 import type { CompoundMetrics } from '../contract/metrics.ts';
+import { hideUserinfo } from '../../common/secrets.ts';
+import { OutboundRefused, type OutboundPolicy } from '../outbound/policy.ts';
 
 export interface RemoteTarget {
   baseUrl: string;
@@ -38,7 +42,37 @@ export function normalizeBaseUrl(raw: string): string | { error: string } {
   return `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
 }
 
-export async function fetchCompound(target: RemoteTarget, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<FetchOutcome> {
+interface Answer {
+  status: number;
+  header(name: string): string | null;
+  body: AsyncIterable<Uint8Array> & { destroy(): void };
+}
+
+/**
+ * One GET through node:http rather than fetch: the connection must go to the address the outbound
+ * policy checked (its `lookup`), which fetch cannot be told without an undici Agent of our own.
+ * Redirects are never followed (the token would go along).
+ */
+function get(url: string, headers: Record<string, string>, signal: AbortSignal, policy: OutboundPolicy | undefined): Promise<Answer> {
+  const u = new URL(url);
+  const lib = u.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const req = lib.request(u, { headers, signal, ...(policy && !policy.open ? { lookup: policy.lookup } : {}) }, (res) =>
+      resolve({
+        status: res.statusCode ?? 0,
+        header: (name) => {
+          const v = res.headers[name.toLowerCase()];
+          return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
+        },
+        body: res,
+      }),
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+export async function fetchCompound(target: RemoteTarget, opts: { timeoutMs: number; signal?: AbortSignal; policy?: OutboundPolicy }): Promise<FetchOutcome> {
   const started = performance.now();
   const url = metricsUrl(target);
   const done = (ok: boolean, status: number | null, message: string, metrics: CompoundMetrics | null = null): FetchOutcome => ({
@@ -50,26 +84,28 @@ export async function fetchCompound(target: RemoteTarget, opts: { timeoutMs: num
   });
   const signals = [AbortSignal.timeout(opts.timeoutMs)];
   if (opts.signal) signals.push(opts.signal);
-  let res: Response;
+  // Bodies of what is not GitLab are quoted only where the network is the user's own: elsewhere a
+  // quote would read out an internal page the policy lets through.
+  const quote = (text: string) => (opts.policy && !opts.policy.open ? `${Buffer.byteLength(text)} bytes` : snippet(text));
+  let res: Answer;
   try {
-    res = await fetch(url, {
-      headers: { 'PRIVATE-TOKEN': target.token, accept: 'application/json', 'user-agent': 'Jobscope' },
-      redirect: 'manual',
-      signal: AbortSignal.any(signals),
-    });
+    await opts.policy?.check(new URL(url).hostname);
+    res = await get(url, { 'PRIVATE-TOKEN': target.token, accept: 'application/json', 'user-agent': 'Jobscope' }, AbortSignal.any(signals), opts.policy);
   } catch (err) {
+    if (err instanceof OutboundRefused) return done(false, null, err.message);
     return done(false, null, describeNetworkError(err, url, opts.timeoutMs));
   }
   const status = res.status;
+  const cancel = () => res.body.destroy();
   if (status >= 300 && status < 400) {
-    await res.body?.cancel();
-    const to = res.headers.get('location');
-    return done(false, status, `${status} redirect to ${to ?? 'elsewhere'}: check the base URL (https instead of http? a sub-path like /gitlab?)`);
+    cancel();
+    const to = res.header('location');
+    return done(false, status, `${status} redirect to ${hideUserinfo(to ?? 'elsewhere', '***')}: check the base URL (https instead of http? a sub-path like /gitlab?)`);
   }
-  if (status === 401) return (await res.body?.cancel(), done(false, status, '401 Unauthorized: check the token (a personal access or private token of an admin user)'));
-  if (status === 403) return (await res.body?.cancel(), done(false, status, '403 Forbidden: the token is not an admin\'s; the job-queue metrics API needs an admin token'));
+  if (status === 401) return (cancel(), done(false, status, '401 Unauthorized: check the token (a personal access or private token of an admin user)'));
+  if (status === 403) return (cancel(), done(false, status, '403 Forbidden: the token is not an admin\'s; the job-queue metrics API needs an admin token'));
   if (status === 404) {
-    await res.body?.cancel();
+    cancel();
     return done(false, status, `404 Not Found at ${url}: check the API version (v3 for GitLab 8.x, v4 after) and the path segment ("sidekiq" for GitLab)`);
   }
   let text: string;
@@ -78,38 +114,40 @@ export async function fetchCompound(target: RemoteTarget, opts: { timeoutMs: num
   } catch (err) {
     return done(false, status, describeNetworkError(err, url, opts.timeoutMs));
   }
-  if (status >= 400) return done(false, status, `${status} from ${url}: ${snippet(text)}; check that the GitLab instance is healthy`);
+  if (status >= 400) return done(false, status, `${status} from ${url}: ${quote(text)}; check that the GitLab instance is healthy`);
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
-    const type = res.headers.get('content-type') ?? 'no content type';
-    return done(false, status, `the answer was not JSON (${type}: ${snippet(text)}); check that the base URL points at GitLab itself, not a sign-in page or proxy`);
+    const type = res.header('content-type') ?? 'no content type';
+    return done(false, status, `the answer was not JSON (${type}: ${quote(text)}); check that the base URL points at GitLab itself, not a sign-in page or proxy`);
   }
   const metrics = asCompound(body);
   if (!metrics) return done(false, status, 'the answer is JSON but not compound_metrics (queues, processes, jobs); check the path segment and API version');
   return done(true, status, `OK: ${Object.keys(metrics.queues).length} queues, ${metrics.processes.length} processes`, metrics);
 }
 
-async function readLimited(res: Response, max: number): Promise<string> {
-  const len = Number(res.headers.get('content-length'));
+async function readLimited(res: Answer, max: number): Promise<string> {
+  const len = Number(res.header('content-length'));
   if (Number.isFinite(len) && len > max) {
-    await res.body?.cancel();
+    res.body.destroy();
     throw new Error(`answer of ${len} bytes is larger than ${max}`);
   }
-  if (!res.body) return '';
   const chunks: Uint8Array[] = [];
   let total = 0;
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+  for await (const chunk of res.body) {
     total += chunk.byteLength;
-    if (total > max) throw new Error(`answer larger than ${max} bytes`);
+    if (total > max) {
+      res.body.destroy();
+      throw new Error(`answer larger than ${max} bytes`);
+    }
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString('utf8');
 }
 
 function snippet(text: string): string {
-  const s = text.replace(/\s+/g, ' ').trim().slice(0, 120);
+  const s = hideUserinfo(text.replace(/\s+/g, ' ').trim(), '***').slice(0, 120);
   return s ? `"${s}${text.length > 120 ? '…' : ''}"` : 'empty body';
 }
 
@@ -142,7 +180,6 @@ export function describeNetworkError(err: unknown, url: string, timeoutMs: numbe
     case 'UND_ERR_BODY_TIMEOUT':
       return `no answer from ${host} within ${timeoutMs / 1000} s: check the URL and the network, or raise --remote-timeout-ms`;
   }
-  if (e.cause?.message === 'bad port') return `port ${new URL(url).port} is on the list of ports fetch refuses to use for safety; reach GitLab through another port`;
   if (code && /CERT|SSL|TLS/i.test(code)) return `TLS problem with ${host} (${code}): check the certificate, or the system's trusted CAs`;
   const detail = e.cause?.message ?? e.message ?? String(err);
   return `could not reach ${host} (${code ?? detail}): check the base URL and the network`;

@@ -8,7 +8,13 @@ export interface RedisTarget {
   namespace: string;
 }
 
+// A CR/LF would reach the server as lines of their own (the URL parser drops raw ones silently;
+// percent-encoded ones come back in the decoded password).
+const CONTROL = /[\u0000-\u001f\u007f]/;
+const CONTROL_ERROR = 'holds a control character (a line break?); remove it, percent-encoded ones too';
+
 export function normalizeRedisUrl(raw: string): { url: string; password: string } | { error: string } {
+  if (CONTROL.test(raw.trim())) return { error: CONTROL_ERROR };
   let u: URL;
   try {
     u = new URL(raw.trim());
@@ -21,6 +27,7 @@ export function normalizeRedisUrl(raw: string): { url: string; password: string 
   const db = u.pathname.replace(/^\/+/, '');
   if (db !== '' && !/^\d{1,5}$/.test(db)) return { error: `the path of a Redis URL is the database number (0-15 usually), not "/${db}"` };
   const password = decodeURIComponent(u.password);
+  if (CONTROL.test(password) || CONTROL.test(decodeURIComponent(u.username))) return { error: CONTROL_ERROR };
   u.password = '';
   const user = u.username ? `${u.username}@` : '';
   return { url: `${u.protocol}//${user}${u.host}/${db === '' ? '0' : String(Number(db))}`, password };

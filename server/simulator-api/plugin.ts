@@ -9,6 +9,7 @@ import { Value } from '@sinclair/typebox/value';
 import type { AppContext } from '../context.ts';
 import { requireAdmin } from '../auth/admin.ts';
 import { SimulatorService } from './service.ts';
+import { policyOf } from '../outbound/policy.ts';
 import { fleetRoutes } from './fleet-routes.ts';
 import { journalRoutes } from './journal-routes.ts';
 import { consoleRoutes } from './console-routes.ts';
@@ -30,6 +31,7 @@ export function createSimulator(app: FastifyInstance, ctx: AppContext): Simulato
     selfUrl: () => selfUrl(app, ctx.config.host),
     registrationToken: ctx.store.registrationToken,
     adminToken: ctx.store.adminToken,
+    policy: () => policyOf(ctx.config),
   });
 }
 

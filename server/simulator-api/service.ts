@@ -2,9 +2,13 @@
 // one kept for its status and scenario), and the runner console. Targets this server by default.
 import type { FleetStatus, Scenario, StartFleet } from '../contract/simulator.ts';
 import { ApiError, badRequest, conflict } from '../http/errors.ts';
+import { safeEqual } from '../auth/tokens.ts';
+import { refuseControlChars } from '../outbound/control-chars.ts';
 import type { Service } from '../lifecycle.ts';
 import { Fleet, FleetSetupError } from '../../simulator/fleet.ts';
-import { HttpClient } from '../../simulator/http-client.ts';
+import { HttpClient, type OutboundCheck } from '../../simulator/http-client.ts';
+import type { OutboundPolicy } from '../outbound/policy.ts';
+import { refuseOutbound } from '../outbound/guard.ts';
 import { Journal } from '../../simulator/journal.ts';
 import { RunnerConsole } from '../../simulator/console.ts';
 import { exportScenario, groupsOf, parseScenario, ScenarioError, scenarioOfForm } from '../../simulator/scenario.ts';
@@ -16,9 +20,12 @@ export interface SimulatorServiceOptions {
   selfUrl(): string;
   registrationToken: string;
   adminToken: string;
+  /** Which other servers the console and fleets may call. */
+  policy(): OutboundPolicy;
 }
 
 export function checkTarget(url: string): string {
+  refuseControlChars({ target_url: url });
   let u: URL;
   try {
     u = new URL(url);
@@ -27,6 +34,15 @@ export function checkTarget(url: string): string {
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw badRequest('target_url must be http:// or https://');
   return url.replace(/\/+$/, '');
+}
+
+/** Scheme, host and port of a URL, or null when it is not one. */
+function originOf(url: string): string | null {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
 }
 
 export class SimulatorService {
@@ -38,16 +54,49 @@ export class SimulatorService {
 
   constructor(private readonly opts: SimulatorServiceOptions) {
     this.journal = new Journal({ capacity: opts.journalEntries, bodyBytes: opts.journalBodyBytes });
-    this.consoleClient = new HttpClient(this.journal, { timeoutMs: 30_000, maxSockets: 8 });
+    this.consoleClient = new HttpClient(this.journal, { timeoutMs: 30_000, maxSockets: 8, outbound: this.outbound });
+  }
+
+  /** This server is always callable; another one as the outbound policy says, at the address it checked. */
+  private readonly outbound: OutboundCheck = async (url) => {
+    const policy = this.opts.policy();
+    if (policy.open || this.isHome(url.href)) return undefined;
+    await policy.check(url.hostname);
+    return policy.lookup;
+  };
+
+  /** A 403 naming the setting when `target` is another server the policy refuses. */
+  async refuseTarget(target: string | undefined): Promise<void> {
+    if (!this.isHome(target)) await refuseOutbound(this.opts.policy(), 'target_url', target!);
   }
 
   get console(): RunnerConsole {
-    this.consoleSession ??= new RunnerConsole(this.consoleClient, this.opts.selfUrl());
+    this.consoleSession ??= new RunnerConsole(this.consoleClient, this.opts.selfUrl(), this.opts.policy().open);
     return this.consoleSession;
   }
 
   get registrationToken(): string {
     return this.opts.registrationToken;
+  }
+
+  /** A target that is this server (absent, or the same origin as its own URL). */
+  isHome(target: string | undefined): boolean {
+    return target === undefined || originOf(target) === originOf(this.opts.selfUrl());
+  }
+
+  /**
+   * This server's own tokens are only ever sent to this server: one given for another target is
+   * refused (the UI prefills this server's registration token; a person who types another target
+   * and keeps it would otherwise hand it over).
+   */
+  refuseOwnTokens(target: string | undefined, given: { field: string; value: string | undefined }[]): void {
+    if (this.isHome(target)) return;
+    const own = [this.opts.registrationToken, this.opts.adminToken];
+    for (const g of given) {
+      if (g.value !== undefined && own.some((t) => safeEqual(g.value, t))) {
+        throw badRequest(`${g.field}: that is this server's own token, which is only sent to this server; give the one ${new URL(target!).host} issued`);
+      }
+    }
   }
 
   async start(form: StartFleet): Promise<FleetStatus> {
@@ -61,8 +110,15 @@ export class SimulatorService {
       if (err instanceof ScenarioError) throw badRequest(err.message);
       throw err;
     }
-    const self = !form.target_url;
-    const target = self ? this.opts.selfUrl() : checkTarget(form.target_url!);
+    refuseControlChars({ admin_token: form.admin_token, registration_token: form.registration_token });
+    const given = form.target_url ? checkTarget(form.target_url) : undefined;
+    this.refuseOwnTokens(given, [
+      { field: 'admin_token', value: form.admin_token },
+      { field: 'registration_token', value: form.registration_token },
+    ]);
+    await this.refuseTarget(given);
+    const self = this.isHome(given);
+    const target = given ?? this.opts.selfUrl();
     const adminToken = form.admin_token ?? (self ? this.opts.adminToken : undefined);
     const builds = form.builds ?? scenario.builds ?? null;
     const fleet = new Fleet({
@@ -76,6 +132,8 @@ export class SimulatorService {
       buildTemplate: scenario.build_template,
       groups: groupsOf(scenario),
       journal: this.journal,
+      outbound: this.outbound,
+      quoteBodies: self || this.opts.policy().open,
     });
     if (!fleet.runners.some((r) => r.spec.token) && !fleet.opts.registrationToken) {
       throw badRequest('the runners need a registration_token (or runner tokens in the scenario) for a target other than this server');
