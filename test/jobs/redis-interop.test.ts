@@ -6,25 +6,15 @@
 // `<score>-<jid>` as Sidekiq Web names them, so deleting one removes exactly that one.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startRedis, type TestRedis } from '../helpers/redis.ts';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { useRedis } from '../helpers/redis.ts';
 import { sidekiqRuby, warmOracle } from '../helpers/sidekiq-oracle.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
 import { postJobs, waitFor } from './lib.ts';
-import { Redis } from 'ioredis';
 
-let redis: TestRedis;
-let client: Redis;
-beforeAll(async () => {
-  warmOracle();
-  redis = await startRedis();
-  client = new Redis(redis.url);
-});
-afterAll(async () => {
-  client?.disconnect();
-  await redis?.stop();
-});
+const redis = useRedis();
+beforeAll(() => warmOracle());
 
 const servers: TestServer[] = [];
 async function start(overrides: Record<string, unknown> = {}) {
@@ -34,7 +24,7 @@ async function start(overrides: Record<string, unknown> = {}) {
 }
 afterEach(async () => {
   for (const s of servers.splice(0)) await s.close();
-  await client.flushdb();
+  await redis.client.flushdb();
 });
 
 type Failed = { key: string; id: number; class: string; queue: string; args: unknown; args_raw: string | null; unreadable: boolean; error_class: string | null; error_message: string | null; retry_count: number };
@@ -47,11 +37,11 @@ const list = async (s: TestServer, set: 'retries' | 'dead') => {
 /** A queue Jobscope serves (it created it): a job pushed there by an app is taken by Jobscope. */
 const served = async (s: TestServer, queue: string) => {
   await postJobs(s.url, s.adminToken, { queue, count: 1 });
-  await waitFor(`${queue} drained`, async () => (await client.llen(`queue:${queue}`)) === 0 && (await client.get('stat:processed')) !== null, 10_000, 50);
+  await waitFor(`${queue} drained`, async () => (await redis.client.llen(`queue:${queue}`)) === 0 && (await redis.client.get('stat:processed')) !== null, 10_000, 50);
 };
 const workingLists = async () => {
-  const keys = await client.keys('working:*');
-  return (await Promise.all(keys.map((k) => client.lrange(k, 0, -1)))).flat();
+  const keys = await redis.client.keys('working:*');
+  return (await Promise.all(keys.map((k) => redis.client.lrange(k, 0, -1)))).flat();
 };
 const payload = (fields: Record<string, unknown>) => JSON.stringify({ retry: true, created_at: Date.now() / 1000, enqueued_at: Date.now() / 1000, ...fields });
 
@@ -59,7 +49,7 @@ describe('serve --redis: what a Sidekiq app may leave in Redis', () => {
   it('a job of a class no one knows fails as in Sidekiq 6.4: NameError "uninitialized constant X" into the retry set with its args, then dead', async () => {
     const s = await start();
     await served(s, 'apps');
-    const before = Number(await client.get('stat:processed'));
+    const before = Number(await redis.client.get('stat:processed'));
     await sidekiqRuby(redis.url, 'Sidekiq::Client.push("class" => "NoSuchJob", "queue" => "apps", "args" => [1, "two", {"three" => 3}], "retry" => 1)');
     // Sidekiq's own view of the retry set (the reference: a real `sidekiq` writes error_class
     // "NameError", an error_message whose first line is "uninitialized constant NoSuchJob" (Ruby 3.1
@@ -72,7 +62,7 @@ describe('serve --redis: what a Sidekiq app may leave in Redis', () => {
     expect(item).toMatchObject({ class: 'NoSuchJob', queue: 'apps', args: [1, 'two', { three: 3 }], retry: 1, retry_count: 0, error_class: 'NameError' });
     expect(String(item.error_message).split('\n')[0]).toBe('uninitialized constant NoSuchJob');
     expect(typeof item.failed_at).toBe('number');
-    expect(await client.mget('stat:processed', 'stat:failed')).toEqual([String(before + 1), '1']);
+    expect(await redis.client.mget('stat:processed', 'stat:failed')).toEqual([String(before + 1), '1']);
     expect(await workingLists()).toEqual([]);
 
     // Its last retry fails the same way: dead, with Sidekiq's retry_count 1.
@@ -83,22 +73,22 @@ describe('serve --redis: what a Sidekiq app may leave in Redis', () => {
       return out.trim() ? (JSON.parse(out) as Record<string, unknown>) : undefined;
     }, 10_000, 50);
     expect(dead).toMatchObject({ class: 'NoSuchJob', args: [1, 'two', { three: 3 }], retry_count: 1, error_class: 'NameError', error_message: 'uninitialized constant NoSuchJob' });
-    expect(await client.get('stat:failed')).toBe('2');
+    expect(await redis.client.get('stat:failed')).toBe('2');
   }, 60_000);
 
   it('a payload that is not JSON goes to the dead set (Sidekiq’s DeadSet sees it), logged once; listed, deleted, never retried', async () => {
     const s = await start({ logLevel: 'warn' });
     await served(s, 'apps');
-    await client.lpush('queue:apps', '{not json');
+    await redis.client.lpush('queue:apps', '{not json');
     const dead = await waitFor('the payload in Sidekiq’s DeadSet', async () => {
       const out = JSON.parse(await sidekiqRuby(redis.url, 'puts JSON.generate(Sidekiq::DeadSet.new.map(&:value))')) as string[];
       return out.length > 0 ? out : undefined;
     }, 10_000, 50);
     expect(dead).toEqual(['{not json']);
     expect(await workingLists()).toEqual([]);
-    expect(await client.llen('queue:apps')).toBe(0);
+    expect(await redis.client.llen('queue:apps')).toBe(0);
     // As Sidekiq: no counter for it.
-    expect(await client.get('stat:failed')).toBeNull();
+    expect(await redis.client.get('stat:failed')).toBeNull();
 
     const logs = path.join(s.dataDir, 'logs');
     const logged = await waitFor('the log line', async () => {
@@ -114,9 +104,9 @@ describe('serve --redis: what a Sidekiq app may leave in Redis', () => {
     expect(retried.status).toBe(409);
     expect(retried.body.message).toContain('delete it');
     expect((await sim(s, '/jobs/dead/retry', { method: 'POST', json: {} })).body).toEqual({ count: 0 });
-    expect(await client.llen('queue:apps')).toBe(0);
+    expect(await redis.client.llen('queue:apps')).toBe(0);
     expect((await sim(s, '/jobs/dead/delete', { method: 'POST', json: { ids: [entry!.key] } })).body).toEqual({ count: 1, missing: [] });
-    expect(await client.zcard('dead')).toBe(0);
+    expect(await redis.client.zcard('dead')).toBe(0);
   }, 60_000);
 
   it('args nested 20,000 levels: every page answers 200 with their text; a failing job reaches the retry set, then the dead set', async () => {
@@ -125,8 +115,8 @@ describe('serve --redis: what a Sidekiq app may leave in Redis', () => {
     const argsText = `[{"fail":true,"deep":${deep}}]`;
     const raw = (jid: string, queue: string) => `{"class":"SyntheticJob","queue":"${queue}","jid":"${jid}","retry":1,"created_at":${Date.now() / 1000},"enqueued_at":${Date.now() / 1000},"args":${argsText}}`;
     // Waiting in a queue no one serves: the queue page, and a connection's peek of it.
-    await client.sadd('queues', 'parked');
-    await client.lpush('queue:parked', raw('0123456789abcdef01234567', 'parked'));
+    await redis.client.sadd('queues', 'parked');
+    await redis.client.lpush('queue:parked', raw('0123456789abcdef01234567', 'parked'));
     const page = await sim(s, '/jobs/queues/parked/jobs');
     expect(page.status, JSON.stringify(page.body)).toBe(200);
     expect(page.body).toMatchObject([{ class: 'SyntheticJob', args: {}, args_raw: argsText }]);
@@ -141,16 +131,16 @@ describe('serve --redis: what a Sidekiq app may leave in Redis', () => {
 
     // Pushed where Jobscope works: it fails, and its payload (args byte for byte) reaches the retry set.
     await served(s, 'apps');
-    await client.lpush('queue:apps', raw('fedcba9876543210fedcba98', 'apps'));
-    const [retry] = await waitFor('the deep job in the retry set', async () => ((await client.zcard('retry')) === 1 ? list(s, 'retries') : undefined), 10_000, 50);
+    await redis.client.lpush('queue:apps', raw('fedcba9876543210fedcba98', 'apps'));
+    const [retry] = await waitFor('the deep job in the retry set', async () => ((await redis.client.zcard('retry')) === 1 ? list(s, 'retries') : undefined), 10_000, 50);
     expect(retry).toMatchObject({ class: 'SyntheticJob', args: {}, args_raw: argsText, error_class: 'Error' });
-    const [member] = await client.zrange('retry', '0', '0');
+    const [member] = await redis.client.zrange('retry', '0', '0');
     expect(member).toContain(`"args":${argsText}`);
     expect(await workingLists()).toEqual([]);
     expect((await peek('sets/retry')).status).toBe(200);
 
     expect((await sim(s, '/jobs/retries/retry', { method: 'POST', json: { ids: [retry!.key] } })).body).toEqual({ count: 1, missing: [] });
-    const [dead] = await waitFor('the deep job in the dead set', async () => ((await client.zcard('dead')) === 1 ? list(s, 'dead') : undefined), 10_000, 50);
+    const [dead] = await waitFor('the deep job in the dead set', async () => ((await redis.client.zcard('dead')) === 1 ? list(s, 'dead') : undefined), 10_000, 50);
     expect(dead).toMatchObject({ class: 'SyntheticJob', args_raw: argsText, retry_count: 1 });
     expect(await workingLists()).toEqual([]);
     const pd = await peek('sets/dead');
@@ -164,9 +154,9 @@ describe('serve --redis: what a Sidekiq app may leave in Redis', () => {
     const failed = { class: 'SyntheticJob', queue: 'parked', error_class: 'RuntimeError', error_message: 'boom', failed_at: at - 3600, retry_count: 0 };
     const a = 'abcdef012345000000000001';
     const b = 'abcdef012345000000000002';
-    await client.zadd('retry', String(at), payload({ ...failed, jid: a, args: ['a'] }), String(at + 1), payload({ ...failed, jid: b, args: ['b'] }));
-    await client.zadd('retry', String(at + 2.25), payload({ ...failed, jid: 'order-1001', args: ['order'] }));
-    await client.zadd('retry', String(at + 3), payload({ ...failed, jid: 'twice', args: [1] }), String(at + 4), payload({ ...failed, jid: 'twice', args: [2] }));
+    await redis.client.zadd('retry', String(at), payload({ ...failed, jid: a, args: ['a'] }), String(at + 1), payload({ ...failed, jid: b, args: ['b'] }));
+    await redis.client.zadd('retry', String(at + 2.25), payload({ ...failed, jid: 'order-1001', args: ['order'] }));
+    await redis.client.zadd('retry', String(at + 3), payload({ ...failed, jid: 'twice', args: [1] }), String(at + 4), payload({ ...failed, jid: 'twice', args: [2] }));
     const entries = await list(s, 'retries');
     expect(entries.map((e) => e.key)).toEqual([`${at}.0-${a}`, `${at + 1}.0-${b}`, `${at + 2.25}-order-1001`, `${at + 3}.0-twice`, `${at + 4}.0-twice`]);
     // The keys are Sidekiq Web's own (its helpers' job_params: "#{score}-#{jid}", the score a Float).
@@ -187,17 +177,17 @@ describe('serve --redis: what a Sidekiq app may leave in Redis', () => {
     expect((await sim(s, '/jobs/retries/delete', { method: 'POST', json: { ids: [entries[4]!.key, 'not-a-key'] } })).status).toBe(400);
     expect((await sim(s, '/jobs/retries/delete', { method: 'POST', json: { ids: [entries[4]!.key, `${at + 9}.0-twice`] } })).body).toEqual({ count: 1, missing: [`${at + 9}.0-twice`] });
     expect((await list(s, 'retries')).map((e) => e.args)).toEqual([{}, {}, {}]); // positional args: not an object (shown in the payload)
-    expect((await client.zrange('retry', '0', '-1')).map((m) => (JSON.parse(m) as { args: unknown[] }).args)).toEqual([['b'], ['order'], [1]]);
+    expect((await redis.client.zrange('retry', '0', '-1')).map((m) => (JSON.parse(m) as { args: unknown[] }).args)).toEqual([['b'], ['order'], [1]]);
 
     // A jid that is no hex: retried now into its queue, then deleted from the dead set by its key.
     expect((await sim(s, '/jobs/retries/retry', { method: 'POST', json: { ids: [entries[2]!.key] } })).body).toEqual({ count: 1, missing: [] });
-    expect(await client.lrange('queue:parked', 0, -1)).toHaveLength(1);
-    await client.zadd('dead', String(at), payload({ ...failed, jid: 'order-1001', args: ['x'] }), String(at + 1), payload({ ...failed, jid: 'order-1001', args: ['y'] }));
+    expect(await redis.client.lrange('queue:parked', 0, -1)).toHaveLength(1);
+    await redis.client.zadd('dead', String(at), payload({ ...failed, jid: 'order-1001', args: ['x'] }), String(at + 1), payload({ ...failed, jid: 'order-1001', args: ['y'] }));
     const dead = await list(s, 'dead');
     expect(dead.map((e) => e.key)).toEqual([`${at + 1}.0-order-1001`, `${at}.0-order-1001`]);
     expect((await sim(s, '/jobs/dead/delete', { method: 'POST', json: { ids: [dead[1]!.key] } })).body).toEqual({ count: 1, missing: [] });
     expect((await sim(s, '/jobs/dead/retry', { method: 'POST', json: { ids: [dead[0]!.key] } })).body).toEqual({ count: 1 });
-    expect(await client.zcard('dead')).toBe(0);
-    expect(await client.llen('queue:parked')).toBe(2);
+    expect(await redis.client.zcard('dead')).toBe(0);
+    expect(await redis.client.llen('queue:parked')).toBe(2);
   }, 60_000);
 });
