@@ -146,6 +146,18 @@ describe('serve --redis: what a Sidekiq app may leave in Redis', () => {
     const pd = await peek('sets/dead');
     expect(pd.status).toBe(200);
     expect((pd.body as { jobs: { args: string }[] }).jobs[0]!.args).toBe(`${argsText.slice(0, 200)}…`);
+
+    // Running: the heartbeat's workers hash (Sidekiq's Busy data) holds its payload as fetched, and the pages still answer.
+    const running = raw('00000000000000000000beef', 'apps').replace('"fail":true', '"duration_ms":60000');
+    await redis.client.lpush('queue:apps', running);
+    const busy = await waitFor('the deep job in the workers hash', async () => {
+      const keys = await redis.client.keys('*:workers');
+      const entries = (await Promise.all(keys.map((k) => redis.client.hvals(k)))).flat().map((v) => JSON.parse(v) as { queue: string; payload: string });
+      return entries.find((e) => e.payload.includes('beef'));
+    }, 10_000, 50);
+    expect(busy).toMatchObject({ queue: 'apps', payload: running });
+    for (const p of ['/jobs/queues', '/jobs/queues/apps', '/jobs/retries', '/jobs/dead']) expect((await sim(s, p)).status, p).toBe(200);
+    expect((await http(`${s.url}/api/v4/sidekiq/compound_metrics`, { token: s.adminToken })).status).toBe(200);
   }, 60_000);
 
   it('entries are named <score>-<jid> as Sidekiq Web names them: jids sharing 12 hex chars, any jid string, one jid at two scores', async () => {
