@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { useRedis } from '../helpers/redis.ts';
-import { sidekiqRuby, warmOracle } from '../helpers/sidekiq-oracle.ts';
+import { sidekiqRuby, startSidekiqApp, warmOracle } from '../helpers/sidekiq-oracle.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
 import { postJobs, waitFor } from './lib.ts';
@@ -46,23 +46,41 @@ const workingLists = async () => {
 const payload = (fields: Record<string, unknown>) => JSON.stringify({ retry: true, created_at: Date.now() / 1000, enqueued_at: Date.now() / 1000, ...fields });
 
 describe('serve --redis: what a Sidekiq app may leave in Redis', () => {
-  it('a job of a class no one knows fails as in Sidekiq 6.4: NameError "uninitialized constant X" into the retry set with its args, then dead', async () => {
-    const s = await start();
-    await served(s, 'apps');
-    const before = Number(await redis.client.get('stat:processed'));
-    await sidekiqRuby(redis.url, 'Sidekiq::Client.push("class" => "NoSuchJob", "queue" => "apps", "args" => [1, "two", {"three" => 3}], "retry" => 1)');
-    // Sidekiq's own view of the retry set (the reference: a real `sidekiq` writes error_class
-    // "NameError", an error_message whose first line is "uninitialized constant NoSuchJob" (Ruby 3.1
-    // appends a source excerpt after a blank line), retry_count 0, failed_at, and counts the run as
-    // processed and failed).
-    const item = await waitFor('NoSuchJob in Sidekiq’s RetrySet', async () => {
+  it('a job of a class no one knows fails as a real Sidekiq 6.4 fails it: NameError into the retry set with its args, counted, then dead', async () => {
+    const push = (queue: string) => sidekiqRuby(redis.url, `Sidekiq::Client.push("class" => "NoSuchJob", "queue" => "${queue}", "args" => [1, "two", {"three" => 3}], "retry" => 1)`);
+    const firstRetry = () => waitFor('NoSuchJob in Sidekiq’s RetrySet', async () => {
       const out = await sidekiqRuby(redis.url, 'e = Sidekiq::RetrySet.new.first; puts(e ? JSON.generate(e.item) : "")');
       return out.trim() ? (JSON.parse(out) as Record<string, unknown>) : undefined;
-    }, 10_000, 50);
-    expect(item).toMatchObject({ class: 'NoSuchJob', queue: 'apps', args: [1, 'two', { three: 3 }], retry: 1, retry_count: 0, error_class: 'NameError' });
-    expect(String(item.error_message).split('\n')[0]).toBe('uninitialized constant NoSuchJob');
-    expect(typeof item.failed_at).toBe('number');
-    expect(await redis.client.mget('stat:processed', 'stat:failed')).toEqual([String(before + 1), '1']);
+    }, 30_000, 50);
+    const stats = async () => (await redis.client.mget('stat:processed', 'stat:failed')).map(Number);
+
+    // The reference: a real `sidekiq` (the fixture app, which has no NoSuchJob) runs it first.
+    const sidekiq = startSidekiqApp(redis.url, ['-q', 'reference', '-c', '1']);
+    let theirs: Record<string, unknown>;
+    try {
+      await push('reference');
+      theirs = await firstRetry();
+      // Sidekiq adds its counters with its next heartbeat.
+      await waitFor('Sidekiq’s counters', async () => (await stats()).join() === '1,1', 30_000, 50);
+    } finally {
+      const exited = new Promise((r) => sidekiq.once('exit', r));
+      sidekiq.kill('SIGKILL');
+      await exited;
+    }
+    await redis.client.flushdb();
+
+    const s = await start();
+    await served(s, 'apps');
+    const [processed] = await stats();
+    await push('apps');
+    const mine = await firstRetry();
+    // Ruby 3.1 appends a source excerpt after a blank line; the first line is the constant's.
+    const firstLine = (m: unknown) => String(m).split('\n')[0];
+    expect(mine).toMatchObject({ class: 'NoSuchJob', queue: 'apps', args: [1, 'two', { three: 3 }], retry: 1, error_class: theirs.error_class, retry_count: theirs.retry_count });
+    expect(firstLine(mine.error_message)).toBe(firstLine(theirs.error_message));
+    expect(firstLine(mine.error_message)).toBe('uninitialized constant NoSuchJob');
+    expect(Object.keys(mine).sort()).toEqual(Object.keys(theirs).sort());
+    expect(await stats()).toEqual([processed! + 1, 1]);
     expect(await workingLists()).toEqual([]);
 
     // Its last retry fails the same way: dead, with Sidekiq's retry_count 1.
