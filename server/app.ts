@@ -73,11 +73,11 @@ export interface ServerDeps {
  * database: Sidekiq's clients see the jobs there); with a database and no --redis its job tables,
  * shared by every instance, so a periodic job or an upload's listing runs once, not once per instance.
  */
-async function jobBackendOf(config: Config, store: Store, clock: Clock, kindOf: (cls: string) => string | undefined, pg: PgDomain | undefined): Promise<JobBackend> {
+async function jobBackendOf(config: Config, store: Store, clock: Clock, kindOf: (cls: string) => string | undefined, pg: PgDomain | undefined, log: () => JobSystem['log']): Promise<JobBackend> {
   if (config.redisUrl) {
     const checked = normalizeRedisUrl(config.redisUrl);
     if ('error' in checked) throw new Error(`--redis: ${checked.error}`);
-    return openRedisJobBackend({ url: config.redisUrl, processTtlS: config.redisProcessTtlS, beatEveryMs: config.redisBeatMs, now: () => clock.now(), kindOf, maxQueuesRead: config.sidekiqMaxQueues });
+    return openRedisJobBackend({ url: config.redisUrl, processTtlS: config.redisProcessTtlS, beatEveryMs: config.redisBeatMs, now: () => clock.now(), kindOf, maxQueuesRead: config.sidekiqMaxQueues, deadMax: config.jobDeadMax, log: { warn: (o, m) => log().warn(o, m) } });
   }
   if (!pg) return store.jobBackend;
   const { PgJobBackend } = await import('./store/pg/jobs.ts');
@@ -126,7 +126,7 @@ async function assemble(
   parts: { events: AppEvents; runnerQueue: RunnerQueue; domain: Domain; pg: PgDomain | undefined },
 ): Promise<JobscopeServer> {
   const clock = deps.clock ?? systemClock;
-  const jobs: JobSystem = new JobSystem(config, await jobBackendOf(config, store, clock, (cls) => jobs.kindOfClass(cls), parts.pg), { clock });
+  const jobs: JobSystem = new JobSystem(config, await jobBackendOf(config, store, clock, (cls) => jobs.kindOfClass(cls), parts.pg, () => jobs.log), { clock });
   const { events } = parts;
   const ctx: AppContext = {
     config,

@@ -16,13 +16,13 @@ export const jobsApi = {
   deleteQueue: (c: Client, name: string) => c.json<DeletedQueue>('DELETE', q(name)),
 
   retries: (c: Client, page: number, perPage: number): Promise<Page<FailedJobView>> => c.page<FailedJobView>(`${BASE}/retries`, page, perPage),
-  /** Retry now: `ids`, or every job of the retry set. */
-  retryNow: (c: Client, ids?: number[]) => c.json<ActedOn>('POST', `${BASE}/retries/retry`, { json: ids ? { ids } : {} }),
-  deleteRetries: (c: Client, ids: number[]) => c.json<ActedOn>('POST', `${BASE}/retries/delete`, { json: { ids } }),
+  /** Retry now: the entries of these keys (FailedJobView.key), or every job of the retry set. */
+  retryNow: (c: Client, ids?: string[]) => c.json<ActedOn>('POST', `${BASE}/retries/retry`, { json: ids ? { ids } : {} }),
+  deleteRetries: (c: Client, ids: string[]) => c.json<ActedOn>('POST', `${BASE}/retries/delete`, { json: { ids } }),
   clearRetries: (c: Client) => c.json<{ count: number }>('DELETE', `${BASE}/retries`),
 
   dead: (c: Client, page: number, perPage: number): Promise<Page<FailedJobView>> => c.page<FailedJobView>(`${BASE}/dead`, page, perPage),
-  retryDead: (c: Client, ids?: number[]) => c.json<{ count: number }>('POST', `${BASE}/dead/retry`, { json: ids ? { ids } : {} }),
-  deleteDead: (c: Client, ids: number[]) => c.json<ActedOn>('POST', `${BASE}/dead/delete`, { json: { ids } }),
+  retryDead: (c: Client, ids?: string[]) => c.json<{ count: number }>('POST', `${BASE}/dead/retry`, { json: ids ? { ids } : {} }),
+  deleteDead: (c: Client, ids: string[]) => c.json<ActedOn>('POST', `${BASE}/dead/delete`, { json: { ids } }),
   clearDead: (c: Client) => c.json<{ count: number }>('DELETE', `${BASE}/dead`),
 };

@@ -60,6 +60,11 @@ export const QueueView = Type.Object({
 });
 export type QueueView = Static<typeof QueueView>;
 
+/** Args too deep to answer as JSON (over 64 levels of nesting), as their text; null otherwise (then `args` holds them). */
+export const ArgsRaw = Type.Union([Type.String(), Type.Null()], {
+  description: 'the args as stored, as text, when they nest deeper than 64 levels (then `args` is {}); null otherwise',
+});
+
 /** A job waiting in a queue, as Sidekiq Web's queue page lists it. */
 export const QueuedJobView = Type.Object({
   id: Type.Integer({ description: 'the job’s id (Sidekiq’s jid)' }),
@@ -70,6 +75,7 @@ export const QueuedJobView = Type.Object({
   retry_count: Type.Integer(),
   created_at: Type.String(),
   enqueued_at: Type.String(),
+  args_raw: ArgsRaw,
 });
 export type QueuedJobView = Static<typeof QueuedJobView>;
 
@@ -81,11 +87,21 @@ export const PageQuery = Type.Object({
 });
 export type PageQuery = Static<typeof PageQuery>;
 
-/** Jobs of the retry or the dead set, by id (a selection). */
-export const JobIds = Type.Object(
-  { ids: Type.Array(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), { minItems: 1, maxItems: 10000 }) },
-  { additionalProperties: false },
+/**
+ * An entry of the retry or the dead set: its `key`, `<score>-<jid>` as Sidekiq Web names it
+ * (SortedEntry#key; a key copied from Sidekiq Web's URL works), or an old numeric id (the job's
+ * `id`: exact on SQLite, refused on Redis when two entries share it).
+ */
+export const EntryKey = Type.Union(
+  [
+    Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+    Type.String({ pattern: '^[^-]+-', maxLength: 1000, description: '`<score>-<jid>`: the entry’s `key`' }),
+  ],
+  { description: 'the entry’s `key` ("<score>-<jid>"), or its numeric `id`' },
 );
+
+/** Entries of the retry or the dead set, by key (a selection). */
+export const JobIds = Type.Object({ ids: Type.Array(EntryKey, { minItems: 1, maxItems: 10000 }) }, { additionalProperties: false });
 export type JobIds = Static<typeof JobIds>;
 
 /** `ids` given: only those; absent: every job of the set. */
@@ -94,12 +110,16 @@ export type SomeJobIds = Static<typeof SomeJobIds>;
 
 export const ActedOn = Type.Object({
   count: Type.Integer({ description: 'jobs retried or deleted' }),
-  missing: Type.Array(Type.Integer(), { description: 'ids given that were not in the set (already retried, run or deleted)' }),
+  missing: Type.Array(Type.Union([Type.Integer(), Type.String()]), { description: 'keys given that named no entry of the set (already retried, run or deleted), as given' }),
 });
 export type ActedOn = Static<typeof ActedOn>;
 
 export const FailedJobView = Type.Object({
-  id: Type.Integer(),
+  key: Type.String({
+    description:
+      'what names this entry in the retry and dead routes: `<score>-<jid>` as Sidekiq Web names it (score: the set’s, epoch seconds; on SQLite when it runs again or died, with the job’s id for jid). Two entries of one jid at different scores are distinct',
+  }),
+  id: Type.Integer({ description: 'the job’s number (SQLite: its row; Redis: the first 48 bits of its jid, which two jobs may share: use `key`)' }),
   queue: Type.String(),
   class: Type.String(),
   args: Type.Record(Type.String(), Type.Unknown()),
@@ -112,6 +132,8 @@ export const FailedJobView = Type.Object({
   enqueued_at: Type.String(),
   failed_at: Type.Union([Type.String(), Type.Null()]),
   run_at: Type.Union([Type.String(), Type.Null()], { description: 'retry set: when it goes back into its queue' }),
+  args_raw: ArgsRaw,
+  unreadable: Type.Boolean({ description: 'the entry is no job (not JSON, or no class): `args_raw` holds its text; it can be deleted, not retried' }),
 });
 export type FailedJobView = Static<typeof FailedJobView>;
 
@@ -123,7 +145,7 @@ export const ListQuery = Type.Object({
 });
 export type ListQuery = Static<typeof ListQuery>;
 
-export const RetryDead = Type.Object({ ids: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), { maxItems: 10000 })) }, { additionalProperties: false });
+export const RetryDead = Type.Object({ ids: Type.Optional(Type.Array(EntryKey, { maxItems: 10000 })) }, { additionalProperties: false });
 export type RetryDead = Static<typeof RetryDead>;
 
 export const Count = Type.Object({ count: Type.Integer() });

@@ -11,7 +11,11 @@ import {
   ActedOn, Count, FailedJobView, JobIds, ListQuery, PageQuery, QueueParams, QueuedJobView, QueueView, RetryDead, SomeJobIds,
   type FailedJobView as FailedJobViewT, type QueuedJobView as QueuedJobViewT, type QueueView as QueueViewT,
 } from '../contract/jobs.ts';
-import { notFound } from '../http/errors.ts';
+import { badRequest, conflict, notFound } from '../http/errors.ts';
+import { MAX_JSON_DEPTH, nestedDeeperThan } from '../http/json-depth.ts';
+import { keyOf, type FailedSet } from '../jobs/entry-key.ts';
+import { EntryKeyError, NotAJobError, type GivenKey } from '../jobs/failed-entries.ts';
+import { jsonMemberText } from '../util/json-members.ts';
 import type { Acted } from '../jobs/job-system.ts';
 import type { FailedJob, Job } from '../jobs/types.ts';
 import { deleteRefusal, type QueueState } from '../jobs/queue-views.ts';
@@ -27,13 +31,24 @@ export function splitError(error: string | null): { error_class: string | null; 
   return m ? { error_class: m[1]!, error_message: m[2]! } : { error_class: null, error_message: error };
 }
 
+/**
+ * Args as the answer can carry them: nested past MAX_JSON_DEPTH (an app may push a payload that deep
+ * into Redis) they would overflow the serializer's stack, so they are answered as their stored text.
+ */
+function argsOf(j: Job): { args: Record<string, unknown>; args_raw: string | null } {
+  if (!nestedDeeperThan(j.args, MAX_JSON_DEPTH)) return { args: j.args, args_raw: null };
+  return { args: {}, args_raw: (j.raw && jsonMemberText(j.raw, 'args')) ?? j.raw ?? '' };
+}
+
 // Never new Date(x).toISOString(): it throws on a time past Date's range.
-export function failedView(j: FailedJob): FailedJobViewT {
+export function failedView(j: FailedJob, set: FailedSet): FailedJobViewT {
+  const { args, args_raw } = argsOf(j);
   return {
+    key: keyOf(j, set),
     id: j.id,
     queue: j.queue,
     class: j.class,
-    args: j.args,
+    args,
     retry: j.retry,
     retry_count: j.retry_count,
     error: j.error,
@@ -42,6 +57,8 @@ export function failedView(j: FailedJob): FailedJobViewT {
     enqueued_at: isoTimeOr0(j.enqueued_at),
     failed_at: isoTime(j.failed_at),
     run_at: isoTime(j.run_at),
+    args_raw: j.unreadable ? (j.raw ?? '') : args_raw,
+    unreadable: j.unreadable === true,
   };
 }
 
@@ -49,7 +66,7 @@ const queuedView = (j: Job): QueuedJobViewT => ({
   id: j.id,
   queue: j.queue,
   class: j.class,
-  args: j.args,
+  ...argsOf(j),
   retry: j.retry,
   retry_count: j.retry_count,
   created_at: isoTimeOr0(j.created_at),
@@ -98,10 +115,21 @@ function pageHeaders(reply: FastifyReply, { page, perPage }: Paging, total: numb
   });
 }
 
-/** Ids given and none of them in the set: nothing was done, say so (some missing is a partial success). */
-function foundSome(acted: Acted, ids: number[] | undefined, set: string): Acted {
+/** Keys given and none of them in the set: nothing was done, say so (some missing is a partial success). */
+function foundSome(acted: Acted, ids: GivenKey[] | undefined, set: string): Acted {
   if (ids && acted.count === 0) throw notFound(`Job ${acted.missing.slice(0, 20).join(', ')} in the ${set}`);
   return acted;
+}
+
+/** A key that names no entry by its form (or several) is the caller's 400; asking to retry what is no job, a 409. */
+async function keyed<T>(act: () => T | Promise<T>): Promise<T> {
+  try {
+    return await act();
+  } catch (err) {
+    if (err instanceof EntryKeyError) throw badRequest(err.message);
+    if (err instanceof NotAJobError) throw conflict(err.message);
+    throw err;
+  }
 }
 
 /** `curl -X POST …/retry` with no body means "all", not a 400. */
@@ -153,23 +181,23 @@ export async function jobSetsRoutes(fastify: FastifyInstance, { ctx }: { ctx: Ap
       const all = await jobs.retries();
       const p = paging(request.query, 100);
       pageHeaders(reply, p, all.length);
-      return all.slice(p.offset, p.offset + p.perPage).map(failedView);
+      return all.slice(p.offset, p.offset + p.perPage).map((j) => failedView(j, 'retry'));
     },
   );
 
   app.post(
     '/jobs/retries/retry',
     {
-      schema: { tags, summary: 'Retry now: jobs of the retry set (`ids`, or all) go back into their queues at once; 404 when none of the ids is there', body: SomeJobIds, response: { 200: ActedOn } },
+      schema: { tags, summary: 'Retry now: jobs of the retry set (`ids`: keys, or all) go back into their queues at once; 404 when none of the keys is there; 409 when one names an entry that is no job', body: SomeJobIds, response: { 200: ActedOn } },
       preValidation: emptyBodyIsEmptyObject,
     },
-    async (request) => foundSome(await jobs.retryNow(request.body?.ids), request.body?.ids, 'retry set'),
+    async (request) => foundSome(await keyed(() => jobs.retryNow(request.body?.ids)), request.body?.ids, 'retry set'),
   );
 
   app.post(
     '/jobs/retries/delete',
-    { schema: { tags, summary: 'Delete jobs from the retry set by id: they never run again; 404 when none of the ids is there', body: JobIds, response: { 200: ActedOn } } },
-    async (request) => foundSome(await jobs.deleteRetries(request.body.ids), request.body.ids, 'retry set'),
+    { schema: { tags, summary: 'Delete jobs from the retry set by key (`<score>-<jid>`, or the old numeric id): they never run again; 404 when none of the ids is there', body: JobIds, response: { 200: ActedOn } } },
+    async (request) => foundSome(await keyed(() => jobs.deleteRetries(request.body.ids)), request.body.ids, 'retry set'),
   );
 
   app.delete('/jobs/retries', { schema: { tags, summary: 'Empty the retry set', response: { 200: Count } } }, async () => ({ count: await jobs.clearRetries() }));
@@ -187,20 +215,20 @@ export async function jobSetsRoutes(fastify: FastifyInstance, { ctx }: { ctx: Ap
     async (request, reply) => {
       const p = paging(request.query, 100);
       pageHeaders(reply, p, await jobs.deadSize());
-      return (await jobs.dead(p.perPage, p.offset)).map(failedView);
+      return (await jobs.dead(p.perPage, p.offset)).map((j) => failedView(j, 'dead'));
     },
   );
 
   app.post(
     '/jobs/dead/retry',
-    { schema: { tags, summary: 'Put dead jobs (all, or `ids`) back into their queues; ids not dead are skipped', body: RetryDead, response: { 200: Count } }, preValidation: emptyBodyIsEmptyObject },
-    async (request) => ({ count: await jobs.retryDead(request.body?.ids) }),
+    { schema: { tags, summary: 'Put dead jobs (all, or `ids`: keys) back into their queues; keys naming no dead job are skipped; 409 when one names an entry that is no job (entries that are no job are skipped by “all”)', body: RetryDead, response: { 200: Count } }, preValidation: emptyBodyIsEmptyObject },
+    async (request) => ({ count: await keyed(() => jobs.retryDead(request.body?.ids)) }),
   );
 
   app.post(
     '/jobs/dead/delete',
-    { schema: { tags, summary: 'Delete jobs from the dead set by id; 404 when none of the ids is there', body: JobIds, response: { 200: ActedOn } } },
-    async (request) => foundSome(await jobs.deleteDead(request.body.ids), request.body.ids, 'dead set'),
+    { schema: { tags, summary: 'Delete jobs from the dead set by key (`<score>-<jid>`, or the old numeric id); 404 when none of the ids is there', body: JobIds, response: { 200: ActedOn } } },
+    async (request) => foundSome(await keyed(() => jobs.deleteDead(request.body.ids)), request.body.ids, 'dead set'),
   );
 
   app.delete('/jobs/dead', { schema: { tags, summary: 'Empty the dead set', response: { 200: Count } } }, async () => ({

@@ -9,6 +9,7 @@
 // in-memory mirror, and reads metrics from it.
 import type { FailedJob, Job, JobCounters } from './types.ts';
 import type { MetricsView } from '../metrics-api/source.ts';
+import type { EntryKey, FailedSet } from './entry-key.ts';
 
 export type NewJob = Omit<Job, 'id'>;
 
@@ -172,6 +173,25 @@ export interface SharedJobBackend extends JobBackend {
   read(): Promise<MetricsView>;
   /** This process leaves: its jobs in flight go back to their queues, its heartbeat and workers hashes are removed, the connection closed. */
   leave(): Promise<void>;
+}
+
+/**
+ * A backend whose retry and dead entries have no unique number of their own (Redis: members of a
+ * sorted set, named by score and jid as Sidekiq Web names them): the job system finds them by key
+ * and acts on the entries found, each removed exactly (ZREM of its member), never by a number that
+ * two entries could share. Row backends (SQLite, PostgreSQL) act by row id instead.
+ */
+export interface EntryAddressed {
+  /** The entries of `set` the keys name (every entry when undefined), those that are no job included. */
+  entries(set: FailedSet, keys: EntryKey[] | undefined): Promise<FailedJob[]>;
+  /** Removes these entries; answers those this call removed (another may have taken one first). */
+  removeEntries(set: FailedSet, entries: FailedJob[]): Promise<FailedJob[]>;
+  /** Puts these entries back into their queues as of `now`, each only if this call took it from the set; answers those moved. */
+  requeueEntries(set: FailedSet, entries: FailedJob[], now: number): Promise<FailedJob[]>;
+}
+
+export function isEntryAddressed(b: JobBackend): b is JobBackend & EntryAddressed {
+  return typeof (b as Partial<EntryAddressed>).removeEntries === 'function';
 }
 
 export function isShared(b: JobBackend): b is SharedJobBackend {

@@ -76,7 +76,7 @@ export class JobRunner {
     let error: unknown;
     try {
       const kind = kinds.get(job.kind);
-      if (!kind) throw new Error(`no performer for job kind "${job.kind}"`);
+      if (!kind) throw unknownClass(job.class);
       await kind.perform(job.args, { signal: this.abort.signal });
     } catch (err) {
       error = err ?? new Error('job failed');
@@ -130,6 +130,18 @@ export class JobRunner {
       });
     }
   }
+}
+
+/**
+ * What Sidekiq 6.4's Processor raises for a class it cannot constantize: NameError, "uninitialized
+ * constant X" (Ruby 3.1 appends a source excerpt to the message; the first line is the constant's).
+ * It fails the job through the retry path, so an app's job pushed to a queue this server serves
+ * lands in the retry set as it would under a Sidekiq without that class, never lost.
+ */
+function unknownClass(cls: string): Error {
+  const err = new Error(`uninitialized constant ${cls}`);
+  err.name = 'NameError';
+  return err;
 }
 
 function errorText(err: unknown): string {

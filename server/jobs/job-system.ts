@@ -10,7 +10,7 @@ import type { Config } from '../config.ts';
 import type { Service } from '../lifecycle.ts';
 import { systemClock, type Cancel, type Clock } from '../clock.ts';
 import type { MetricsSource, MetricsView } from '../metrics-api/source.ts';
-import { after, isShared, type Awaitable, type JobBackend, type NewJob, type RecoveredJobs, type SharedJobBackend } from './backend.ts';
+import { after, isEntryAddressed, isShared, type Awaitable, type JobBackend, type NewJob, type RecoveredJobs, type SharedJobBackend } from './backend.ts';
 import { builtinQueueRefusal, demoQueueRefusal, heldByAppRefusal, QueueViews } from './queue-views.ts';
 import { retryDelay, sidekiqRetryDelay } from './retry.ts';
 import type { ProcessStats, QueueStats } from '../metrics-api/source.ts';
@@ -21,6 +21,8 @@ import { Counters } from './counters.ts';
 import type { JobQueue } from './queue.ts';
 import type { PoolIdentity, WorkerPool } from './worker-pool.ts';
 import { JobRunner } from './job-runner.ts';
+import type { EntryKey, FailedSet } from './entry-key.ts';
+import { missingKeys, parseKeys, refuseUnreadable, resolveKeys, rowIds, type GivenKey } from './failed-entries.ts';
 import { WorkState } from './work-state.ts';
 import type { EnqueueOptions, FailedJob, Job, JobCounters, JobKind } from './types.ts';
 
@@ -39,15 +41,10 @@ function argsKey(v: unknown): string {
   return JSON.stringify(v) ?? 'null';
 }
 
-/** What a retry or delete by ids did: how many jobs it moved, and the ids not in the set (already gone). */
+/** What a retry or delete by keys did: how many entries it acted on, and the keys that named none (already gone). */
 export interface Acted {
   count: number;
-  missing: number[];
-}
-
-function acted(ids: number[] | undefined, done: Job[]): Acted {
-  const hit = new Set(done.map((j) => j.id));
-  return { count: done.length, missing: ids ? [...new Set(ids)].filter((id) => !hit.has(id)) : [] };
+  missing: GivenKey[];
 }
 /** Creating the queue would pass --max-queues. */
 export class QueueLimitError extends Error {}
@@ -566,32 +563,17 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
   }
 
   /**
-   * Moves jobs of the retry set (all, or the given ids) back into their queues now, as the poll
-   * does when they are due; their retry count stays. Returns the ids moved and those not in the set.
+   * Moves entries of the retry set (all, or those the keys name) back into their queues now, as the
+   * poll does when they are due; their retry count stays. Answers how many moved and the keys that
+   * named none (already gone).
    */
-  retryNow(ids?: number[]): Awaitable<Acted> {
-    if (this.shared) {
-      const shared = this.shared;
-      return shared.retries().then(async (all) => {
-        const want = ids ? new Set(ids) : undefined;
-        const due = all.filter((j) => !want || want.has(j.id));
-        await shared.requeue(
-          due.map((j) => j.id),
-          this.clock.now(),
-        );
-        this.poke();
-        return acted(ids, due);
-      });
-    }
-    const due = ids ? this.retrySet.take(new Set(ids)) : this.retrySet.clear();
-    return after(this.requeueFailed(due), () => acted(ids, due));
+  retryNow(given?: GivenKey[]): Awaitable<Acted> {
+    return this.actOn('retry', given, (found) => this.requeueEntries('retry', found, given !== undefined));
   }
 
-  /** Deletes jobs from the retry set (Sidekiq Web's Delete): they never run again. */
-  deleteRetries(ids: number[]): Awaitable<Acted> {
-    if (this.shared) return this.deleteFrom(ids, 'retry');
-    const gone = this.retrySet.take(new Set(ids));
-    return after(this.backend.deleteFailed(gone.map((j) => j.id), 'retry'), () => acted(ids, gone));
+  /** Deletes entries from the retry set (Sidekiq Web's Delete): they never run again. */
+  deleteRetries(given: GivenKey[]): Awaitable<Acted> {
+    return this.actOn('retry', given, (found) => this.removeEntries('retry', found));
   }
 
   /** Empties the retry set; returns how many jobs it held. */
@@ -600,16 +582,52 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
     return this.backend.clearRetries();
   }
 
-  /** Deletes jobs from the dead set by id. */
-  deleteDead(ids: number[]): Awaitable<Acted> {
-    return this.deleteFrom(ids, 'dead');
+  /** Deletes entries from the dead set by key. */
+  deleteDead(given: GivenKey[]): Awaitable<Acted> {
+    return this.actOn('dead', given, (found) => this.removeEntries('dead', found));
   }
 
-  private deleteFrom(ids: number[], set: 'retry' | 'dead'): Awaitable<Acted> {
-    const unique = [...new Set(ids)];
-    return after(this.backend.deleteFailed(unique, set), (done) => {
-      const gone = new Set(done);
-      return { count: gone.size, missing: unique.filter((id) => !gone.has(id)) };
+  /** Moves dead jobs (all, or those the keys name) back into their queues; returns how many. */
+  retryDead(given?: GivenKey[]): Awaitable<number> {
+    return after(this.actOn('dead', given, (found) => this.requeueEntries('dead', found, given !== undefined)), (a) => a.count);
+  }
+
+  /** The entries of `set` the keys could name (all when absent): Redis's by key, else the mirror's or the rows'. */
+  private entriesFor(set: FailedSet, keys: EntryKey[] | undefined): Awaitable<readonly FailedJob[]> {
+    if (isEntryAddressed(this.backend)) return this.backend.entries(set, keys);
+    if (set === 'retry') return this.retries();
+    return this.backend.deadByIds(keys && rowIds(keys));
+  }
+
+  /** Resolves the keys (EntryKeyError when one cannot name an entry or names several), acts, counts exactly what was done. */
+  private actOn(set: FailedSet, given: GivenKey[] | undefined, act: (found: FailedJob[]) => Awaitable<readonly FailedJob[]>): Awaitable<Acted> {
+    const keys = given && parseKeys(given);
+    return after(this.entriesFor(set, keys), (all) => {
+      const r = keys && given ? resolveKeys(all, keys, given, set) : { found: [...all], byKey: [] };
+      return after(act(r.found), (done) => ({ count: done.length, missing: given ? missingKeys(r, given, done) : [] }));
+    });
+  }
+
+  /** Entries that are no job are refused when named, skipped when all are moved. */
+  private requeueEntries(set: FailedSet, found: FailedJob[], named: boolean): Awaitable<readonly FailedJob[]> {
+    if (named) refuseUnreadable(found, set);
+    const jobs = found.filter((j) => !j.unreadable);
+    if (isEntryAddressed(this.backend)) {
+      return this.backend.requeueEntries(set, jobs, this.clock.now()).then((moved) => {
+        this.poke();
+        return moved;
+      });
+    }
+    const taken = set === 'retry' && !this.shared ? this.retrySet.take(new Set(jobs.map((j) => j.id))) : jobs;
+    return after(this.requeueFailed(taken), () => taken);
+  }
+
+  private removeEntries(set: FailedSet, found: FailedJob[]): Awaitable<readonly FailedJob[]> {
+    if (isEntryAddressed(this.backend)) return this.backend.removeEntries(set, found);
+    if (set === 'retry' && !this.shared) this.retrySet.take(new Set(found.map((j) => j.id)));
+    return after(this.backend.deleteFailed(found.map((j) => j.id), set), (ids) => {
+      const gone = new Set(ids);
+      return found.filter((j) => gone.has(j.id));
     });
   }
 
@@ -640,30 +658,6 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
   /** Empties the dead set; returns how many jobs it held. */
   clearDead(): Awaitable<number> {
     return this.backend.clearDead();
-  }
-
-  /** Moves dead jobs (all, or the given ids) back into their queues; returns how many. */
-  retryDead(ids?: number[]): Awaitable<number> {
-    return after(this.backend.deadByIds(ids), (dead) => {
-      const now = this.clock.now();
-      return after(
-        this.backend.requeue(
-          dead.map((j) => j.id),
-          now,
-        ),
-        () => {
-          if (this.shared) {
-            this.poke();
-            return dead.length;
-          }
-          for (const job of dead) {
-            this.pushWaiting(this.durableQueue(job.queue), { ...job, retry_count: job.retry_count, enqueued_at: now });
-            this.wake(job.queue);
-          }
-          return dead.length;
-        },
-      );
-    });
   }
 
   /** Saves the counters of memory jobs; marked saved before the write, unsaved again if it fails. */

@@ -29,6 +29,10 @@ export interface FailedJob extends Job {
   run_at: number | null;
   failed_at: number | null;
   error: string | null;
+  /** Its score in the Redis sorted set (epoch s): with the jid, what names it (entry-key.ts). */
+  score?: number;
+  /** Not a job: an entry of the set that is not a JSON object with a class (shown raw, deletable, never retried). */
+  unreadable?: boolean;
 }
 
 export interface PerformContext {

@@ -4,6 +4,8 @@
 // the total. Nothing is ever deleted or moved: this is someone's production Redis.
 import type { Redis } from 'ioredis';
 import type { PeekJob, PeekPage } from '../contract/sidekiq.ts';
+import { jsonNestedDeeperThan, MAX_JSON_DEPTH } from '../http/json-depth.ts';
+import { jsonMemberText } from '../util/json-members.ts';
 
 const ARGS_MAX = 200;
 const ERROR_MAX = 500;
@@ -31,7 +33,8 @@ export function peekJob(entry: string, score: number | null): PeekJob {
   }
   const wrapped = j.class === ACTIVE_JOB_WRAPPER && typeof j.wrapped === 'string';
   const rawArgs = wrapped && Array.isArray(j.args) ? ((j.args[0] as { arguments?: unknown } | undefined)?.arguments ?? j.args) : j.args;
-  const args = JSON.stringify(rawArgs ?? []) ?? '[]';
+  // Args nested past what JSON.stringify survives (an app may push that) are shown as stored.
+  const args = jsonNestedDeeperThan(entry, j, MAX_JSON_DEPTH) ? (jsonMemberText(entry, 'args') ?? entry) : (JSON.stringify(rawArgs ?? []) ?? '[]');
   const error = j.error_class || j.error_message ? cut(`${String(j.error_class ?? 'Error')}: ${String(j.error_message ?? '')}`, ERROR_MAX) : null;
   return {
     class: String(wrapped ? j.wrapped : (j.class ?? '?')),

@@ -19,18 +19,20 @@
 import crypto from 'node:crypto';
 import os from 'node:os';
 import type { Redis } from 'ioredis';
-import type { NewJob, ProcessBeat, RecoveredJobs, SharedJobBackend, SharedQueue, SharedQueueDeletion } from '../jobs/backend.ts';
+import type { EntryAddressed, NewJob, ProcessBeat, RecoveredJobs, SharedJobBackend, SharedQueue, SharedQueueDeletion } from '../jobs/backend.ts';
+import { scoreText, type EntryKey, type FailedSet } from '../jobs/entry-key.ts';
 import type { FailedJob, Job, JobCounters } from '../jobs/types.ts';
 import type { MetricsView } from '../metrics-api/source.ts';
 import { readSidekiq } from '../sidekiq/read.ts';
 import { viewOf } from '../sidekiq/source.ts';
 import { readQueue, readQueueList, readQueuePage, type QueueReadOptions } from './redis-queue-reads.ts';
+import { withJsonMembers } from '../util/json-members.ts';
 import { PUSH_ONCE, PUSH_UNLESS_PENDING, pushOnceArgs, pushUnlessPendingArgs } from './redis-push-once.ts';
 
 const SIX_MONTHS_S = 180 * 24 * 3600;
 const FIVE_YEARS_S = 5 * 365 * 24 * 3600;
 
-/** Jobscope's numeric id of a Redis job: the first 48 bits of its jid (unique in practice, exact in a double). */
+/** A Redis job's number (the first 48 bits of its jid): shown, and accepted where it names one entry; entries are named by key (entry-key.ts). */
 export function idOfJid(jid: string): number {
   const n = parseInt(jid.slice(0, 12), 16);
   return Number.isFinite(n) ? n : 0;
@@ -128,6 +130,10 @@ export interface RedisJobBackendOptions {
   now: () => number;
   kindOf: KindOfClass;
   maxQueuesRead: number;
+  /** Where a payload that is no job is reported (once, as it goes to the dead set). */
+  log?: { warn(obj: unknown, msg?: string): void };
+  /** --job-dead-max: the dead set's trim when a payload that is no job is buried (default Sidekiq's 10,000). */
+  deadMax?: number;
   /** ioredis's client class. Given by the caller so that ioredis is loaded only with --redis
    *  (openRedisJobBackend): loading it costs every server ~20 MiB of RSS at idle. */
   Redis: typeof Redis;
@@ -139,7 +145,7 @@ export async function openRedisJobBackend(opts: Omit<RedisJobBackendOptions, 'Re
   return new RedisJobBackend({ ...opts, Redis });
 }
 
-export class RedisJobBackend implements SharedJobBackend {
+export class RedisJobBackend implements SharedJobBackend, EntryAddressed {
   readonly shared = true as const;
   readonly identity = `${os.hostname()}:${process.pid}:${crypto.randomBytes(6).toString('hex')}`;
   readonly beatEveryMs: number;
@@ -191,10 +197,12 @@ export class RedisJobBackend implements SharedJobBackend {
       retry_count: set === 'retry' ? Math.max(0, job.retry_count - 1) : job.retry_count,
     };
     if (job.retry_count > 1 || (job.first_failed_at !== undefined && job.failed_at !== null)) extra.retried_at = (job.failed_at ?? this.opts.now()) / 1000;
-    return this.payload(job, jid, extra);
+    // The payload as fetched, its other members byte for byte, as Sidekiq re-dumps the hash it loaded:
+    // an app's args (any array, any depth) survive the failure, where re-serializing would lose them.
+    return (job.raw && withJsonMembers(job.raw, extra)) || this.payload(job, jid, extra);
   }
 
-  /** A stored payload as a job; `score` (epoch s) is the retry time in the retry set. */
+  /** A stored payload as a job; `score` (epoch s) is its score in the retry or dead set. */
   parse(raw: string, score: number | null = null, inDead = false): FailedJob | null {
     let p: Payload;
     try {
@@ -223,11 +231,28 @@ export class RedisJobBackend implements SharedJobBackend {
       retry_count: sidekiqCount === null ? 0 : inDead ? sidekiqCount : sidekiqCount + 1,
       created_at: (num(p.created_at) ?? num(p.enqueued_at) ?? 0) * 1000,
       enqueued_at: (num(p.enqueued_at) ?? 0) * 1000,
-      run_at: score === null ? null : score * 1000,
+      run_at: score === null || inDead ? null : score * 1000,
       failed_at: retriedAt !== null ? retriedAt * 1000 : failedAt !== null ? failedAt * 1000 : null,
       first_failed_at: failedAt !== null ? failedAt * 1000 : undefined,
       error,
+      ...(score === null ? {} : { score }),
     };
+  }
+
+  /** A set's member as an entry: its job, or (not a job) the raw text, so it is listed and can be deleted. */
+  private entry(raw: string, score: number, inDead: boolean): FailedJob {
+    return (
+      this.parse(raw, score, inDead) ?? {
+        id: 0, jid: '', raw, queue: '', class: '?', kind: '?', args: {}, retry: false, retry_count: 0, created_at: 0, enqueued_at: 0,
+        run_at: null, failed_at: null, error: null, score, unreadable: true,
+      }
+    );
+  }
+
+  private entriesOf(flat: string[], inDead: boolean): FailedJob[] {
+    const out: FailedJob[] = [];
+    for (let i = 0; i + 1 < flat.length; i += 2) out.push(this.entry(flat[i]!, Number(flat[i + 1]), inDead));
+    return out;
   }
 
   private counters(m: ReturnType<Redis['multi']>, c: JobCounters): void {
@@ -362,28 +387,51 @@ export class RedisJobBackend implements SharedJobBackend {
   }
 
   /** Moves these members of `set` back into their queues as of `now`; returns the jobs this call moved. */
-  private async requeueMembers(set: 'retry' | 'dead', members: string[], now: number): Promise<FailedJob[]> {
+  private async requeueMembers(set: FailedSet, members: string[], now: number): Promise<FailedJob[]> {
+    const jobs = members.map((raw) => this.parse(raw)).filter((j): j is FailedJob => j !== null);
+    return this.requeueEntries(set, jobs, now);
+  }
+
+  /** Entries that are no job are never moved into a queue (a worker could not run them). */
+  async requeueEntries(set: FailedSet, entries: FailedJob[], now: number): Promise<FailedJob[]> {
     const moved: FailedJob[] = [];
-    for (const raw of members) {
-      const job = this.parse(raw);
-      if (!job) continue;
-      let p: Payload;
-      try {
-        p = JSON.parse(raw) as Payload;
-      } catch {
-        continue;
-      }
-      const again = JSON.stringify({ ...p, enqueued_at: now / 1000 });
-      if ((await this.redis.jsRequeue(set, `queue:${job.queue}`, 'queues', raw, again, job.queue)) === 1) moved.push(job);
+    for (const job of entries) {
+      if (job.unreadable || !job.raw) continue;
+      const again = withJsonMembers(job.raw, { enqueued_at: now / 1000 });
+      if (again && (await this.redis.jsRequeue(set, `queue:${job.queue}`, 'queues', job.raw, again, job.queue)) === 1) moved.push(job);
     }
     return moved;
+  }
+
+  async removeEntries(set: FailedSet, entries: FailedJob[]): Promise<FailedJob[]> {
+    if (entries.length === 0) return [];
+    const m = this.redis.multi();
+    for (const e of entries) m.zrem(set, e.raw ?? '');
+    const removed = await this.exec(m);
+    return entries.filter((_, i) => Number(removed[i]) === 1);
+  }
+
+  /**
+   * As Sidekiq Web's JobSet#fetch(score, jid): ZRANGEBYSCORE score score, then the jid compared; an
+   * old numeric id is looked for in the whole set (it may name several entries: the caller decides).
+   */
+  async entries(set: FailedSet, keys: EntryKey[] | undefined): Promise<FailedJob[]> {
+    const inDead = set === 'dead';
+    if (!keys || keys.some((k) => 'id' in k)) return this.entriesOf(await this.redis.zrange(set, '0', '-1', 'WITHSCORES'), inDead);
+    const scores = [...new Set(keys.map((k) => ('score' in k ? k.score : 0)))];
+    const p = this.redis.pipeline();
+    for (const sc of scores) p.zrangebyscore(set, scoreText(sc), scoreText(sc), 'WITHSCORES');
+    const res = (await p.exec()) ?? [];
+    return res.flatMap(([err, flat]) => {
+      if (err) throw err;
+      return this.entriesOf(flat as string[], inDead);
+    });
   }
 
   async requeue(ids: number[], now: number): Promise<void> {
     const want = new Set(ids);
     for (const set of ['retry', 'dead'] as const) {
-      const members = (await this.redis.zrange(set, '0', '-1')).filter((raw) => want.has(this.parse(raw)?.id ?? -1));
-      await this.requeueMembers(set, members, now);
+      await this.requeueEntries(set, (await this.entries(set, undefined)).filter((j) => want.has(j.id)), now);
     }
   }
 
@@ -394,22 +442,16 @@ export class RedisJobBackend implements SharedJobBackend {
   }
 
   async dead(limit: number, offset = 0): Promise<FailedJob[]> {
-    const raws = await this.redis.zrevrange('dead', offset, offset + limit - 1);
-    return raws.map((r) => this.parse(r, null, true)).filter((j): j is FailedJob => j !== null);
+    return this.entriesOf(await this.redis.zrevrange('dead', offset, offset + limit - 1, 'WITHSCORES'), true);
   }
 
   deadSize(): Promise<number> {
     return this.redis.zcard('dead');
   }
 
-  async deleteFailed(ids: number[], set: 'retry' | 'dead'): Promise<number[]> {
+  async deleteFailed(ids: number[], set: FailedSet): Promise<number[]> {
     const want = new Set(ids);
-    const gone: number[] = [];
-    for (const raw of await this.redis.zrange(set, '0', '-1')) {
-      const job = this.parse(raw);
-      if (job && want.has(job.id) && (await this.redis.zrem(set, raw)) === 1) gone.push(job.id);
-    }
-    return gone;
+    return (await this.removeEntries(set, (await this.entries(set, undefined)).filter((j) => want.has(j.id)))).map((j) => j.id);
   }
 
   async clearRetries(): Promise<number> {
@@ -419,7 +461,7 @@ export class RedisJobBackend implements SharedJobBackend {
 
   async deadByIds(ids: number[] | undefined): Promise<FailedJob[]> {
     const want = ids ? new Set(ids) : undefined;
-    return (await this.redis.zrange('dead', '0', '-1')).map((r) => this.parse(r, null, true)).filter((j): j is FailedJob => j !== null && (!want || want.has(j.id)));
+    return (await this.entries('dead', undefined)).filter((j) => !j.unreadable && (!want || want.has(j.id)));
   }
 
   async clearDead(): Promise<number> {
@@ -439,13 +481,22 @@ export class RedisJobBackend implements SharedJobBackend {
       if (job) jobs.push(job);
       else junk.push(raw);
     }
-    if (junk.length > 0) {
-      // Not job payloads (something else pushed into the list): dropped from the working list.
-      const m = this.redis.multi();
-      for (const raw of junk) m.lrem(this.working, 1, raw);
-      await this.exec(m);
-    }
+    if (junk.length > 0) await this.bury(junk);
     return jobs;
+  }
+
+  /**
+   * Payloads that are no job (not JSON, or no object with a class) go to the dead set as Sidekiq's
+   * Processor sends invalid JSON (DeadSet#kill: ZADD dead now, trimmed; no counter), in one MULTI
+   * with their LREM from the working list, and are logged once each ("Invalid JSON for job").
+   */
+  private async bury(junk: string[]): Promise<void> {
+    const now = this.opts.now() / 1000;
+    const m = this.redis.multi();
+    for (const raw of junk) m.lrem(this.working, 1, raw).zadd('dead', String(now), raw);
+    m.zremrangebyscore('dead', '-inf', String(now - SIX_MONTHS_S)).zremrangebyrank('dead', 0, -((this.opts.deadMax ?? 10_000) + 1));
+    await this.exec(m);
+    for (const raw of junk) this.opts.log?.warn({ context: 'Invalid JSON for job', jobstr: raw.length > 1000 ? `${raw.slice(0, 1000)}…` : raw }, 'a queued payload is no job: moved to the dead set');
   }
 
   async moveDue(now: number): Promise<number> {
@@ -489,14 +540,8 @@ export class RedisJobBackend implements SharedJobBackend {
     await this.exec(m);
   }
 
-  async retries(): Promise<FailedJob[]> {
-    const flat = await this.redis.zrange('retry', '0', '-1', 'WITHSCORES');
-    const out: FailedJob[] = [];
-    for (let i = 0; i < flat.length; i += 2) {
-      const job = this.parse(flat[i]!, Number(flat[i + 1]));
-      if (job) out.push(job);
-    }
-    return out;
+  retries(): Promise<FailedJob[]> {
+    return this.entries('retry', undefined);
   }
 
   servedQueues(): Promise<string[]> {

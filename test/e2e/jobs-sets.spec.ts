@@ -13,7 +13,7 @@ import { expectAccessible, openSignedIn, screenshot, startUiServer, UI_QUIET_REF
 
 let s: TestServer;
 
-type Listed = { id: number; queue: string; class: string };
+type Listed = { key: string; id: number; queue: string; class: string };
 const api = (path: string) => http(`${s.url}/api/v3/sim${path}`, { token: s.adminToken });
 const dead = async () => (await api('/jobs/dead')).body as Listed[];
 const retries = async () => (await api('/jobs/retries')).body as Listed[];
@@ -88,13 +88,15 @@ test('a dead job retried from the Dead page leaves the dead set and waits in its
   await expect(rows(page)).toHaveCount(3);
   await expect(rows(page).first().locator('[data-col="error"]')).toContainText('Error: SyntheticJob failed on purpose');
   await screenshot(page, testInfo, 'dead');
-  const id = Number(await rows(page).first().getAttribute('data-job'));
+  // A row of a set is its entry's key, `<score>-<id>` here (SQLite); the queue page lists the job by id.
+  const key = (await rows(page).first().getAttribute('data-job'))!;
+  const id = key.slice(key.indexOf('-') + 1);
   await rows(page).first().getByTestId('select-job').check();
   await page.getByTestId('retry-selected').click();
   await expect(page.getByTestId('job-set-message')).toHaveText('Retried 1 job: back in their queues.');
   await expect(rows(page)).toHaveCount(2);
-  await expect(page.locator(`[data-testid="job-row"][data-job="${id}"]`)).toHaveCount(0);
-  expect((await dead()).map((j) => j.id)).not.toContain(id);
+  await expect(page.locator(`[data-testid="job-row"][data-job="${key}"]`)).toHaveCount(0);
+  expect((await dead()).map((j) => j.key)).not.toContain(key);
 
   // It waits in its queue behind the busy worker: its queue page lists it.
   await page.locator('[data-testid="job-row"]').first().locator('[data-col="queue"] a').click();
@@ -110,7 +112,7 @@ test('a retry is deleted from the Retries page; the rest are retried now with se
   await expect(rows(page).first().locator('[data-col="retries"]')).toHaveText('1');
   await expect(rows(page).first().locator('[data-col="next_retry"]')).not.toHaveText('—');
   await screenshot(page, testInfo, 'retries');
-  const [doomed, kept] = await rows(page).evaluateAll((trs) => trs.map((tr) => Number(tr.getAttribute('data-job'))));
+  const [doomed, kept] = await rows(page).evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-job')!));
 
   const asked: string[] = [];
   page.once('dialog', (d) => void (asked.push(d.message()), d.accept()));
@@ -119,7 +121,7 @@ test('a retry is deleted from the Retries page; the rest are retried now with se
   await expect(page.getByTestId('job-set-message')).toHaveText('Deleted 1 job.');
   expect(asked[0]).toContain('Delete 1 job from the retry set?');
   await expect(rows(page)).toHaveCount(1);
-  expect((await retries()).map((j) => j.id)).toEqual([kept]);
+  expect((await retries()).map((j) => j.key)).toEqual([kept]);
 
   await page.getByTestId('select-all').check();
   await page.getByTestId('retry-selected').click();

@@ -201,5 +201,19 @@ eachBackend((startServer) => {
       expect((await post(s, '/jobs/dead/retry', { ids: [all[0]!.id] })).body).toEqual({ count: 1 });
       await waitFor('the retried one dead again', async () => (await get(s, '/jobs/dead')).headers.get('x-total') === '2' && (await get(s, '/jobs/dead')).body[0].class === 'Third');
     });
+
+    it('names its entries as the Redis mode does, `<score>-<id>`: deleted and retried by that key, a stale score names nothing', async () => {
+      const s = await start({ jobConcurrency: 1 }, new ManualClock());
+      const [r1, r2] = (await intoRetrySet(s, 'keyed', 2)) as (Failed & { key: string })[];
+      expect(r1!.key).toBe(`${Date.parse(r1!.run_at!) / 1000}-${r1!.id}`.replace(/^(\d+)-/, '$1.0-'));
+      const stale = r1!.key.replace(/^[^-]+/, '1.5');
+      expect((await post(s, '/jobs/retries/delete', { ids: [stale] })).status).toBe(404);
+      expect((await post(s, '/jobs/retries/delete', { ids: [r1!.key, stale] })).body).toEqual({ count: 1, missing: [stale] });
+      expect(((await get(s, '/jobs/retries')).body as Failed[]).map((j) => j.id)).toEqual([r2!.id]);
+      const [d] = (await intoDeadSet(s, 'keyed_dead', 1)) as (Failed & { key: string })[];
+      expect(d!.key).toMatch(new RegExp(`^\\d+(\\.\\d+)?-${d!.id}$`));
+      expect((await post(s, '/jobs/dead/delete', { ids: [d!.key] })).body).toEqual({ count: 1, missing: [] });
+      expect((await get(s, '/jobs/dead')).body).toEqual([]);
+    });
   });
 });

@@ -30,14 +30,16 @@ describe('RedisJobBackend fetch and ack', () => {
     expect(await redis.client.llen(`working:${b.identity}`)).toBe(5);
   });
 
-  it('drops what is not a job payload from the working list and hands out the jobs around it', async () => {
+  it('moves what is not a job payload to the dead set (as Sidekiq does invalid JSON) and hands out the jobs around it', async () => {
     const b = await backend();
     await b.push([job('a', 1)]);
-    await redis.client.lpush('queue:a', 'not a job');
+    await redis.client.lpush('queue:a', 'not a job', '{"args":[]}');
     await b.push([job('a', 2)]);
     expect((await b.fetch(['a'], 10)).map((j) => j.args.n)).toEqual([1, 2]);
     expect(await redis.client.lrange(`working:${b.identity}`, 0, -1)).not.toContain('not a job');
     expect(await redis.client.llen(`working:${b.identity}`)).toBe(2);
+    expect((await redis.client.zrange('dead', '0', '-1')).sort()).toEqual(['not a job', '{"args":[]}'].sort());
+    expect((await b.dead(10)).map((e) => [e.unreadable, e.raw])).toEqual(expect.arrayContaining([[true, 'not a job'], [true, '{"args":[]}']]));
   });
 
   it('acks made in one turn each remove their job from the working list and add their counters', async () => {

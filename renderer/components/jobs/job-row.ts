@@ -5,7 +5,7 @@ import type { FailedJobView, QueuedJobView } from '../../../server/contract/jobs
 import type { PeekJob } from '../../../server/contract/sidekiq.ts';
 
 export interface JobRow {
-  /** Unique in the list; what a selection holds (Sidekiq's jid, or our job id as text). */
+  /** Unique in the list; what a selection holds (a retry or dead entry's key, Sidekiq's jid, or our job id as text). */
   key: string;
   class: string;
   /** Any JSON value; a string is taken as arguments already written out (a peek's, cut by the server). */
@@ -34,12 +34,13 @@ export function argsText(args: unknown, max = ARGS_MAX): { short: string; full: 
   return { short: full.length > max ? `${full.slice(0, max - 1)}…` : full, full };
 }
 
-export const fromQueued = (j: QueuedJobView): JobRow => ({ key: String(j.id), class: j.class, args: j.args, queue: j.queue, enqueuedAt: j.enqueued_at, retryCount: j.retry_count });
+export const fromQueued = (j: QueuedJobView): JobRow => ({ key: String(j.id), class: j.class, args: j.args_raw ?? j.args, queue: j.queue, enqueuedAt: j.enqueued_at, retryCount: j.retry_count });
 
 export const fromFailed = (j: FailedJobView): JobRow => ({
-  key: String(j.id),
+  key: j.key,
   class: j.class,
-  args: j.args,
+  // Too deep to answer as JSON, or no job at all: the stored text, shown as written.
+  args: j.args_raw ?? j.args,
   queue: j.queue,
   enqueuedAt: j.enqueued_at,
   failedAt: j.failed_at,

@@ -14,8 +14,7 @@ import { usePace } from '../../app/pace.tsx';
 
 const PER_PAGE = 25;
 const plural = (n: number) => `${n} job${n === 1 ? '' : 's'}`;
-const ids = (keys: string[]) => keys.map(Number);
-const gone = (missing: number[]) => (missing.length ? ` (${plural(missing.length)} had already left the set)` : '');
+const gone = (missing: unknown[]) => (missing.length ? ` (${plural(missing.length)} had already left the set)` : '');
 
 const SETS = {
   retries: {
@@ -62,14 +61,14 @@ function EmbeddedSet({ set }: { set: 'retries' | 'dead' }) {
   const actions: JobSetActions =
     set === 'retries'
       ? {
-          retry: async (keys) => after(((r) => `Retried ${plural(r.count)} now${gone(r.missing)}.`)(await jobsApi.retryNow(client, ids(keys)))),
-          remove: async (keys) => after(((r) => `Deleted ${plural(r.count)}${gone(r.missing)}.`)(await jobsApi.deleteRetries(client, ids(keys)))),
+          retry: async (keys) => after(((r) => `Retried ${plural(r.count)} now${gone(r.missing)}.`)(await jobsApi.retryNow(client, keys))),
+          remove: async (keys) => after(((r) => `Deleted ${plural(r.count)}${gone(r.missing)}.`)(await jobsApi.deleteRetries(client, keys))),
           retryAll: async () => after(`Retried ${plural((await jobsApi.retryNow(client)).count)} now.`),
           removeAll: async () => after(`Deleted ${plural((await jobsApi.clearRetries(client)).count)}.`),
         }
       : {
-          retry: async (keys) => after(`Retried ${plural((await jobsApi.retryDead(client, ids(keys))).count)}: back in their queues.`),
-          remove: async (keys) => after(((r) => `Deleted ${plural(r.count)}${gone(r.missing)}.`)(await jobsApi.deleteDead(client, ids(keys)))),
+          retry: async (keys) => after(`Retried ${plural((await jobsApi.retryDead(client, keys)).count)}: back in their queues.`),
+          remove: async (keys) => after(((r) => `Deleted ${plural(r.count)}${gone(r.missing)}.`)(await jobsApi.deleteDead(client, keys))),
           retryAll: async () => after(`Retried ${plural((await jobsApi.retryDead(client)).count)}: back in their queues.`),
           removeAll: async () => after(`Deleted ${plural((await jobsApi.clearDead(client)).count)}.`),
         };
