@@ -121,7 +121,8 @@ export class Client {
   // --- control API: the embedded instance's builds, projects, runners
   instance = () => this.json<InstanceView>('GET', '/api/v3/sim/instance');
   projects = () => this.json<ProjectView[]>('GET', '/api/v3/sim/projects');
-  runners = () => this.json<RunnerView[]>('GET', '/api/v3/sim/runners');
+  /** One page of the runners, oldest first (the list is paged: a fleet can be thousands). */
+  runners = (page = 1, perPage = 100) => this.page<RunnerView>('/api/v3/sim/runners', page, perPage);
   builds = (q: BuildQuery = {}) => this.json<BuildView[]>('GET', '/api/v3/sim/builds', { query: q });
   build = (id: number) => this.json<BuildView>('GET', `/api/v3/sim/builds/${id}`);
   cancelBuild = (id: number) => this.json<BuildView>('POST', `/api/v3/sim/builds/${id}/cancel`);

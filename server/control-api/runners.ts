@@ -3,18 +3,33 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../context.ts';
 import { IdParams, RunnerPatch, RunnerView } from '../contract/control.ts';
+import { PageQuery } from '../contract/jobs.ts';
 import { notFound } from '../http/errors.ts';
+import { pageOf, paging } from '../http/paging.ts';
 import { runnerView } from './views.ts';
 
 const tags = ['control API'];
+/** As the builds list's `limit`: a fleet of 12,000 runners was 11 MB in one answer. */
+const RUNNERS_PER_PAGE = 100;
 
 export async function runnersRoutes(fastify: FastifyInstance, { ctx }: { ctx: AppContext }) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const runners = ctx.domain.runners;
-  app.get('/runners', { schema: { tags, summary: 'List runners with their last contact, what they sent about themselves and how many builds they ran', response: { 200: Type.Array(RunnerView) } } }, async () => {
-    const counts = await runners.buildCounts();
-    return (await runners.list()).map((r) => runnerView(r, counts.get(r.id) ?? 0));
-  });
+  app.get(
+    '/runners',
+    {
+      schema: {
+        tags,
+        summary: `List runners with their last contact, what they sent about themselves and how many builds they ran, oldest first; paged with \`page\` and \`per_page\` (default ${RUNNERS_PER_PAGE}), X-Total… and Link headers`,
+        querystring: PageQuery,
+        response: { 200: Type.Array(RunnerView) },
+      },
+    },
+    async (request, reply) => {
+      const counts = await runners.buildCounts();
+      return pageOf(reply, paging(request.query, RUNNERS_PER_PAGE), await runners.list()).map((r) => runnerView(r, counts.get(r.id) ?? 0));
+    },
+  );
   app.patch(
     '/runners/:id',
     { schema: { tags, summary: 'Pause or resume a runner (a paused runner gets 404 on builds/register)', params: IdParams, body: RunnerPatch, response: { 200: RunnerView } } },
