@@ -119,6 +119,10 @@ export interface Config {
   idleTimeoutMs: number;
   /** An idle keep-alive connection is closed after this, ms. */
   keepAliveTimeoutMs: number;
+  /** Open connections at most, all clients together (0 = from the open-file limit, http/connection-caps.ts). */
+  maxConnections: number;
+  /** Open connections at most from one client address (0 = a quarter of the overall cap). */
+  maxConnectionsPerAddress: number;
   /** Largest runner request body read before its token is checked, KiB. */
   maxRunnerBodyKib: number;
   /** Request bodies held in memory at once, across all requests, bytes. */
@@ -213,6 +217,8 @@ export const SETTINGS: SettingSpec[] = [
   { key: 'idleTimeoutMs', flag: '--idle-timeout-ms <ms>', env: 'JOBSCOPE_IDLE_TIMEOUT_MS', kind: 'int', default: 60000, help: 'a connection with a request open and nothing read or written for this long is closed, in ms', min: 100, max: 86_400_000 },
   { key: 'lingeringCloseMs', flag: '--lingering-close-ms <ms>', env: 'JOBSCOPE_LINGERING_CLOSE_MS', kind: 'int', default: 5000, help: 'after an early answer to a body still arriving (413, 507), the connection keeps reading and dropping it for up to this long so the client reads the answer instead of a reset, in ms; 0 = close at once', max: 600_000 },
   { key: 'keepAliveTimeoutMs', flag: '--keep-alive-timeout-ms <ms>', env: 'JOBSCOPE_KEEP_ALIVE_TIMEOUT_MS', kind: 'int', default: 10000, help: 'an idle keep-alive connection is closed after this (runners poll every 3 s), in ms', min: 100, max: 600_000 },
+  { key: 'maxConnections', flag: '--max-connections <n>', env: 'JOBSCOPE_MAX_CONNECTIONS', kind: 'int', default: 0, help: 'open connections at most, all clients together; more are closed at accept (open ones keep being served); 0 = the open-file limit less a tenth of it (at least 256) for the server\'s own files', max: 10_000_000 },
+  { key: 'maxConnectionsPerAddress', flag: '--max-connections-per-address <n>', env: 'JOBSCOPE_MAX_CONNECTIONS_PER_ADDRESS', kind: 'int', default: 0, help: 'open connections at most from one client address; more get 503 with Retry-After and are closed at accept; 0 = a quarter of --max-connections', max: 10_000_000 },
   { key: 'maxRunnerBodyKib', flag: '--max-runner-body-kib <kib>', env: 'JOBSCOPE_MAX_RUNNER_BODY_KIB', kind: 'int', default: 64, help: 'largest runner request body read before its token is checked (register, poll, delete, updates of builds that are not running), in KiB', min: 1, max: 65536 },
   { key: 'maxInflightBodyBytes', flag: '--max-inflight-body-mb <mb>', env: 'JOBSCOPE_MAX_INFLIGHT_BODY_MB', kind: 'mb', default: 256, help: 'request bodies held in memory at once across all requests (artifact uploads stream to disk and do not count); past it requests get 503 with Retry-After, in MiB', min: 1 },
   { key: 'artifactListingMaxEntries', flag: '--artifact-listing-max-entries <n>', env: 'JOBSCOPE_ARTIFACT_LISTING_MAX_ENTRIES', kind: 'int', default: 10000, help: 'entries of an artifacts archive\'s file list kept for the build page (all are counted; the list is marked truncated)' },
