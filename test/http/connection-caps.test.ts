@@ -13,7 +13,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectionCaps } from '../../server/http/connection-caps.ts';
-import { tempDir } from '../helpers/server.ts';
+import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
 import { json, patchTrace, rangeEnd, request, RUNNER_UA, spawnServer, type ChildServer } from '../reliability/support.ts';
 
 const NOFILE = Number(process.env.JOBSCOPE_FLOOD_NOFILE ?? 4096);
@@ -178,4 +178,66 @@ describe('connection caps under a flood from one address', () => {
     expect(child.log().match(/refusing new connections/g)).toHaveLength(1);
     expect(child.log()).toContain(`refusing new connections: 127.0.0.2 holds ${caps.perAddress} (--max-connections-per-address)`);
   }, 120_000);
+});
+
+describe('connection caps, one by one', () => {
+  let s: TestServer;
+  const held: net.Socket[] = [];
+  beforeAll(async () => {
+    s = await startServer({ maxConnections: 6, maxConnectionsPerAddress: 3 });
+  });
+  afterAll(async () => {
+    for (const c of held) c.destroy();
+    await s?.close();
+  });
+
+  const target = () => Number(new URL(s.url).port);
+  const open = () => new Promise<number>((resolve, reject) => s.server.app.server.getConnections((err, n) => (err ? reject(err) : resolve(n))));
+  /** An idle connection from `from`, once the server has taken it in. */
+  const hold = async (from: string) => {
+    const before = await open();
+    const c = net.connect({ host: '127.0.0.1', port: target(), localAddress: from });
+    c.on('error', () => undefined);
+    held.push(c);
+    await expect.poll(open).toBe(before + 1);
+    return c;
+  };
+  /** Connects from `from` and reads until the server closes: what it wrote before closing. */
+  const refused = (from: string) =>
+    new Promise<string>((resolve) => {
+      const c = net.connect({ host: '127.0.0.1', port: target(), localAddress: from });
+      let got = '';
+      c.on('data', (d: Buffer) => (got += d.toString('utf8')));
+      c.on('error', () => undefined);
+      c.on('close', () => resolve(got));
+    });
+  /** One request from 127.0.0.1 on a connection of its own, closed after it. */
+  const oneShot = new http.Agent({ keepAlive: false });
+  const get = (agent = oneShot) => request(`${s.url}/api/app/status`, { agent, headers: { 'private-token': s.adminToken } }).then((r) => r.status);
+
+  it('past its share an address gets 503 with Retry-After and a JSON message, and is closed; others and open keep-alive connections are served', async () => {
+    const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 1, localAddress: '127.0.0.2' } as http.AgentOptions);
+    expect(await get(keepAlive)).toBe(200);
+    await hold('127.0.0.2');
+    await hold('127.0.0.2');
+    const answer = await refused('127.0.0.2');
+    expect(answer).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\n/);
+    expect(answer).toContain('Retry-After: 5\r\n');
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({ message: expect.stringContaining('--max-connections-per-address') });
+    // The connection it already had keeps working; another address is served.
+    expect(await get(keepAlive)).toBe(200);
+    expect(await get()).toBe(200);
+    keepAlive.destroy();
+  });
+
+  it('past the overall cap a connection is closed at accept, without a byte; freed room serves again', async () => {
+    // The two idle connections of the test before are still held.
+    await expect.poll(open).toBe(2);
+    const mine = [await hold('127.0.0.3'), await hold('127.0.0.3'), await hold('127.0.0.4'), await hold('127.0.0.4')];
+    expect(await open()).toBe(6);
+    expect(await refused('127.0.0.5')).toBe('');
+    mine[0]!.destroy();
+    await expect.poll(open).toBe(5);
+    expect(await get()).toBe(200);
+  });
 });
