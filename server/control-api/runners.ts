@@ -5,12 +5,10 @@ import type { AppContext } from '../context.ts';
 import { IdParams, RunnerPatch, RunnerView } from '../contract/control.ts';
 import { PageQuery } from '../contract/jobs.ts';
 import { notFound } from '../http/errors.ts';
-import { pageOf, paging } from '../http/paging.ts';
+import { LIST_PER_PAGE, PAGED, pageOf, paging } from '../http/paging.ts';
 import { runnerView } from './views.ts';
 
 const tags = ['control API'];
-/** As the builds list's `limit`: a fleet of 12,000 runners was 11 MB in one answer. */
-const RUNNERS_PER_PAGE = 100;
 
 export async function runnersRoutes(fastify: FastifyInstance, { ctx }: { ctx: AppContext }) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -20,14 +18,15 @@ export async function runnersRoutes(fastify: FastifyInstance, { ctx }: { ctx: Ap
     {
       schema: {
         tags,
-        summary: `List runners with their last contact, what they sent about themselves and how many builds they ran, oldest first; paged with \`page\` and \`per_page\` (default ${RUNNERS_PER_PAGE}), X-Total… and Link headers`,
+        // A fleet of 12,000 runners was 11 MB in one answer.
+        summary: `List runners with their last contact, what they sent about themselves and how many builds they ran, oldest first; ${PAGED}`,
         querystring: PageQuery,
         response: { 200: Type.Array(RunnerView) },
       },
     },
     async (request, reply) => {
       const counts = await runners.buildCounts();
-      return pageOf(reply, paging(request.query, RUNNERS_PER_PAGE), await runners.list()).map((r) => runnerView(r, counts.get(r.id) ?? 0));
+      return pageOf(reply, paging(request.query, LIST_PER_PAGE), await runners.list()).map((r) => runnerView(r, counts.get(r.id) ?? 0));
     },
   );
   app.patch(

@@ -4,6 +4,12 @@
 // The query's bounds are the contract's PageQuery (server/contract/jobs.ts).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
+/** Rows per page of a list of things (runners, projects, users) when no per_page is given: the builds list's `limit`. */
+export const LIST_PER_PAGE = 100;
+
+/** What a paged list's summary adds, for the API docs. */
+export const PAGED = `paged with \`page\` and \`per_page\` (default ${LIST_PER_PAGE}, at most 1000), X-Total… and Link headers`;
+
 export interface Paging {
   page: number;
   perPage: number;

@@ -1,9 +1,10 @@
-// GET /api/v3/sim/runners is paged as GitLab pages (page, per_page; X-Total… and Link headers): a
-// fleet of 12,000 runners came back as one 11 MB answer. On both stores (backends.ts).
+// The control API's lists of things that grow without bound (runners, projects, users) are paged as
+// GitLab pages (page, per_page; X-Total… and Link headers): a fleet of 12,000 runners came back as
+// one 11 MB answer. On both stores (backends.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
-import { registerRunner } from '../helpers/fixtures.ts';
+import { createProject, registerRunner } from '../helpers/fixtures.ts';
 import type { RunnerView } from '../../server/contract/control.ts';
 import { eachBackend } from './backends.ts';
 
@@ -69,6 +70,29 @@ eachBackend((startServer) => {
       const res = await runners(q);
       expect(res.status).toBe(400);
       expect(res.body).toMatchObject({ message: expect.stringMatching(/page/) });
+    });
+  });
+
+  describe('projects and users, paged the same way', () => {
+    it('projects: 100 by default, the rest on the next page', async () => {
+      const made: number[] = [];
+      for (let i = 0; i < 105; i++) made.push((await createProject(s, `p${i}`)).id);
+      const first = await http<{ id: number }[]>(`${s.url}/api/v3/sim/projects`, { token: s.adminToken });
+      expect(first.body.map((p) => p.id)).toEqual(made.slice(0, 100));
+      expect(first.headers.get('x-total')).toBe('105');
+      const second = await http<{ id: number }[]>(`${s.url}/api/v3/sim/projects?page=2`, { token: s.adminToken });
+      expect(second.body.map((p) => p.id)).toEqual(made.slice(100));
+      expect(second.headers.get('x-next-page')).toBe('');
+    }, 60_000);
+
+    it('users: per_page and the headers; a bad page is a 400', async () => {
+      for (const name of ['u1', 'u2', 'u3']) expect((await http(`${s.url}/api/v3/sim/users`, { json: { username: name }, token: s.adminToken })).status).toBe(201);
+      const res = await http<{ username: string }[]>(`${s.url}/api/v3/sim/users?per_page=2&page=2`, { token: s.adminToken });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-page')).toBe('2');
+      expect(res.headers.get('x-per-page')).toBe('2');
+      expect(res.body.length).toBeLessThanOrEqual(2);
+      expect((await http(`${s.url}/api/v3/sim/users?page=-1`, { token: s.adminToken })).status).toBe(400);
     });
   });
 });
