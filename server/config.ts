@@ -232,6 +232,9 @@ export const SETTINGS: SettingSpec[] = [
 
 export class ConfigError extends Error {}
 
+/** Smallest connection cap accepted from settings.json (a flag may go lower, for tests). */
+const MIN_SAVED_CONNECTIONS = 64;
+
 /** Shortest admin or registration token accepted from a flag or the environment. */
 export const MIN_TOKEN_LENGTH = 16;
 
@@ -274,7 +277,12 @@ export function savedValueProblem(spec: SettingSpec, raw: unknown): string | nul
   if (raw !== null && typeof raw === 'object') return `${flagName(spec)}: expected a ${spec.kind === 'string' ? 'string' : spec.kind === 'bool' ? 'boolean' : 'number'}, got ${JSON.stringify(raw)}`;
   try {
     const v = parseValue(spec, raw);
-    return spec.key === 'host' ? unbindableHostProblem(String(v)) : null;
+    if (spec.key === 'host') return unbindableHostProblem(String(v));
+    // A browser alone opens several connections: a saved cap of a few would shut the UI out at the next start.
+    if ((spec.key === 'maxConnections' || spec.key === 'maxConnectionsPerAddress') && v !== 0 && Number(v) < MIN_SAVED_CONNECTIONS) {
+      return `${flagName(spec)}: a saved cap below ${MIN_SAVED_CONNECTIONS} would leave the UI too few connections at the next start; save 0 (derived from the open-file limit) or at least ${MIN_SAVED_CONNECTIONS}`;
+    }
+    return null;
   } catch (err) {
     if (err instanceof ConfigError) return err.message;
     throw err;

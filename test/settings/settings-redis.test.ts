@@ -2,6 +2,7 @@
 // reached now is refused with what failed and what to do, unless the request confirms it is wanted
 // for a later start. Against real redis-servers: one running, one stopped with SIGSTOP (it accepts
 // connections and answers nothing), and a port nothing listens on.
+// A saved connection cap so low that the UI could not open its connections is refused too.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -96,5 +97,21 @@ describe('saving a Redis URL', () => {
     const res = await put({ values: { redis: null } });
     expect(res.status).toBe(200);
     expect(await savedRedis()).toBeNull();
+  });
+});
+
+describe('saving a connection cap', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startServer();
+  });
+  afterAll(async () => s?.close());
+
+  it('a cap of a few is refused (it would shut the UI out at the next start); 0 and 64 are saved', async () => {
+    const put = (values: Record<string, unknown>) => http<{ message?: string }>(`${s.url}/api/app/settings`, { method: 'PUT', json: { values }, token: s.adminToken });
+    const low = await put({ 'max-connections-per-address': 3 });
+    expect(low.status).toBe(400);
+    expect(low.body.message).toContain('--max-connections-per-address: a saved cap below 64');
+    expect((await put({ 'max-connections': 64, 'max-connections-per-address': 0 })).status).toBe(200);
   });
 });
