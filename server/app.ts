@@ -12,6 +12,7 @@ import { installErrorHandling } from './http/errors.ts';
 import { installBodyParsers } from './http/body-parsers.ts';
 import { refuseNonFiniteNumbers } from './http/finite-numbers.ts';
 import { installHostCheck } from './http/host-check.ts';
+import { connectionCaps, installConnectionCaps } from './http/connection-caps.ts';
 import { installBodyProgress, serverTimeoutOptions } from './http/timeouts.ts';
 import { installBodyBudget } from './http/body-budget.ts';
 import { loggerOptions } from './http/logging.ts';
@@ -165,6 +166,8 @@ async function assemble(
   installErrorHandling(app, config);
   installHostCheck(app, config);
   installBodyProgress(app, config);
+  const caps = installConnectionCaps(app.server, connectionCaps(config), app.log);
+  app.addHook('onClose', async () => caps.close());
   installBodyBudget(app, config);
   logDomainEvents(ctx, app.log);
   installBodyParsers(app);

@@ -111,7 +111,7 @@ export interface Config {
   /** Hosts, addresses and networks outbound calls may reach besides the default ("*" = all); server/outbound/policy.ts. */
   outboundAllow?: string;
   /** Most remote connections (GitLab and sidekiq) watched at once. */
-  maxConnections: number;
+  maxWatchedConnections: number;
   /** Shortest interval a connection may be sampled at, s. */
   minConnectionIntervalS: number;
   /** The request line and headers must arrive within this, ms. */
@@ -126,6 +126,10 @@ export interface Config {
   idleTimeoutMs: number;
   /** An idle keep-alive connection is closed after this, ms. */
   keepAliveTimeoutMs: number;
+  /** Open connections at most, all clients together (0 = from the open-file limit, http/connection-caps.ts). */
+  maxConnections: number;
+  /** Open connections at most from one client address (0 = a quarter of the overall cap). */
+  maxConnectionsPerAddress: number;
   /** Largest runner request body read before its token is checked, KiB. */
   maxRunnerBodyKib: number;
   /** Request bodies held in memory at once, across all requests, bytes. */
@@ -215,7 +219,7 @@ export const SETTINGS: SettingSpec[] = [
   { key: 'database', flag: '--database <url>', env: 'JOBSCOPE_DATABASE_URL', kind: 'string', default: undefined, help: 'keep builds, runners, projects and users in this PostgreSQL database (postgres://user:password@host:5432/database), shared by every Jobscope instance given the same URL and data dir; the schema is created or migrated at start; default: SQLite in the data dir' },
   { key: 'allowedHosts', flag: '--allowed-hosts <hosts>', env: 'JOBSCOPE_ALLOWED_HOSTS', kind: 'string', default: undefined, help: 'comma-separated Host names (with :port to allow only that port) served besides localhost, 127.x.x.x, [::1] and the bound address; bound to 0.0.0.0 any Host is served unless this is given' },
   { key: 'outboundAllow', flag: '--outbound-allow <hosts>', env: 'JOBSCOPE_OUTBOUND_ALLOW', kind: 'string', default: undefined, help: 'comma-separated hosts, addresses and networks (10.0.0.0/8) the console, fleets and connections may call besides the default, or * for all; default: all when bound to loopback, otherwise not loopback, link-local, cloud-metadata or this machine\'s own addresses' },
-  { key: 'maxConnections', flag: '--max-connections <n>', env: 'JOBSCOPE_MAX_CONNECTIONS', kind: 'int', default: 50, help: 'most remote connections (GitLab and sidekiq) watched at once; adding one more gets 409', min: 1, max: 10_000 },
+  { key: 'maxWatchedConnections', flag: '--max-watched-connections <n>', env: 'JOBSCOPE_MAX_WATCHED_CONNECTIONS', kind: 'int', default: 50, help: 'most remote connections (GitLab and sidekiq) watched at once; adding one more gets 409', min: 1, max: 10_000 },
   { key: 'minConnectionIntervalS', flag: '--min-connection-interval-s <s>', env: 'JOBSCOPE_MIN_CONNECTION_INTERVAL_S', kind: 'int', default: 2, help: 'shortest sampling interval a connection may have, in s; a shorter interval_s gets 400', min: 2, max: 60 },
   { key: 'headersTimeoutMs', flag: '--headers-timeout-ms <ms>', env: 'JOBSCOPE_HEADERS_TIMEOUT_MS', kind: 'int', default: 20000, help: 'a request\'s line and headers must arrive within this, in ms', min: 100, max: 600_000 },
   { key: 'bodyTimeoutMs', flag: '--body-timeout-ms <ms>', env: 'JOBSCOPE_BODY_TIMEOUT_MS', kind: 'int', default: 30000, help: 'window of the body rule: a request body still arriving must send --body-min-bytes-per-s over every window of this length, or it gets 408 and its connection is closed, in ms', min: 100, max: 86_400_000 },
@@ -223,6 +227,8 @@ export const SETTINGS: SettingSpec[] = [
   { key: 'idleTimeoutMs', flag: '--idle-timeout-ms <ms>', env: 'JOBSCOPE_IDLE_TIMEOUT_MS', kind: 'int', default: 60000, help: 'a connection with a request open and nothing read or written for this long is closed, in ms', min: 100, max: 86_400_000 },
   { key: 'lingeringCloseMs', flag: '--lingering-close-ms <ms>', env: 'JOBSCOPE_LINGERING_CLOSE_MS', kind: 'int', default: 5000, help: 'after an early answer to a body still arriving (413, 507), the connection keeps reading and dropping it for up to this long so the client reads the answer instead of a reset, in ms; 0 = close at once', max: 600_000 },
   { key: 'keepAliveTimeoutMs', flag: '--keep-alive-timeout-ms <ms>', env: 'JOBSCOPE_KEEP_ALIVE_TIMEOUT_MS', kind: 'int', default: 10000, help: 'an idle keep-alive connection is closed after this (runners poll every 3 s), in ms', min: 100, max: 600_000 },
+  { key: 'maxConnections', flag: '--max-connections <n>', env: 'JOBSCOPE_MAX_CONNECTIONS', kind: 'int', default: 0, help: 'open connections at most, all clients together; more are closed at accept (open ones keep being served); 0 = the open-file limit less a tenth of it (at least 256) for the server\'s own files', max: 10_000_000 },
+  { key: 'maxConnectionsPerAddress', flag: '--max-connections-per-address <n>', env: 'JOBSCOPE_MAX_CONNECTIONS_PER_ADDRESS', kind: 'int', default: 0, help: 'open connections at most from one client address; more get 503 with Retry-After and are closed at accept; 0 = a quarter of --max-connections', max: 10_000_000 },
   { key: 'maxRunnerBodyKib', flag: '--max-runner-body-kib <kib>', env: 'JOBSCOPE_MAX_RUNNER_BODY_KIB', kind: 'int', default: 64, help: 'largest runner request body read before its token is checked (register, poll, delete, updates of builds that are not running), in KiB', min: 1, max: 65536 },
   { key: 'maxInflightBodyBytes', flag: '--max-inflight-body-mb <mb>', env: 'JOBSCOPE_MAX_INFLIGHT_BODY_MB', kind: 'mb', default: 256, help: 'request bodies held in memory at once across all requests (artifact uploads stream to disk and do not count); past it requests get 503 with Retry-After, in MiB', min: 1 },
   { key: 'artifactListingMaxEntries', flag: '--artifact-listing-max-entries <n>', env: 'JOBSCOPE_ARTIFACT_LISTING_MAX_ENTRIES', kind: 'int', default: 10000, help: 'entries of an artifacts archive\'s file list kept for the build page (all are counted; the list is marked truncated)' },
@@ -235,6 +241,9 @@ export const SETTINGS: SettingSpec[] = [
 ];
 
 export class ConfigError extends Error {}
+
+/** Smallest connection cap accepted from settings.json (a flag may go lower, for tests). */
+const MIN_SAVED_CONNECTIONS = 64;
 
 /** Shortest admin or registration token accepted from a flag or the environment. */
 export const MIN_TOKEN_LENGTH = 16;
@@ -282,7 +291,12 @@ export function savedValueProblem(spec: SettingSpec, raw: unknown): string | nul
   if (raw !== null && typeof raw === 'object') return `${flagName(spec)}: expected a ${spec.kind === 'string' ? 'string' : spec.kind === 'bool' ? 'boolean' : 'number'}, got ${JSON.stringify(raw)}`;
   try {
     const v = parseValue(spec, raw);
-    return spec.key === 'host' ? unbindableHostProblem(String(v)) : null;
+    if (spec.key === 'host') return unbindableHostProblem(String(v));
+    // A browser alone opens several connections: a saved cap of a few would shut the UI out at the next start.
+    if ((spec.key === 'maxConnections' || spec.key === 'maxConnectionsPerAddress') && v !== 0 && Number(v) < MIN_SAVED_CONNECTIONS) {
+      return `${flagName(spec)}: a saved cap below ${MIN_SAVED_CONNECTIONS} would leave the UI too few connections at the next start; save 0 (derived from the open-file limit) or at least ${MIN_SAVED_CONNECTIONS}`;
+    }
+    return null;
   } catch (err) {
     if (err instanceof ConfigError) return err.message;
     throw err;

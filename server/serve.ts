@@ -3,6 +3,13 @@ import type { Config } from './config.ts';
 import { ServerHost } from './hosts/server-host.ts';
 import { DataDirInUseError } from './store/data-dir.ts';
 import { signInLink } from './hosts/sign-in.ts';
+import { connectionCaps, type ConnectionCaps } from './http/connection-caps.ts';
+
+/** The caps and the figure they derive from, so an operator sees what `ulimit -n` gave this process. */
+function connectionsLine({ total, perAddress, fileLimit }: ConnectionCaps): string {
+  const basis = fileLimit === null ? 'no open-file limit known' : `open-file limit ${fileLimit}`;
+  return `Connections: at most ${total} open, ${perAddress} per client address (${basis}; --max-connections, --max-connections-per-address)`;
+}
 
 export async function serve(config: Config): Promise<void> {
   const host = new ServerHost({ ...config, logToStderr: true }, (again) => process.stderr.write(`jobscope: data reset; listening again on ${again}\n`));
@@ -27,6 +34,7 @@ export async function serve(config: Config): Promise<void> {
       `Data dir: ${config.dataDir}`,
       `Admin token (PRIVATE-TOKEN): ${store.adminToken}`,
       `Runner registration token: ${store.registrationToken}`,
+      connectionsLine(connectionCaps(config)),
       ...(config.settingsWarnings ?? []).map((w) => `Warning: ${w}`),
       '',
     ].join('\n'),

@@ -120,8 +120,11 @@ export class Client {
 
   // --- control API: the embedded instance's builds, projects, runners
   instance = () => this.json<InstanceView>('GET', '/api/v3/sim/instance');
-  projects = () => this.json<ProjectView[]>('GET', '/api/v3/sim/projects');
-  runners = () => this.json<RunnerView[]>('GET', '/api/v3/sim/runners');
+  /** The first 1,000 projects (the most a page holds), for pickers and names; projectsPage pages them all. */
+  projects = async () => (await this.projectsPage(1, 1000)).items;
+  projectsPage = (page: number, perPage: number) => this.page<ProjectView>('/api/v3/sim/projects', page, perPage);
+  /** One page of the runners, oldest first (the list is paged: a fleet can be thousands). */
+  runners = (page = 1, perPage = 100) => this.page<RunnerView>('/api/v3/sim/runners', page, perPage);
   builds = (q: BuildQuery = {}) => this.json<BuildView[]>('GET', '/api/v3/sim/builds', { query: q });
   build = (id: number) => this.json<BuildView>('GET', `/api/v3/sim/builds/${id}`);
   cancelBuild = (id: number) => this.json<BuildView>('POST', `/api/v3/sim/builds/${id}/cancel`);

@@ -10,8 +10,11 @@ export const settings = {
   get: (c: Client) => c.json<SettingsView>('GET', '/api/app/settings'),
   /** null removes the saved value (the default, or the flag/env, applies again at the next start). */
   /** confirmExpose: the person agreed that a non-loopback host makes the next start reachable from other machines. */
-  save: (c: Client, values: Record<string, SettingValue>, opts: { confirmExpose?: boolean } = {}) =>
-    c.json<SettingsView>('PUT', '/api/app/settings', { json: opts.confirmExpose ? { values, confirm_expose: true } : { values } }),
+  /** confirmUnreachable: save a Redis URL that could not be reached now (the server tries it first and refuses it otherwise). */
+  save: (c: Client, values: Record<string, SettingValue>, opts: { confirmExpose?: boolean; confirmUnreachable?: boolean } = {}) =>
+    c.json<SettingsView>('PUT', '/api/app/settings', {
+      json: { values, ...(opts.confirmExpose ? { confirm_expose: true } : {}), ...(opts.confirmUnreachable ? { confirm_unreachable: true } : {}) },
+    }),
   logs: (c: Client, q: Omit<LogQuery, 'private_token'> = {}) => c.json<LogView>('GET', '/api/app/logs', { query: q }),
   /** Deletes every build, project, runner, job and sample; the server keeps running. */
   reset: (c: Client) => c.json<unknown>('POST', '/api/app/reset', { json: { confirm: 'reset' } }),

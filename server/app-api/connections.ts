@@ -49,8 +49,8 @@ function intervalOrThrow(config: Config, given: number | undefined): number | un
 /** The cap on watched connections (each one is a request to somebody every interval). */
 async function refuseOverCap(monitor: MonitorApi, config: Config): Promise<void> {
   const remote = (await monitor.connections.list()).filter((c) => c.kind !== 'embedded').length;
-  if (remote >= config.maxConnections) {
-    throw conflict(`this server watches at most ${config.maxConnections} connections (--max-connections) and has ${remote}: delete one first, or raise the setting`);
+  if (remote >= config.maxWatchedConnections) {
+    throw conflict(`this server watches at most ${config.maxWatchedConnections} connections (--max-watched-connections) and has ${remote}: delete one first, or raise the setting`);
   }
 }
 

@@ -27,12 +27,16 @@ export const SettingsView = Type.Object({
   settings_file: Type.String(),
   settings: Type.Array(SettingView),
   warnings: Type.Array(Type.String(), { description: 'saved settings ignored at this start (and why), or that open the server to other machines' }),
+  saved_warnings: Type.Optional(Type.Array(Type.String(), { description: 'in the answer to a save: values saved although the service they name could not be reached now (confirm_unreachable)' })),
 });
 export type SettingsView = Static<typeof SettingsView>;
 
 export const SettingsUpdate = Type.Object({
   values: Type.Record(Type.String(), Value, { description: 'setting name → value; null removes the saved value' }),
   confirm_expose: Type.Optional(Type.Boolean({ description: 'required to save a host other than loopback: the next start will be reachable from other machines' })),
+  confirm_unreachable: Type.Optional(
+    Type.Boolean({ description: 'save a value naming a service (the Redis URL) although it cannot be reached now: each is tried first (connect and PING within --sidekiq-timeout-ms), and without this a failure is a 400' }),
+  ),
 });
 export type SettingsUpdate = Static<typeof SettingsUpdate>;
 

@@ -3,7 +3,7 @@
 // GitLab's API pages (`page`, `per_page`, X-Total… headers) so that the arrays stay what they were
 // for callers that know no pages. Everything is read from the job system (its memory mirror or
 // its backend; on Redis a queue's views are Redis's, jobs/queue-views.ts), never with SQL here.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../context.ts';
@@ -13,6 +13,7 @@ import {
 } from '../contract/jobs.ts';
 import { badRequest, conflict, notFound } from '../http/errors.ts';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../http/json-depth.ts';
+import { pageHeaders, paging } from '../http/paging.ts';
 import { keyOf, type FailedSet } from '../jobs/entry-key.ts';
 import { EntryKeyError, NotAJobError, type GivenKey } from '../jobs/failed-entries.ts';
 import { jsonMemberText } from '../util/json-members.ts';
@@ -90,31 +91,6 @@ function deletion(q: QueueState): Pick<QueueViewT, 'deletable' | 'delete_refusal
   return { deletable: refusal === null, delete_refusal: refusal };
 }
 
-interface Paging {
-  page: number;
-  perPage: number;
-  offset: number;
-}
-
-function paging(q: { page?: number; per_page?: number; limit?: number }, fallback = DEFAULT_PER_PAGE): Paging {
-  const page = q.page ?? 1;
-  const perPage = q.per_page ?? q.limit ?? fallback;
-  return { page, perPage, offset: (page - 1) * perPage };
-}
-
-/** GitLab's pagination headers. */
-function pageHeaders(reply: FastifyReply, { page, perPage }: Paging, total: number): void {
-  const pages = Math.max(1, Math.ceil(total / perPage));
-  reply.headers({
-    'X-Total': String(total),
-    'X-Total-Pages': String(pages),
-    'X-Page': String(page),
-    'X-Per-Page': String(perPage),
-    'X-Next-Page': page < pages ? String(page + 1) : '',
-    'X-Prev-Page': page > 1 ? String(Math.min(page - 1, pages)) : '',
-  });
-}
-
 /** Keys given and none of them in the set: nothing was done, say so (some missing is a partial success). */
 function foundSome(acted: Acted, ids: GivenKey[] | undefined, set: string): Acted {
   if (ids && acted.count === 0) throw notFound(`Job ${acted.missing.slice(0, 20).join(', ')} in the ${set}`);
@@ -160,7 +136,7 @@ export async function jobSetsRoutes(fastify: FastifyInstance, { ctx }: { ctx: Ap
       },
     },
     async (request, reply) => {
-      const p = paging(request.query);
+      const p = paging(request.query, DEFAULT_PER_PAGE);
       const page = or404(await jobs.views.jobs(request.params.name, p.offset, p.perPage));
       pageHeaders(reply, p, page.total);
       return page.jobs.map(queuedView);

@@ -3,7 +3,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../context.ts';
 import { IdParams, NewBuild, NewProject, ProjectView, BuildView, CreatedBuilds } from '../contract/control.ts';
+import { PageQuery } from '../contract/jobs.ts';
 import { notFound } from '../http/errors.ts';
+import { LIST_PER_PAGE, PAGED, pageOf, paging } from '../http/paging.ts';
 import { refuseNul } from '../http/stored-text.ts';
 import { projectView, buildView } from './views.ts';
 import { checkBuildBatch, newBuildInput } from './new-build.ts';
@@ -21,8 +23,8 @@ export async function projectsRoutes(fastify: FastifyInstance, { ctx }: { ctx: A
       return reply.code(201).send(projectView(await projects.create(request.body)));
     },
   );
-  app.get('/projects', { schema: { tags, summary: 'List projects', response: { 200: Type.Array(ProjectView) } } }, async () =>
-    (await projects.list()).map(projectView),
+  app.get('/projects', { schema: { tags, summary: `List projects, oldest first; ${PAGED}`, querystring: PageQuery, response: { 200: Type.Array(ProjectView) } } }, async (request, reply) =>
+    pageOf(reply, paging(request.query, LIST_PER_PAGE), await projects.list()).map(projectView),
   );
   app.get('/projects/:id', { schema: { tags, summary: 'One project', params: IdParams, response: { 200: ProjectView } } }, async (request) => {
     const p = await projects.byId(Number(request.params.id));

@@ -8,7 +8,8 @@ import { ConfigError } from '../config.ts';
 import { ApiError } from '../http/errors.ts';
 import { tailLog } from '../http/log-file.ts';
 import { LogQuery, LogView, ResetRequest, ResetAnswer, SettingsUpdate, SettingsView } from '../contract/settings.ts';
-import { saveSettings, settingsView } from './saved-settings.ts';
+import { settingsView, withSaved, writeSettings } from './saved-settings.ts';
+import { unreachableServices } from './reachable.ts';
 
 const tags = ['app API'];
 const LEVELS: Record<number, string> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
@@ -26,7 +27,7 @@ export async function settingsApi(fastify: FastifyInstance, { ctx }: { ctx: AppC
   app.put(
     '/settings',
     {
-      schema: { tags, summary: 'Save settings to <data dir>/settings.json (applied at the next start; flags and env still win)', body: SettingsUpdate, response: { 200: SettingsView } },
+      schema: { tags, summary: 'Save settings to <data dir>/settings.json (applied at the next start; flags and env still win). A Redis URL is tried first (connect and PING): 400 if it cannot be reached, unless confirm_unreachable', body: SettingsUpdate, response: { 200: SettingsView } },
       // The validator's array coercion would save ["1"] as "1": a value must be a scalar as sent.
       preValidation: async (request) => {
         const values = (request.body as { values?: unknown } | undefined)?.values;
@@ -38,13 +39,28 @@ export async function settingsApi(fastify: FastifyInstance, { ctx }: { ctx: AppC
       },
     },
     async (request) => {
+      const { values } = request.body;
+      let next: Record<string, unknown>;
       try {
-        saveSettings(ctx.config.dataDir, request.body.values, { confirmExpose: request.body.confirm_expose === true });
+        next = withSaved(ctx.config.dataDir, values, { confirmExpose: request.body.confirm_expose === true });
       } catch (err) {
         if (err instanceof ConfigError) throw new ApiError(400, `400 (Bad request) ${err.message}`);
         throw err;
       }
-      return settingsView(ctx.config);
+      // Tried once the values are known to be well formed, so a typo is answered at once, not after a timeout.
+      const unreachable = await unreachableServices(ctx.config, values);
+      if (unreachable.length > 0 && request.body.confirm_unreachable !== true) {
+        const what = unreachable.join('; ');
+        throw new ApiError(
+          400,
+          `400 (Bad request) ${what}${/[.?!]$/.test(what) ? '' : '.'} Nothing was saved: start that service or correct the value; ` +
+            'to save it anyway for a later start where it will be reachable, send "confirm_unreachable": true with it',
+        );
+      }
+      writeSettings(ctx.config.dataDir, next);
+      const view = settingsView(ctx.config);
+      if (unreachable.length === 0) return view;
+      return { ...view, saved_warnings: unreachable.map((u) => `${u}; saved anyway (confirm_unreachable): the next start needs it reachable`) };
     },
   );
 

@@ -54,8 +54,8 @@ export function settingsView(config: Config): SettingsView {
   };
 }
 
-/** Validates every value as its flag would, then replaces settings.json atomically. */
-export function saveSettings(dataDir: string, values: Record<string, unknown>, opts: { confirmExpose?: boolean } = {}): void {
+/** settings.json as it would be with `values` saved, each checked as its flag would be (ConfigError when one is refused). */
+export function withSaved(dataDir: string, values: Record<string, unknown>, opts: { confirmExpose?: boolean } = {}): Record<string, unknown> {
   const next = readSavedSettings(dataDir);
   for (const [name, value] of Object.entries(values)) {
     const spec = SAVABLE.find((s) => settingName(s) === name);
@@ -76,6 +76,11 @@ export function saveSettings(dataDir: string, values: Record<string, unknown>, o
     }
     next[name] = display(spec, parsed);
   }
+  return next;
+}
+
+/** Replaces settings.json atomically with `next` (from withSaved). */
+export function writeSettings(dataDir: string, next: Record<string, unknown>): void {
   const file = path.join(dataDir, SETTINGS_FILE);
   const tmp = `${file}.${crypto.randomBytes(4).toString('hex')}.tmp`;
   fs.writeFileSync(tmp, JSON.stringify(next, null, 2) + '\n', { mode: PRIVATE_FILE_MODE });

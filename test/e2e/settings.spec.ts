@@ -11,6 +11,7 @@ import { resolveConfig } from '../../server/config.ts';
 import { tempDir, type TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
 import { createBuild, createProject } from '../helpers/fixtures.ts';
+import { freePort } from '../helpers/redis.ts';
 import { openSignedIn, requireBuiltUi, screenshot, UI_DIR } from './support.ts';
 
 let host: ServerHost;
@@ -136,4 +137,22 @@ test('reset data asks for "reset", then the builds list is empty', async ({ page
   await expect(page.getByTestId('builds-table')).toContainText('No builds match');
   await expect(page.getByTestId('build-row')).toHaveCount(0);
   expect((await http(`${s.url}/api/v3/sim/builds`, { token: s.adminToken })).body).toEqual([]);
+});
+
+test('settings: a Redis URL nothing answers is refused with the reason; the box saves it anyway', async ({ page }) => {
+  const port = await freePort();
+  const url = `redis://127.0.0.1:${port}/0`;
+  await openSignedIn(page, s, '/settings');
+  await row(page, 'redis').getByTestId('setting-input').fill(url);
+  await expect(page.getByTestId('settings-unreachable')).toHaveCount(0);
+  await page.getByTestId('settings-save').click();
+  await expect(page.getByTestId('settings-error')).toContainText(`connection refused by 127.0.0.1:${port}`);
+  // Nothing saved: settings.json is absent (this test alone) or has no redis.
+  expect(fs.existsSync(path.join(s.dataDir, 'settings.json')) && JSON.parse(fs.readFileSync(path.join(s.dataDir, 'settings.json'), 'utf8')).redis).toBeFalsy();
+  await page.getByTestId('settings-unreachable-confirm').check();
+  await page.getByTestId('settings-save').click();
+  await expect(page.getByTestId('settings-saved')).toContainText('redis');
+  await expect(page.getByTestId('settings-saved-warnings')).toContainText('saved anyway');
+  expect(JSON.parse(fs.readFileSync(path.join(s.dataDir, 'settings.json'), 'utf8')).redis).toBe(url);
+  await expect(page.getByTestId('settings-unreachable')).toHaveCount(0);
 });

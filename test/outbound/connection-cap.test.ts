@@ -1,4 +1,4 @@
-// How many connections exist and how often they are sampled are bounded: --max-connections (a 409
+// How many connections exist and how often they are sampled are bounded: --max-watched-connections (a 409
 // past it) and --min-connection-interval-s (a 400 under it), each message naming its setting.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
@@ -8,7 +8,7 @@ describe('connection cap and minimum interval', () => {
   let s: TestServer;
   beforeAll(async () => {
     // A long monitor interval: nothing is sampled while the test adds connections.
-    s = await startServer({ maxConnections: 3, minConnectionIntervalS: 10, monitorIntervalMs: 3_600_000 });
+    s = await startServer({ maxWatchedConnections: 3, minConnectionIntervalS: 10, monitorIntervalMs: 3_600_000 });
   });
   afterAll(async () => s.close());
   const api = (p: string, json?: unknown, method?: string) => http(`${s.url}/api/app${p}`, { token: s.adminToken, json, method });
@@ -37,7 +37,7 @@ describe('connection cap and minimum interval', () => {
     }
     const over = await api('/connections', { kind: 'sidekiq', name: 's', redis_url: 'redis://127.0.0.1:1/0', interval_s: 30 });
     expect(over.status).toBe(409);
-    expect(over.body.message).toBe('409 Conflict - this server watches at most 3 connections (--max-connections) and has 3: delete one first, or raise the setting');
+    expect(over.body.message).toBe('409 Conflict - this server watches at most 3 connections (--max-watched-connections) and has 3: delete one first, or raise the setting');
     expect((await api(`/connections/${ids[0]}`, undefined, 'DELETE')).status).toBe(204);
     expect((await api('/connections', gitlab(4, { interval_s: 60 }))).status).toBe(201);
     // The embedded connection is this server, not counted and still changeable.

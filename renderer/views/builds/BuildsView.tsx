@@ -38,14 +38,15 @@ function BuildList({ initialProject }: { initialProject: string }) {
   };
   const [creating, setCreating] = useState(false);
   const projects = useQuery({ queryKey: ['projects'], queryFn: client.projects, refetchInterval: usePace(15_000) });
-  const runners = useQuery({ queryKey: ['runners'], queryFn: client.runners, refetchInterval: usePace(15_000) });
+  // Names for the runner column: the first 1,000 runners (the most a page holds); a build of a later one shows its #id.
+  const runners = useQuery({ queryKey: ['runners', 'names'], queryFn: () => client.runners(1, 1000), refetchInterval: usePace(15_000) });
   const builds = useQuery({
     queryKey: ['builds', status, project],
     queryFn: () => client.builds({ ...(status ? { status: status as BuildView['status'] } : {}), ...(project ? { project_id: Number(project) } : {}), limit: 200 }),
     refetchInterval: usePace(2000),
   });
   const projectName = new Map((projects.data ?? []).map((p) => [p.id, p.name]));
-  const runnerName = new Map((runners.data ?? []).map((r) => [r.id, r.description || `#${r.id}`]));
+  const runnerName = new Map((runners.data?.items ?? []).map((r) => [r.id, r.description || `#${r.id}`]));
   const asOf = builds.dataUpdatedAt; // running builds' durations count to the fetch (render may not read the clock)
 
   return (

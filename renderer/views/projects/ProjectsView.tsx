@@ -7,11 +7,17 @@ import { useClient } from '../../app/client-context.tsx';
 import '../builds/builds.css';
 import { copyText } from '../simulator/clipboard.ts';
 import { usePace } from '../../app/pace.tsx';
+import { Pager } from '../../components/jobs/Pager.tsx';
+
+const PER_PAGE = 100;
 
 export default function ProjectsView() {
   const client = useClient();
   const qc = useQueryClient();
-  const projects = useQuery({ queryKey: ['projects'], queryFn: client.projects, refetchInterval: usePace(15_000) });
+  const [page, setPage] = useState(1);
+  const projects = useQuery({ queryKey: ['projects', 'page', page], queryFn: () => client.projectsPage(page, PER_PAGE), refetchInterval: usePace(15_000) });
+  const rows = projects.data?.items;
+  const total = projects.data?.total ?? 0;
   const [name, setName] = useState('');
   const [shared, setShared] = useState(true);
   const [note, setNote] = useState<string | null>(null);
@@ -49,7 +55,7 @@ export default function ProjectsView() {
             <tr><th>#</th><th>Name</th><th>Runners token</th><th>Shared runners</th><th>Build timeout</th><th>Created</th></tr>
           </thead>
           <tbody>
-            {(projects.data ?? []).map((p) => (
+            {(rows ?? []).map((p) => (
               <tr key={p.id} data-testid="project-row">
                 <td>{p.id}</td>
                 <td><a href={`#/builds?project=${p.id}`}>{p.name}</a></td>
@@ -64,10 +70,11 @@ export default function ProjectsView() {
                 <td>{new Date(p.created_at).toLocaleString()}</td>
               </tr>
             ))}
-            {projects.data && !projects.data.length && <tr><td colSpan={6} className="muted">No projects yet: create one above.</td></tr>}
+            {rows && !rows.length && <tr><td colSpan={6} className="muted">No projects yet: create one above.</td></tr>}
           </tbody>
         </table>
       </div>
+      {total > PER_PAGE && <Pager page={page} perPage={PER_PAGE} total={total} onPage={setPage} label="Project pages" noun="project" />}
     </section>
   );
 }

@@ -10,6 +10,9 @@ import { RegisterCard } from './RegisterCard.tsx';
 import { RunnersTable } from './RunnersTable.tsx';
 import './runners.css';
 import { usePace } from '../../app/pace.tsx';
+import { Pager } from '../../components/jobs/Pager.tsx';
+
+const PER_PAGE = 100;
 
 export default function RunnersView() {
   const client = useClient();
@@ -18,7 +21,9 @@ export default function RunnersView() {
   const instance = useQuery({ queryKey: ['instance'], queryFn: client.instance, staleTime: 60_000 });
   const projects = useQuery({ queryKey: ['projects'], queryFn: client.projects, refetchInterval: usePace(15_000) });
   // Polls every few seconds: a runner that just registered, or went silent, shows without a reload.
-  const runners = useQuery({ queryKey: ['runners'], queryFn: client.runners, refetchInterval: usePace(3000) });
+  const [page, setPage] = useState(1);
+  const runners = useQuery({ queryKey: ['runners', page], queryFn: () => client.runners(page, PER_PAGE), refetchInterval: usePace(3000) });
+  const total = runners.data?.total ?? 0;
 
   const done = (text: string) => {
     setMessage({ text, error: false });
@@ -52,11 +57,12 @@ export default function RunnersView() {
       {instance.error && <p className="error" role="alert">{(instance.error as Error).message}</p>}
       {runners.error && <p className="error" role="alert">{(runners.error as Error).message}</p>}
       <RunnersTable
-        runners={runners.data ?? []}
+        runners={runners.data?.items ?? []}
         projects={projects.data ?? []}
         asOf={runners.dataUpdatedAt}
         actions={{ setActive: (r, active) => toggle.mutate({ r, active }), remove: confirmDelete, busy: toggle.isPending || remove.isPending }}
       />
+      {total > PER_PAGE && <Pager page={page} perPage={PER_PAGE} total={total} onPage={setPage} label="Runner pages" noun="runner" />}
     </section>
   );
 }

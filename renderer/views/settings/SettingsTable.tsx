@@ -26,17 +26,31 @@ export function SettingsTable({ view }: { view: SettingsView }) {
   const [edits, setEdits] = useState<Record<string, string>>({});
   const [done, setDone] = useState<string | null>(null);
   const [expose, setExpose] = useState(false);
+  // Shown once the server refused a value it could not reach (it tries a Redis URL before saving it).
+  const [askUnreachable, setAskUnreachable] = useState(false);
+  const [unreachableOk, setUnreachableOk] = useState(false);
+  const [savedWarnings, setSavedWarnings] = useState<string[]>([]);
   const changed = view.settings.filter((s) => edits[s.name] !== undefined && edits[s.name] !== shown(s.saved));
   const widening = changed.some((s) => s.name === 'host' && exposesHost(edits[s.name]!));
   const save = useMutation({
-    mutationFn: () => settings.save(client, Object.fromEntries(changed.map((s) => [s.name, parsed(s.kind, edits[s.name]!)])), { confirmExpose: widening && expose }),
+    mutationFn: () =>
+      settings.save(client, Object.fromEntries(changed.map((s) => [s.name, parsed(s.kind, edits[s.name]!)])), { confirmExpose: widening && expose, confirmUnreachable: askUnreachable && unreachableOk }),
     onSuccess: (v) => {
       qc.setQueryData(['settings'], v);
       setDone(`Saved ${changed.map((s) => s.name).join(', ')} to ${v.settings_file}.`);
+      setSavedWarnings(v.saved_warnings ?? []);
       setEdits({});
       setExpose(false);
+      setAskUnreachable(false);
+      setUnreachableOk(false);
     },
-    onMutate: () => setDone(null),
+    onError: (e) => {
+      if (/confirm_unreachable/.test((e as Error).message)) setAskUnreachable(true);
+    },
+    onMutate: () => {
+      setDone(null);
+      setSavedWarnings([]);
+    },
   });
 
   return (
@@ -66,7 +80,7 @@ export function SettingsTable({ view }: { view: SettingsView }) {
                   <td data-testid="setting-default">{shown(s.default) || '—'}</td>
                   <td data-testid="setting-effective">{shown(s.effective) || '—'}</td>
                   <td>
-                    <Editor s={s} value={value} onChange={(v) => { save.reset(); setEdits((e) => ({ ...e, [s.name]: v })); }} />
+                    <Editor s={s} value={value} onChange={(v) => { save.reset(); setAskUnreachable(false); setUnreachableOk(false); setEdits((e) => ({ ...e, [s.name]: v })); }} />
                     {dirty && <span className="muted small"> edited</span>}
                     {s.problem && <p className="error small" data-testid="setting-problem">Ignored at start: {s.problem}</p>}
                   </td>
@@ -83,8 +97,19 @@ export function SettingsTable({ view }: { view: SettingsView }) {
           {' '}Listen on {edits.host?.trim()} at the next start: other machines on the network can reach this server and try its tokens.
         </label>
       )}
+      {askUnreachable && (
+        <label className="error small" data-testid="settings-unreachable">
+          <input type="checkbox" checked={unreachableOk} onChange={(e) => setUnreachableOk(e.target.checked)} data-testid="settings-unreachable-confirm" />
+          {' '}Save it anyway: it will be reachable when the server next starts (until then the next start cannot use it).
+        </label>
+      )}
       {save.error && <p className="error" role="alert" data-testid="settings-error">{(save.error as Error).message}</p>}
       {done && <p className="ok-text" role="status" data-testid="settings-saved">{done}</p>}
+      {savedWarnings.length > 0 && (
+        <ul className="error small" role="alert" data-testid="settings-saved-warnings">
+          {savedWarnings.map((w) => <li key={w}>{w}</li>)}
+        </ul>
+      )}
       <div className="row gap">
         <button onClick={() => save.mutate()} disabled={!changed.length || save.isPending} data-testid="settings-save">
           Save{changed.length ? ` ${changed.length} change${changed.length > 1 ? 's' : ''}` : ''}
