@@ -12,6 +12,7 @@ import { postgresMissing, usePostgres } from '../helpers/postgres.ts';
 import { createBuild, createProject, registerRunner } from '../helpers/fixtures.ts';
 import { control, makeZip, patchTrace, runnerJson, uploadArtifacts } from '../api/lib.ts';
 import { databaseOf } from '../../server/store/index.ts';
+import { doublePut, putAgainstCancel } from '../api/finish-races.ts';
 import { openHandles } from '../helpers/open-files.ts';
 import type { Build } from '../../server/store/builds.ts';
 
@@ -234,5 +235,14 @@ describe.skipIf(postgresMissing() !== null)('two instances on one PostgreSQL dat
     const down = await control(b, `/builds/${id}/artifacts`);
     expect(down.status).toBe(200);
     expect(Buffer.compare(down.raw, zip)).toBe(0);
+  });
+
+  it('a PUT state=success on one instance against a cancel on the other, 25 rounds: exactly one wins, the PUT that lost hears 404', async () => {
+    const wins = await putAgainstCancel([a, b], 25);
+    expect(wins.put + wins.cancel).toBe(25);
+  });
+
+  it('two PUTs of one runner on the two instances at once, 25 rounds: exactly one 200, the other 404', async () => {
+    await doublePut([a, b], 25);
   });
 });

@@ -17,7 +17,7 @@ import type { AppendResult } from '../traces.ts';
 import type { StagedUpload } from '../artifacts.ts';
 import type { ArchiveListing, ListingSummary } from '../artifact-listings.ts';
 import type { ArtifactsPort } from '../ports.ts';
-import { RUNNER_CHANGED, type BuildsDomain, type UpdateResult } from '../../domain/builds.ts';
+import { RUNNER_CHANGED, finishAnswer, type BuildsDomain, type UpdateResult } from '../../domain/builds.ts';
 import type { Taken } from '../../domain/dispatch-batch.ts';
 import { canRetry, retryInput, type RetryResult } from '../../domain/build-retry.ts';
 import { PgBuilds } from './builds.ts';
@@ -112,9 +112,9 @@ export class PgBuildsDomain implements BuildsDomain {
     if (change.trace !== undefined && !(await this.d.traces.replace(build.id, Buffer.from(change.trace, 'utf8'))).ok) {
       return { ok: false, reason: 'trace-too-large' };
     }
-    if (change.state === 'success' || change.state === 'failed') {
-      return { ok: true, build: (await this.finish(build.id, change.state)) ?? (await this.builds.byId(build.id))! };
-    }
+    // The finish is one UPDATE … WHERE status = 'running' (PgBuilds.finish): of a PUT and a cancel,
+    // or two PUTs, on any instances, exactly one changes the row; the other is answered 404.
+    if (change.state === 'success' || change.state === 'failed') return finishAnswer(await this.finish(build.id, change.state));
     return { ok: true, build };
   }
 
