@@ -102,6 +102,8 @@ export async function buildServer(config: Config, deps: ServerDeps = {}): Promis
         maxTraceBytes: config.maxTraceBytes,
         adminToken: config.adminToken,
         registrationToken: config.registrationToken,
+        connectTimeoutMs: config.databaseConnectTimeoutMs,
+        statementTimeoutMs: config.databaseStatementTimeoutMs,
         // Builds made pending meanwhile on other instances were not heard: no runner may keep a stale last_update.
         onResync: () => runnerQueue.tick(),
       });

@@ -135,6 +135,10 @@ export interface Config {
   redisBeatMs: number;
   /** postgres:// URL: builds, runners, projects and users live in this database, shared by every instance given it; undefined = SQLite in the data dir. */
   database: string | undefined;
+  /** With a database: how long a request waits for a connection of the pool (and a connect may take), ms. */
+  databaseConnectTimeoutMs: number;
+  /** With a database: the server cancels a statement running longer (statement_timeout), ms; 0 = none. */
+  databaseStatementTimeoutMs: number;
 }
 
 type Kind = 'string' | 'int' | 'bool' | 'mb';
@@ -206,6 +210,8 @@ export const SETTINGS: SettingSpec[] = [
   { key: 'redisBeatMs', flag: '--redis-beat-ms <ms>', env: 'JOBSCOPE_REDIS_BEAT_MS', kind: 'int', default: 0, help: 'with --redis: how often this process writes its heartbeat (busy slots, jobs running, seen by Sidekiq\'s Busy page), in ms; 0 = as Sidekiq: every 5 s, or --redis-process-ttl-s/3 if shorter; never longer than that', max: 3_600_000 },
   // Where the data lives, as --data-dir: given at each start, never saved from the UI (see SAVABLE).
   { key: 'database', flag: '--database <url>', env: 'JOBSCOPE_DATABASE_URL', kind: 'string', default: undefined, help: 'keep builds, runners, projects and users in this PostgreSQL database (postgres://user:password@host:5432/database), shared by every Jobscope instance given the same URL and data dir; the schema is created or migrated at start; default: SQLite in the data dir' },
+  { key: 'databaseConnectTimeoutMs', flag: '--database-connect-timeout-ms <ms>', env: 'JOBSCOPE_DATABASE_CONNECT_TIMEOUT_MS', kind: 'int', default: 10000, help: 'with --database: how long a request waits for a database connection (all busy, or the database not answering a connect) before it is answered 503 with Retry-After, in ms', min: 100, max: 600_000 },
+  { key: 'databaseStatementTimeoutMs', flag: '--database-statement-timeout-ms <ms>', env: 'JOBSCOPE_DATABASE_STATEMENT_TIMEOUT_MS', kind: 'int', default: 30000, help: 'with --database: PostgreSQL cancels a statement running longer (statement_timeout) and the request is answered 503 with Retry-After, in ms; 0 = no limit', max: 3_600_000 },
   { key: 'allowedHosts', flag: '--allowed-hosts <hosts>', env: 'JOBSCOPE_ALLOWED_HOSTS', kind: 'string', default: undefined, help: 'comma-separated Host names (with :port to allow only that port) served besides localhost, 127.x.x.x, [::1] and the bound address; bound to 0.0.0.0 any Host is served unless this is given' },
   { key: 'headersTimeoutMs', flag: '--headers-timeout-ms <ms>', env: 'JOBSCOPE_HEADERS_TIMEOUT_MS', kind: 'int', default: 20000, help: 'a request\'s line and headers must arrive within this, in ms', min: 100, max: 600_000 },
   { key: 'bodyTimeoutMs', flag: '--body-timeout-ms <ms>', env: 'JOBSCOPE_BODY_TIMEOUT_MS', kind: 'int', default: 30000, help: 'window of the body rule: a request body still arriving must send --body-min-bytes-per-s over every window of this length, or it gets 408 and its connection is closed, in ms', min: 100, max: 86_400_000 },

@@ -16,7 +16,6 @@ import { RunnerCache } from './runner-cache.ts';
 import { PgTraceStore } from './traces.ts';
 import { PgBuildsDomain } from './domain-builds.ts';
 import { PgProjectsDomain, PgRunnersDomain, PgUsersDomain } from './domain-people.ts';
-import { withStorageErrors } from './domain-errors.ts';
 
 export interface PgDomainOptions {
   events: AppEvents;
@@ -31,6 +30,9 @@ export interface PgDomainOptions {
   /** The LISTEN connection was lost and is back: changes committed meanwhile were not heard. */
   onResync?: () => void;
   onError?: (err: Error) => void;
+  /** The pool's bounds (connect.ts): how long a request waits for a connection, and for a statement. */
+  connectTimeoutMs?: number;
+  statementTimeoutMs?: number;
 }
 
 export interface PgDomain {
@@ -47,7 +49,7 @@ export interface PgDomain {
 }
 
 export async function openPgDomain(url: string, opts: PgDomainOptions): Promise<PgDomain> {
-  const db = await openPgDatabase(url);
+  const db = await openPgDatabase(url, { connectTimeoutMs: opts.connectTimeoutMs, statementTimeoutMs: opts.statementTimeoutMs });
   const report = (err: unknown) => opts.onError?.(err instanceof Error ? err : new Error(String(err)));
   let notify;
   try {
@@ -64,12 +66,12 @@ export async function openPgDomain(url: string, opts: PgDomainOptions): Promise<
     const traces = new PgTraceStore(db.pool, opts.tracesDir, { fsync: opts.fsync, maxBytes: opts.maxTraceBytes });
     const runnerCache = new RunnerCache();
     const builds = new PgBuildsDomain({ pool: db.pool, notify, events: opts.events, traces, artifacts: opts.artifacts, runnerCache });
-    // What handlers call: a database failure under a request answers 507/503 as SQLite's does (domain-errors.ts).
-    const users = withStorageErrors(new PgUsersDomain(db.pool));
+    // A database failure under a request answers 507/503 as SQLite's does: the pool raises it so (storage-errors.ts).
+    const users = new PgUsersDomain(db.pool);
     const domain: Domain = {
-      builds: withStorageErrors(builds),
-      runners: withStorageErrors(new PgRunnersDomain(db.pool, registrationToken, runnerCache)),
-      projects: withStorageErrors(new PgProjectsDomain(db.pool)),
+      builds,
+      runners: new PgRunnersDomain(db.pool, registrationToken, runnerCache),
+      projects: new PgProjectsDomain(db.pool),
       users,
     };
     // A notification carries ids only (notify-payload.ts): the committed rows are read, then emitted.
