@@ -104,8 +104,8 @@ export async function buildServer(config: Config, deps: ServerDeps = {}): Promis
         registrationToken: config.registrationToken,
         connectTimeoutMs: config.databaseConnectTimeoutMs,
         statementTimeoutMs: config.databaseStatementTimeoutMs,
-        // Builds made pending meanwhile on other instances were not heard: no runner may keep a stale last_update.
-        onResync: () => runnerQueue.tick(),
+        // X-GitLab-Last-Update is the database's, the same on every instance (store/pg/runner-queue.ts).
+        runnerQueue,
       });
       // The tokens every instance shares, from the database's settings table.
       store.adminToken = pg.adminToken;

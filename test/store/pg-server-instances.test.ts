@@ -150,6 +150,41 @@ describe.skipIf(postgresMissing() !== null)('two instances on one PostgreSQL dat
     expect(next.json.id).toBe(build.id);
   });
 
+  it('a runner polling the two instances in turn gets its X-GitLab-Last-Update echoed by both, 204 while nothing changed, and a new build through either', async () => {
+    const project = await createProject(a, 'alternate');
+    const runner = await registerRunner(a, project.runners_token);
+    const first = await poll(a, runner.token);
+    expect(first.status).toBe(204);
+    let seen = String(first.headers['x-gitlab-last-update']);
+    for (let round = 0; round < 3; round++) {
+      // Each instance answers the value the runner holds, the one the other gave it.
+      for (const s of [b, a, b, a]) {
+        const r = await poll(s, runner.token, seen);
+        expect({ round, status: r.status, value: r.headers['x-gitlab-last-update'] }).toEqual({ round, status: 204, value: seen });
+      }
+      // A build made on one instance: the runner's next poll on either gets it, then a new value both echo.
+      const build = await createBuild(round % 2 ? a : b, project.id);
+      const taker = round % 2 ? b : a;
+      const got = await eventually(
+        () => poll(taker, runner.token, seen),
+        (r) => r.status === 201,
+      );
+      expect([got.status, got.json.id]).toEqual([201, build.id]);
+      await runnerJson(`${taker.url}/ci/api/v1/builds/${build.id}`, 'PUT', { token: runner.token, state: 'success' });
+      const next = await poll(taker, runner.token, seen);
+      expect(next.status).toBe(204);
+      expect(next.headers['x-gitlab-last-update']).not.toBe(seen);
+      seen = String(next.headers['x-gitlab-last-update']);
+      // The other instance has heard of the build by now or soon: it answers the same new value.
+      const other = taker === a ? b : a;
+      const echoed = await eventually(
+        () => poll(other, runner.token, seen),
+        (r) => r.headers['x-gitlab-last-update'] === seen,
+      );
+      expect([echoed.status, echoed.headers['x-gitlab-last-update']]).toEqual([204, seen]);
+    }
+  });
+
   it('a cancel on one instance: the other’s events hear it, and its trace PATCH answers Build-Status: canceled', async () => {
     const project = await createProject(a, 'cancel');
     const runner = await registerRunner(a, project.runners_token);

@@ -27,6 +27,7 @@ import { PgListings } from './listings.ts';
 import type { PgTraceStore } from './traces.ts';
 import type { PgNotifyBridge } from './notify.ts';
 import type { RunnerCache } from './runner-cache.ts';
+import type { PgRunnerQueue } from './runner-queue.ts';
 
 /** PostgreSQL's SQLSTATE for a row whose referenced row is gone. */
 const FOREIGN_KEY_VIOLATION = '23503';
@@ -40,6 +41,8 @@ export interface PgBuildsDeps {
   artifacts: ArtifactsPort;
   /** The runners domain's: a poll checks what it holds and drops what changed. */
   runnerCache: RunnerCache;
+  /** X-GitLab-Last-Update's shared counter, moved with each create. */
+  runnerQueue: PgRunnerQueue;
 }
 
 export class PgBuildsDomain implements BuildsDomain {
@@ -71,11 +74,13 @@ export class PgBuildsDomain implements BuildsDomain {
 
   /** All or none, in one transaction whose commit also delivers each build's `build:pending` to the other instances. */
   async create(input: NewBuild, count: number): Promise<Build[]> {
-    const created = await this.d.notify.transaction(this.d.pool, async (tx, changed) => {
+    const { created, counter } = await this.d.notify.transaction(this.d.pool, async (tx, changed) => {
       const out = await new PgBuilds(tx).createMany(input, count);
       for (const b of out) changed({ kind: 'build:pending', buildId: b.id, projectId: b.project_id, status: b.status });
-      return out;
+      return { created: out, counter: await this.d.runnerQueue.tick(tx) };
     });
+    // Before the answer: a runner polling right after it must not be short-cut past these builds.
+    this.d.runnerQueue.moved(counter);
     for (const b of created) this.d.events.emit('build:pending', b);
     return created;
   }
