@@ -168,6 +168,28 @@ describe.skipIf(postgresMissing() !== null)('two instances on one PostgreSQL dat
     }
   });
 
+  it('X-GitLab-Last-Update after the LISTEN session was lost: the counter is read again, so a change not heard cannot hide a build', async () => {
+    const project = await createProject(a, 'resync');
+    const runner = await registerRunner(a, project.runners_token);
+    const seen = String((await poll(b, runner.token)).headers['x-gitlab-last-update']);
+    // A change committed without a notification, as one made while the LISTEN session was down.
+    await sql.query(`UPDATE settings SET value = (value::bigint + 1)::text WHERE key = 'runner_queue_counter'`);
+    expect((await poll(b, runner.token, seen)).headers['x-gitlab-last-update']).toBe(seen);
+    await sql.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE 'jobscope/%/listen'`);
+    const moved = await eventually(
+      () => poll(b, runner.token, seen),
+      (r) => r.headers['x-gitlab-last-update'] !== seen,
+    );
+    expect(moved.headers['x-gitlab-last-update']).not.toBe(seen);
+    // Both instances agree on the new value.
+    const now = String(moved.headers['x-gitlab-last-update']);
+    const echoed = await eventually(
+      () => poll(a, runner.token, now),
+      (r) => r.headers['x-gitlab-last-update'] === now,
+    );
+    expect([echoed.status, echoed.headers['x-gitlab-last-update']]).toEqual([204, now]);
+  });
+
   it('a cancel on one instance: the other’s events hear it, and its trace PATCH answers Build-Status: canceled', async () => {
     const project = await createProject(a, 'cancel');
     const runner = await registerRunner(a, project.runners_token);
