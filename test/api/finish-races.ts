@@ -3,7 +3,8 @@
 // changes it once, so exactly one side wins and the other hears what a build no longer running is
 // answered: 404 `{"message":"404 Not found"}` for a PUT, 409 for a cancel. The requests of a round
 // go to the servers given in turn (one server, or two instances on one database), each on its own
-// connection, so the servers see them at the same time.
+// connection, so the servers see them at the same time. Each PUT carries a full trace: the loser's
+// must not be stored either (on PostgreSQL the trace and the state commit together or not at all).
 import { expect } from 'vitest';
 import type { TestServer } from '../helpers/server.ts';
 import { createBuild, createProject, registerRunner } from '../helpers/fixtures.ts';
@@ -25,6 +26,7 @@ const put = (s: TestServer, id: number, token: string, state: string): Promise<R
   runnerJson(`${s.url}/ci/api/v1/builds/${id}`, 'PUT', { token, state, trace: `finished ${state}\n`, info: INFO });
 
 const statusOf = async (s: TestServer, id: number): Promise<string> => (await control(s, `/builds/${id}`)).body.status as string;
+const traceOf = async (s: TestServer, id: number): Promise<string> => (await control(s, `/builds/${id}/trace`)).raw.toString();
 
 /** `rounds` of PUT state=success against an admin cancel: exactly one wins; returns how often each did. */
 export async function putAgainstCancel(servers: TestServer[], rounds: number): Promise<{ put: number; cancel: number }> {
@@ -42,12 +44,15 @@ export async function putAgainstCancel(servers: TestServer[], rounds: number): P
       expect(cancel.status, `round ${round}: the PUT won, the cancel must not`).toBe(409);
       expect(update.json.status).toBe('success');
       expect(final).toBe('success');
+      expect(await traceOf(a, id)).toBe('finished success\n');
       wins.put++;
     } else {
       expect({ round, put: update.status, body: update.json }).toEqual({ round, put: 404, body: NOT_RUNNING });
       expect(cancel.status).toBe(200);
       expect(cancel.json.status).toBe('canceled');
       expect(final).toBe('canceled');
+      // The PUT that lost stored nothing: neither its state nor its trace.
+      expect({ round, trace: await traceOf(a, id) }).toEqual({ round, trace: '' });
       wins.cancel++;
     }
   }
@@ -65,5 +70,7 @@ export async function doublePut(servers: TestServer[], rounds: number): Promise<
     const lost = answers.find((r) => r.status !== 200)!;
     expect({ status: lost.status, body: lost.json }).toEqual({ status: 404, body: NOT_RUNNING });
     expect(await statusOf(servers[0]!, id)).toBe(won[0]);
+    // The trace is the winner's: the loser's PUT, answered 404, left nothing of its own.
+    expect({ round, trace: await traceOf(servers[0]!, id) }).toEqual({ round, trace: `finished ${won[0]}\n` });
   }
 }

@@ -114,13 +114,36 @@ export class PgBuildsDomain implements BuildsDomain {
     const build = id === undefined ? undefined : await this.builds.byId(id);
     if (!build || build.runner_id !== runner.id || build.status !== 'running') return { ok: false, reason: 'not-found' };
     if (change.trace === null) return { ok: false, reason: 'trace-invalid' };
-    if (change.trace !== undefined && !(await this.d.traces.replace(build.id, Buffer.from(change.trace, 'utf8'))).ok) {
-      return { ok: false, reason: 'trace-too-large' };
-    }
+    const state = change.state === 'success' || change.state === 'failed' ? change.state : undefined;
     // The finish is one UPDATE … WHERE status = 'running' (PgBuilds.finish): of a PUT and a cancel,
     // or two PUTs, on any instances, exactly one changes the row; the other is answered 404.
-    if (change.state === 'success' || change.state === 'failed') return finishAnswer(await this.finish(build.id, change.state));
-    return { ok: true, build };
+    if (change.trace === undefined) return state ? finishAnswer(await this.finish(build.id, state)) : { ok: true, build };
+    return this.replaceTrace(build, Buffer.from(change.trace, 'utf8'), state);
+  }
+
+  /**
+   * The PUT's full trace, and its final state when given, in one transaction conditional on the
+   * build still running: the PUT that loses a race (to a cancel, to the runner's other PUT) leaves
+   * neither its trace nor its state, as on SQLite, whose PUT runs in one synchronous turn.
+   */
+  private async replaceTrace(build: Build, trace: Buffer, state: 'success' | 'failed' | undefined): Promise<UpdateResult> {
+    let finished: Build | undefined;
+    const running = `SELECT 1 FROM builds WHERE id = $1 AND status = 'running' FOR SHARE`;
+    const stored = await this.d.traces.replaceIf(build.id, trace, async (tx) => {
+      // Without a state the build only has to stay running until the trace commits (a cancel waits).
+      if (!state) return (await tx.query(running, [build.id])).rowCount === 1;
+      const builds = new PgBuilds(tx);
+      if (!(await builds.finish(build.id, state))) return false;
+      finished = await builds.byId(build.id);
+      if (finished) await this.d.notify.notify(tx, { kind: 'build:finished', buildId: finished.id, projectId: finished.project_id, status: finished.status });
+      return true;
+    });
+    if (!stored) return { ok: false, reason: 'not-found' };
+    if (!stored.ok) return { ok: false, reason: 'trace-too-large' };
+    if (!state) return { ok: true, build };
+    await this.d.traces.release(build.id);
+    if (finished) this.d.events.emit('build:finished', finished);
+    return finishAnswer(finished);
   }
 
   finish(id: number, status: 'success' | 'failed'): Promise<Build | undefined> {
