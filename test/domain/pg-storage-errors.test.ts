@@ -28,6 +28,7 @@ describe('pgStorageError', () => {
       [new Error('Connection terminated due to connection timeout'), 503, /lost/],
       [new Error('Client has encountered a connection error and is not queryable'), 503, /lost/],
       [new Error('timeout exceeded when trying to connect'), 503, /connect timeout/],
+      [new Error('Query read timeout'), 503, /did not answer this request within the statement timeout/],
     ];
     for (const [err, status, message] of cases) {
       const e = pgStorageError(err);

@@ -38,11 +38,12 @@ export interface TestPostgres {
   /** Stops the server (fast: open sessions are cut) and removes the dir; safe to call twice. */
   stop(): Promise<void>;
   /**
-   * An outage for a test: `pg_ctl stop -m fast|immediate`, or SIGKILL to the postmaster. The data
-   * stays; resume() starts it again on the same port. A cluster of its own only (startPostgres):
-   * the shared one's other databases are no test's to take down.
+   * An outage for a test: `pg_ctl stop -m fast|immediate`, SIGKILL to the postmaster, or 'freeze':
+   * SIGSTOP to it and every process it started (a server that holds its connections and answers
+   * nothing). The data stays; resume() starts it again on the same port, or sends SIGCONT. A cluster
+   * of its own only (startPostgres): the shared one's other databases are no test's to take down.
    */
-  halt(how: 'fast' | 'immediate' | 'kill'): Promise<void>;
+  halt(how: 'fast' | 'immediate' | 'kill' | 'freeze'): Promise<void>;
   resume(): Promise<void>;
 }
 
@@ -192,6 +193,7 @@ async function startCluster(opts: StartOptions, parent: string, makeDatabase: bo
       return urlFor(name);
     };
     if (makeDatabase) await createDatabase(database);
+    let frozen: number[] = [];
     return {
       port,
       url: urlFor(database),
@@ -204,12 +206,20 @@ async function startCluster(opts: StartOptions, parent: string, makeDatabase: bo
       copyStrategy: strategy,
       psql,
       async halt(how) {
-        if (how === 'kill') {
+        if (how === 'freeze') {
+          frozen = clusterPids(data);
+          for (const pid of frozen) process.kill(pid, 'SIGSTOP');
+        } else if (how === 'kill') {
           const pid = postmasterPid(data);
           if (pid) process.kill(pid, 'SIGKILL');
         } else await runAsync(bin, 'pg_ctl', ['-D', data, '-m', how, '-w', '-t', '60', 'stop']);
       },
       async resume() {
+        if (frozen.length) {
+          for (const pid of frozen) process.kill(pid, 'SIGCONT');
+          frozen = [];
+          return;
+        }
         // After a SIGKILL the postmaster's children end on their own once they notice; until then the
         // old shared memory is in use and a start is refused: try again for a while.
         for (let attempt = 1; ; attempt++) {
@@ -266,6 +276,14 @@ export function postmasterPid(data: string): number | null {
   } catch {
     return null;
   }
+}
+
+/** The postmaster of `data` and the processes it started (backends, checkpointer, WAL writer…). */
+function clusterPids(data: string): number[] {
+  const pid = postmasterPid(data);
+  if (!pid) return [];
+  const children = spawnSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).map(Number);
+  return [pid, ...children];
 }
 
 interface Shared {

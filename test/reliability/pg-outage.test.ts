@@ -1,5 +1,6 @@
 // PostgreSQL going away under load (serve --database): stopped (`pg_ctl stop -m fast`), its
-// postmaster killed (`kill -9`), restarted at once (`pg_ctl restart -m immediate`). While it is
+// postmaster killed (`kill -9`), frozen (SIGSTOP: connections held, nothing answered, where only the
+// server's own bounds end a request's wait), restarted at once (`pg_ctl -m immediate`). While it is
 // down every answer is 2xx (or a protocol 4xx) or 503 with Retry-After and a message, never a 500
 // nor an "unhandled error" in the log; once it is back the same server serves again, without a
 // restart of its own (the pool, the LISTEN session and the monitor's session reconnect).
@@ -142,6 +143,12 @@ describe.skipIf(postgresMissing() !== null)('PostgreSQL stopped, killed and rest
     ['killed (kill -9 the postmaster), then started', async () => {
       await cluster.halt('kill');
       await new Promise((r) => setTimeout(r, 2000));
+      await cluster.resume();
+    }],
+    ['frozen (SIGSTOP to every process of the cluster), then SIGCONT', async () => {
+      // Past the bounds the server was given: connect 2 s, statement 3 s (+ the client's grace).
+      await cluster.halt('freeze');
+      await new Promise((r) => setTimeout(r, 7000));
       await cluster.resume();
     }],
     ['restarted at once (pg_ctl -m immediate)', async () => {

@@ -31,6 +31,14 @@ export interface PgConnectOptions {
 const INT8_OID = 20;
 
 /**
+ * The client's own bound on a statement, past the server's statement_timeout: a server that does not
+ * answer at all (stopped with SIGSTOP, a network path that drops packets) never sends the
+ * cancellation, and the request would wait for TCP to give up. pg-pool destroys a client whose
+ * query failed, so the session left mid-statement is not handed to the next request.
+ */
+const QUERY_TIMEOUT_GRACE_MS = 2_000;
+
+/**
  * bigint columns (ids, epoch ms, counts) as JS numbers, as the SQLite store returns them: each one
  * the server writes stays far below 2^53. One written by hand past it reads rounded (and clamped by
  * row-values.ts where it is read), not as a throw that would fail every read of its row.
@@ -46,7 +54,7 @@ export async function connectPg(url: string, opts: PgConnectOptions = {}): Promi
     application_name: opts.applicationName ?? `jobscope/${os.hostname()}/${process.pid}`,
     max: opts.max ?? 10,
     connectionTimeoutMillis: opts.connectTimeoutMs ?? 10_000,
-    ...(opts.statementTimeoutMs ? { statement_timeout: opts.statementTimeoutMs } : {}),
+    ...(opts.statementTimeoutMs ? { statement_timeout: opts.statementTimeoutMs, query_timeout: opts.statementTimeoutMs + QUERY_TIMEOUT_GRACE_MS } : {}),
     // Per pool, not pg.types.setTypeParser: the process-wide table is shared with any other pg user.
     types: { getTypeParser: ((oid: number, format?: string) => (oid === INT8_OID ? parseInt8 : builtin(oid, format))) as never },
   });

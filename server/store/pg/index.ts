@@ -51,7 +51,10 @@ export interface PgDatabase {
 export async function openPgDatabase(url: string, opts: PgConnectOptions = {}): Promise<PgDatabase> {
   const pool = await connectPg(url, opts);
   try {
-    const { version, applied } = await migrate(pool);
+    // On a session of its own without the statement bounds: the wait for another instance's
+    // migration, or a migration of a large table, may outlast them.
+    const bare = opts.statementTimeoutMs ? await connectPg(url, { ...opts, statementTimeoutMs: undefined, max: 1 }) : pool;
+    const { version, applied } = await migrate(bare).finally(() => (bare === pool ? undefined : bare.end()));
     let closed = false;
     return {
       // Migrated on the bare pool: a failure at start is a PgStoreError that says what to do, not a 503.

@@ -22,16 +22,12 @@ export async function migrate(pool: Pool, migrations: readonly string[] = PG_MIG
   // On a held client (withClient): a session cut while migrating (a failover, pg_terminate_backend)
   // rejects the pending query with a PgStoreError instead of an unhandled 'error' ending the process.
   return withClient(pool, async (client, drop) => {
-    // No statement timeout (--database-statement-timeout-ms) while migrating: the wait for another
-    // instance's migration and a migration of a large table may both outlast one. RESET gives the
-    // session back to the pool with its own.
-    await client.query(`SELECT set_config('statement_timeout', '0', false), pg_advisory_lock($1::bigint)`, [MIGRATION_LOCK_KEY]);
+    await client.query('SELECT pg_advisory_lock($1::bigint)', [MIGRATION_LOCK_KEY]);
     try {
       return await applyMissing(client, migrations);
     } finally {
       // An unusable session is dropped, which ends it, and its lock with it.
       await client.query('SELECT pg_advisory_unlock($1::bigint)', [MIGRATION_LOCK_KEY]).catch(drop);
-      await client.query('RESET statement_timeout').catch(drop);
     }
   });
 }

@@ -57,9 +57,14 @@ export function pgStorageError(err: unknown): StorageError | undefined {
     return new StorageError('unavailable', `the database cannot be reached (${code}); retry once it is back`, PG_RETRY_AFTER_S, { cause: err });
   }
   // node-postgres's words: the session closed under a query ("Connection terminated unexpectedly",
-  // "… due to connection timeout"), a client left unusable by that, and the pool's wait for a
-  // connection running past connectionTimeoutMillis.
+  // "… due to connection timeout"), a client left unusable by that, a statement past the client's
+  // query_timeout, and the pool's wait for a connection running past connectionTimeoutMillis.
   if (/^Connection terminated|not queryable|Connection ended/.test(err.message)) return new StorageError('unavailable', GONE, PG_RETRY_AFTER_S, { cause: err });
+  if (err.message === 'Query read timeout') {
+    return new StorageError('unavailable', 'the database did not answer this request within the statement timeout (--database-statement-timeout-ms); retry', PG_RETRY_AFTER_S, {
+      cause: err,
+    });
+  }
   if (/^timeout exceeded when trying to connect/.test(err.message)) {
     return new StorageError(
       'unavailable',
