@@ -134,27 +134,18 @@ describe.skipIf(postgresMissing() !== null)('PostgreSQL stopped, killed and rest
     return fs.existsSync(dir) ? fs.readdirSync(dir).map((f) => fs.readFileSync(path.join(dir, f), 'utf8')).join('\n') : '';
   };
 
+  /** Down the given way for `ms`, then back. */
+  const downFor = (how: Parameters<TestPostgres['halt']>[0], ms: number) => async () => {
+    await cluster.halt(how);
+    await new Promise((r) => setTimeout(r, ms));
+    await cluster.resume();
+  };
   const outages: [string, () => Promise<void>][] = [
-    ['stopped (pg_ctl stop -m fast), then started', async () => {
-      await cluster.halt('fast');
-      await new Promise((r) => setTimeout(r, 2000));
-      await cluster.resume();
-    }],
-    ['killed (kill -9 the postmaster), then started', async () => {
-      await cluster.halt('kill');
-      await new Promise((r) => setTimeout(r, 2000));
-      await cluster.resume();
-    }],
-    ['frozen (SIGSTOP to every process of the cluster), then SIGCONT', async () => {
-      // Past the bounds the server was given: connect 2 s, statement 3 s (+ the client's grace).
-      await cluster.halt('freeze');
-      await new Promise((r) => setTimeout(r, 7000));
-      await cluster.resume();
-    }],
-    ['restarted at once (pg_ctl -m immediate)', async () => {
-      await cluster.halt('immediate');
-      await cluster.resume();
-    }],
+    ['stopped (pg_ctl stop -m fast), then started', downFor('fast', 2000)],
+    ['killed (kill -9 the postmaster), then started', downFor('kill', 2000)],
+    // Past the bounds the server was given: connect 2 s, statement 3 s (+ the client's grace).
+    ['frozen (SIGSTOP to every process of the cluster), then SIGCONT', downFor('freeze', 7000)],
+    ['restarted at once (pg_ctl -m immediate)', downFor('immediate', 0)],
   ];
 
   for (const [name, outage] of outages) {

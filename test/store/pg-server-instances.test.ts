@@ -48,6 +48,15 @@ describe.skipIf(postgresMissing() !== null)('two instances on one PostgreSQL dat
   const poll = (s: TestServer, token: string, lastUpdate?: string) =>
     runnerJson(`${s.url}/ci/api/v1/builds/register.json`, 'POST', { token, ...(lastUpdate === undefined ? {} : { last_update: lastUpdate }) });
 
+  /** `s` answers the runner's `value` back (204), once it has heard what moved it. */
+  const echoedBy = async (s: TestServer, token: string, value: string) => {
+    const r = await eventually(
+      () => poll(s, token, value),
+      (x) => x.headers['x-gitlab-last-update'] === value,
+    );
+    expect([r.status, r.headers['x-gitlab-last-update']]).toEqual([204, value]);
+  };
+
   beforeAll(async () => {
     a = await startServer({}, { database: cluster.url });
     b = await startServer({ dataDir: a.dataDir }, { database: cluster.url });
@@ -159,12 +168,7 @@ describe.skipIf(postgresMissing() !== null)('two instances on one PostgreSQL dat
       expect(next.headers['x-gitlab-last-update']).not.toBe(seen);
       seen = String(next.headers['x-gitlab-last-update']);
       // The other instance has heard of the build by now or soon: it answers the same new value.
-      const other = taker === a ? b : a;
-      const echoed = await eventually(
-        () => poll(other, runner.token, seen),
-        (r) => r.headers['x-gitlab-last-update'] === seen,
-      );
-      expect([echoed.status, echoed.headers['x-gitlab-last-update']]).toEqual([204, seen]);
+      await echoedBy(taker === a ? b : a, runner.token, seen);
     }
   });
 
@@ -182,12 +186,7 @@ describe.skipIf(postgresMissing() !== null)('two instances on one PostgreSQL dat
     );
     expect(moved.headers['x-gitlab-last-update']).not.toBe(seen);
     // Both instances agree on the new value.
-    const now = String(moved.headers['x-gitlab-last-update']);
-    const echoed = await eventually(
-      () => poll(a, runner.token, now),
-      (r) => r.headers['x-gitlab-last-update'] === now,
-    );
-    expect([echoed.status, echoed.headers['x-gitlab-last-update']]).toEqual([204, now]);
+    await echoedBy(a, runner.token, String(moved.headers['x-gitlab-last-update']));
   });
 
   it('a cancel on one instance: the other’s events hear it, and its trace PATCH answers Build-Status: canceled', async () => {
