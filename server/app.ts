@@ -103,8 +103,10 @@ export async function buildServer(config: Config, deps: ServerDeps = {}): Promis
         maxTraceBytes: config.maxTraceBytes,
         adminToken: config.adminToken,
         registrationToken: config.registrationToken,
-        // Builds made pending meanwhile on other instances were not heard: no runner may keep a stale last_update.
-        onResync: () => runnerQueue.tick(),
+        connectTimeoutMs: config.databaseConnectTimeoutMs,
+        statementTimeoutMs: config.databaseStatementTimeoutMs,
+        // X-GitLab-Last-Update is the database's, the same on every instance (store/pg/runner-queue.ts).
+        runnerQueue,
       });
       // The tokens every instance shares, from the database's settings table.
       store.adminToken = pg.adminToken;

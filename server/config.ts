@@ -146,6 +146,10 @@ export interface Config {
   redisBeatMs: number;
   /** postgres:// URL: builds, runners, projects and users live in this database, shared by every instance given it; undefined = SQLite in the data dir. */
   database: string | undefined;
+  /** With a database: how long a request waits for a connection of the pool (and a connect may take), ms. */
+  databaseConnectTimeoutMs: number;
+  /** With a database: the server cancels a statement running longer (statement_timeout), ms; 0 = none. */
+  databaseStatementTimeoutMs: number;
 }
 
 type Kind = 'string' | 'int' | 'bool' | 'mb';
@@ -217,6 +221,8 @@ export const SETTINGS: SettingSpec[] = [
   { key: 'redisBeatMs', flag: '--redis-beat-ms <ms>', env: 'JOBSCOPE_REDIS_BEAT_MS', kind: 'int', default: 0, help: 'with --redis: how often this process writes its heartbeat (busy slots, jobs running, seen by Sidekiq\'s Busy page), in ms; 0 = as Sidekiq: every 5 s, or --redis-process-ttl-s/3 if shorter; never longer than that', max: 3_600_000 },
   // Where the data lives, as --data-dir: given at each start, never saved from the UI (see SAVABLE).
   { key: 'database', flag: '--database <url>', env: 'JOBSCOPE_DATABASE_URL', kind: 'string', default: undefined, help: 'keep builds, runners, projects and users in this PostgreSQL database (postgres://user:password@host:5432/database), shared by every Jobscope instance given the same URL and data dir; the schema is created or migrated at start; default: SQLite in the data dir' },
+  { key: 'databaseConnectTimeoutMs', flag: '--database-connect-timeout-ms <ms>', env: 'JOBSCOPE_DATABASE_CONNECT_TIMEOUT_MS', kind: 'int', default: 10000, help: 'with --database: how long a request waits for a database connection (all busy, or the database not answering a connect) before it is answered 503 with Retry-After, in ms', min: 100, max: 600_000 },
+  { key: 'databaseStatementTimeoutMs', flag: '--database-statement-timeout-ms <ms>', env: 'JOBSCOPE_DATABASE_STATEMENT_TIMEOUT_MS', kind: 'int', default: 30000, help: 'with --database: PostgreSQL cancels a statement running longer (statement_timeout) and the request is answered 503 with Retry-After, in ms; 0 = no limit', max: 3_600_000 },
   { key: 'allowedHosts', flag: '--allowed-hosts <hosts>', env: 'JOBSCOPE_ALLOWED_HOSTS', kind: 'string', default: undefined, help: 'comma-separated Host names (with :port to allow only that port) served besides localhost, 127.x.x.x, [::1] and the bound address; bound to 0.0.0.0 any Host is served unless this is given' },
   { key: 'outboundAllow', flag: '--outbound-allow <hosts>', env: 'JOBSCOPE_OUTBOUND_ALLOW', kind: 'string', default: undefined, help: 'comma-separated hosts, addresses and networks (10.0.0.0/8) the console, fleets and connections may call besides the default, or * for all; default: all when bound to loopback, otherwise not loopback, link-local, cloud-metadata or this machine\'s own addresses' },
   { key: 'maxWatchedConnections', flag: '--max-watched-connections <n>', env: 'JOBSCOPE_MAX_WATCHED_CONNECTIONS', kind: 'int', default: 50, help: 'most remote connections (GitLab and sidekiq) watched at once; adding one more gets 409', min: 1, max: 10_000 },

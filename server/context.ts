@@ -14,15 +14,26 @@ import type { Services } from './lifecycle.ts';
  * build the runner could take changed; one instance-wide value that ticks on every new pending build
  * is coarser but never hides a new build behind a stale `last_update`. The boot id makes values from
  * before a restart stale.
+ *
+ * On a shared store (PostgreSQL: store/pg/runner-queue.ts) the value is the store's, so every
+ * instance answers a runner the same one: the store moves it (follow), and tick() is left to it.
  */
 export class RunnerQueue {
-  private readonly boot = crypto.randomBytes(4).toString('hex');
+  private epoch = crypto.randomBytes(4).toString('hex');
   private counter = 0;
+  private shared = false;
   get value(): string {
-    return `${this.boot}-${this.counter}`;
+    return `${this.epoch}-${this.counter}`;
   }
+  /** A build was made pending here or heard of (build:pending). */
   tick(): void {
-    this.counter++;
+    if (!this.shared) this.counter++;
+  }
+  /** The shared store's value from now on; a counter older than the one held (heard out of order) leaves it. */
+  follow(epoch: string, counter: number): void {
+    if (!this.shared || epoch !== this.epoch) [this.epoch, this.counter] = [epoch, counter];
+    else this.counter = Math.max(this.counter, counter);
+    this.shared = true;
   }
 }
 

@@ -22,6 +22,14 @@ export type UpdateResult =
   | { ok: true; build: Build };
 
 /**
+ * The PUT's answer once its state change was tried: the finished build, or — when another change
+ * got there first (an admin's cancel, the runner's other PUT) — 404, what GitLab answers a build
+ * that is no longer running. Both stores answer through this, so the loser of a race never gets a
+ * 200 carrying the winner's status.
+ */
+export const finishAnswer = (finished: Build | undefined): UpdateResult => (finished ? { ok: true, build: finished } : { ok: false, reason: 'not-found' });
+
+/**
  * A poll's answer when the runner it was given is no longer as given: PostgreSQL's, for a runner
  * from its cache (store/pg/runner-cache.ts) paused, deleted or edited on another instance. The
  * caller reads the runner again (RunnersDomain.byToken) and answers from that. SQLite never gives it:
@@ -89,7 +97,7 @@ export class SqliteBuildsDomain {
       return { ok: false, reason: 'trace-too-large' };
     }
     if (change.state === 'success' || change.state === 'failed') {
-      return { ok: true, build: this.finish(build.id, change.state) ?? this.store.builds.byId(build.id)! };
+      return finishAnswer(this.finish(build.id, change.state));
     }
     return { ok: true, build };
   }

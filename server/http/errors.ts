@@ -49,31 +49,6 @@ export function storageError(err: unknown): ApiError | undefined {
   return known ? new ApiError(known[0], known[1]) : undefined;
 }
 
-// PostgreSQL (--database) failing under a request is storage trouble too, as SQLite's full or
-// read-only file is below.
-const FULL = '507 Insufficient Storage - the database is full (PostgreSQL: disk full); free some space on the database server and retry';
-const BUSY = '503 Service Unavailable - the database has no room for this request now (PostgreSQL: out of memory or connection slots); retry';
-const READ_ONLY = '503 Service Unavailable - the database is read-only (PostgreSQL: a standby, or read-only transactions); point --database at the primary and retry';
-const GONE = '503 Service Unavailable - the connection to the database was lost or it is shutting down; retry once it is back';
-
-/** The SQLSTATE of a PostgreSQL server error: five characters, digits and capitals. */
-function sqlState(err: unknown): string | undefined {
-  const code = (err as { code?: unknown } | null | undefined)?.code;
-  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
-}
-
-/** The answer for a PostgreSQL failure that is no fault of the request (its SQLSTATE class), or undefined for any other error. */
-export function pgStorageError(err: unknown): ApiError | undefined {
-  const state = sqlState(err);
-  if (state === '53100') return new ApiError(507, FULL);
-  if (state?.startsWith('53')) return new ApiError(503, BUSY);
-  if (state === '25006') return new ApiError(503, READ_ONLY);
-  if (state?.startsWith('08') || state === '57P01' || state === '57P02' || state === '57P03') return new ApiError(503, GONE);
-  // node-postgres's own words when the server closed the session under a query.
-  if (err instanceof Error && !state && /^Connection terminated/.test(err.message)) return new ApiError(503, GONE);
-  return undefined;
-}
-
 /** Maps any thrown value to a status and message a client can act on. */
 /** A storage adapter's trouble kind as its answer: 507 when full, else 503, with Retry-After when the adapter knows one. */
 function storageTrouble(err: StorageError): { status: number; message: string; headers: Record<string, string>; bug: false } {
@@ -89,8 +64,6 @@ export function describeError(err: unknown): { status: number; message: string; 
   const e = err as Partial<FastifyError> & { code?: string; errno?: number };
   const storage = typeof e.code === 'string' ? STORAGE_ERRORS[e.code] : undefined;
   if (storage) return { status: storage[0], message: storage[1], headers: {}, bug: false };
-  const pg = pgStorageError(err);
-  if (pg) return { status: pg.status, message: pg.message, headers: {}, bug: false };
   if (/SQLITE_FULL|database or disk is full/i.test(String(e.message))) return { status: 507, message: STORAGE_ERRORS.ENOSPC![1], headers: {}, bug: false };
   if (/SQLITE_READONLY|readonly database/i.test(String(e.message))) return { status: 503, message: STORAGE_ERRORS.EROFS![1], headers: {}, bug: false };
   // The WebAssembly SQLite reports a full disk and a failing one alike as "disk I/O error".

@@ -8,6 +8,7 @@ import { createBuild, createProject, registerRunner } from '../helpers/fixtures.
 import { control, INFO, patchTrace, runnerJson, runningBuild } from './lib.ts';
 import { seededRandom } from '../../common/prng.ts';
 import { eachBackend } from './backends.ts';
+import { doublePut, putAgainstCancel } from './finish-races.ts';
 
 eachBackend((startServer) => {
   let s: TestServer;
@@ -80,6 +81,17 @@ eachBackend((startServer) => {
         expect(stored.length).toBe(length);
         expect(stored.equals(Buffer.concat(winners))).toBe(true);
       }
+    });
+  });
+
+  describe('the final PUT racing another change of its build (finish-races.ts)', () => {
+    it('PUT state=success against an admin cancel, 25 rounds: exactly one wins, the loser hears 404 / 409, the state is the winner’s', async () => {
+      const wins = await putAgainstCancel([s], 25);
+      expect(wins.put + wins.cancel).toBe(25);
+    });
+
+    it('two PUTs of one runner at once, 25 rounds: exactly one 200, the other 404 Not found', async () => {
+      await doublePut([s], 25);
     });
   });
 });

@@ -1,30 +1,43 @@
 // What a server on PostgreSQL answers when the database fails under a request (server/store/pg/
-// domain-errors.ts): the SQLSTATEs of storage trouble become the 507/503 a server on SQLite gives
-// for its file, and every other error (a constraint, a file's ENOSPC, a bug) passes unchanged to the
-// handler. Pure: the end-to-end case, a real cluster refusing a batch part-way, is build-batch.test.ts.
+// storage-errors.ts): the SQLSTATEs, socket codes and node-postgres messages of storage trouble
+// become StorageError kinds, answered 507/503 (with Retry-After) by http/errors.ts as a server on
+// SQLite answers for its file, and every other error (a constraint, a file's ENOSPC, a bug) passes
+// unchanged. Pure: the end-to-end cases are build-batch.test.ts (a real cluster refusing a batch
+// part-way) and test/reliability/pg-outage.test.ts (the database stopped, killed, restarted).
 import { describe, expect, it } from 'vitest';
-import { ApiError, describeError } from '../../server/http/errors.ts';
-import { pgStorageError, withStorageErrors } from '../../server/store/pg/domain-errors.ts';
+import { describeError } from '../../server/http/errors.ts';
+import { StorageError } from '../../server/store/storage-error.ts';
+import { pgStorageError, withStorageErrors } from '../../server/store/pg/storage-errors.ts';
 
 const pgError = (code: string, message = 'x') => Object.assign(new Error(message), { code, severity: 'ERROR' });
 
 describe('pgStorageError', () => {
-  it('maps disk full to 507, other resource, read-only and lost-connection states to 503, each saying what to do', () => {
+  it('maps disk full to 507, other resource, read-only, lost, unreachable and timed-out to 503 with Retry-After, each saying what to do', () => {
     const cases: [unknown, number, RegExp][] = [
       [pgError('53100'), 507, /database is full/],
       [pgError('53200'), 503, /no room/],
       [pgError('53300'), 503, /no room/],
       [pgError('25006'), 503, /read-only/],
       [pgError('57P01'), 503, /lost or it is shutting down/],
+      [pgError('57P03'), 503, /lost or it is shutting down/],
       [pgError('08006'), 503, /lost/],
+      [pgError('57014'), 503, /statement timeout/],
+      [Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }), 503, /cannot be reached \(ECONNREFUSED\)/],
+      [Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }), 503, /cannot be reached/],
       [new Error('Connection terminated unexpectedly'), 503, /lost/],
+      [new Error('Connection terminated due to connection timeout'), 503, /lost/],
+      [new Error('Client has encountered a connection error and is not queryable'), 503, /lost/],
+      [new Error('timeout exceeded when trying to connect'), 503, /connect timeout/],
+      [new Error('Query read timeout'), 503, /did not answer this request within the statement timeout/],
     ];
     for (const [err, status, message] of cases) {
       const e = pgStorageError(err);
-      expect(e, String((err as { code?: string }).code)).toBeInstanceOf(ApiError);
-      expect(e!.status).toBe(status);
-      expect(e!.message).toMatch(new RegExp(`^${status} `));
-      expect(e!.message).toMatch(message);
+      expect(e, (err as Error).message).toBeInstanceOf(StorageError);
+      const answer = describeError(e);
+      expect(answer.status).toBe(status);
+      expect(answer.message).toMatch(new RegExp(`^${status} `));
+      expect(answer.message).toMatch(message);
+      if (status === 503) expect(Number(answer.headers['Retry-After'])).toBeGreaterThan(0);
     }
   });
 
@@ -32,17 +45,6 @@ describe('pgStorageError', () => {
     for (const err of [pgError('23505'), pgError('42601'), Object.assign(new Error('no space'), { code: 'ENOSPC' }), new Error('boom'), undefined, 'text']) {
       expect(pgStorageError(err)).toBeUndefined();
     }
-  });
-});
-
-describe('describeError', () => {
-  // The job backend and the monitor on PostgreSQL are not behind the domain's wrapper: an error of
-  // theirs reaching the error handler is answered the same way, not as a 500 bug.
-  it('answers a raw PostgreSQL storage error with its 507/503, not as a bug; other database errors stay bugs', () => {
-    expect(describeError(pgError('53100'))).toMatchObject({ status: 507, bug: false });
-    expect(describeError(pgError('57P01'))).toMatchObject({ status: 503, bug: false });
-    expect(describeError(pgError('23505'))).toMatchObject({ status: 500, bug: true });
-    expect(describeError(Object.assign(new Error('x'), { code: 'EROFS' })).message).toMatch(/data dir is read-only/);
   });
 });
 
@@ -66,13 +68,13 @@ describe('withStorageErrors', () => {
     }
   }
 
-  it('turns a rejected storage error into the ApiError, passes other rejections, values, getters and this unchanged', async () => {
+  it('turns a rejected storage error into a StorageError, passes other rejections, values, getters and this unchanged', async () => {
     const t = withStorageErrors(new Thing());
     expect(t.twice(4)).toBe(8);
     expect(t.label).toBe('n=2');
     expect(await t.viaOwn()).toBe(6);
-    await expect(t.full()).rejects.toMatchObject({ status: 507 });
-    await expect(t.full()).rejects.toBeInstanceOf(ApiError);
+    await expect(t.full()).rejects.toMatchObject({ kind: 'full' });
+    await expect(t.full()).rejects.toBeInstanceOf(StorageError);
     await expect(t.unique()).rejects.toMatchObject({ code: '23505', message: 'duplicate key' });
   });
 });

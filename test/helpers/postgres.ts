@@ -11,7 +11,8 @@
 // the file's hooks end, so the next file starts on a cluster as empty as a new one. Vitest stops its
 // workers with SIGTERM and SIGKILL 0.5 s later, too soon for pg_ctl: test/helpers/pg-global.ts (a
 // globalSetup) gives each worker a folder for its clusters and stops whatever is left in it at the end.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -36,6 +37,14 @@ export interface TestPostgres {
   psql(sql: string, database?: string): string;
   /** Stops the server (fast: open sessions are cut) and removes the dir; safe to call twice. */
   stop(): Promise<void>;
+  /**
+   * An outage for a test: `pg_ctl stop -m fast|immediate`, SIGKILL to the postmaster, or 'freeze':
+   * SIGSTOP to it and every process it started (a server that holds its connections and answers
+   * nothing). The data stays; resume() starts it again on the same port, or sends SIGCONT. A cluster
+   * of its own only (startPostgres): the shared one's other databases are no test's to take down.
+   */
+  halt(how: 'fast' | 'immediate' | 'kill' | 'freeze'): Promise<void>;
+  resume(): Promise<void>;
 }
 
 const DEBIAN_ROOT = '/usr/lib/postgresql';
@@ -72,15 +81,34 @@ export function postgresMissing(): string | null {
 
 const isRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;
 
+/** The command line of a PostgreSQL tool, as the postgres user when we are root. */
+function toolCommand(bin: string, tool: string, args: string[]): [string, string[]] {
+  const exe = path.join(bin, tool);
+  return isRoot() ? ['runuser', ['-u', 'postgres', '--', exe, ...args]] : [exe, args];
+}
+
+function toolFailed(tool: string, args: string[], err: unknown): Error {
+  const e = err as { stderr?: string; stdout?: string; message: string };
+  return new Error(`${tool} ${args.join(' ')} failed: ${e.stderr || e.stdout || e.message}`);
+}
+
 /** Runs a PostgreSQL tool, as the postgres user when we are root. */
 function run(bin: string, tool: string, args: string[], opts: { input?: string } = {}): string {
-  const exe = path.join(bin, tool);
-  const [cmd, argv] = isRoot() ? ['runuser', ['-u', 'postgres', '--', exe, ...args]] : [exe, args];
+  const [cmd, argv] = toolCommand(bin, tool, args);
   try {
     return execFileSync(cmd, argv, { encoding: 'utf8', input: opts.input, stdio: ['pipe', 'pipe', 'pipe'], timeout: 60_000 });
   } catch (err) {
-    const e = err as { stderr?: string; stdout?: string; message: string };
-    throw new Error(`${tool} ${args.join(' ')} failed: ${e.stderr || e.stdout || e.message}`);
+    throw toolFailed(tool, args, err);
+  }
+}
+
+/** run(), without blocking this process: a server under test in it keeps answering while the tool runs. */
+async function runAsync(bin: string, tool: string, args: string[]): Promise<void> {
+  const [cmd, argv] = toolCommand(bin, tool, args);
+  try {
+    await promisify(execFile)(cmd, argv, { encoding: 'utf8', timeout: 60_000 });
+  } catch (err) {
+    throw toolFailed(tool, args, err);
   }
 }
 
@@ -141,12 +169,12 @@ async function startCluster(opts: StartOptions, parent: string, makeDatabase: bo
     run(bin, 'initdb', initArgs);
     // A port found free may be taken before the postmaster binds it (other tests start servers too): try a few.
     let port = 0;
+    // fsync off and small buffers: a throwaway cluster on a machine shared by many test runs.
+    const serverOpts = () => `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c shared_buffers=16MB -c max_connections=60`;
     for (let attempt = 1; ; attempt++) {
       port = await freePort();
-      // fsync off and small buffers: a throwaway cluster on a machine shared by many test runs.
-      const serverOpts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c shared_buffers=16MB -c max_connections=60`;
       try {
-        run(bin, 'pg_ctl', ['-D', data, '-o', serverOpts, '-l', log, '-w', '-t', '60', 'start']);
+        run(bin, 'pg_ctl', ['-D', data, '-o', serverOpts(), '-l', log, '-w', '-t', '60', 'start']);
         started = true;
         break;
       } catch (err) {
@@ -165,6 +193,7 @@ async function startCluster(opts: StartOptions, parent: string, makeDatabase: bo
       return urlFor(name);
     };
     if (makeDatabase) await createDatabase(database);
+    let frozen: number[] = [];
     return {
       port,
       url: urlFor(database),
@@ -176,6 +205,33 @@ async function startCluster(opts: StartOptions, parent: string, makeDatabase: bo
       createDatabase,
       copyStrategy: strategy,
       psql,
+      async halt(how) {
+        if (how === 'freeze') {
+          frozen = clusterPids(data);
+          for (const pid of frozen) process.kill(pid, 'SIGSTOP');
+        } else if (how === 'kill') {
+          const pid = postmasterPid(data);
+          if (pid) process.kill(pid, 'SIGKILL');
+        } else await runAsync(bin, 'pg_ctl', ['-D', data, '-m', how, '-w', '-t', '60', 'stop']);
+      },
+      async resume() {
+        if (frozen.length) {
+          for (const pid of frozen) process.kill(pid, 'SIGCONT');
+          frozen = [];
+          return;
+        }
+        // After a SIGKILL the postmaster's children end on their own once they notice; until then the
+        // old shared memory is in use and a start is refused: try again for a while.
+        for (let attempt = 1; ; attempt++) {
+          try {
+            await runAsync(bin, 'pg_ctl', ['-D', data, '-o', serverOpts(), '-l', log, '-w', '-t', '60', 'start']);
+            return;
+          } catch (err) {
+            if (attempt >= 30) throw err;
+            await new Promise((r) => setTimeout(r, 500));
+          }
+        }
+      },
       async stop() {
         if (!live.has(dir)) return;
         live.delete(dir);
@@ -220,6 +276,14 @@ export function postmasterPid(data: string): number | null {
   } catch {
     return null;
   }
+}
+
+/** The postmaster of `data` and the processes it started (backends, checkpointer, WAL writer…). */
+function clusterPids(data: string): number[] {
+  const pid = postmasterPid(data);
+  if (!pid) return [];
+  const children = spawnSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).map(Number);
+  return [pid, ...children];
 }
 
 interface Shared {
@@ -333,6 +397,8 @@ async function sharedHandle(entry: Shared, opts: StartOptions): Promise<TestPost
     copyStrategy: base.copyStrategy,
     psql: (sql, db = database) => base.psql(sql, db),
     stop: release,
+    halt: () => Promise.reject(new Error('halt() needs a cluster of its own: startPostgres()')),
+    resume: () => Promise.reject(new Error('resume() needs a cluster of its own: startPostgres()')),
   };
 }
 

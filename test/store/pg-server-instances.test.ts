@@ -12,6 +12,7 @@ import { postgresMissing, usePostgres } from '../helpers/postgres.ts';
 import { createBuild, createProject, registerRunner } from '../helpers/fixtures.ts';
 import { control, makeZip, patchTrace, runnerJson, uploadArtifacts } from '../api/lib.ts';
 import { databaseOf } from '../../server/store/index.ts';
+import { doublePut, putAgainstCancel } from '../api/finish-races.ts';
 import { openHandles } from '../helpers/open-files.ts';
 import type { Build } from '../../server/store/builds.ts';
 
@@ -46,6 +47,15 @@ describe.skipIf(postgresMissing() !== null)('two instances on one PostgreSQL dat
   let sql: pg.Client;
   const poll = (s: TestServer, token: string, lastUpdate?: string) =>
     runnerJson(`${s.url}/ci/api/v1/builds/register.json`, 'POST', { token, ...(lastUpdate === undefined ? {} : { last_update: lastUpdate }) });
+
+  /** `s` answers the runner's `value` back (204), once it has heard what moved it. */
+  const echoedBy = async (s: TestServer, token: string, value: string) => {
+    const r = await eventually(
+      () => poll(s, token, value),
+      (x) => x.headers['x-gitlab-last-update'] === value,
+    );
+    expect([r.status, r.headers['x-gitlab-last-update']]).toEqual([204, value]);
+  };
 
   beforeAll(async () => {
     a = await startServer({}, { database: cluster.url });
@@ -132,21 +142,51 @@ describe.skipIf(postgresMissing() !== null)('two instances on one PostgreSQL dat
     expect((await poll(a, runner.token)).status).toBe(403);
   });
 
-  it('a build created on one instance ticks the other instance’s X-GitLab-Last-Update', async () => {
-    const project = await createProject(a, 'tick');
-    const runner = await registerRunner(b, project.runners_token);
-    const first = await poll(b, runner.token);
+  it('X-GitLab-Last-Update is one value on both instances: a runner polling them in turn has it echoed (204) while nothing changed; a build created on one ticks it, and the poll through the other takes the build', async () => {
+    const project = await createProject(a, 'alternate');
+    const runner = await registerRunner(a, project.runners_token);
+    const first = await poll(a, runner.token);
     expect(first.status).toBe(204);
-    const seen = String(first.headers['x-gitlab-last-update']);
-    // Nothing changed: the same value, and the runner is not handed anything.
+    let seen = String(first.headers['x-gitlab-last-update']);
+    for (let round = 0; round < 3; round++) {
+      // Each instance answers the value the runner holds, the one the other gave it.
+      for (const s of [b, a, b, a]) {
+        const r = await poll(s, runner.token, seen);
+        expect({ round, status: r.status, value: r.headers['x-gitlab-last-update'] }).toEqual({ round, status: 204, value: seen });
+      }
+      // A build made on one instance: the runner's next poll on either gets it, then a new value both echo.
+      const build = await createBuild(round % 2 ? a : b, project.id);
+      const taker = round % 2 ? b : a;
+      const got = await eventually(
+        () => poll(taker, runner.token, seen),
+        (r) => r.status === 201,
+      );
+      expect([got.status, got.json.id]).toEqual([201, build.id]);
+      await runnerJson(`${taker.url}/ci/api/v1/builds/${build.id}`, 'PUT', { token: runner.token, state: 'success' });
+      const next = await poll(taker, runner.token, seen);
+      expect(next.status).toBe(204);
+      expect(next.headers['x-gitlab-last-update']).not.toBe(seen);
+      seen = String(next.headers['x-gitlab-last-update']);
+      // The other instance has heard of the build by now or soon: it answers the same new value.
+      await echoedBy(taker === a ? b : a, runner.token, seen);
+    }
+  });
+
+  it('X-GitLab-Last-Update after the LISTEN session was lost: the counter is read again, so a change not heard cannot hide a build', async () => {
+    const project = await createProject(a, 'resync');
+    const runner = await registerRunner(a, project.runners_token);
+    const seen = String((await poll(b, runner.token)).headers['x-gitlab-last-update']);
+    // A change committed without a notification, as one made while the LISTEN session was down.
+    await sql.query(`UPDATE settings SET value = (value::bigint + 1)::text WHERE key = 'runner_queue_counter'`);
     expect((await poll(b, runner.token, seen)).headers['x-gitlab-last-update']).toBe(seen);
-    const build = await createBuild(a, project.id);
-    const next = await eventually(
+    await sql.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE 'jobscope/%/listen'`);
+    const moved = await eventually(
       () => poll(b, runner.token, seen),
-      (r) => r.status === 201,
+      (r) => r.headers['x-gitlab-last-update'] !== seen,
     );
-    expect(next.status).toBe(201);
-    expect(next.json.id).toBe(build.id);
+    expect(moved.headers['x-gitlab-last-update']).not.toBe(seen);
+    // Both instances agree on the new value.
+    await echoedBy(a, runner.token, String(moved.headers['x-gitlab-last-update']));
   });
 
   it('a cancel on one instance: the other’s events hear it, and its trace PATCH answers Build-Status: canceled', async () => {
@@ -234,5 +274,14 @@ describe.skipIf(postgresMissing() !== null)('two instances on one PostgreSQL dat
     const down = await control(b, `/builds/${id}/artifacts`);
     expect(down.status).toBe(200);
     expect(Buffer.compare(down.raw, zip)).toBe(0);
+  });
+
+  it('a PUT state=success on one instance against a cancel on the other, 25 rounds: exactly one wins, the PUT that lost hears 404', async () => {
+    const wins = await putAgainstCancel([a, b], 25);
+    expect(wins.put + wins.cancel).toBe(25);
+  });
+
+  it('two PUTs of one runner on the two instances at once, 25 rounds: exactly one 200, the other 404', async () => {
+    await doublePut([a, b], 25);
   });
 });

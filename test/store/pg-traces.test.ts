@@ -15,6 +15,7 @@ import { Prng } from '../../common/prng.ts';
 import { openPgDatabase, PgTraceStore, type PgDatabase } from '../../server/store/pg/index.ts';
 import { AppendHandles, TraceFileLostError, type AppendHandlesOptions } from '../../server/store/pg/traces-files.ts';
 import { openFilesUnder } from '../helpers/open-files.ts';
+import { StorageError } from '../../server/store/storage-error.ts';
 
 const missing = postgresMissing();
 const pg = usePostgres();
@@ -237,7 +238,13 @@ describe.skipIf(missing)(`PostgreSQL traces: one lock per build across instances
       expect(fs.readFileSync(t.storeA.file(1), 'utf8')).toBe('0123456789abc');
       expect(await t.storeB.read(1)).toEqual({ body: Buffer.from('0123456789'), length: 10 });
 
-      await expect(t.storeA.append(1, 10, Buffer.from('0123456789ABCDEF'))).rejects.toThrow(/terminat/i);
+      // The pool raises the cut session as an outage (store/pg/storage-errors.ts): a 503 for a request.
+      const cut = await t.storeA.append(1, 10, Buffer.from('0123456789ABCDEF')).then(
+        () => undefined,
+        (err: unknown) => err as StorageError,
+      );
+      expect(cut).toBeInstanceOf(StorageError);
+      expect({ kind: cut?.kind, cause: String((cut?.cause as Error | undefined)?.message) }).toEqual({ kind: 'unavailable', cause: expect.stringMatching(/terminat/i) as unknown });
       expect(fs.readFileSync(t.storeA.file(1), 'utf8')).toBe('01234567890123456789ABCDEF');
       // The dead session's lock went with it: the other instance is not kept waiting.
       expect(await t.storeB.read(1)).toEqual({ body: Buffer.from('0123456789'), length: 10 });

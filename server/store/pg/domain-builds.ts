@@ -17,7 +17,7 @@ import type { AppendResult } from '../traces.ts';
 import type { StagedUpload } from '../artifacts.ts';
 import type { ArchiveListing, ListingSummary } from '../artifact-listings.ts';
 import type { ArtifactsPort } from '../ports.ts';
-import { RUNNER_CHANGED, type BuildsDomain, type UpdateResult } from '../../domain/builds.ts';
+import { RUNNER_CHANGED, finishAnswer, type BuildsDomain, type UpdateResult } from '../../domain/builds.ts';
 import type { Taken } from '../../domain/dispatch-batch.ts';
 import { canRetry, retryInput, type RetryResult } from '../../domain/build-retry.ts';
 import { PgBuilds } from './builds.ts';
@@ -27,6 +27,7 @@ import { PgListings } from './listings.ts';
 import type { PgTraceStore } from './traces.ts';
 import type { PgNotifyBridge } from './notify.ts';
 import type { RunnerCache } from './runner-cache.ts';
+import type { PgRunnerQueue } from './runner-queue.ts';
 
 /** PostgreSQL's SQLSTATE for a row whose referenced row is gone. */
 const FOREIGN_KEY_VIOLATION = '23503';
@@ -40,6 +41,8 @@ export interface PgBuildsDeps {
   artifacts: ArtifactsPort;
   /** The runners domain's: a poll checks what it holds and drops what changed. */
   runnerCache: RunnerCache;
+  /** X-GitLab-Last-Update's shared counter, moved with each create. */
+  runnerQueue: PgRunnerQueue;
 }
 
 export class PgBuildsDomain implements BuildsDomain {
@@ -71,11 +74,13 @@ export class PgBuildsDomain implements BuildsDomain {
 
   /** All or none, in one transaction whose commit also delivers each build's `build:pending` to the other instances. */
   async create(input: NewBuild, count: number): Promise<Build[]> {
-    const created = await this.d.notify.transaction(this.d.pool, async (tx, changed) => {
+    const { created, counter } = await this.d.notify.transaction(this.d.pool, async (tx, changed) => {
       const out = await new PgBuilds(tx).createMany(input, count);
       for (const b of out) changed({ kind: 'build:pending', buildId: b.id, projectId: b.project_id, status: b.status });
-      return out;
+      return { created: out, counter: await this.d.runnerQueue.tick(tx) };
     });
+    // Before the answer: a runner polling right after it must not be short-cut past these builds.
+    this.d.runnerQueue.moved(counter);
     for (const b of created) this.d.events.emit('build:pending', b);
     return created;
   }
@@ -109,13 +114,36 @@ export class PgBuildsDomain implements BuildsDomain {
     const build = id === undefined ? undefined : await this.builds.byId(id);
     if (!build || build.runner_id !== runner.id || build.status !== 'running') return { ok: false, reason: 'not-found' };
     if (change.trace === null) return { ok: false, reason: 'trace-invalid' };
-    if (change.trace !== undefined && !(await this.d.traces.replace(build.id, Buffer.from(change.trace, 'utf8'))).ok) {
-      return { ok: false, reason: 'trace-too-large' };
-    }
-    if (change.state === 'success' || change.state === 'failed') {
-      return { ok: true, build: (await this.finish(build.id, change.state)) ?? (await this.builds.byId(build.id))! };
-    }
-    return { ok: true, build };
+    const state = change.state === 'success' || change.state === 'failed' ? change.state : undefined;
+    // The finish is one UPDATE … WHERE status = 'running' (PgBuilds.finish): of a PUT and a cancel,
+    // or two PUTs, on any instances, exactly one changes the row; the other is answered 404.
+    if (change.trace === undefined) return state ? finishAnswer(await this.finish(build.id, state)) : { ok: true, build };
+    return this.replaceTrace(build, Buffer.from(change.trace, 'utf8'), state);
+  }
+
+  /**
+   * The PUT's full trace, and its final state when given, in one transaction conditional on the
+   * build still running: the PUT that loses a race (to a cancel, to the runner's other PUT) leaves
+   * neither its trace nor its state, as on SQLite, whose PUT runs in one synchronous turn.
+   */
+  private async replaceTrace(build: Build, trace: Buffer, state: 'success' | 'failed' | undefined): Promise<UpdateResult> {
+    let finished: Build | undefined;
+    const running = `SELECT 1 FROM builds WHERE id = $1 AND status = 'running' FOR SHARE`;
+    const stored = await this.d.traces.replaceIf(build.id, trace, async (tx) => {
+      // Without a state the build only has to stay running until the trace commits (a cancel waits).
+      if (!state) return (await tx.query(running, [build.id])).rowCount === 1;
+      const builds = new PgBuilds(tx);
+      if (!(await builds.finish(build.id, state))) return false;
+      finished = await builds.byId(build.id);
+      if (finished) await this.d.notify.notify(tx, { kind: 'build:finished', buildId: finished.id, projectId: finished.project_id, status: finished.status });
+      return true;
+    });
+    if (!stored) return { ok: false, reason: 'not-found' };
+    if (!stored.ok) return { ok: false, reason: 'trace-too-large' };
+    if (!state) return { ok: true, build };
+    await this.d.traces.release(build.id);
+    if (finished) this.d.events.emit('build:finished', finished);
+    return finishAnswer(finished);
   }
 
   finish(id: number, status: 'success' | 'failed'): Promise<Build | undefined> {

@@ -2,8 +2,8 @@
 // date (migrate.ts, under an advisory lock), the LISTEN connection (notify.ts), the instance tokens
 // from the shared settings table, and the build, runner, project and user rules over them
 // (domain-builds.ts, domain-people.ts). Changes other instances commit are re-emitted on this
-// instance's AppEvents, so its X-GitLab-Last-Update ticks for their new builds and its log and live
-// views see their finishes.
+// instance's AppEvents, so its log and live views see their new builds and finishes; X-GitLab-Last-Update
+// follows the database's counter (runner-queue.ts), the same value on every instance.
 import type { Pool } from 'pg';
 import type { AppEvents } from '../../events.ts';
 import type { Domain } from '../../domain/index.ts';
@@ -16,7 +16,7 @@ import { RunnerCache } from './runner-cache.ts';
 import { PgTraceStore } from './traces.ts';
 import { PgBuildsDomain } from './domain-builds.ts';
 import { PgProjectsDomain, PgRunnersDomain, PgUsersDomain } from './domain-people.ts';
-import { withStorageErrors } from './domain-errors.ts';
+import { PgRunnerQueue, type FollowingQueue } from './runner-queue.ts';
 
 export interface PgDomainOptions {
   events: AppEvents;
@@ -28,9 +28,12 @@ export interface PgDomainOptions {
   /** Given ones override the stored tokens and are stored, as on SQLite (Secrets.ensure). */
   adminToken?: string;
   registrationToken?: string;
-  /** The LISTEN connection was lost and is back: changes committed meanwhile were not heard. */
-  onResync?: () => void;
+  /** X-GitLab-Last-Update's value (context.ts RunnerQueue): made to follow the database's, shared by every instance. */
+  runnerQueue: FollowingQueue;
   onError?: (err: Error) => void;
+  /** The pool's bounds (connect.ts): how long a request waits for a connection, and for a statement. */
+  connectTimeoutMs?: number;
+  statementTimeoutMs?: number;
 }
 
 export interface PgDomain {
@@ -47,7 +50,7 @@ export interface PgDomain {
 }
 
 export async function openPgDomain(url: string, opts: PgDomainOptions): Promise<PgDomain> {
-  const db = await openPgDatabase(url);
+  const db = await openPgDatabase(url, { connectTimeoutMs: opts.connectTimeoutMs, statementTimeoutMs: opts.statementTimeoutMs });
   const report = (err: unknown) => opts.onError?.(err instanceof Error ? err : new Error(String(err)));
   let notify;
   try {
@@ -63,13 +66,14 @@ export async function openPgDomain(url: string, opts: PgDomainOptions): Promise<
     const registrationToken = await secrets.ensure('registration_token', opts.registrationToken, () => newToken());
     const traces = new PgTraceStore(db.pool, opts.tracesDir, { fsync: opts.fsync, maxBytes: opts.maxTraceBytes });
     const runnerCache = new RunnerCache();
-    const builds = new PgBuildsDomain({ pool: db.pool, notify, events: opts.events, traces, artifacts: opts.artifacts, runnerCache });
-    // What handlers call: a database failure under a request answers 507/503 as SQLite's does (domain-errors.ts).
-    const users = withStorageErrors(new PgUsersDomain(db.pool));
+    const runnerQueue = await PgRunnerQueue.open(db.pool, opts.runnerQueue);
+    const builds = new PgBuildsDomain({ pool: db.pool, notify, events: opts.events, traces, artifacts: opts.artifacts, runnerCache, runnerQueue });
+    // A database failure under a request answers 507/503 as SQLite's does: the pool raises it so (storage-errors.ts).
+    const users = new PgUsersDomain(db.pool);
     const domain: Domain = {
-      builds: withStorageErrors(builds),
-      runners: withStorageErrors(new PgRunnersDomain(db.pool, registrationToken, runnerCache)),
-      projects: withStorageErrors(new PgProjectsDomain(db.pool)),
+      builds,
+      runners: new PgRunnersDomain(db.pool, registrationToken, runnerCache),
+      projects: new PgProjectsDomain(db.pool),
       users,
     };
     // A notification carries ids only (notify-payload.ts): the committed rows are read, then emitted.
@@ -80,7 +84,10 @@ export async function openPgDomain(url: string, opts: PgDomainOptions): Promise<
     const readArrived = () => {
       const batch = arrived;
       arrived = [];
-      builds.byIds(batch.map((c) => c.id)).then((rows) => {
+      // Another instance's new builds moved the shared Last-Update counter: read with the rows, so the
+      // value runners are answered here has moved by the time their build:pending is emitted.
+      const counter = batch.some((c) => c.kind === 'build:pending') ? runnerQueue.refresh() : undefined;
+      Promise.all([builds.byIds(batch.map((c) => c.id)), counter]).then(([rows]) => {
         const byId = new Map(rows.map((b) => [b.id, b]));
         for (const c of batch) {
           const b = byId.get(c.id);
@@ -96,7 +103,8 @@ export async function openPgDomain(url: string, opts: PgDomainOptions): Promise<
     };
     notify.events.on('build:pending', reemit('build:pending'));
     notify.events.on('build:finished', reemit('build:finished'));
-    notify.events.on('resync', () => opts.onResync?.());
+    // Builds made pending while the LISTEN session was down were not heard: the counter says whether there were any.
+    notify.events.on('resync', () => void runnerQueue.refresh().catch(report));
     const bridge = notify;
     return {
       domain,

@@ -21,6 +21,7 @@ import type { Pool } from 'pg';
 import { connectPg, type PgConnectOptions } from './connect.ts';
 import { migrate } from './migrate.ts';
 import { PgStoreError, explainConnectError } from './errors.ts';
+import { storageErrorsOn } from './storage-errors.ts';
 
 export { PgStoreError, redactUrl } from './errors.ts';
 export { takeBuild } from './take.ts';
@@ -37,6 +38,7 @@ export type { AsyncPort, RunnersPortAsync, ProjectsPortAsync, UsersPortAsync, Se
 export * from './adapters-more.ts';
 
 export interface PgDatabase {
+  /** Its failures under a request are StorageErrors (storage-errors.ts): 503 with Retry-After, 507 when full. */
   pool: Pool;
   /** The schema version the database is at. */
   schemaVersion: number;
@@ -49,10 +51,14 @@ export interface PgDatabase {
 export async function openPgDatabase(url: string, opts: PgConnectOptions = {}): Promise<PgDatabase> {
   const pool = await connectPg(url, opts);
   try {
-    const { version, applied } = await migrate(pool);
+    // On a session of its own without the statement bounds: the wait for another instance's
+    // migration, or a migration of a large table, may outlast them.
+    const bare = opts.statementTimeoutMs ? await connectPg(url, { ...opts, statementTimeoutMs: undefined, max: 1 }) : pool;
+    const { version, applied } = await migrate(bare).finally(() => (bare === pool ? undefined : bare.end()));
     let closed = false;
     return {
-      pool,
+      // Migrated on the bare pool: a failure at start is a PgStoreError that says what to do, not a 503.
+      pool: storageErrorsOn(pool),
       schemaVersion: version,
       applied,
       async close() {

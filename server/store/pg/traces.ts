@@ -35,7 +35,7 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import type { Pool, QueryResult } from 'pg';
+import type { Pool, PoolClient, QueryResult } from 'pg';
 import type { AppendResult } from '../traces.ts';
 import type { Queryable } from './connect.ts';
 import { AppendHandles, openForRead, readRange, writeWhole, type AppendHandlesOptions } from './traces-files.ts';
@@ -119,14 +119,25 @@ export class PgTraceStore {
 
   /** Replaces the whole trace: readers on any instance see the old one or the new one, whole. */
   async replace(buildId: number, bytes: Buffer): Promise<AppendResult> {
+    return (await this.replaceIf(buildId, bytes, async () => true))!;
+  }
+
+  /**
+   * replace(), with `guard` run first in its transaction (holding the trace row): when it answers
+   * false nothing is written and the answer is undefined. What the guard changes commits with the
+   * trace or not at all: the runner's final PUT finishes its build and stores its trace as one.
+   */
+  async replaceIf(buildId: number, bytes: Buffer, guard: (tx: PoolClient) => Promise<boolean>): Promise<AppendResult | undefined> {
     if (bytes.length > this.opts.maxBytes) return { ok: false, length: await this.length(buildId), reason: 'too-large' };
     let old = '';
-    const result = await this.locked(buildId, async (row): Promise<Committed<AppendResult>> => {
+    const result = await this.locked(buildId, async (row, client): Promise<Committed<AppendResult | undefined>> => {
+      if (!(await guard(client))) return { out: undefined };
       const next = row.generation + 1;
       await writeWhole(this.file(buildId, next), bytes, this.opts.fsync);
       old = this.file(buildId, row.generation);
       return { out: { ok: true, length: bytes.length }, then: `UPDATE build_traces SET length = ${int(bytes.length)}, generation = ${int(next)} WHERE build_id = ${int(buildId)}` };
     });
+    if (!result) return undefined;
     // After the commit: until then the old file was the trace. A crash before this leaves a file no row names.
     await this.handles.forget(buildId);
     await fsp.rm(old, { force: true });
@@ -188,7 +199,7 @@ export class PgTraceStore {
    * with the statement `fn` leaves (its length's UPDATE) in the COMMIT's round trip: BEGIN and the
    * lock go as one text, the UPDATE and COMMIT as another (see int()).
    */
-  private locked<T>(buildId: number, fn: (row: TraceRow) => Promise<Committed<T>>): Promise<T> {
+  private locked<T>(buildId: number, fn: (row: TraceRow, client: PoolClient) => Promise<Committed<T>>): Promise<T> {
     const id = int(buildId);
     return inTransactionSteps(this.pool, `BEGIN; ${lockRow(id)}`, async (client, [, locked]) => {
       let rows = (locked as QueryResult<TraceRow>).rows;
@@ -197,7 +208,7 @@ export class PgTraceStore {
         await client.query('INSERT INTO build_traces (build_id) VALUES ($1) ON CONFLICT (build_id) DO NOTHING', [buildId]);
         ({ rows } = await client.query<TraceRow>(lockRow(id)));
       }
-      return fn(rows[0]!);
+      return fn(rows[0]!, client);
     });
   }
 }
