@@ -15,6 +15,7 @@ import { Redis } from 'ioredis';
 import { percentile, round as roundTo, log, type BenchResult } from './lib/harness.ts';
 import { startRedis } from '../test/helpers/redis.ts';
 import { SidekiqSource } from '../server/sidekiq/source.ts';
+import { DEFAULT_CLIENT_BOUNDS } from '../server/redis/bounded-client.ts';
 import { utcDays } from '../server/sidekiq/read.ts';
 import { CHUNK_PROCESSES, CHUNK_QUEUES, READ_SCRIPT } from '../server/sidekiq/read-script.ts';
 
@@ -109,10 +110,10 @@ export async function run(opts: { quick: boolean }): Promise<BenchResult> {
   const redis = await startRedis();
   const bare = new Redis(redis.url, { lazyConnect: true });
   const limits = { maxQueues: 10_000, maxProcesses: 5_000, days: DAYS };
-  const source = new SidekiqSource({ url: redis.url, password: '', namespace: '' }, { timeoutMs: 10_000, limits });
+  const source = new SidekiqSource({ url: redis.url, password: '', namespace: '' }, { timeoutMs: 10_000, limits, reply: DEFAULT_CLIENT_BOUNDS });
   // A read-only user, as a careful admin would give Jobscope: no scripts, so the pipelines.
   const readerUrl = redis.url.replace('redis://', 'redis://reader@');
-  const fallback = new SidekiqSource({ url: readerUrl, password: 'bench-pw', namespace: '' }, { timeoutMs: 10_000, limits });
+  const fallback = new SidekiqSource({ url: readerUrl, password: 'bench-pw', namespace: '' }, { timeoutMs: 10_000, limits, reply: DEFAULT_CLIENT_BOUNDS });
   try {
     await bare.connect();
     await bare.acl('SETUSER', 'reader', 'on', '>bench-pw', '~*', '+@read', '+@connection');

@@ -38,6 +38,7 @@ import { metricsApi } from './metrics-api/plugin.ts';
 import { createSimulator, simulatorApi } from './simulator-api/plugin.ts';
 import { SimulatorLifecycle } from './simulator-api/service.ts';
 import { Services } from './lifecycle.ts';
+import { clientBoundsOf } from './redis/bounded-client.ts';
 
 export interface JobscopeServer {
   app: FastifyInstance;
@@ -77,7 +78,7 @@ async function jobBackendOf(config: Config, store: Store, clock: Clock, kindOf: 
   if (config.redisUrl) {
     const checked = normalizeRedisUrl(config.redisUrl);
     if ('error' in checked) throw new Error(`--redis: ${checked.error}`);
-    return openRedisJobBackend({ url: config.redisUrl, processTtlS: config.redisProcessTtlS, beatEveryMs: config.redisBeatMs, now: () => clock.now(), kindOf, maxQueuesRead: config.sidekiqMaxQueues });
+    return openRedisJobBackend({ url: config.redisUrl, processTtlS: config.redisProcessTtlS, beatEveryMs: config.redisBeatMs, now: () => clock.now(), kindOf, maxQueuesRead: config.sidekiqMaxQueues, bounds: clientBoundsOf(config) });
   }
   if (!pg) return store.jobBackend;
   const { PgJobBackend } = await import('./store/pg/jobs.ts');

@@ -55,6 +55,8 @@ export interface ReadLimits {
   maxProcesses: number;
   /** Day counters read back from today (UTC), as Stats::History.new(days). */
   days: number;
+  /** Queue names and process identities longer than this (UTF-8 bytes) are counted, never kept; absent: no bound. */
+  maxNameBytes?: number;
 }
 
 /** The replies both ways of reading produce, before any parsing. */

@@ -23,6 +23,7 @@ import type { NewJob, ProcessBeat, RecoveredJobs, SharedJobBackend, SharedQueue,
 import type { FailedJob, Job, JobCounters } from '../jobs/types.ts';
 import type { MetricsView } from '../metrics-api/source.ts';
 import { readSidekiq } from '../sidekiq/read.ts';
+import { boundedOptions, DEFAULT_CLIENT_BOUNDS, type ClientBounds } from '../redis/bounded-client.ts';
 import { viewOf } from '../sidekiq/source.ts';
 import { readQueue, readQueueList, readQueuePage, type QueueReadOptions } from './redis-queue-reads.ts';
 import { PUSH_ONCE, PUSH_UNLESS_PENDING, pushOnceArgs, pushUnlessPendingArgs } from './redis-push-once.ts';
@@ -128,6 +129,8 @@ export interface RedisJobBackendOptions {
   now: () => number;
   kindOf: KindOfClass;
   maxQueuesRead: number;
+  /** Command timeout and reply bounds of the client (server/redis/bounded-client.ts). */
+  bounds?: ClientBounds;
   /** ioredis's client class. Given by the caller so that ioredis is loaded only with --redis
    *  (openRedisJobBackend): loading it costs every server ~20 MiB of RSS at idle. */
   Redis: typeof Redis;
@@ -149,7 +152,7 @@ export class RedisJobBackend implements SharedJobBackend {
   constructor(private readonly opts: RedisJobBackendOptions) {
     const most = Math.floor((opts.processTtlS * 1000) / 3);
     this.beatEveryMs = opts.beatEveryMs ? Math.min(opts.beatEveryMs, most) : Math.min(5000, most);
-    const redis = new opts.Redis(opts.url, { lazyConnect: true, connectionName: 'jobscope-jobs', maxRetriesPerRequest: 3 });
+    const redis = new opts.Redis(opts.url, boundedOptions(opts.bounds ?? DEFAULT_CLIENT_BOUNDS, { lazyConnect: true, connectionName: 'jobscope-jobs', maxRetriesPerRequest: 3 }));
     redis.defineCommand('jsFetch', { lua: FETCH });
     redis.defineCommand('jsRequeue', { numberOfKeys: 3, lua: REQUEUE });
     redis.defineCommand('jsOrphans', { numberOfKeys: 2, lua: ORPHANS });
