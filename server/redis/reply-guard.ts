@@ -1,7 +1,7 @@
-// A bound on every Redis reply, checked on the socket's bytes BEFORE ioredis's parser sees them:
-// redis-parser allocates what a header announces (an array of 2^31 slots, a 600 MB bulk string
-// buffered whole), so a hostile or broken server could take the process's memory and event loop
-// with one line. This scanner reads RESP2 headers only (a bulk string's body is skipped by its
+// A bound on every Redis reply, checked on the socket's bytes BEFORE ioredis's decoder sees them:
+// it allocates what a header announces (`new Array(length)` for 2^31 elements, a 600 MB bulk string
+// buffered whole, as redis-parser did before it), so a hostile or broken server could take the
+// process's memory and event loop with one line. This scanner reads RESP2 headers only (a bulk string's body is skipped by its
 // length, never looked at), counts the bytes and the elements of the reply in progress, and says
 // stop as soon as a header announces, or the bytes so far reach, more than the bounds allow.
 // Hand-written because no library exposes RESP framing without parsing (and allocating) the values.

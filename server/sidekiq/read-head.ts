@@ -81,21 +81,8 @@ async function scanRest(redis: Redis, key: string, first: [string, string[]], ke
   return keeper.result();
 }
 
-export interface Head {
-  processed: string | null;
-  failed: string | null;
-  retrySize: number;
-  scheduledSize: number;
-  deadSize: number;
-  daysProcessed: (string | null)[];
-  daysFailed: (string | null)[];
-  /** SCARD: every name, read or not. */
-  queuesTotal: number;
-  processesTotal: number;
-  /** The names to read, byte order, at most maxQueues / maxProcesses. */
-  queueNames: string[];
-  identities: string[];
-}
+/** RawRead's counters (totals from SCARD: every name, read or not), and the names to read (byte order, at most maxQueues / maxProcesses). */
+export type Head = Omit<RawRead, 'queues' | 'processes'> & { queueNames: string[]; identities: string[] };
 
 export async function readHead(redis: Redis, namespace: string, limits: ReadLimits, dayNames: string[]): Promise<Head> {
   const k = (key: string) => (namespace ? `${namespace}:${key}` : key);

@@ -24,7 +24,8 @@ function commands(buf: string): string[] {
 
 const CHUNK = Buffer.from('$1\r\nx\r\n'.repeat(8192));
 
-export async function startHostileRedis(mode: Hostility): Promise<HostileRedis> {
+/** `floodBytes`: most bytes flooded per connection (a bench against unbounded code keeps the machine alive). */
+export async function startHostileRedis(mode: Hostility, floodBytes = Infinity): Promise<HostileRedis> {
   let sent = 0;
   const sockets = new Set<net.Socket>();
   const server = net.createServer((sock) => {
@@ -34,9 +35,14 @@ export async function startHostileRedis(mode: Hostility): Promise<HostileRedis> 
     let hostile = false;
     const flood = (head: string, body: Buffer) => {
       sock.write(head);
+      let flooded = 0;
       const more = () => {
         // Until the client hangs up: what a real attack does.
-        while (!sock.destroyed && sock.write(body)) sent += body.length;
+        while (!sock.destroyed && flooded < floodBytes) {
+          flooded += body.length;
+          sent += body.length;
+          if (!sock.write(body)) return;
+        }
       };
       sock.on('drain', more);
       more();
