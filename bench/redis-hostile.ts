@@ -5,7 +5,8 @@
 // reference is the same loop against a real, small redis-server. Goal: event-loop delay p99 within
 // 2× the reference and RSS growth under 100 MiB. The flood stops at 512 MiB per connection so a run
 // against unbounded code (--before) cannot take the machine down.
-//   node --import tsx bench/redis-hostile.ts [--quick] [--before <dir>]   (--before: as bench/sidekiq-huge.ts)
+//   node --import tsx bench/redis-hostile.ts [--quick] [--before <dir>] [--mode huge-array|huge-bulk]
+// (--before: as bench/sidekiq-huge.ts; --mode: that case alone, in a fresh process, for its RSS)
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -97,7 +98,7 @@ function perPass(n: number, fn: () => void): number {
 }
 
 /** What the reply guard costs on normal reads: scanning a sample's replies against ioredis's decoder decoding them. */
-function guardCost(quick: boolean): BenchResult {
+export function guardCost(quick: boolean): BenchResult {
   const chunks = sampleReplies();
   const n = quick ? 50 : 300;
   let replies = 0;
@@ -128,7 +129,7 @@ function guardCost(quick: boolean): BenchResult {
   };
 }
 
-export async function run(opts: { quick: boolean; before?: string }): Promise<BenchResult[]> {
+export async function run(opts: { quick: boolean; before?: string; modes?: string[] }): Promise<BenchResult[]> {
   const ms = opts.quick ? 6_000 : 20_000;
   const dir = opts.before ? path.resolve(opts.before) : REPO;
   const { SidekiqSource: Source } = (await import(pathToFileURL(path.join(dir, 'server/sidekiq/source.ts')).href)) as typeof import('../server/sidekiq/source.ts');
@@ -142,7 +143,8 @@ export async function run(opts: { quick: boolean; before?: string }): Promise<Be
     await redis.stop();
   }
   const out: BenchResult[] = [guardCost(opts.quick)];
-  for (const mode of ['huge-array', 'huge-bulk']) {
+  // One mode per process when comparing RSS: memory a case leaves behind hides the next one's growth.
+  for (const mode of opts.modes ?? ['huge-array', 'huge-bulk']) {
     const hostile = await hostileServer(mode);
     try {
       log(`sampling a hostile Redis (${mode}) every 2 s for ${ms / 1000} s…`);
@@ -173,6 +175,7 @@ export async function run(opts: { quick: boolean; before?: string }): Promise<Be
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const i = process.argv.indexOf('--before');
-  const r = await run({ quick: process.argv.includes('--quick'), before: i > 0 ? process.argv[i + 1] : undefined });
+  const m = process.argv.indexOf('--mode');
+  const r = await run({ quick: process.argv.includes('--quick'), before: i > 0 ? process.argv[i + 1] : undefined, modes: m > 0 ? [process.argv[m + 1]!] : undefined });
   process.stdout.write(JSON.stringify(r, null, 1) + '\n');
 }

@@ -20,6 +20,10 @@ export class ReplyTooLarge extends Error {
 
 const CR = 13;
 const LF = 10;
+const DOLLAR = 0x24;
+const STAR = 0x2a;
+const MINUS = 0x2d;
+const ZERO = 0x30;
 
 const mib = (n: number) => `${Math.round((n / 2 ** 20) * 10) / 10} MiB`;
 
@@ -58,26 +62,35 @@ export class ReplyScanner {
         if (this.bytes > this.bounds.maxBytes) return this.tooManyBytes(this.bytes);
         return null;
       }
-      let line = chunk.subarray(i, lf);
-      if (this.partial.length) {
-        line = Buffer.concat([...this.partial, line]);
-        this.partial = [];
-      }
+      const start = i;
       this.bytes += lf + 1 - i;
       i = lf + 1;
-      const err = this.header(line[line.length - 1] === CR ? line.subarray(0, line.length - 1) : line);
+      let err: ReplyTooLarge | null;
+      if (this.partial.length) {
+        const line = Buffer.concat([...this.partial, chunk.subarray(start, lf)]);
+        this.partial = [];
+        err = this.header(line, 0, line.length);
+      } else err = this.header(chunk, start, lf);
       if (err) return err;
       if (this.bytes > this.bounds.maxBytes) return this.tooManyBytes(this.bytes);
     }
     return null;
   }
 
-  /** One header line (without CRLF): +simple, -error, :integer, $bulk length, *array count. */
-  private header(line: Uint8Array): ReplyTooLarge | null {
-    const type = line[0];
-    if (type === 0x24 /* $ */ || type === 0x2a /* * */) {
-      const len = Number(Buffer.from(line.subarray(1)).toString('latin1'));
-      if (type === 0x24) {
+  /** One header line, `buf[from..to)` (a CR before `to` ignored): +simple, -error, :integer, $bulk length, *array count. */
+  private header(buf: Uint8Array, from: number, to: number): ReplyTooLarge | null {
+    const type = buf[from];
+    if (type === DOLLAR || type === STAR) {
+      // Digits read in place: this runs once per element of every reply, so no string is made.
+      let len = 0;
+      let negative = false;
+      for (let k = from + 1; k < to; k++) {
+        const c = buf[k]!;
+        if (c === MINUS) negative = true;
+        else if (c !== CR) len = len * 10 + (c - ZERO);
+      }
+      if (negative) len = -len;
+      if (type === DOLLAR) {
         if (len > this.bounds.maxBytes) return this.tooManyBytes(len);
         if (len >= 0) {
           this.skip = len + 2;
