@@ -4,16 +4,14 @@
 // each, was most of a read). Payloads come back raw and are parsed here, not with cjson in Lua:
 // decoding there cost Redis ~7 µs per entry, time every other client would wait through. A script
 // holds Redis for its whole run, so one call reads at most CHUNK_QUEUES queues and CHUNK_PROCESSES
-// processes (under ~1 ms of Redis on our loaded 2-core machine), and the chunks go ONE AT A TIME:
-// Redis runs every command a client has sent before it looks at another client, so chunks sent
-// together held it for their sum. The names come from the head (read-head.ts: SSCAN pages).
+// processes (0.41 ms of Redis per call, INFO commandstats, bench/sidekiq.ts), one chunk at a time
+// (read-head.ts's readInChunks, after the head's SSCAN pages).
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { PROCESS_FIELDS, type RawRead, type ReadLimits } from './snapshot.ts';
-import { rawOfHead, readHead } from './read-head.ts';
+import { readInChunks, type ProcessRow, type QueueRow } from './read-head.ts';
 
-export const CHUNK_QUEUES = 100;
-export const CHUNK_PROCESSES = 50;
+export { CHUNK_PROCESSES, CHUNK_QUEUES } from './read-head.ts';
 
 /*
  * ARGV[1] key prefix ("" or "<namespace>:"); ARGV[2] = n; ARGV[3 .. 2+n] queue names, the rest identities.
@@ -53,9 +51,6 @@ async function runScript(redis: Redis, args: (string | number)[]): Promise<unkno
   }
 }
 
-type QueueRow = RawRead['queues'][number];
-type ProcessRow = RawRead['processes'][number];
-
 function queueRows(flat: Cell[], from: number): QueueRow[] {
   const rows: QueueRow[] = [];
   for (let i = from; i + 2 < flat.length; i += 3) rows.push({ name: flat[i] as string, size: flat[i + 1] as number, tail: flat[i + 2] as string | null });
@@ -70,16 +65,10 @@ function processRows(flat: Cell[], from: number): ProcessRow[] {
   return rows;
 }
 
-export async function readRawByScript(redis: Redis, namespace: string, limits: ReadLimits, dayNames: string[]): Promise<RawRead> {
+export function readRawByScript(redis: Redis, namespace: string, limits: ReadLimits, dayNames: string[]): Promise<RawRead> {
   const prefix = namespace ? `${namespace}:` : '';
-  const head = await readHead(redis, namespace, limits, dayNames);
-  const raw = rawOfHead(head);
-  const { queueNames, identities } = head;
-  for (let qi = 0, pi = 0; qi < queueNames.length || pi < identities.length; qi += CHUNK_QUEUES, pi += CHUNK_PROCESSES) {
-    const qs = queueNames.slice(qi, qi + CHUNK_QUEUES);
-    const [qFlat, pFlat] = (await runScript(redis, [prefix, qs.length, ...qs, ...identities.slice(pi, pi + CHUNK_PROCESSES)])) as [Cell[], Cell[]];
-    raw.queues.push(...queueRows(qFlat, 0));
-    raw.processes.push(...processRows(pFlat, 0));
-  }
-  return raw;
+  return readInChunks(redis, namespace, limits, dayNames, async (qs, ids) => {
+    const [qFlat, pFlat] = (await runScript(redis, [prefix, qs.length, ...qs, ...ids])) as [Cell[], Cell[]];
+    return { queues: queueRows(qFlat, 0), processes: processRows(pFlat, 0) };
+  });
 }
