@@ -39,6 +39,8 @@ const BENCHES: Entry[] = [
   { file: 'artifacts.ts', title: 'artifacts' },
   { file: 'metrics.ts', title: 'metrics (compound_metrics)' },
   { file: 'sidekiq.ts', title: 'sidekiq connection (a 1,000-queue Redis)' },
+  { file: 'sidekiq-huge.ts', title: 'sidekiq connection: a 1M-queue Redis watched (another client\'s PING p99, the sample time)' },
+  { file: 'redis-hostile.ts', title: 'sidekiq connection: a hostile Redis sampled (event-loop delay, RSS)' },
   { file: 'redis-jobs.ts', title: 'Redis job system (no-op jobs vs a bare ioredis loop)' },
   { file: 'history.ts', title: 'history (7-day range)' },
   { file: 'footprint.ts', title: 'footprint' },

@@ -39,6 +39,7 @@ import { metricsApi } from './metrics-api/plugin.ts';
 import { createSimulator, simulatorApi } from './simulator-api/plugin.ts';
 import { SimulatorLifecycle } from './simulator-api/service.ts';
 import { Services } from './lifecycle.ts';
+import { clientBoundsOf } from './redis/bounded-client.ts';
 
 export interface JobscopeServer {
   app: FastifyInstance;
@@ -78,7 +79,7 @@ async function jobBackendOf(config: Config, store: Store, clock: Clock, kindOf: 
   if (config.redisUrl) {
     const checked = normalizeRedisUrl(config.redisUrl);
     if ('error' in checked) throw new Error(`--redis: ${checked.error}`);
-    return openRedisJobBackend({ url: config.redisUrl, processTtlS: config.redisProcessTtlS, beatEveryMs: config.redisBeatMs, now: () => clock.now(), kindOf, maxQueuesRead: config.sidekiqMaxQueues, deadMax: config.jobDeadMax, log: { warn: (o, m) => log().warn(o, m) } });
+    return openRedisJobBackend({ url: config.redisUrl, processTtlS: config.redisProcessTtlS, beatEveryMs: config.redisBeatMs, now: () => clock.now(), kindOf, maxQueuesRead: config.sidekiqMaxQueues, deadMax: config.jobDeadMax, log: { warn: (o, m) => log().warn(o, m) }, bounds: clientBoundsOf(config) });
   }
   if (!pg) return store.jobBackend;
   const { PgJobBackend } = await import('./store/pg/jobs.ts');

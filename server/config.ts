@@ -72,6 +72,17 @@ export interface Config {
   /** Most queues and processes one sample of a sidekiq connection reads (the rest are counted, not read). */
   sidekiqMaxQueues: number;
   sidekiqMaxProcesses: number;
+  /** Most bytes and elements of one Redis reply, on every Redis client (sidekiq connections, --redis): past it that connection is dropped. */
+  redisMaxReplyBytes: number;
+  redisMaxReplyElements: number;
+  /** A --redis job backend command without its reply after this long fails, ms. */
+  redisCommandTimeoutMs: number;
+  /** Longest queue name a sample stores, bytes (UTF-8); longer ones are counted, not stored. */
+  sampleMaxNameBytes: number;
+  /** Most queues, and most processes, one sample stores; the rest are counted. */
+  sampleMaxEntries: number;
+  /** Most bytes of names and labels one sample stores, KiB. */
+  sampleMaxKib: number;
   /** When > 0, every connection is sampled at this interval (ms) instead of its own: for tests and demos. */
   monitorIntervalMs: number;
   /** When > 0, the UI asks for new data at this interval (ms) instead of its own paces: for tests and demos. */
@@ -199,6 +210,15 @@ export const SETTINGS: SettingSpec[] = [
   { key: 'sidekiqTimeoutMs', flag: '--sidekiq-timeout-ms <ms>', env: 'JOBSCOPE_SIDEKIQ_TIMEOUT_MS', kind: 'int', default: 5000, help: 'a sidekiq connection\'s Redis read (connect and the reads) must finish within this, in ms; else the sample fails with a message', min: 1, max: 600_000 },
   { key: 'sidekiqMaxQueues', flag: '--sidekiq-max-queues <n>', env: 'JOBSCOPE_SIDEKIQ_MAX_QUEUES', kind: 'int', default: 10000, help: 'most queues one sample of a sidekiq connection reads (by name; the rest are counted in queues_total)', min: 1, max: 1_000_000 },
   { key: 'sidekiqMaxProcesses', flag: '--sidekiq-max-processes <n>', env: 'JOBSCOPE_SIDEKIQ_MAX_PROCESSES', kind: 'int', default: 5000, help: 'most processes one sample of a sidekiq connection reads (the rest are counted in processes_total)', min: 1, max: 1_000_000 },
+  // Bounds on every Redis reply (server/redis/reply-guard.ts): Jobscope's own reads stay far below
+  // them (a sidekiq read asks for at most a few hundred elements per call); a reply past them is a
+  // broken or hostile server, and only its connection is dropped.
+  { key: 'redisMaxReplyBytes', flag: '--redis-max-reply-mb <mb>', env: 'JOBSCOPE_REDIS_MAX_REPLY_MB', kind: 'mb', default: 64, help: 'largest Redis reply accepted (sidekiq connections and --redis), in MiB; a larger one fails that read and drops that connection', min: 1, max: 4096 },
+  { key: 'redisMaxReplyElements', flag: '--redis-max-reply-elements <n>', env: 'JOBSCOPE_REDIS_MAX_REPLY_ELEMENTS', kind: 'int', default: 1_000_000, help: 'most elements of one Redis reply accepted (sidekiq connections and --redis); more fails that read and drops that connection', min: 1000, max: 100_000_000 },
+  { key: 'redisCommandTimeoutMs', flag: '--redis-command-timeout-ms <ms>', env: 'JOBSCOPE_REDIS_COMMAND_TIMEOUT_MS', kind: 'int', default: 5000, help: 'with --redis: a Redis command without its reply after this long fails (a frozen Redis), in ms', min: 100, max: 600_000 },
+  { key: 'sampleMaxNameBytes', flag: '--sample-max-name-bytes <n>', env: 'JOBSCOPE_SAMPLE_MAX_NAME_BYTES', kind: 'int', default: 256, help: 'longest queue name a connection\'s sample stores, in bytes (UTF-8); queues with longer names are counted as untracked, not stored', min: 16, max: 65536 },
+  { key: 'sampleMaxEntries', flag: '--sample-max-entries <n>', env: 'JOBSCOPE_SAMPLE_MAX_ENTRIES', kind: 'int', default: 10000, help: 'most queues, and most processes, one sample of a connection stores (the dashboard\'s current view); the rest are counted as untracked', min: 1, max: 1_000_000 },
+  { key: 'sampleMaxKib', flag: '--sample-max-kib <kib>', env: 'JOBSCOPE_SAMPLE_MAX_KIB', kind: 'int', default: 2048, help: 'most bytes of names, host names and labels one sample of a connection stores, in KiB; queues and processes past it are counted as untracked', min: 16, max: 1_048_576 },
   { key: 'monitorIntervalMs', flag: '--monitor-interval-ms <ms>', env: 'JOBSCOPE_MONITOR_INTERVAL_MS', kind: 'int', default: 0, help: 'sample every connection at this interval instead of its own (tests, demos); 0 = each connection\'s interval' },
   // The UI's own paces suit a person (the dashboard at its connection's interval but at least 2 s,
   // alerts every 2-5 s); against --monitor-interval-ms 250 an e2e test waited seconds for each change

@@ -16,16 +16,12 @@ const Id = Type.String({ minLength: 1, maxLength: 64 });
 export async function sidekiqPeekRoutes(fastify: FastifyInstance, { monitor }: { monitor: MonitorApi }) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
-  /** Runs a read on the connection's client; Redis trouble is a 502 naming the host, never the password. */
+  /** Runs a read on the connection's client; a frozen Redis is a 503 with Retry-After, other Redis trouble a 502 naming the host, never the password. */
   async function read<T>(id: string, fn: (r: Redis, namespace: string) => Promise<T>): Promise<T> {
     const c = await connectionOr404(monitor, id);
     if (c.kind !== 'sidekiq') throw badRequest(`connection ${c.id} is not a sidekiq connection: peeks read a Sidekiq's Redis`);
     const source = monitor.sidekiq.of(c);
-    try {
-      return await source.use((r) => fn(r, source.target.namespace));
-    } catch (err) {
-      throw new ApiError(502, `502 Bad Gateway - ${source.describe(err)}`);
-    }
+    return source.forRequest((r) => fn(r, source.target.namespace), (sentence) => new ApiError(502, `502 Bad Gateway - ${sentence}`));
   }
 
   app.get(

@@ -98,7 +98,8 @@ export class ConnectionHistory {
     return this.building.empty ? this.rollup.lastT + MINUTE : this.building.minute;
   }
 
-  recordGood(t: number, m: CompoundMetrics): SampleRates {
+  /** `leftOut`: queues the sample had but did not keep (sample-bounds.ts), counted as untracked. */
+  recordGood(t: number, m: CompoundMetrics, leftOut = 0): SampleRates {
     t = this.monotonic(t);
     const tot = new Float64Array(NT);
     tot[T.processed] = m.jobs.processed;
@@ -124,7 +125,7 @@ export class ConnectionHistory {
     this.prev = { t, processed: m.jobs.processed, failed: m.jobs.failed };
     const queues: QueueTriples = [];
     const newNames: [number, string][] = [];
-    const recorded = this.pickQueues(Object.entries(m.queues));
+    const recorded = this.pickQueues(Object.entries(m.queues), leftOut);
     for (const [name, q] of recorded) {
       let idx = this.index.get(name);
       if (idx === undefined) {
@@ -149,14 +150,14 @@ export class ConnectionHistory {
    * At most maxQueues queues: those recorded last time first, then ones history already knows,
    * then new ones in the order the source lists them. The rest are counted, not sampled.
    */
-  private pickQueues<Q>(entries: [string, Q][]): [string, Q][] {
+  private pickQueues<Q>(entries: [string, Q][], leftOut: number): [string, Q][] {
     let picked = entries;
     if (entries.length > this.maxQueues) {
       const tiers: [string, Q][][] = [[], [], []];
       for (const e of entries) tiers[this.tracked.has(e[0]) ? 0 : this.index.has(e[0]) ? 1 : 2]!.push(e);
       picked = tiers.flat().slice(0, this.maxQueues);
     }
-    this.untracked = entries.length - picked.length;
+    this.untracked = entries.length - picked.length + leftOut;
     this.tracked = new Set(picked.map((e) => e[0]));
     return picked;
   }

@@ -14,11 +14,9 @@ import { Sampler } from './sampler.ts';
 import type { FetchOutcome } from './remote-client.ts';
 import { probeConnection, readConnection, sourcesOf, type SourceDeps } from './read-source.ts';
 import { queryHistory, type HistoryParams } from './downsample.ts';
-import { SidekiqSources } from '../sidekiq/sources.ts';
+import { SidekiqSources, sidekiqOptionsOf } from '../sidekiq/sources.ts';
 
 const HOUR = 3_600_000;
-/** Day counters a sidekiq connection reads back (Sidekiq Web's default history graph is 30 days). */
-const SIDEKIQ_DAYS = 30;
 
 export interface MonitorLog {
   info(msg: string): void;
@@ -55,10 +53,7 @@ export class Monitor implements Service {
     this.store = ctx.store.monitor;
     this.connections = new Connections(this.store.connections, clock);
     this.alerts = new Alerts(this.store.alerts);
-    this.sidekiq = new SidekiqSources(() => ({
-      timeoutMs: ctx.config.sidekiqTimeoutMs,
-      limits: { maxQueues: ctx.config.sidekiqMaxQueues, maxProcesses: ctx.config.sidekiqMaxProcesses, days: SIDEKIQ_DAYS },
-    }));
+    this.sidekiq = new SidekiqSources(() => sidekiqOptionsOf(ctx.config));
     this.sources = sourcesOf(ctx, this.sidekiq);
     this.sampler = new Sampler(
       {
@@ -150,13 +145,13 @@ export class Monitor implements Service {
 
   private async sampleOnce(c: Connection, signal: AbortSignal): Promise<void> {
     const t = this.clock.now();
-    const { metrics, error } = await readConnection(c, signal, this.sources);
+    const { metrics, error, queuesLeftOut } = await readConnection(c, signal, this.sources);
     if (signal.aborted || !this.connections.get(c.id)) return; // closing, or deleted while we waited
-    this.record(c, t, metrics, error);
+    this.record(c, t, metrics, error, queuesLeftOut);
   }
 
   /** Stores one sample (good or a gap) and runs the threshold checks; also the bench's seeding path. */
-  record(c: Connection, t: number, metrics: CompoundMetrics | null, error: string): Alert[] {
+  record(c: Connection, t: number, metrics: CompoundMetrics | null, error: string, queuesLeftOut = 0): Alert[] {
     const h = this.historyOf(c.id);
     // Health changes are logged once, not every sample; messages name the URL, never the token.
     const wasFailing = this.failing.get(c.id) ?? c.lastError !== null;
@@ -171,7 +166,7 @@ export class Monitor implements Service {
     let rates: SampleRates = { processedRate: null, failedRate: null };
     let raised: Alert[] = [];
     this.store.tx(() => {
-      rates = h.recordGood(t, metrics);
+      rates = h.recordGood(t, metrics, queuesLeftOut);
       // The full sample is written every 30 s at most: after a restart the sampler reads a fresh one at once.
       const persist = t - (this.persistedAt.get(c.id) ?? -Infinity) >= 30_000;
       if (persist) this.persistedAt.set(c.id, t);

@@ -4,17 +4,21 @@ import type { CompoundMetrics } from '../contract/metrics.ts';
 import type { Connection } from '../store/monitor-ports.ts';
 import type { SidekiqSources } from '../sidekiq/sources.ts';
 import { targetOfConnection } from '../sidekiq/sources.ts';
+import { retryAfterS } from '../sidekiq/source.ts';
+import { StorageError } from '../store/storage-error.ts';
 import { fetchCompound, type FetchOutcome } from './remote-client.ts';
 import { embeddedSource, type MetricsSource } from './embedded-source.ts';
 import type { AppContext } from '../context.ts';
 import { targetOf } from './connections.ts';
 import { OutboundRefused, policyOf, type OutboundPolicy } from '../outbound/policy.ts';
+import { boundSample, sampleBoundsOf, type SampleBounds } from './sample-bounds.ts';
 
 export interface SourceDeps {
   embedded: MetricsSource;
   sidekiq: SidekiqSources;
   remoteTimeoutMs: number;
   policy: OutboundPolicy;
+  sampleBounds: SampleBounds;
 }
 
 /** The config is read at each use: a test (or a settings change) may set it after the monitor starts. */
@@ -28,11 +32,21 @@ export function sourcesOf(ctx: AppContext, sidekiq: SidekiqSources): SourceDeps 
     get policy() {
       return policyOf(ctx.config);
     },
+    get sampleBounds() {
+      return sampleBoundsOf(ctx.config);
+    },
   };
 }
 
-/** One sample: the metrics, or null with the error that says why there are none. */
-export async function readConnection(c: Connection, signal: AbortSignal, deps: SourceDeps): Promise<{ metrics: CompoundMetrics | null; error: string }> {
+/** One sample: the metrics (within the sample bounds), or null with the error that says why there are none. */
+export async function readConnection(c: Connection, signal: AbortSignal, deps: SourceDeps): Promise<{ metrics: CompoundMetrics | null; error: string; queuesLeftOut: number }> {
+  const read = await readUnbounded(c, signal, deps);
+  if (!read.metrics) return { ...read, queuesLeftOut: 0 };
+  const { metrics, queuesLeftOut } = boundSample(read.metrics, deps.sampleBounds);
+  return { metrics, error: read.error, queuesLeftOut };
+}
+
+async function readUnbounded(c: Connection, signal: AbortSignal, deps: SourceDeps): Promise<{ metrics: CompoundMetrics | null; error: string }> {
   if (c.kind === 'embedded') {
     try {
       return { metrics: await deps.embedded(), error: '' };
@@ -75,7 +89,10 @@ export async function probeConnection(c: Pick<Connection, 'kind' | 'baseUrl' | '
     if (refused) return { ok: false, status: null, message: refused, latencyMs: 0, metrics: null };
     const source = deps.sidekiq.transient(targetOfConnection(c));
     try {
-      return { ...(await source.sample()), status: null };
+      const { timedOut, ...outcome } = await source.sample();
+      // Nothing came back in time: the asker learns to come back (503), as with any storage that is down.
+      if (timedOut) throw new StorageError('unavailable', outcome.message, retryAfterS(source.timeoutMs));
+      return { ...outcome, status: null };
     } finally {
       source.close();
     }

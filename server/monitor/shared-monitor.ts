@@ -31,7 +31,7 @@ import { DEFAULT_INTERVAL_S, EMBEDDED_ID } from './connections.ts';
 import { ConnectionHistory, RAW, ROLLUP, type SampleRates } from './connection-history.ts';
 import { judgeSample, type Check } from './alerts.ts';
 import { Sampler } from './sampler.ts';
-import { SidekiqSources } from '../sidekiq/sources.ts';
+import { SidekiqSources, sidekiqOptionsOf } from '../sidekiq/sources.ts';
 import { probeConnection, readConnection, sourcesOf, type SourceDeps } from './read-source.ts';
 import type { FetchOutcome } from './remote-client.ts';
 import { queryHistory, type HistoryParams } from './downsample.ts';
@@ -39,7 +39,6 @@ import { BufferedHistory, applyOps } from './buffered-history.ts';
 import type { Latest, MonitorLog } from './monitor.ts';
 
 const HOUR = 3_600_000;
-const SIDEKIQ_DAYS = 30;
 /** How often each instance claims connections nobody samples (one that died is taken over within this). */
 export const CLAIM_EVERY_MS = 1_000;
 
@@ -131,10 +130,7 @@ export class SharedMonitor implements Service {
     this.claimEveryMs = opts.claimEveryMs ?? CLAIM_EVERY_MS;
     this.connections = new SharedConnections(this.store, clock, (id) => this.session?.announce(opts.pool, id) ?? Promise.resolve());
     this.alerts = { since: (sinceId, limit = 500, connectionId) => this.store.alerts.since(sinceId, limit, connectionId) };
-    this.sidekiq = new SidekiqSources(() => ({
-      timeoutMs: ctx.config.sidekiqTimeoutMs,
-      limits: { maxQueues: ctx.config.sidekiqMaxQueues, maxProcesses: ctx.config.sidekiqMaxProcesses, days: SIDEKIQ_DAYS },
-    }));
+    this.sidekiq = new SidekiqSources(() => sidekiqOptionsOf(ctx.config));
     this.sources = sourcesOf(ctx, this.sidekiq);
     this.sampler = new Sampler(
       {
@@ -381,13 +377,13 @@ export class SharedMonitor implements Service {
 
   private async sampleOnce(c: Connection, signal: AbortSignal): Promise<void> {
     const t = this.clock.now();
-    const { metrics, error } = await readConnection(c, signal, this.sources);
+    const { metrics, error, queuesLeftOut } = await readConnection(c, signal, this.sources);
     if (signal.aborted || !this.owned.has(c.id)) return; // closing, or let go of while we waited
-    await this.record(c, t, metrics, error);
+    await this.record(c, t, metrics, error, queuesLeftOut);
   }
 
   /** Stores one sample (good or a gap) with the connection's health and the alerts it raised, in one transaction on the session. */
-  private async record(c: Connection, t: number, metrics: CompoundMetrics | null, error: string): Promise<void> {
+  private async record(c: Connection, t: number, metrics: CompoundMetrics | null, error: string, queuesLeftOut = 0): Promise<void> {
     const owning = this.owned.get(c.id);
     const session = this.session;
     if (!owning || !session) return;
@@ -398,7 +394,7 @@ export class SharedMonitor implements Service {
     if (metrics && wasFailing) this.log.info(`connection ${c.id} (${c.name}): sampling works again`);
     let checks: Check[] = [];
     if (metrics) {
-      const rates: SampleRates = h.recordGood(t, metrics);
+      const rates: SampleRates = h.recordGood(t, metrics, queuesLeftOut);
       checks = judgeSample(this.over, c.id, c.thresholds, metrics, rates.failedRate);
     } else h.recordGap(t, error);
     const ops = buf.take();

@@ -6,14 +6,15 @@ import type { Config } from '../config.ts';
 import { describeRedisError, RedisTimeout } from '../sidekiq/errors.ts';
 import { normalizeRedisUrl, redactedUrl, redisHost } from '../sidekiq/redis-url.ts';
 import { clientOptions } from '../sidekiq/source.ts';
+import { replyBoundsOf, type ReplyBounds } from '../redis/bounded-client.ts';
 
 /** Why the Redis at `raw` cannot be used now, as a sentence; null when it answered PING in time. */
-export async function redisUnreachable(raw: string, timeoutMs: number): Promise<string | null> {
+export async function redisUnreachable(raw: string, timeoutMs: number, reply: ReplyBounds): Promise<string | null> {
   const target = normalizeRedisUrl(raw);
   if ('error' in target) return target.error;
   // Loaded only when a Redis URL is saved: ioredis costs every server ~20 MiB of RSS at idle.
   const { Redis } = await import('ioredis');
-  const client = new Redis(clientOptions({ ...target, namespace: '' }, timeoutMs));
+  const client = new Redis(clientOptions({ ...target, namespace: '' }, timeoutMs, reply));
   // Without retries, connect() rejects with a bare "Connection is closed"; the reason comes as an 'error' event.
   let reason: unknown = null;
   client.on('error', (err: unknown) => {
@@ -47,9 +48,9 @@ export async function redisUnreachable(raw: string, timeoutMs: number): Promise<
  * For each value about to be saved that names a service: what failed when it was tried, said with
  * what to do. Only the values sent are tried: the others were tried when they were saved.
  */
-export async function unreachableServices(config: Pick<Config, 'sidekiqTimeoutMs'>, values: Record<string, unknown>): Promise<string[]> {
+export async function unreachableServices(config: Pick<Config, 'sidekiqTimeoutMs' | 'redisMaxReplyBytes' | 'redisMaxReplyElements'>, values: Record<string, unknown>): Promise<string[]> {
   const redis = values.redis;
   if (typeof redis !== 'string') return [];
-  const problem = await redisUnreachable(redis, config.sidekiqTimeoutMs);
+  const problem = await redisUnreachable(redis, config.sidekiqTimeoutMs, replyBoundsOf(config));
   return problem === null ? [] : [`redis: ${redactedUrl(redis)}: ${problem}`];
 }

@@ -1,5 +1,7 @@
 // Every way reading a Sidekiq's Redis fails, as one sentence saying what is wrong and what to try.
 // The password never appears: it is cut out of whatever the client library said.
+import { ReplyTooLarge } from '../redis/reply-guard.ts';
+
 export class RedisTimeout extends Error {
   constructor(readonly timeoutMs: number) {
     super(`no answer within ${timeoutMs} ms`);
@@ -11,6 +13,7 @@ export function describeRedisError(err: unknown, host: string, timeoutMs: number
   const raw = String(e?.message ?? err);
   const msg = password ? raw.split(password).join('***') : raw;
   const wait = `${timeoutMs / 1000} s`;
+  if (err instanceof ReplyTooLarge) return `Redis at ${host}: ${msg}; the connection was dropped`;
   if (err instanceof RedisTimeout || /timed? ?out|ETIMEDOUT/i.test(msg) || e.code === 'ETIMEDOUT') {
     return `no answer from Redis at ${host} within ${wait}: is it overloaded or paused, or is a firewall dropping packets? (raise --sidekiq-timeout-ms if it is just slow)`;
   }

@@ -1,7 +1,8 @@
 // One read of a Sidekiq's Redis, as Sidekiq's own API reads it (sidekiq/api.rb 6.4: Stats,
-// Queue.all, ProcessSet, Stats::History): by the read script when the Redis runs it (one call, one
-// snapshot), else by the two pipelines. At most `maxQueues` queues and `maxProcesses` processes are
-// read per sample (the totals say how many there are). Nothing is written.
+// Queue.all, ProcessSet, Stats::History): the head (read-head.ts: counters, SCARD, names by SSCAN
+// pages), then the kept queues and processes by the read script in bounded chunks when the Redis
+// runs it, else by one pipeline. At most `maxQueues` queues and `maxProcesses` processes are read
+// and kept per sample (the totals, from SCARD, say how many there are). Nothing is written.
 import type { Redis } from 'ioredis';
 import { readRawByPipelines } from './read-pipelines.ts';
 import { readRawByScript } from './read-script.ts';

@@ -1,6 +1,6 @@
 // What one read of a Sidekiq's Redis yields, and how the raw replies become it as Sidekiq 6.4's API
 // computes it (Stats, Queue.all, ProcessSet, Stats::History). Both ways of reading (read-script.ts,
-// one script call; read-pipelines.ts, the plain commands) hand snapshotOf() the same RawRead, so
+// script chunks; read-pipelines.ts, the plain commands) hand snapshotOf() the same RawRead, so
 // they cannot differ in what they compute.
 
 export interface ProcessInfo {
@@ -44,7 +44,7 @@ export interface SidekiqSnapshot {
   scheduledSize: number;
   deadSize: number;
   days: { processed: Record<string, number>; failed: Record<string, number> };
-  /** How it was read: one script call (chunked past a size), or the two pipelines. */
+  /** How the kept queues and processes were read: the read script (in chunks), or a pipeline. */
   readWith: 'script' | 'pipelines';
   /** Why the script was not used (the Redis refused it: ACL, renamed command, a proxy…); null when it was. */
   scriptRefused: string | null;
@@ -55,6 +55,8 @@ export interface ReadLimits {
   maxProcesses: number;
   /** Day counters read back from today (UTC), as Stats::History.new(days). */
   days: number;
+  /** Queue names and process identities longer than this (UTF-8 bytes) are counted, never kept; absent: no bound. */
+  maxNameBytes?: number;
 }
 
 /** The replies both ways of reading produce, before any parsing. */

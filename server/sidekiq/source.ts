@@ -12,10 +12,14 @@ import { msOfRubyTime } from '../metrics-api/started-at.ts';
 import { readSidekiq, type ReadLimits, type ScriptMemo, type SidekiqSnapshot } from './read.ts';
 import { describeRedisError, RedisTimeout } from './errors.ts';
 import { redisHost, type RedisTarget } from './redis-url.ts';
+import { boundedOptions, type ReplyBounds, type ReplyTooLarge } from '../redis/bounded-client.ts';
+import { StorageError } from '../store/storage-error.ts';
 
 export interface SidekiqSourceOptions {
   timeoutMs: number;
   limits: ReadLimits;
+  /** Bounds on each reply: past them the read fails and the connection is dropped. */
+  reply: ReplyBounds;
   now?: () => number;
 }
 
@@ -26,12 +30,14 @@ export interface SidekiqOutcome {
   message: string;
   latencyMs: number;
   metrics: SidekiqMetrics | null;
+  /** The Redis gave no answer within the timeout (frozen, overloaded): a request waiting on it gets a 503. */
+  timedOut?: boolean;
 }
 
 /** The options ioredis gets: no retries, no offline queue, no INFO ready check (a read-only ACL user may lack it). */
-export function clientOptions(target: RedisTarget, timeoutMs: number) {
+export function clientOptions(target: RedisTarget, timeoutMs: number, reply: ReplyBounds, onRefused?: (err: ReplyTooLarge) => void) {
   const u = new URL(target.url);
-  return {
+  return boundedOptions({ ...reply, commandTimeoutMs: timeoutMs }, {
     host: u.hostname.replace(/^\[|\]$/g, ''),
     port: u.port ? Number(u.port) : 6379,
     db: Number(u.pathname.replace(/^\//, '') || 0),
@@ -40,13 +46,12 @@ export function clientOptions(target: RedisTarget, timeoutMs: number) {
     tls: u.protocol === 'rediss:' ? { servername: u.hostname } : undefined,
     lazyConnect: true,
     connectTimeout: timeoutMs,
-    commandTimeout: timeoutMs,
     maxRetriesPerRequest: 0,
     retryStrategy: () => null,
     enableOfflineQueue: false,
     enableReadyCheck: false,
     connectionName: 'jobscope-readonly',
-  };
+  }, onRefused);
 }
 
 export function viewOf(s: SidekiqSnapshot): MetricsView {
@@ -85,6 +90,8 @@ export function metricsOf(s: SidekiqSnapshot): SidekiqMetrics {
 
 export class SidekiqSource implements MetricsSource {
   private client: Redis | null = null;
+  /** Why the guard dropped the current client's socket: the read's error, instead of "Connection is closed". */
+  private refused: ReplyTooLarge | null = null;
   private readonly host: string;
   private readonly clock: () => number;
   /** Kept across clients: a Redis that refused the read script is read with pipelines a while. */
@@ -102,13 +109,22 @@ export class SidekiqSource implements MetricsSource {
     return this.clock();
   }
 
+  get timeoutMs(): number {
+    return this.opts.timeoutMs;
+  }
+
   /** A connected client, made afresh after a failure. */
   async redis(): Promise<Redis> {
     // Loaded on the first sidekiq connection only: ioredis costs every server ~20 MiB of RSS at idle.
     const { Redis } = await import('ioredis');
     if (this.client && this.client.status === 'ready') return this.client;
     this.drop();
-    const c = new Redis(clientOptions(this.target, this.opts.timeoutMs));
+    this.refused = null;
+    const c = new Redis(
+      clientOptions(this.target, this.opts.timeoutMs, this.opts.reply, (err) => {
+        this.refused = err;
+      }),
+    );
     // Without retries, connect() rejects with a bare "Connection is closed"; the reason (refused,
     // WRONGPASS, NOAUTH…) comes as an 'error' event, which is also what keeps ioredis from printing it.
     let reason: unknown = null;
@@ -133,10 +149,24 @@ export class SidekiqSource implements MetricsSource {
     try {
       return await Promise.race([this.redis().then(fn), deadline]);
     } catch (err) {
+      const refused = this.refused;
       this.drop();
-      throw err;
+      throw refused ?? err;
     } finally {
       clearTimeout(timer);
+    }
+  }
+
+  /**
+   * `use` for a request someone waits on: a Redis that gives no answer in time is a 503 with
+   * Retry-After (StorageError), any other failure `otherwise(sentence)`.
+   */
+  async forRequest<T>(fn: (r: Redis) => Promise<T>, otherwise: (sentence: string) => Error): Promise<T> {
+    try {
+      return await this.use(fn);
+    } catch (err) {
+      if (isTimeout(err)) throw new StorageError('unavailable', this.describe(err), retryAfterS(this.opts.timeoutMs), { cause: err });
+      throw otherwise(this.describe(err));
     }
   }
 
@@ -156,7 +186,7 @@ export class SidekiqSource implements MetricsSource {
       const s = await this.snapshot();
       return { ok: true, message: summary(s, this.host, this.target.namespace), latencyMs: took(), metrics: metricsOf(s) };
     } catch (err) {
-      return { ok: false, message: this.describe(err), latencyMs: took(), metrics: null };
+      return { ok: false, message: this.describe(err), latencyMs: took(), metrics: null, timedOut: isTimeout(err) };
     }
   }
 
@@ -173,6 +203,11 @@ export class SidekiqSource implements MetricsSource {
     this.drop();
   }
 }
+
+const isTimeout = (err: unknown) => err instanceof RedisTimeout || /Command timed out/.test(String((err as Error | null)?.message));
+
+/** A client told to come back after a frozen Redis waits at least one timeout's length. */
+export const retryAfterS = (timeoutMs: number) => Math.max(1, Math.ceil(timeoutMs / 1000));
 
 /** What the "Test" button says: what was found, or that nothing Sidekiq-like is there. */
 export function summary(s: SidekiqSnapshot, host: string, namespace: string): string {

@@ -3,6 +3,20 @@
 import type { Connection } from '../store/monitor-ports.ts';
 import { SidekiqSource, type SidekiqSourceOptions } from './source.ts';
 import type { RedisTarget } from './redis-url.ts';
+import type { Config } from '../config.ts';
+import { replyBoundsOf } from '../redis/bounded-client.ts';
+
+/** Day counters a sidekiq connection reads back (Sidekiq Web's default history graph is 30 days). */
+const SIDEKIQ_DAYS = 30;
+
+/** A sidekiq connection's read options from the config, read at each use (settings may change). */
+export function sidekiqOptionsOf(config: Config): SidekiqSourceOptions {
+  return {
+    timeoutMs: config.sidekiqTimeoutMs,
+    limits: { maxQueues: config.sidekiqMaxQueues, maxProcesses: config.sidekiqMaxProcesses, days: SIDEKIQ_DAYS, maxNameBytes: config.sampleMaxNameBytes },
+    reply: replyBoundsOf(config),
+  };
+}
 
 export function targetOfConnection(c: Pick<Connection, 'baseUrl' | 'token' | 'segment'>): RedisTarget {
   return { url: c.baseUrl ?? '', password: c.token ?? '', namespace: c.segment };

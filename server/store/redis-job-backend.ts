@@ -24,6 +24,7 @@ import { scoreText, type EntryKey, type FailedSet } from '../jobs/entry-key.ts';
 import type { FailedJob, Job, JobCounters } from '../jobs/types.ts';
 import type { MetricsView } from '../metrics-api/source.ts';
 import { readSidekiq } from '../sidekiq/read.ts';
+import { boundedOptions, DEFAULT_CLIENT_BOUNDS, type ClientBounds } from '../redis/bounded-client.ts';
 import { viewOf } from '../sidekiq/source.ts';
 import { readQueue, readQueueList, readQueuePage, type QueueReadOptions } from './redis-queue-reads.ts';
 import { withJsonMembers } from '../util/json-members.ts';
@@ -134,6 +135,8 @@ export interface RedisJobBackendOptions {
   log?: { warn(obj: unknown, msg?: string): void };
   /** --job-dead-max: the dead set's trim when a payload that is no job is buried (default Sidekiq's 10,000). */
   deadMax?: number;
+  /** Command timeout and reply bounds of the client (server/redis/bounded-client.ts). */
+  bounds?: ClientBounds;
   /** ioredis's client class. Given by the caller so that ioredis is loaded only with --redis
    *  (openRedisJobBackend): loading it costs every server ~20 MiB of RSS at idle. */
   Redis: typeof Redis;
@@ -155,7 +158,7 @@ export class RedisJobBackend implements SharedJobBackend, EntryAddressed {
   constructor(private readonly opts: RedisJobBackendOptions) {
     const most = Math.floor((opts.processTtlS * 1000) / 3);
     this.beatEveryMs = opts.beatEveryMs ? Math.min(opts.beatEveryMs, most) : Math.min(5000, most);
-    const redis = new opts.Redis(opts.url, { lazyConnect: true, connectionName: 'jobscope-jobs', maxRetriesPerRequest: 3 });
+    const redis = new opts.Redis(opts.url, boundedOptions(opts.bounds ?? DEFAULT_CLIENT_BOUNDS, { lazyConnect: true, connectionName: 'jobscope-jobs', maxRetriesPerRequest: 3 }));
     redis.defineCommand('jsFetch', { lua: FETCH });
     redis.defineCommand('jsRequeue', { numberOfKeys: 3, lua: REQUEUE });
     redis.defineCommand('jsOrphans', { numberOfKeys: 2, lua: ORPHANS });
