@@ -23,6 +23,7 @@ import type { PoolIdentity, WorkerPool } from './worker-pool.ts';
 import { JobRunner } from './job-runner.ts';
 import { WorkState } from './work-state.ts';
 import type { EnqueueOptions, FailedJob, Job, JobCounters, JobKind } from './types.ts';
+import { isStorageError } from '../store/storage-error.ts';
 
 export class QueueKindError extends Error {}
 
@@ -52,7 +53,18 @@ function acted(ids: number[] | undefined, done: Job[]): Acted {
 /** Creating the queue would pass --max-queues. */
 export class QueueLimitError extends Error {}
 
-type Log = { warn(obj: unknown, msg?: string): void };
+type Log = { warn(obj: unknown, msg?: string): void; info?(obj: unknown, msg?: string): void };
+
+/** The job system's state for the status route: `degraded` with a sentence while its backend cannot be reached. */
+export interface JobSystemHealth {
+  state: 'ok' | 'degraded';
+  message?: string;
+}
+
+// A shared backend that does not answer at start is tried again in the background, from this wait
+// doubling up to the cap: the server listens meanwhile, and the job system begins once it answers.
+const FIRST_RETRY_MS = 500;
+const MOST_RETRY_MS = 10_000;
 
 export class JobSystem implements Service, MetricsSource, MetricsView {
   readonly name = 'jobs';
@@ -80,11 +92,24 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
   /** Set by poke(): a job was enqueued here or a slot freed while a fetch was out, so its short answer is stale. */
   private poked = false;
   private fetchLoopDone: Promise<void> | undefined;
+  /** Ends the bring-up's wait at the stop. */
+  private stopWake: (() => void) | null = null;
   /** Jobs fetched from the shared backend and running: the heartbeat's `busy` and workers hash. */
   private readonly work = new WorkState();
 
+  private logger: Log = console;
+  /** While a shared backend has not answered at start: why (the sentence the status shows). */
+  private notBegun: string | undefined;
+
   /** Set to the server's logger once it exists. */
-  log: Log = console;
+  get log(): Log {
+    return this.logger;
+  }
+
+  set log(log: Log) {
+    this.logger = log;
+    this.shared?.useLog?.({ info: (o, m) => (log.info ?? log.warn).call(log, o, m), warn: (o, m) => log.warn(o, m) });
+  }
 
   constructor(
     private readonly config: Config,
@@ -128,7 +153,53 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
   start(): void | Promise<void> {
     if (this.started) return;
     this.started = true;
+    if (this.shared) return this.bringUp(this.shared);
     return after(this.backend.recover(), (kept) => this.begin(kept));
+  }
+
+  /**
+   * A shared backend (Redis) may be down, refusing or frozen at start: the first try is awaited
+   * (the backend bounds it), then the server starts DEGRADED and keeps trying in the background with
+   * a capped backoff; job routes answer 503 meanwhile (the backend's StorageError) and health()
+   * says why. The job system begins by itself once the backend answers.
+   */
+  private async bringUp(backend: SharedJobBackend): Promise<void> {
+    if (await this.tryBegin(backend)) return;
+    const retries = (async () => {
+      for (let wait = FIRST_RETRY_MS; !this.stopping; wait = Math.min(MOST_RETRY_MS, wait * 2)) {
+        await this.pause(wait, 'bring-up');
+        if (this.stopping || (await this.tryBegin(backend))) return;
+      }
+    })();
+    this.fetchLoopDone = retries;
+  }
+
+  private async tryBegin(backend: SharedJobBackend): Promise<boolean> {
+    let kept: RecoveredJobs;
+    try {
+      kept = await backend.recover();
+    } catch (err) {
+      const where = backend.reachability?.();
+      this.notBegun = `waiting for Redis at ${where?.where ?? 'its URL'}: ${where?.reason ?? (err instanceof Error ? err.message : String(err))}`;
+      return false;
+    }
+    this.notBegun = undefined;
+    await this.begin(kept);
+    return true;
+  }
+
+  /** `degraded` while the job system waits for its backend (at start, or in an outage), with the sentence a banner shows. */
+  health(): JobSystemHealth {
+    if (this.notBegun !== undefined) return { state: 'degraded', message: `${this.notBegun}; jobs cannot be enqueued or run until it answers (retrying in the background)` };
+    const link = this.shared?.reachability?.();
+    if (link?.reason !== undefined) return { state: 'degraded', message: `Redis at ${link.where} is unreachable: ${link.reason}; fetching is paused and the ends of running jobs are kept until it is back` };
+    return { state: 'ok' };
+  }
+
+  /** Logs a failure, unless it is the backend's outage (the backend logs each outage once). */
+  private warnUnlessOutage(err: unknown, what: string): void {
+    if (isStorageError(err) && err.kind === 'unavailable') return;
+    this.log.warn({ err }, what);
   }
 
   private begin(kept: RecoveredJobs): void | Promise<void> {
@@ -156,12 +227,13 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
   }
 
   private async beginShared(backend: SharedJobBackend): Promise<void> {
-    await this.beat(backend);
-    this.every(backend.beatEveryMs, () => this.beat(backend).catch((err: unknown) => this.log.warn({ err }, 'Redis heartbeat failed')));
+    // The outage may start right here: the timer beats again.
+    await this.beat(backend).catch((err: unknown) => this.warnUnlessOutage(err, 'Redis heartbeat failed'));
+    this.every(backend.beatEveryMs, () => this.beat(backend).catch((err: unknown) => this.warnUnlessOutage(err, 'Redis heartbeat failed')));
     this.every(Math.max(10, this.config.jobPollMs), () =>
       backend.moveDue(this.clock.now()).then(
         (n) => n > 0 && this.poke(),
-        (err: unknown) => this.log.warn({ err }, 'could not move due retries back'),
+        (err: unknown) => this.warnUnlessOutage(err, 'could not move due retries back'),
       ),
     );
     this.fetchLoopDone = this.fetchLoop(backend);
@@ -183,8 +255,14 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
     this.fetchWake?.();
   }
 
-  /** Waits for poke(), or at most `ms` when given. */
-  private pause(ms?: number): Promise<void> {
+  /** Waits for poke(), or at most `ms` when given; `bring-up` waits are only ended by the stop. */
+  private pause(ms?: number, why: 'fetch' | 'bring-up' = 'fetch'): Promise<void> {
+    if (why === 'bring-up') {
+      return new Promise((resolve) => {
+        const t = setTimeout(resolve, ms);
+        this.stopWake = () => (clearTimeout(t), resolve());
+      });
+    }
     return new Promise((resolve) => {
       const t = ms === undefined ? undefined : setTimeout(() => {
         this.fetchWake = null;
@@ -204,6 +282,7 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
    */
   private async fetchLoop(backend: SharedJobBackend): Promise<void> {
     const idleMs = Math.max(10, Math.min(this.config.jobPollMs, 1000));
+    let outageWait = 100;
     while (!this.stopping) {
       const free = this.pool.concurrency - this.pool.busy;
       // No timer: every freed slot pokes, and so does the stop.
@@ -215,9 +294,12 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
       let jobs: Job[];
       try {
         jobs = await backend.fetch(this.served(), free);
+        outageWait = 100;
       } catch (err) {
-        this.log.warn({ err }, 'could not fetch a job from Redis');
-        await this.pause(1000);
+        // Fetching pauses through an outage and resumes by itself; waits grow to 2 s.
+        this.warnUnlessOutage(err, 'could not fetch a job from Redis');
+        await this.pause(outageWait);
+        outageWait = Math.min(2000, outageWait * 2);
         continue;
       }
       // Taken during the stop: they stay in the working list, which leave() puts back into their queues.
@@ -487,7 +569,7 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
     return pushed.then(
       (jobs) => jobs.length > 0,
       (err: unknown) => {
-        this.log.warn({ err, kind: kindName }, 'could not enqueue a periodic job');
+        if (!isStorageError(err)) this.log.warn({ err, kind: kindName }, 'could not enqueue a periodic job');
         return false;
       },
     ).finally(() => this.enqueuingOnce.delete(kindName));
@@ -535,7 +617,7 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
 
   /** Logs the failure of a write whose answer nobody waits for (an asynchronous backend's); stop() waits for it. */
   private quietly(v: Awaitable<unknown>, what: string): void {
-    if (v instanceof Promise) this.track(v.catch((err: unknown) => this.log.warn({ err }, what)));
+    if (v instanceof Promise) this.track(v.catch((err: unknown) => this.warnUnlessOutage(err, what)));
   }
 
   /** Pushes a memory-only job (demo load) into a memory queue. */
@@ -697,6 +779,7 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
     for (const cancel of this.timers) cancel();
     this.topology.stopAll();
     this.poke();
+    this.stopWake?.();
     await this.runner.stop(graceMs);
     try {
       await this.saveCounters();
