@@ -199,7 +199,7 @@ export class RedisJobBackend implements SharedJobBackend {
     const redis = new opts.Redis(opts.url, { ...FAIL_FAST, lazyConnect: true, connectionName: 'jobscope-jobs', maxRetriesPerRequest: 3 });
     // Without a listener ioredis prints each connection error as "Unhandled error event"; the
     // link logs the outage once instead.
-    redis.on('error', (err: unknown) => this.link.down(this.link.describe(err)));
+    redis.on('error', (err: unknown) => void this.link.translate(err));
     redis.on('ready', () => this.reconnected());
     // A command in flight when the connection drops is neither answered nor sent again (FAIL_FAST):
     // ioredis would leave its promise pending for ever, so the calls waiting on one fail now.
@@ -402,8 +402,9 @@ export class RedisJobBackend implements SharedJobBackend {
       const timer = setTimeout(() => {
         this.redis.off('ready', onReady);
         // A server that accepted the connection and never answered its ready check: start over.
+        const silent = this.redis.status === 'connect' || this.link.reason === undefined;
         if (this.redis.status === 'connect') this.redis.disconnect(true);
-        reject(this.link.reason === undefined ? this.link.translate(new RedisNoAnswer(this.answerMs)) : this.link.unavailable());
+        reject(silent ? this.link.translate(new RedisNoAnswer(this.answerMs)) : this.link.unavailable());
       }, this.answerMs);
       this.redis.once('ready', onReady);
     });

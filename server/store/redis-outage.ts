@@ -62,9 +62,11 @@ export class RedisLink {
   /** An outage error as the StorageError every caller gets (503 + Retry-After); others unchanged. */
   translate(err: unknown): unknown {
     if (err instanceof StorageError || !isRedisOutage(err)) return err;
-    const reason = this.describe(err);
-    this.down(reason);
-    return this.unavailable(reason);
+    // "Closed" and "not writeable" follow every refusal, lookup failure or reset: they would
+    // replace its sentence with a vaguer one.
+    const vague = /Connection is closed|Stream isn't writeable/.test(String((err as { message?: unknown }).message));
+    if (!vague || this.reason === undefined) this.down(this.describe(err));
+    return this.unavailable();
   }
 
   /** The StorageError of the current (or given) outage. */
