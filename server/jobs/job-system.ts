@@ -24,6 +24,7 @@ import { JobRunner } from './job-runner.ts';
 import { WorkState } from './work-state.ts';
 import type { EnqueueOptions, FailedJob, Job, JobCounters, JobKind } from './types.ts';
 import { isStorageError } from '../store/storage-error.ts';
+import { orderQueues, parseQueueOrder, type QueueOrder } from './queue-order.ts';
 
 export class QueueKindError extends Error {}
 
@@ -85,6 +86,8 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
   private started = false;
   private stopping = false;
 
+  /** --queues (with a shared backend): the only queues served, and their order. */
+  private readonly queueOrder: QueueOrder | undefined;
   /** Set when the backend is shared (Redis): jobs are fetched from it, metrics read from it. */
   private readonly shared: SharedJobBackend | undefined;
   /** Wakes the fetch loop from its idle wait (a local enqueue, a freed slot). */
@@ -118,6 +121,8 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
   ) {
     this.clock = opts.clock ?? systemClock;
     this.shared = isShared(backend) ? backend : undefined;
+    const order = this.shared && config.jobQueues ? parseQueueOrder(config.jobQueues) : undefined;
+    this.queueOrder = order && !('error' in order) ? order : undefined;
     const shared = this.shared !== undefined;
     this.runner = new JobRunner({
       kinds: this.kinds,
@@ -219,8 +224,12 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
 
   // ---- a shared backend (Redis): fetch, heartbeat, due retries --------------------------------
 
-  /** Queue names this process takes jobs from: its durable queues (built-in ones and those Jobscope created). */
+  /**
+   * Queue names this process takes jobs from, in the order of this fetch: the --queues list as
+   * Sidekiq orders it (queue-order.ts), else its durable queues (built-in ones and those Jobscope created).
+   */
   private served(): string[] {
+    if (this.queueOrder) return orderQueues(this.queueOrder);
     const names: string[] = [];
     for (const q of this.topology.queues()) if (q.durable) names.push(q.name);
     return names;
@@ -242,7 +251,8 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
   /** Heartbeat, then the queues other servers created, then the jobs of dead processes back into their queues. */
   private async beat(backend: SharedJobBackend): Promise<void> {
     const p = this.pool;
-    await backend.beat({ ...p.identity, startedAt: p.startedAt, queues: this.served(), work: this.work.list() });
+    const queues = this.queueOrder ? [...new Set(this.queueOrder.weighted)] : this.served();
+    await backend.beat({ ...p.identity, startedAt: p.startedAt, queues, work: this.work.list() });
     for (const name of await backend.servedQueues()) {
       const q = this.topology.queue(name);
       if (!q && this.topology.durableCount < this.config.maxQueues) this.durableQueue(name, false);
