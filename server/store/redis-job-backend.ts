@@ -29,7 +29,7 @@ import { readSidekiq } from '../sidekiq/read.ts';
 import { viewOf } from '../sidekiq/source.ts';
 import { readQueue, readQueueList, readQueuePage, type QueueReadOptions } from './redis-queue-reads.ts';
 import { PUSH_ONCE, PUSH_UNLESS_PENDING, pushOnceArgs, pushUnlessPendingArgs } from './redis-push-once.ts';
-import { END, EndWriter, RETURN_STRAYS, type JobEnd } from './redis-job-end.ts';
+import { BACK_TO_QUEUE, END, EndWriter, RETURN_STRAYS, type JobEnd } from './redis-job-end.ts';
 import { RedisLink, RedisNoAnswer } from './redis-outage.ts';
 import { redisHost } from '../sidekiq/redis-url.ts';
 
@@ -94,17 +94,13 @@ return 0`;
 // A dead process's working list back to the tails of its jobs' queues (they were the oldest).
 // ARGV[2] = 'if-dead': only while its heartbeat hash is missing, checked in the same step, so a
 // process that re-beat since the caller looked keeps its jobs.
-const ORPHANS = `
+const ORPHANS = `${BACK_TO_QUEUE}
 if ARGV[2] == 'if-dead' and redis.call('EXISTS', ARGV[1]) == 1 then return 0 end
 local n = 0
 while true do
   local v = redis.call('RPOP', KEYS[1])
   if not v then break end
-  local ok, job = pcall(cjson.decode, v)
-  local q = 'default'
-  if ok and type(job) == 'table' and type(job.queue) == 'string' then q = job.queue end
-  redis.call('SADD', 'queues', q)
-  redis.call('RPUSH', 'queue:' .. q, v)
+  back_to_queue(v)
   n = n + 1
 end
 redis.call('SREM', KEYS[2], ARGV[1])
@@ -187,6 +183,7 @@ export class RedisJobBackend implements SharedJobBackend {
   private strayMarks = 0;
   private straysReturned = 0;
   private lastBeat: ProcessBeat | undefined;
+  private leaving = false;
   /** Fails the calls in flight: see the close listener. */
   private readonly inFlight = new Set<(err: Error) => void>();
 
@@ -203,7 +200,10 @@ export class RedisJobBackend implements SharedJobBackend {
     redis.on('ready', () => this.reconnected());
     // A command in flight when the connection drops is neither answered nor sent again (FAIL_FAST):
     // ioredis would leave its promise pending for ever, so the calls waiting on one fail now.
+    // A dropped connection is an outage even when the reconnect succeeds at its first try: hashes
+    // may have expired meanwhile (a restarted Redis), which recoverOrphans must know.
     redis.on('close', () => {
+      if (!this.leaving) this.link.translate(new Error('Connection is closed.'));
       for (const cut of [...this.inFlight]) cut(new Error('Connection is closed.'));
     });
     redis.defineCommand('jsFetch', { lua: FETCH });
@@ -704,6 +704,7 @@ export class RedisJobBackend implements SharedJobBackend {
       this.ends.retryNow();
       while (this.ends.pending > 0 && this.link.reason === undefined && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
       this.ends.close();
+      this.leaving = true;
       // Jobs cut off by the stop go back to the tails of their queues at once (they run next).
       await this.redis.jsOrphans(this.working, 'jobscope:working', this.identity, 'always');
       await this.exec(this.redis.multi().srem('processes', this.identity).del(this.identity).unlink(this.workersKey));

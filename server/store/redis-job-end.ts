@@ -37,10 +37,20 @@ for name, n in pairs({ processed = processed, failed = failed }) do
 end
 return ended`;
 
+/** A Lua function putting an entry back at the tail of its job's queue (named in its payload, else default): it runs next. */
+export const BACK_TO_QUEUE = `
+local function back_to_queue(v)
+  local ok, job = pcall(cjson.decode, v)
+  local q = 'default'
+  if ok and type(job) == 'table' and type(job.queue) == 'string' then q = job.queue end
+  redis.call('SADD', 'queues', q)
+  redis.call('RPUSH', 'queue:' .. q, v)
+end`;
+
 // Entries of this process's working list that no job of it holds (a fetch whose answer was lost in
 // an outage: Redis moved them, this process never saw them) back to the tails of their queues.
 // KEYS[1] working list; ARGV the entries held, with repeats.
-export const RETURN_STRAYS = `
+export const RETURN_STRAYS = `${BACK_TO_QUEUE}
 local held = {}
 for i = 1, #ARGV do held[ARGV[i]] = (held[ARGV[i]] or 0) + 1 end
 local n = 0
@@ -49,11 +59,7 @@ for _, v in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
     held[v] = held[v] - 1
   else
     redis.call('LREM', KEYS[1], 1, v)
-    local ok, job = pcall(cjson.decode, v)
-    local q = 'default'
-    if ok and type(job) == 'table' and type(job.queue) == 'string' then q = job.queue end
-    redis.call('SADD', 'queues', q)
-    redis.call('RPUSH', 'queue:' .. q, v)
+    back_to_queue(v)
     n = n + 1
   end
 end

@@ -1,8 +1,8 @@
 // --queues: Sidekiq's `-q name[,weight]`. The parse and the order are checked against Sidekiq 6.4
 // itself (Sidekiq::CLI#parse_queue, BasicFetch#queues_cmd through the oracle); the served set
 // through a real server on a real Redis: only the named queues are taken from.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startRedis, type TestRedis } from '../helpers/redis.ts';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { useRedis } from '../helpers/redis.ts';
 import { sidekiqRuby, sidekiqView, warmOracle } from '../helpers/sidekiq-oracle.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { orderQueues, parseQueueOrder, type QueueOrder } from '../../server/jobs/queue-order.ts';
@@ -12,18 +12,12 @@ import { addSettingFlags, configFromFlags } from '../../server/cli-config.ts';
 import { seededRandom } from '../../common/prng.ts';
 import { sleep, waitFor } from './lib.ts';
 
-let redis: TestRedis;
-beforeAll(async () => {
-  warmOracle();
-  redis = await startRedis();
-});
-afterAll(async () => {
-  await redis?.stop();
-});
+const redis = useRedis();
+beforeAll(() => warmOracle());
 const servers: TestServer[] = [];
 afterEach(async () => {
   for (const s of servers.splice(0)) await s.close();
-  await sidekiqRuby(redis.url, 'Sidekiq.redis { |c| c.flushdb }');
+  await redis.client.flushdb();
 });
 
 /** Sidekiq's options for `-q` given each of `flags` (as its CLI splits them: name, weight). */
