@@ -184,8 +184,9 @@ export class RedisJobBackend implements SharedJobBackend {
   private straysReturned = 0;
   private lastBeat: ProcessBeat | undefined;
   private leaving = false;
-  /** Fails the calls in flight: see the close listener. */
-  private readonly inFlight = new Set<(err: Error) => void>();
+  /** Calls in flight, with when each was made: failed at a close (see its listener) or past answerMs. */
+  private readonly inFlight = new Map<(err: Error) => void, number>();
+  private deadlineTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly opts: RedisJobBackendOptions) {
     const most = Math.floor((opts.processTtlS * 1000) / 3);
@@ -204,7 +205,7 @@ export class RedisJobBackend implements SharedJobBackend {
     // may have expired meanwhile (a restarted Redis), which recoverOrphans must know.
     redis.on('close', () => {
       if (!this.leaving) this.link.translate(new Error('Connection is closed.'));
-      for (const cut of [...this.inFlight]) cut(new Error('Connection is closed.'));
+      for (const cut of [...this.inFlight.keys()]) cut(new Error('Connection is closed.'));
     });
     redis.defineCommand('jsFetch', { lua: FETCH });
     redis.defineCommand('jsEnd', { numberOfKeys: 1, lua: END });
@@ -239,17 +240,13 @@ export class RedisJobBackend implements SharedJobBackend {
   }
 
   private answered<T>(p: Promise<T>, fetching = false): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
     let cut: ((err: Error) => void) | undefined;
     const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new RedisNoAnswer(this.answerMs)), this.answerMs);
       cut = reject;
     });
-    this.inFlight.add(cut!);
-    const settled = () => {
-      clearTimeout(timer);
-      this.inFlight.delete(cut!);
-    };
+    this.inFlight.set(cut!, Date.now());
+    this.watchDeadlines();
+    const settled = () => this.inFlight.delete(cut!);
     return Promise.race([p, deadline]).then(
       (v) => {
         settled();
@@ -266,6 +263,21 @@ export class RedisJobBackend implements SharedJobBackend {
         throw this.link.translate(err);
       },
     );
+  }
+
+  // One timer for every call in flight rather than one per call: thousands of calls a second
+  // would otherwise each arm and clear their own. A call fails between answerMs and 1.25 × answerMs.
+  private watchDeadlines(): void {
+    if (this.deadlineTimer) return;
+    this.deadlineTimer = setInterval(() => {
+      const late = Date.now() - this.answerMs;
+      for (const [cut, at] of this.inFlight) if (at <= late) cut(new RedisNoAnswer(this.answerMs));
+      if (this.inFlight.size === 0) {
+        clearInterval(this.deadlineTimer);
+        this.deadlineTimer = undefined;
+      }
+    }, Math.max(10, this.answerMs / 4));
+    this.deadlineTimer.unref();
   }
 
   /**
