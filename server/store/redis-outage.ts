@@ -16,8 +16,11 @@ export class RedisNoAnswer extends Error {
   }
 }
 
-/** Replies from a Redis that is up but cannot serve now: an outage too, not a bug. */
-const TRANSIENT_REPLY = /^(LOADING|MASTERDOWN|BUSY|TRYAGAIN|CLUSTERDOWN|READONLY)\b/;
+/**
+ * Replies from a Redis that is up but cannot serve this server now: loading, a replica, or refusing
+ * its credentials (fixed in the URL, not by the request). An outage too, not a bug.
+ */
+const TRANSIENT_REPLY = /^(LOADING|MASTERDOWN|BUSY|TRYAGAIN|CLUSTERDOWN|READONLY|NOAUTH|WRONGPASS|NOPERM)\b/;
 
 /**
  * Whether the error says Redis could not be reached or did not answer (so the call may succeed

@@ -87,6 +87,14 @@ describe('serve --redis with its Redis down at start', () => {
     expectCleanOutput(child, dataDir);
   });
 
+  it('refusing the credentials (NOAUTH): listens, degraded with the sentence saying where the password goes, 503s', async () => {
+    const redis = await startRedis(['--requirepass', 'the-password']);
+    redises.push(redis);
+    const { child, dataDir } = await serveOn(redis.url);
+    await expectDegraded(child.url, /waiting for Redis at 127\.0\.0\.1:\d+: Redis at 127\.0\.0\.1:\d+ wants a password \(NOAUTH\)/);
+    expectCleanOutput(child, dataDir);
+  });
+
   it('absent (the host does not resolve): listens, degraded with the DNS sentence, 503s, and stops cleanly', async () => {
     const { child, dataDir } = await serveOn('redis://no-such-redis-host.invalid:6379/0');
     await expectDegraded(child.url, /waiting for Redis at no-such-redis-host\.invalid:6379: host no-such-redis-host\.invalid not found/);
