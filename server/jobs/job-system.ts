@@ -66,6 +66,8 @@ export interface JobSystemHealth {
 // doubling up to the cap: the server listens meanwhile, and the job system begins once it answers.
 const FIRST_RETRY_MS = 500;
 const MOST_RETRY_MS = 10_000;
+/** How long the start waits for a first answer before it goes on degraded (the try goes on meanwhile). */
+const START_WAIT_MS = 3000;
 
 export class JobSystem implements Service, MetricsSource, MetricsView {
   readonly name = 'jobs';
@@ -169,10 +171,20 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
    * says why. The job system begins by itself once the backend answers.
    */
   private async bringUp(backend: SharedJobBackend): Promise<void> {
-    if (await this.tryBegin(backend)) return;
+    const where = backend.reachability?.();
+    this.notBegun = where ? `waiting for Redis at ${where.where}: connecting` : 'waiting for the job store: connecting';
+    const first = this.tryBegin(backend);
+    let timer: NodeJS.Timeout | undefined;
+    const begun = await Promise.race([first, new Promise<false>((r) => (timer = setTimeout(() => r(false), START_WAIT_MS)))]);
+    clearTimeout(timer);
+    if (begun === true) return;
     const retries = (async () => {
+      if (await first) return;
       for (let wait = FIRST_RETRY_MS; !this.stopping; wait = Math.min(MOST_RETRY_MS, wait * 2)) {
-        await this.pause(wait, 'bring-up');
+        // Cut short once the backend's own reconnect succeeded: the begin need not wait out the backoff.
+        const until = Date.now() + wait;
+        do await this.pause(Math.min(250, wait), 'bring-up');
+        while (!this.stopping && Date.now() < until && backend.reachability?.().reason !== undefined);
         if (this.stopping || (await this.tryBegin(backend))) return;
       }
     })();
@@ -185,7 +197,8 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
       kept = await backend.recover();
     } catch (err) {
       const where = backend.reachability?.();
-      this.notBegun = `waiting for Redis at ${where?.where ?? 'its URL'}: ${where?.reason ?? (err instanceof Error ? err.message : String(err))}`;
+      const reason = where?.reason ?? (err instanceof Error ? err.message : String(err));
+      this.notBegun = where ? `waiting for Redis at ${where.where}: ${reason}` : `waiting for the job store: ${reason}`;
       return false;
     }
     this.notBegun = undefined;

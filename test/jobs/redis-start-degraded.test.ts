@@ -35,9 +35,13 @@ const status = async (url: string) => (await http(`${url}/api/app/status`, { tok
 const enqueue = (url: string) => http(`${url}/api/v3/sim/jobs`, { json: { queue: 'default', count: 1 }, token: TOKEN });
 
 async function expectDegraded(url: string, reason: RegExp): Promise<void> {
-  const s = await status(url);
+  // Degraded from the listening on ("connecting" while the first try is out), with the reason once known.
+  expect((await status(url)).job_system.state).toBe('degraded');
+  const s = await waitFor(`status with ${reason}`, async () => {
+    const now = await status(url);
+    return reason.test(now.job_system.message ?? '') ? now : undefined;
+  }, 15_000, 100);
   expect(s.job_system.state).toBe('degraded');
-  expect(s.job_system.message).toMatch(reason);
   for (const r of [await enqueue(url), await http(`${url}/api/v3/sim/jobs/queues`, { token: TOKEN }), await http(`${url}/api/v4/sidekiq/compound_metrics`, { token: TOKEN })]) {
     expect(r.status, JSON.stringify(r.body)).toBe(503);
     expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
