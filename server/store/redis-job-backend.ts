@@ -636,7 +636,11 @@ export class RedisJobBackend implements SharedJobBackend {
     m.expire(this.workersKey, this.opts.processTtlS)
       .hset(this.identity, 'info', JSON.stringify(info), 'busy', String(p.work.length), 'beat', String(Date.now() / 1000), 'quiet', 'false', 'rss', String(Math.round(process.memoryUsage.rss() / 1024)))
       .expire(this.identity, this.opts.processTtlS);
+    const at = Date.now();
     await this.exec(m);
+    // A beat answered later than a beat period: Redis (or this process) stalled, and hashes may
+    // have expired meanwhile without any call failing; recoverOrphans waits as after an outage.
+    if (Date.now() - at > this.beatEveryMs) this.link.stalled();
   }
 
   async retries(): Promise<FailedJob[]> {
@@ -718,8 +722,8 @@ export class RedisJobBackend implements SharedJobBackend {
       this.ends.close();
       this.leaving = true;
       // Jobs cut off by the stop go back to the tails of their queues at once (they run next).
-      await this.redis.jsOrphans(this.working, 'jobscope:working', this.identity, 'always');
-      await this.exec(this.redis.multi().srem('processes', this.identity).del(this.identity).unlink(this.workersKey));
+      await this.answered(this.redis.jsOrphans(this.working, 'jobscope:working', this.identity, 'always'));
+      await this.answered(this.exec(this.redis.multi().srem('processes', this.identity).del(this.identity).unlink(this.workersKey)));
     } catch (err) {
       throw this.link.translate(err);
     } finally {

@@ -85,6 +85,11 @@ export class RedisLink {
     this.reason = reason;
   }
 
+  /** Redis answered, but late: counts as the end of an outage for recoverOrphans' rule, without a log line. */
+  stalled(): void {
+    this.upSince = Date.now();
+  }
+
   /** Redis answered; answers whether this ends an outage. */
   up(): boolean {
     if (this.reason === undefined) return false;

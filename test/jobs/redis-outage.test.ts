@@ -182,4 +182,24 @@ describe('serve --redis through Redis outages', () => {
     expect(await c.llen('queue:q')).toBe(1);
     await other.leave();
   });
+
+  it('a freeze shorter than the answer deadline but longer than a beat period also holds back recovery for a TTL', async () => {
+    const redis = await persistentRedis();
+    const other = new RedisJobBackend({ url: redis.url, processTtlS: 3, answerMs: 20_000, now: () => Date.now(), kindOf: () => undefined, maxQueuesRead: 100, Redis });
+    await other.recover();
+    const c = new Redis(redis.url);
+    clients.push(c);
+    await c.sadd('jobscope:working', 'ghost');
+    await c.lpush('working:ghost', JSON.stringify({ class: 'X', queue: 'q', jid: 'a1', args: [{}] }));
+    const beat = { hostname: 'h', pid: 1, tag: 't', labels: [], concurrency: 1, startedAt: Date.now(), queues: ['q'], work: [] };
+    // No call fails: the beat is only answered late, after the freeze.
+    redis.pause();
+    const late = other.beat(beat);
+    await sleep(1500);
+    redis.resume();
+    await late;
+    expect(await other.recoverOrphans()).toBe(0);
+    expect(await c.llen('working:ghost')).toBe(1);
+    await other.leave();
+  });
 });
