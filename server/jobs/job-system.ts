@@ -166,7 +166,7 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
 
   /**
    * A shared backend (Redis) may be down, refusing or frozen at start: the first try is awaited
-   * (the backend bounds it), then the server starts DEGRADED and keeps trying in the background with
+   * up to START_WAIT_MS (the backend bounds the try itself), then the server starts DEGRADED and keeps trying in the background with
    * a capped backoff; job routes answer 503 meanwhile (the backend's StorageError) and health()
    * says why. The job system begins by itself once the backend answers.
    */
@@ -202,7 +202,8 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
       return false;
     }
     this.notBegun = undefined;
-    await this.begin(kept);
+    // Answered during the stop: beginning now would start timers the stop has already cancelled.
+    if (!this.stopping) await this.begin(kept);
     return true;
   }
 
@@ -215,9 +216,9 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
   }
 
   /** Logs a failure, unless it is the backend's outage (the backend logs each outage once). */
-  private warnUnlessOutage(err: unknown, what: string): void {
+  private warnUnlessOutage(err: unknown, what: string, fields: Record<string, unknown> = {}): void {
     if (isStorageError(err) && err.kind === 'unavailable') return;
-    this.log.warn({ err }, what);
+    this.log.warn({ err, ...fields }, what);
   }
 
   private begin(kept: RecoveredJobs): void | Promise<void> {
@@ -592,7 +593,7 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
     return pushed.then(
       (jobs) => jobs.length > 0,
       (err: unknown) => {
-        if (!isStorageError(err)) this.log.warn({ err, kind: kindName }, 'could not enqueue a periodic job');
+        this.warnUnlessOutage(err, 'could not enqueue a periodic job', { kind: kindName });
         return false;
       },
     ).finally(() => this.enqueuingOnce.delete(kindName));

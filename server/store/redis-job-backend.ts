@@ -220,8 +220,6 @@ export class RedisJobBackend implements SharedJobBackend {
     this.ends = new EndWriter({
       run: (args) => this.answered(this.redis.jsEnd(this.working, ...args)),
       head: () => [day(this.opts.now()), String(FIVE_YEARS_S), String(this.opts.now() / 1000 - SIX_MONTHS_S)],
-      onOutage: (err) => this.link.translate(err),
-      onWritten: () => this.link.up(),
     });
     this.guard();
   }

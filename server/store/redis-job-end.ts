@@ -77,13 +77,10 @@ interface Pending extends JobEnd {
 }
 
 export interface EndWriterDeps {
-  /** Runs the END script: keys and args as above. */
+  /** Runs the END script (args as above), its failures for an outage told apart by isRedisOutage. */
   run(args: string[]): Promise<unknown>;
   /** ARGV[1..3] of the script now. */
   head(): string[];
-  /** An outage seen here: reported so the link knows (and the caller's sentence is its). */
-  onOutage(err: unknown): void;
-  onWritten(): void;
 }
 
 const FIRST_RETRY_MS = 100;
@@ -153,7 +150,6 @@ export class EndWriter {
       () => {
         this.flushing -= batch.length;
         this.retryMs = FIRST_RETRY_MS;
-        this.deps.onWritten();
         for (const p of batch) p.done();
       },
       (err: unknown) => {
@@ -162,7 +158,6 @@ export class EndWriter {
           for (const p of batch) p.done(err ?? new Error('Redis script failed'));
           return;
         }
-        this.deps.onOutage(err);
         this.waiting.push(...batch);
         if (this.timer === undefined) {
           const wait = this.retryMs;
