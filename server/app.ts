@@ -79,7 +79,7 @@ async function jobBackendOf(config: Config, store: Store, clock: Clock, kindOf: 
   if (config.redisUrl) {
     const checked = normalizeRedisUrl(config.redisUrl);
     if ('error' in checked) throw new Error(`--redis: ${checked.error}`);
-    return openRedisJobBackend({ url: config.redisUrl, processTtlS: config.redisProcessTtlS, beatEveryMs: config.redisBeatMs, now: () => clock.now(), kindOf, maxQueuesRead: config.sidekiqMaxQueues, deadMax: config.jobDeadMax, log: { warn: (o, m) => log().warn(o, m) }, bounds: clientBoundsOf(config) });
+    return openRedisJobBackend({ url: config.redisUrl, processTtlS: config.redisProcessTtlS, beatEveryMs: config.redisBeatMs, now: () => clock.now(), kindOf, maxQueuesRead: config.sidekiqMaxQueues, deadMax: config.jobDeadMax, log: { info: (o, m) => { const l = log(); (l.info ?? l.warn).call(l, o, m); }, warn: (o, m) => log().warn(o, m) }, bounds: clientBoundsOf(config) });
   }
   if (!pg) return store.jobBackend;
   const { PgJobBackend } = await import('./store/pg/jobs.ts');

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { isLoopbackHost, unbindableHostProblem } from './host-address.ts';
 import { PgStoreError, checkUrl } from './store/pg/errors.ts';
 import { outboundAllowProblem } from './outbound/policy.ts';
+import { parseQueueOrder } from './jobs/queue-order.ts';
 
 /**
  * Why a --database value cannot be used, or null. Only a URL with a host (postgres://…@host/…) is
@@ -155,6 +156,8 @@ export interface Config {
   redisProcessTtlS: number;
   /** How often this process writes its heartbeat to Redis, ms; 0 = as Sidekiq: every 5 s, or TTL/3 if shorter. */
   redisBeatMs: number;
+  /** With --redis: the queues this server serves, Sidekiq's `-q name[,weight]` (jobs/queue-order.ts); undefined = every queue Jobscope created and its own. */
+  jobQueues: string | undefined;
   /** postgres:// URL: builds, runners, projects and users live in this database, shared by every instance given it; undefined = SQLite in the data dir. */
   database: string | undefined;
   /** With a database: how long a request waits for a connection of the pool (and a connect may take), ms. */
@@ -239,6 +242,7 @@ export const SETTINGS: SettingSpec[] = [
   // A shorter beat shows busy slots and running jobs (Sidekiq's Busy page) sooner, for the price of a
   // Redis write each time; tests use it to see a change in milliseconds instead of up to 5 s.
   { key: 'redisBeatMs', flag: '--redis-beat-ms <ms>', env: 'JOBSCOPE_REDIS_BEAT_MS', kind: 'int', default: 0, help: 'with --redis: how often this process writes its heartbeat (busy slots, jobs running, seen by Sidekiq\'s Busy page), in ms; 0 = as Sidekiq: every 5 s, or --redis-process-ttl-s/3 if shorter; never longer than that', max: 3_600_000 },
+  { key: 'jobQueues', flag: '--queues <queue...>', env: 'JOBSCOPE_QUEUES', kind: 'string', default: undefined, help: 'with --redis: serve only these queues, as Sidekiq\'s -q name[,weight] (repeat the flag, or list them: "critical,3 default,1"); with weights, each fetch tries them in a weighted random order, without, in the order given; default: every queue Jobscope created and its own' },
   // Where the data lives, as --data-dir: given at each start, never saved from the UI (see SAVABLE).
   { key: 'database', flag: '--database <url>', env: 'JOBSCOPE_DATABASE_URL', kind: 'string', default: undefined, help: 'keep builds, runners, projects and users in this PostgreSQL database (postgres://user:password@host:5432/database), shared by every Jobscope instance given the same URL and data dir; the schema is created or migrated at start; default: SQLite in the data dir' },
   { key: 'databaseConnectTimeoutMs', flag: '--database-connect-timeout-ms <ms>', env: 'JOBSCOPE_DATABASE_CONNECT_TIMEOUT_MS', kind: 'int', default: 10000, help: 'with --database: how long a request waits for a database connection (all busy, or the database not answering a connect) before it is answered 503 with Retry-After, in ms', min: 100, max: 600_000 },
@@ -297,6 +301,10 @@ export function parseValue(spec: SettingSpec, raw: unknown): Config[keyof Config
   if (spec.key === 'outboundAllow') {
     const problem = outboundAllowProblem(String(raw));
     if (problem) throw new ConfigError(`${flagName(spec)} (${spec.env}): ${problem}`);
+  }
+  if (spec.key === 'jobQueues') {
+    const order = parseQueueOrder(String(raw));
+    if ('error' in order) throw new ConfigError(`${flagName(spec)} (${spec.env}): ${order.error}`);
   }
   if (spec.key === 'database') {
     const problem = databaseUrlProblem(String(raw));

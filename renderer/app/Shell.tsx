@@ -6,6 +6,7 @@ import { useRoute } from './route.ts';
 import { useTheme, type ThemeChoice } from './theme.ts';
 import { CONNECTION_KEY, SelectedConnection } from './connection-context.tsx';
 import { AlertCenter } from './AlertCenter.tsx';
+import { JobSystemBanner } from './JobSystemBanner.tsx';
 import { LiveAnnouncer } from './announcer.tsx';
 import { ShortcutsAndTour } from './ShortcutsAndTour.tsx';
 import { isString, useUiState, useUiStateSync } from './ui-state.ts';
@@ -64,6 +65,7 @@ export function Shell({ onSignOut, canSignOut }: { onSignOut: () => void; canSig
             <ShortcutsAndTour />
             {canSignOut && <button className="ghost" onClick={onSignOut}>Sign out</button>}
           </header>
+          <JobSystemBanner />
           <AlertCenter />
           <LiveAnnouncer />
           <main className="content">

@@ -24,5 +24,6 @@ export async function statusRoutes(fastify: FastifyInstance, { ctx }: { ctx: App
     data_dir: ctx.config.dataDir,
     started_at: new Date(ctx.startedAt).toISOString(),
     ui_refresh_ms: ctx.config.uiRefreshMs,
+    job_system: ctx.jobs.health(),
   }));
 }

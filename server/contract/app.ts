@@ -113,6 +113,13 @@ export const AppStatus = Type.Object({
   data_dir: Type.String(),
   started_at: Type.String(),
   ui_refresh_ms: Type.Optional(Type.Integer({ minimum: 0, description: 'when > 0, the UI asks for new data at this interval instead of its own paces (--ui-refresh-ms: tests, demos)' })),
+  job_system: Type.Object(
+    {
+      state: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]),
+      message: Type.Optional(Type.String({ description: 'while degraded: what is wrong (e.g. waiting for Redis at host:port: the reason) and what happens meanwhile; the UI shows it as a banner' })),
+    },
+    { description: 'with --redis: `degraded` while its Redis cannot be reached (at start or in an outage); job routes answer 503 meanwhile and it recovers by itself' },
+  ),
 });
 export type AppStatus = Static<typeof AppStatus>;
 

@@ -173,6 +173,13 @@ export interface SharedJobBackend extends JobBackend {
   read(): Promise<MetricsView>;
   /** This process leaves: its jobs in flight go back to their queues, its heartbeat and workers hashes are removed, the connection closed. */
   leave(): Promise<void>;
+  /**
+   * Where the backend lives (host:port) and, while it cannot be reached, why, as a sentence: what
+   * the job system's status shows. Optional: a backend without it is taken as reachable.
+   */
+  reachability?(): { where: string; reason?: string };
+  /** Where the backend logs the start and end of each outage (once each). Optional. */
+  useLog?(log: { info(obj: unknown, msg?: string): void; warn(obj: unknown, msg?: string): void }): void;
 }
 
 /**

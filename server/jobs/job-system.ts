@@ -25,6 +25,8 @@ import type { EntryKey, FailedSet } from './entry-key.ts';
 import { missingKeys, parseKeys, refuseUnreadable, resolveKeys, rowIds, type GivenKey } from './failed-entries.ts';
 import { WorkState } from './work-state.ts';
 import type { EnqueueOptions, FailedJob, Job, JobCounters, JobKind } from './types.ts';
+import { isStorageError } from '../store/storage-error.ts';
+import { orderQueues, parseQueueOrder, type QueueOrder } from './queue-order.ts';
 
 export class QueueKindError extends Error {}
 
@@ -49,7 +51,20 @@ export interface Acted {
 /** Creating the queue would pass --max-queues. */
 export class QueueLimitError extends Error {}
 
-type Log = { warn(obj: unknown, msg?: string): void };
+type Log = { warn(obj: unknown, msg?: string): void; info?(obj: unknown, msg?: string): void };
+
+/** The job system's state for the status route: `degraded` with a sentence while its backend cannot be reached. */
+export interface JobSystemHealth {
+  state: 'ok' | 'degraded';
+  message?: string;
+}
+
+// A shared backend that does not answer at start is tried again in the background, from this wait
+// doubling up to the cap: the server listens meanwhile, and the job system begins once it answers.
+const FIRST_RETRY_MS = 500;
+const MOST_RETRY_MS = 10_000;
+/** How long the start waits for a first answer before it goes on degraded (the try goes on meanwhile). */
+const START_WAIT_MS = 3000;
 
 export class JobSystem implements Service, MetricsSource, MetricsView {
   readonly name = 'jobs';
@@ -70,6 +85,8 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
   private started = false;
   private stopping = false;
 
+  /** --queues (with a shared backend): the only queues served, and their order. */
+  private readonly queueOrder: QueueOrder | undefined;
   /** Set when the backend is shared (Redis): jobs are fetched from it, metrics read from it. */
   private readonly shared: SharedJobBackend | undefined;
   /** Wakes the fetch loop from its idle wait (a local enqueue, a freed slot). */
@@ -77,11 +94,24 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
   /** Set by poke(): a job was enqueued here or a slot freed while a fetch was out, so its short answer is stale. */
   private poked = false;
   private fetchLoopDone: Promise<void> | undefined;
+  /** Ends the bring-up's wait at the stop. */
+  private stopWake: (() => void) | null = null;
   /** Jobs fetched from the shared backend and running: the heartbeat's `busy` and workers hash. */
   private readonly work = new WorkState();
 
+  private logger: Log = console;
+  /** While a shared backend has not answered at start: why (the sentence the status shows). */
+  private notBegun: string | undefined;
+
   /** Set to the server's logger once it exists. */
-  log: Log = console;
+  get log(): Log {
+    return this.logger;
+  }
+
+  set log(log: Log) {
+    this.logger = log;
+    this.shared?.useLog?.({ info: (o, m) => (log.info ?? log.warn).call(log, o, m), warn: (o, m) => log.warn(o, m) });
+  }
 
   constructor(
     private readonly config: Config,
@@ -90,6 +120,8 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
   ) {
     this.clock = opts.clock ?? systemClock;
     this.shared = isShared(backend) ? backend : undefined;
+    const order = this.shared && config.jobQueues ? parseQueueOrder(config.jobQueues) : undefined;
+    this.queueOrder = order && !('error' in order) ? order : undefined;
     const shared = this.shared !== undefined;
     this.runner = new JobRunner({
       kinds: this.kinds,
@@ -125,7 +157,65 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
   start(): void | Promise<void> {
     if (this.started) return;
     this.started = true;
+    if (this.shared) return this.bringUp(this.shared);
     return after(this.backend.recover(), (kept) => this.begin(kept));
+  }
+
+  /**
+   * A shared backend (Redis) may be down, refusing or frozen at start: the first try is awaited
+   * up to START_WAIT_MS (the backend bounds the try itself), then the server starts DEGRADED and keeps trying in the background with
+   * a capped backoff; job routes answer 503 meanwhile (the backend's StorageError) and health()
+   * says why. The job system begins by itself once the backend answers.
+   */
+  private async bringUp(backend: SharedJobBackend): Promise<void> {
+    const where = backend.reachability?.();
+    this.notBegun = where ? `waiting for Redis at ${where.where}: connecting` : 'waiting for the job store: connecting';
+    const first = this.tryBegin(backend);
+    let timer: NodeJS.Timeout | undefined;
+    const begun = await Promise.race([first, new Promise<false>((r) => (timer = setTimeout(() => r(false), START_WAIT_MS)))]);
+    clearTimeout(timer);
+    if (begun === true) return;
+    const retries = (async () => {
+      if (await first) return;
+      for (let wait = FIRST_RETRY_MS; !this.stopping; wait = Math.min(MOST_RETRY_MS, wait * 2)) {
+        // Cut short once the backend's own reconnect succeeded: the begin need not wait out the backoff.
+        const until = Date.now() + wait;
+        do await this.pause(Math.min(250, wait), 'bring-up');
+        while (!this.stopping && Date.now() < until && backend.reachability?.().reason !== undefined);
+        if (this.stopping || (await this.tryBegin(backend))) return;
+      }
+    })();
+    this.fetchLoopDone = retries;
+  }
+
+  private async tryBegin(backend: SharedJobBackend): Promise<boolean> {
+    let kept: RecoveredJobs;
+    try {
+      kept = await backend.recover();
+    } catch (err) {
+      const where = backend.reachability?.();
+      const reason = where?.reason ?? (err instanceof Error ? err.message : String(err));
+      this.notBegun = where ? `waiting for Redis at ${where.where}: ${reason}` : `waiting for the job store: ${reason}`;
+      return false;
+    }
+    this.notBegun = undefined;
+    // Answered during the stop: beginning now would start timers the stop has already cancelled.
+    if (!this.stopping) await this.begin(kept);
+    return true;
+  }
+
+  /** `degraded` while the job system waits for its backend (at start, or in an outage), with the sentence a banner shows. */
+  health(): JobSystemHealth {
+    if (this.notBegun !== undefined) return { state: 'degraded', message: `${this.notBegun}; jobs cannot be enqueued or run until it answers (retrying in the background)` };
+    const link = this.shared?.reachability?.();
+    if (link?.reason !== undefined) return { state: 'degraded', message: `Redis at ${link.where} is unreachable: ${link.reason}; fetching is paused and the ends of running jobs are kept until it is back` };
+    return { state: 'ok' };
+  }
+
+  /** Logs a failure, unless it is the backend's outage (the backend logs each outage once). */
+  private warnUnlessOutage(err: unknown, what: string, fields: Record<string, unknown> = {}): void {
+    if (isStorageError(err) && err.kind === 'unavailable') return;
+    this.log.warn({ err, ...fields }, what);
   }
 
   private begin(kept: RecoveredJobs): void | Promise<void> {
@@ -145,20 +235,25 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
 
   // ---- a shared backend (Redis): fetch, heartbeat, due retries --------------------------------
 
-  /** Queue names this process takes jobs from: its durable queues (built-in ones and those Jobscope created). */
+  /**
+   * Queue names this process takes jobs from, in the order of this fetch: the --queues list as
+   * Sidekiq orders it (queue-order.ts), else its durable queues (built-in ones and those Jobscope created).
+   */
   private served(): string[] {
+    if (this.queueOrder) return orderQueues(this.queueOrder);
     const names: string[] = [];
     for (const q of this.topology.queues()) if (q.durable) names.push(q.name);
     return names;
   }
 
   private async beginShared(backend: SharedJobBackend): Promise<void> {
-    await this.beat(backend);
-    this.every(backend.beatEveryMs, () => this.beat(backend).catch((err: unknown) => this.log.warn({ err }, 'Redis heartbeat failed')));
+    // The outage may start right here: the timer beats again.
+    await this.beat(backend).catch((err: unknown) => this.warnUnlessOutage(err, 'Redis heartbeat failed'));
+    this.every(backend.beatEveryMs, () => this.beat(backend).catch((err: unknown) => this.warnUnlessOutage(err, 'Redis heartbeat failed')));
     this.every(Math.max(10, this.config.jobPollMs), () =>
       backend.moveDue(this.clock.now()).then(
         (n) => n > 0 && this.poke(),
-        (err: unknown) => this.log.warn({ err }, 'could not move due retries back'),
+        (err: unknown) => this.warnUnlessOutage(err, 'could not move due retries back'),
       ),
     );
     this.fetchLoopDone = this.fetchLoop(backend);
@@ -167,7 +262,8 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
   /** Heartbeat, then the queues other servers created, then the jobs of dead processes back into their queues. */
   private async beat(backend: SharedJobBackend): Promise<void> {
     const p = this.pool;
-    await backend.beat({ ...p.identity, startedAt: p.startedAt, queues: this.served(), work: this.work.list() });
+    const queues = this.queueOrder ? [...new Set(this.queueOrder.weighted)] : this.served();
+    await backend.beat({ ...p.identity, startedAt: p.startedAt, queues, work: this.work.list() });
     for (const name of await backend.servedQueues()) {
       const q = this.topology.queue(name);
       if (!q && this.topology.durableCount < this.config.maxQueues) this.durableQueue(name, false);
@@ -180,8 +276,14 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
     this.fetchWake?.();
   }
 
-  /** Waits for poke(), or at most `ms` when given. */
-  private pause(ms?: number): Promise<void> {
+  /** Waits for poke(), or at most `ms` when given; `bring-up` waits are only ended by the stop. */
+  private pause(ms?: number, why: 'fetch' | 'bring-up' = 'fetch'): Promise<void> {
+    if (why === 'bring-up') {
+      return new Promise((resolve) => {
+        const t = setTimeout(resolve, ms);
+        this.stopWake = () => (clearTimeout(t), resolve());
+      });
+    }
     return new Promise((resolve) => {
       const t = ms === undefined ? undefined : setTimeout(() => {
         this.fetchWake = null;
@@ -201,6 +303,7 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
    */
   private async fetchLoop(backend: SharedJobBackend): Promise<void> {
     const idleMs = Math.max(10, Math.min(this.config.jobPollMs, 1000));
+    let outageWait = 100;
     while (!this.stopping) {
       const free = this.pool.concurrency - this.pool.busy;
       // No timer: every freed slot pokes, and so does the stop.
@@ -212,9 +315,12 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
       let jobs: Job[];
       try {
         jobs = await backend.fetch(this.served(), free);
+        outageWait = 100;
       } catch (err) {
-        this.log.warn({ err }, 'could not fetch a job from Redis');
-        await this.pause(1000);
+        // Fetching pauses through an outage and resumes by itself; waits grow to 2 s.
+        this.warnUnlessOutage(err, 'could not fetch a job from Redis');
+        await this.pause(outageWait);
+        outageWait = Math.min(2000, outageWait * 2);
         continue;
       }
       // Taken during the stop: they stay in the working list, which leave() puts back into their queues.
@@ -484,7 +590,7 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
     return pushed.then(
       (jobs) => jobs.length > 0,
       (err: unknown) => {
-        this.log.warn({ err, kind: kindName }, 'could not enqueue a periodic job');
+        this.warnUnlessOutage(err, 'could not enqueue a periodic job', { kind: kindName });
         return false;
       },
     ).finally(() => this.enqueuingOnce.delete(kindName));
@@ -532,7 +638,7 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
 
   /** Logs the failure of a write whose answer nobody waits for (an asynchronous backend's); stop() waits for it. */
   private quietly(v: Awaitable<unknown>, what: string): void {
-    if (v instanceof Promise) this.track(v.catch((err: unknown) => this.log.warn({ err }, what)));
+    if (v instanceof Promise) this.track(v.catch((err: unknown) => this.warnUnlessOutage(err, what)));
   }
 
   /** Pushes a memory-only job (demo load) into a memory queue. */
@@ -691,6 +797,7 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
     for (const cancel of this.timers) cancel();
     this.topology.stopAll();
     this.poke();
+    this.stopWake?.();
     await this.runner.stop(graceMs);
     try {
       await this.saveCounters();

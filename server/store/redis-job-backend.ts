@@ -5,9 +5,12 @@
 //   built-in ones, so a queue only a Sidekiq app serves is never taken from). A periodic job is
 //   pushed by a script only while none of its kind waits in its queue (redis-push-once.ts).
 // - reliable fetch (as GitLab's reliable fetcher): LMOVE queue:<name> → working:<identity> in one
-//   script over the served queues; a job's end removes it from the working list in the same MULTI
-//   as its result. A process whose heartbeat hash has expired is dead: any server puts its working
-//   list back at the tail of the jobs' queues (they run next).
+//   script over the served queues; a job's end removes it from the working list in the same script
+//   as its result, idempotently and retried through outages (redis-job-end.ts). A process whose
+//   heartbeat hash has expired is dead: any server puts its working list back at the tail of the
+//   jobs' queues (they run next), under the rule in recoverOrphans.
+// - an outage (refused, closed, no answer) fails each call at once (no offline queue) as a
+//   StorageError('unavailable') (redis-outage.ts): 503 + Retry-After above; logged once each way.
 // - retries: ZADD retry <at> <payload with error_message, error_class, failed_at, retry_count>;
 //   Sidekiq's backoff is computed by the job runner (sidekiqRetryDelay); due retries are moved back
 //   by a script (ZREM then LPUSH), so with several servers each moves a job once.
@@ -29,6 +32,9 @@ import { viewOf } from '../sidekiq/source.ts';
 import { readQueue, readQueueList, readQueuePage, type QueueReadOptions } from './redis-queue-reads.ts';
 import { withJsonMembers } from '../util/json-members.ts';
 import { PUSH_ONCE, PUSH_UNLESS_PENDING, pushOnceArgs, pushUnlessPendingArgs } from './redis-push-once.ts';
+import { BACK_TO_QUEUE, END, EndWriter, RETURN_STRAYS, type JobEnd } from './redis-job-end.ts';
+import { RedisLink, RedisNoAnswer } from './redis-outage.ts';
+import { redisHost } from '../sidekiq/redis-url.ts';
 
 const SIX_MONTHS_S = 180 * 24 * 3600;
 const FIVE_YEARS_S = 5 * 365 * 24 * 3600;
@@ -89,16 +95,15 @@ end
 return 0`;
 
 // A dead process's working list back to the tails of its jobs' queues (they were the oldest).
-const ORPHANS = `
+// ARGV[2] = 'if-dead': only while its heartbeat hash is missing, checked in the same step, so a
+// process that re-beat since the caller looked keeps its jobs.
+const ORPHANS = `${BACK_TO_QUEUE}
+if ARGV[2] == 'if-dead' and redis.call('EXISTS', ARGV[1]) == 1 then return 0 end
 local n = 0
 while true do
   local v = redis.call('RPOP', KEYS[1])
   if not v then break end
-  local ok, job = pcall(cjson.decode, v)
-  local q = 'default'
-  if ok and type(job) == 'table' and type(job.queue) == 'string' then q = job.queue end
-  redis.call('SADD', 'queues', q)
-  redis.call('RPUSH', 'queue:' .. q, v)
+  back_to_queue(v)
   n = n + 1
 end
 redis.call('SREM', KEYS[2], ARGV[1])
@@ -115,7 +120,9 @@ return -redis.call('SREM', KEYS[1], ARGV[1])`;
 type Scripted = Redis & {
   jsFetch(numKeys: number, ...keysAndArgs: string[]): Promise<string[]>;
   jsRequeue(setKey: string, queueKey: string, queuesKey: string, member: string, payload: string, queue: string): Promise<number>;
-  jsOrphans(workingKey: string, workingSet: string, identity: string): Promise<number>;
+  jsOrphans(workingKey: string, workingSet: string, identity: string, when: 'if-dead' | 'always'): Promise<number>;
+  jsEnd(working: string, ...args: string[]): Promise<number>;
+  jsReturnStrays(working: string, ...held: string[]): Promise<number>;
   jsForgetEmpty(queuesKey: string, queueKey: string, queue: string): Promise<number>;
   jsPushOnce(...keysAndArgs: string[]): Promise<number>;
   jsPushUnlessPending(...keysAndArgs: string[]): Promise<number>;
@@ -131,12 +138,14 @@ export interface RedisJobBackendOptions {
   now: () => number;
   kindOf: KindOfClass;
   maxQueuesRead: number;
-  /** Where a payload that is no job is reported (once, as it goes to the dead set). */
-  log?: { warn(obj: unknown, msg?: string): void };
   /** --job-dead-max: the dead set's trim when a payload that is no job is buried (default Sidekiq's 10,000). */
   deadMax?: number;
   /** Command timeout and reply bounds of the client (server/redis/bounded-client.ts). */
   bounds?: ClientBounds;
+  /** Longest wait for an answer before a call fails as an outage (a frozen Redis), ms; default 5000. */
+  answerMs?: number;
+  /** Where the outage's start and end are logged (once each), and a payload that is no job (once, as it goes to the dead set). */
+  log?: { info(obj: unknown, msg?: string): void; warn(obj: unknown, msg?: string): void };
   /** ioredis's client class. Given by the caller so that ioredis is loaded only with --redis
    *  (openRedisJobBackend): loading it costs every server ~20 MiB of RSS at idle. */
   Redis: typeof Redis;
@@ -148,18 +157,66 @@ export async function openRedisJobBackend(opts: Omit<RedisJobBackendOptions, 'Re
   return new RedisJobBackend({ ...opts, Redis });
 }
 
+// During an outage a call fails at once instead of waiting in an unbounded offline queue, and a
+// command whose connection dropped is not sent again by the client after the reconnect: a push or a
+// fetch may already have been done, and only the caller knows whether repeating it is safe (a job's
+// end is: redis-job-end.ts).
+const FAIL_FAST = { enableOfflineQueue: false, autoResendUnfulfilledCommands: false } as const;
+
+/** The calls that talk to Redis: each failure for an outage reaches the caller as a StorageError. */
+const GUARDED = [
+  'recover', 'addQueue', 'deleteQueues', 'push', 'pushUnlessWaiting', 'pushUnlessPending', 'requeue', 'addCounters', 'dead', 'deadSize', 'deleteFailed', 'clearRetries',
+  'deadByIds', 'clearDead', 'fetch', 'moveDue', 'recoverOrphans', 'beat', 'retries', 'servedQueues', 'queueList', 'queueInfo', 'queuePage', 'queueSize',
+  'deleteSharedQueue', 'read', 'entries', 'removeEntries', 'requeueEntries',
+] as const;
+
 export class RedisJobBackend implements SharedJobBackend, EntryAddressed {
   readonly shared = true as const;
   readonly identity = `${os.hostname()}:${process.pid}:${crypto.randomBytes(6).toString('hex')}`;
   readonly beatEveryMs: number;
+  /** Whether Redis answers, and the sentence when not (the job system's status reads it). */
+  readonly link: RedisLink;
   private readonly redis: Scripted;
   private readonly working: string;
+  private readonly ends: EndWriter;
+  private readonly answerMs: number;
+  /** Entries fetched into the working list and not yet ended: what RETURN_STRAYS keeps. */
+  private readonly held = new Map<string, number>();
+  /**
+   * Fetches that failed (Redis may have moved jobs this process never received), and how many of
+   * those a RETURN_STRAYS has covered. Counts, not a flag: a fetch abandoned at its deadline goes on
+   * and must not clear a mark made after it started.
+   */
+  private strayMarks = 0;
+  private straysReturned = 0;
+  private lastBeat: ProcessBeat | undefined;
+  private leaving = false;
+  /** Calls in flight, with when each was made: failed at a close (see its listener) or past answerMs. */
+  private readonly inFlight = new Map<(err: Error) => void, number>();
+  private deadlineTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly opts: RedisJobBackendOptions) {
     const most = Math.floor((opts.processTtlS * 1000) / 3);
     this.beatEveryMs = opts.beatEveryMs ? Math.min(opts.beatEveryMs, most) : Math.min(5000, most);
-    const redis = new opts.Redis(opts.url, boundedOptions(opts.bounds ?? DEFAULT_CLIENT_BOUNDS, { lazyConnect: true, connectionName: 'jobscope-jobs', maxRetriesPerRequest: 3 }));
+    this.answerMs = opts.answerMs ?? 5000;
+    this.link = new RedisLink(redisHost(opts.url));
+    this.link.log = opts.log;
+    const redis = new opts.Redis(opts.url, boundedOptions(opts.bounds ?? DEFAULT_CLIENT_BOUNDS, { ...FAIL_FAST, lazyConnect: true, connectionName: 'jobscope-jobs', maxRetriesPerRequest: 3 }));
+    // Without a listener ioredis prints each connection error as "Unhandled error event"; the
+    // link logs the outage once instead.
+    redis.on('error', (err: unknown) => void this.link.translate(err));
+    redis.on('ready', () => this.reconnected());
+    // A command in flight when the connection drops is neither answered nor sent again (FAIL_FAST):
+    // ioredis would leave its promise pending for ever, so the calls waiting on one fail now.
+    // A dropped connection is an outage even when the reconnect succeeds at its first try: hashes
+    // may have expired meanwhile (a restarted Redis), which recoverOrphans must know.
+    redis.on('close', () => {
+      if (!this.leaving) this.link.translate(new Error('Connection is closed.'));
+      for (const cut of [...this.inFlight.keys()]) cut(new Error('Connection is closed.'));
+    });
     redis.defineCommand('jsFetch', { lua: FETCH });
+    redis.defineCommand('jsEnd', { numberOfKeys: 1, lua: END });
+    redis.defineCommand('jsReturnStrays', { numberOfKeys: 1, lua: RETURN_STRAYS });
     redis.defineCommand('jsRequeue', { numberOfKeys: 3, lua: REQUEUE });
     redis.defineCommand('jsOrphans', { numberOfKeys: 2, lua: ORPHANS });
     redis.defineCommand('jsForgetEmpty', { numberOfKeys: 2, lua: FORGET_EMPTY });
@@ -167,6 +224,78 @@ export class RedisJobBackend implements SharedJobBackend, EntryAddressed {
     redis.defineCommand('jsPushUnlessPending', { numberOfKeys: 5, lua: PUSH_UNLESS_PENDING });
     this.redis = redis as Scripted;
     this.working = `working:${this.identity}`;
+    this.ends = new EndWriter({
+      run: (args) => this.answered(this.redis.jsEnd(this.working, ...args)),
+      head: () => [day(this.opts.now()), String(FIVE_YEARS_S), String(this.opts.now() / 1000 - SIX_MONTHS_S)],
+    });
+    this.guard();
+  }
+
+  /**
+   * Wraps each Redis-facing method once, here rather than in each body (they read as Sidekiq's
+   * operations): an answer ends an outage, an outage error becomes the link's StorageError, and no
+   * call waits longer than answerMs (a frozen Redis keeps the socket open and answers nothing).
+   */
+  private guard(): void {
+    const self = this as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
+    for (const name of GUARDED) {
+      const call = self[name]!.bind(this);
+      self[name] = (...a: unknown[]) => this.answered(call(...a), name === 'fetch');
+    }
+  }
+
+  private answered<T>(p: Promise<T>, fetching = false): Promise<T> {
+    let cut: ((err: Error) => void) | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      cut = reject;
+    });
+    this.inFlight.set(cut!, Date.now());
+    this.watchDeadlines();
+    const settled = () => this.inFlight.delete(cut!);
+    return Promise.race([p, deadline]).then(
+      (v) => {
+        settled();
+        this.link.up();
+        // Held once the caller has them: jobs of a fetch given up on are strays, not held.
+        if (fetching) for (const job of v as Job[]) this.held.set(job.raw ?? '', (this.held.get(job.raw ?? '') ?? 0) + 1);
+        return v;
+      },
+      (err: unknown) => {
+        settled();
+        // The script may still run (or have run) without this process seeing its jobs.
+        if (fetching) this.strayMarks++;
+        p.catch(() => undefined);
+        throw this.link.translate(err);
+      },
+    );
+  }
+
+  // One timer for every call in flight rather than one per call: thousands of calls a second
+  // would otherwise each arm and clear their own. A call fails between answerMs and 1.25 × answerMs.
+  private watchDeadlines(): void {
+    if (this.deadlineTimer) return;
+    this.deadlineTimer = setInterval(() => {
+      const late = Date.now() - this.answerMs;
+      for (const [cut, at] of this.inFlight) if (at <= late) cut(new RedisNoAnswer(this.answerMs));
+      if (this.inFlight.size === 0) {
+        clearInterval(this.deadlineTimer);
+        this.deadlineTimer = undefined;
+      }
+    }, Math.max(10, this.answerMs / 4));
+    this.deadlineTimer.unref();
+  }
+
+  /**
+   * The connection is ready again. If this ends an outage, this process's heartbeat is written
+   * first of all (its hash may have expired meanwhile: see recoverOrphans), then its pending ends.
+   */
+  private reconnected(): void {
+    if (!this.link.up()) return;
+    const beat = this.lastBeat;
+    void (beat ? this.beat(beat) : Promise.resolve()).then(
+      () => this.ends.retryNow(),
+      () => this.ends.retryNow(),
+    );
   }
 
   // ---- payloads ------------------------------------------------------------------------------
@@ -276,29 +405,21 @@ export class RedisJobBackend implements SharedJobBackend, EntryAddressed {
     return res.map(([, v]) => v);
   }
 
-  /** Job ends asked for in this turn of the event loop, written together on the next tick. */
-  private acks: { job: Job; counters: JobCounters; done: (err?: unknown) => void }[] = [];
-
-  // Jobs fetched together end together: their ends go in one MULTI (one write, one round trip)
-  // instead of one each. Each job's LREM and counters are in it, so each end is still atomic.
-  private flushAcks(): void {
-    const batch = this.acks;
-    this.acks = [];
-    const m = this.redis.multi();
-    for (const { job, counters } of batch) {
-      if (job.raw) m.lrem(this.working, 1, job.raw);
-      this.counters(m, counters);
-    }
-    this.exec(m).then(
-      () => batch.forEach((a) => a.done()),
-      (err: unknown) => batch.forEach((a) => a.done(err ?? new Error('Redis MULTI failed'))),
-    );
+  /** A fetched job's end: out of the working list with its result, once, whatever outages come (redis-job-end.ts). */
+  private end(job: Job, counters: JobCounters, set?: JobEnd['set']): Promise<void> {
+    const raw = job.raw ?? '';
+    return this.ends.end({ raw, counters, set }).then(() => {
+      const n = (this.held.get(raw) ?? 0) - 1;
+      if (n > 0) this.held.set(raw, n);
+      else this.held.delete(raw);
+    });
   }
 
   // ---- JobBackend ----------------------------------------------------------------------------
 
+  /** Connects (at most answerMs), then loads; an outage is a StorageError, and the caller tries again later. */
   async recover(): Promise<RecoveredJobs> {
-    if (this.redis.status === 'wait') await this.redis.connect();
+    await this.connected();
     await this.recoverOrphans();
     const [processed, failed, queues] = await this.exec(this.redis.multi().get('stat:processed').get('stat:failed').smembers('jobscope:queues'));
     return {
@@ -307,6 +428,26 @@ export class RedisJobBackend implements SharedJobBackend, EntryAddressed {
       retries: [],
       counters: { processed: Number(processed ?? 0) || 0, failed: Number(failed ?? 0) || 0 },
     };
+  }
+
+  private async connected(): Promise<void> {
+    if (this.redis.status === 'ready') return;
+    const status = this.redis.status;
+    const ready = new Promise<void>((resolve, reject) => {
+      const onReady = () => (clearTimeout(timer), resolve());
+      const timer = setTimeout(() => {
+        this.redis.off('ready', onReady);
+        // A server that accepted the connection and never answered its ready check: start over.
+        const silent = this.redis.status === 'connect' || this.link.reason === undefined;
+        if (this.redis.status === 'connect') this.redis.disconnect(true);
+        reject(silent ? this.link.translate(new RedisNoAnswer(this.answerMs)) : this.link.unavailable());
+      }, this.answerMs);
+      this.redis.once('ready', onReady);
+    });
+    // connect() rejects on the first refusal while the client keeps retrying on its own: the ready
+    // event (or the deadline) is the answer either way.
+    if (status === 'wait' || status === 'end') this.redis.connect().catch(() => undefined);
+    await ready;
   }
 
   async addQueue(name: string): Promise<void> {
@@ -363,30 +504,15 @@ export class RedisJobBackend implements SharedJobBackend, EntryAddressed {
   }
 
   ack(job: Job, counters: JobCounters): Promise<void> {
-    return new Promise((resolve, reject) => {
-      // After this turn's microtasks: the ends of every job that finished in it are collected.
-      if (this.acks.length === 0) process.nextTick(() => this.flushAcks());
-      this.acks.push({ job, counters, done: (err) => (err === undefined ? resolve() : reject(err as Error)) });
-    });
+    return this.end(job, counters);
   }
 
-  async retryLater(job: FailedJob, counters: JobCounters): Promise<void> {
-    const m = this.redis.multi();
-    if (job.raw) m.lrem(this.working, 1, job.raw);
-    m.zadd('retry', String((job.run_at ?? this.opts.now()) / 1000), this.failedPayload(job, 'retry'));
-    this.counters(m, counters);
-    await this.exec(m);
+  retryLater(job: FailedJob, counters: JobCounters): Promise<void> {
+    return this.end(job, counters, { key: 'retry', score: (job.run_at ?? this.opts.now()) / 1000, payload: this.failedPayload(job, 'retry'), keep: 0 });
   }
 
-  async kill(job: FailedJob, counters: JobCounters, keep: number): Promise<void> {
-    const now = this.opts.now() / 1000;
-    const m = this.redis.multi();
-    if (job.raw) m.lrem(this.working, 1, job.raw);
-    m.zadd('dead', String(now), this.failedPayload(job, 'dead'))
-      .zremrangebyscore('dead', '-inf', String(now - SIX_MONTHS_S))
-      .zremrangebyrank('dead', 0, -(keep + 1));
-    this.counters(m, counters);
-    await this.exec(m);
+  kill(job: FailedJob, counters: JobCounters, keep: number): Promise<void> {
+    return this.end(job, counters, { key: 'dead', score: this.opts.now() / 1000, payload: this.failedPayload(job, 'dead'), keep });
   }
 
   /** Moves these members of `set` back into their queues as of `now`; returns the jobs this call moved. */
@@ -476,6 +602,13 @@ export class RedisJobBackend implements SharedJobBackend, EntryAddressed {
 
   async fetch(queues: string[], max: number): Promise<Job[]> {
     if (queues.length === 0 || max < 1) return [];
+    const marks = this.strayMarks;
+    if (marks > this.straysReturned) {
+      // Sent on the same connection before this fetch, so after any lost one: its jobs go back.
+      const held = [...this.held].flatMap(([raw, n]) => Array<string>(n).fill(raw));
+      await this.redis.jsReturnStrays(this.working, ...held);
+      this.straysReturned = Math.max(this.straysReturned, marks);
+    }
     const raws = await this.redis.jsFetch(queues.length + 1, this.working, ...queues.map((q) => `queue:${q}`), String(max));
     const jobs: Job[] = [];
     const junk: string[] = [];
@@ -507,13 +640,25 @@ export class RedisJobBackend implements SharedJobBackend, EntryAddressed {
     return (await this.requeueMembers('retry', due, now)).length;
   }
 
+  /**
+   * The rule for taking another process's working list: its heartbeat hash is missing (checked in
+   * the same script as the move), AND this server has had Redis answering without a break for a
+   * full TTL (since its start, or since its last outage ended). An outage, a Redis restart or a
+   * freeze lets hashes expire while their processes live and still run those jobs; every live
+   * process re-asserts its hash first thing when its connection is ready again (reconnected()),
+   * and beats every TTL/3, so a hash still missing a TTL after the outage is a dead process's.
+   * A network split that cuts off only the owner for longer than the TTL is beyond this rule: its
+   * jobs run again elsewhere, and its own late ends then find no entry and count nothing.
+   */
   async recoverOrphans(): Promise<number> {
+    if (this.link.reason !== undefined) return 0;
+    if (this.link.upSince > 0 && Date.now() - this.link.upSince < this.opts.processTtlS * 1000) return 0;
     const owners = await this.redis.smembers('jobscope:working');
     let n = 0;
     for (const identity of owners) {
       if (identity === this.identity) continue;
       if ((await this.redis.exists(identity)) === 1) continue;
-      n += await this.redis.jsOrphans(`working:${identity}`, 'jobscope:working', identity);
+      n += await this.redis.jsOrphans(`working:${identity}`, 'jobscope:working', identity, 'if-dead');
     }
     return n;
   }
@@ -523,6 +668,7 @@ export class RedisJobBackend implements SharedJobBackend, EntryAddressed {
   }
 
   async beat(p: ProcessBeat): Promise<void> {
+    this.lastBeat = p;
     const info = {
       hostname: p.hostname,
       started_at: p.startedAt / 1000,
@@ -540,7 +686,11 @@ export class RedisJobBackend implements SharedJobBackend, EntryAddressed {
     m.expire(this.workersKey, this.opts.processTtlS)
       .hset(this.identity, 'info', JSON.stringify(info), 'busy', String(p.work.length), 'beat', String(Date.now() / 1000), 'quiet', 'false', 'rss', String(Math.round(process.memoryUsage.rss() / 1024)))
       .expire(this.identity, this.opts.processTtlS);
+    const at = Date.now();
     await this.exec(m);
+    // A beat answered later than a beat period: Redis (or this process) stalled, and hashes may
+    // have expired meanwhile without any call failing; recoverOrphans waits as after an outage.
+    if (Date.now() - at > this.beatEveryMs) this.link.stalled();
   }
 
   retries(): Promise<FailedJob[]> {
@@ -598,11 +748,28 @@ export class RedisJobBackend implements SharedJobBackend, EntryAddressed {
     return viewOf(await readSidekiq(this.redis, '', { maxQueues: this.opts.maxQueuesRead, maxProcesses: 100_000, days: 1 }, this.opts.now));
   }
 
+  reachability(): { where: string; reason?: string } {
+    return { where: this.link.host, reason: this.link.reason };
+  }
+
+  useLog(log: NonNullable<RedisJobBackendOptions['log']>): void {
+    this.link.log = log;
+  }
+
   async leave(): Promise<void> {
     try {
+      // Ends still pending (Redis came back late in the stop) are written before the working list
+      // is emptied: otherwise finished jobs would go back to their queues and run twice.
+      const until = Date.now() + this.answerMs;
+      this.ends.retryNow();
+      while (this.ends.pending > 0 && this.link.reason === undefined && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      this.ends.close();
+      this.leaving = true;
       // Jobs cut off by the stop go back to the tails of their queues at once (they run next).
-      await this.redis.jsOrphans(this.working, 'jobscope:working', this.identity);
-      await this.exec(this.redis.multi().srem('processes', this.identity).del(this.identity).unlink(this.workersKey));
+      await this.answered(this.redis.jsOrphans(this.working, 'jobscope:working', this.identity, 'always'));
+      await this.answered(this.exec(this.redis.multi().srem('processes', this.identity).del(this.identity).unlink(this.workersKey)));
+    } catch (err) {
+      throw this.link.translate(err);
     } finally {
       this.redis.disconnect();
     }

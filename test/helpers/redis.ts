@@ -18,6 +18,8 @@ export interface TestRedis {
   /** SIGSTOP: the server keeps its socket open but answers nothing (a "slow" Redis). */
   pause(): void;
   resume(): void;
+  /** SIGKILL (kill -9): no shutdown save; the dir stays, so startRedis(args, { port, dir }) restarts it. */
+  kill(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -40,10 +42,13 @@ function canConnect(port: number): Promise<boolean> {
   });
 }
 
-/** Starts redis-server; `args` are extra options, e.g. ['--requirepass', 'secret']. */
-export async function startRedis(args: string[] = []): Promise<TestRedis> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-redis-'));
-  const port = await freePort();
+/**
+ * Starts redis-server; `args` are extra options, e.g. ['--requirepass', 'secret']; `at` restarts
+ * one on the port and dir of another (after kill()), with what it persisted there.
+ */
+export async function startRedis(args: string[] = [], at: { port?: number; dir?: string } = {}): Promise<TestRedis> {
+  const dir = at.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-redis-'));
+  const port = at.port ?? (await freePort());
   const child: ChildProcess = spawn(
     'redis-server',
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--logfile', path.join(dir, 'redis.log'), ...args],
@@ -64,6 +69,12 @@ export async function startRedis(args: string[] = []): Promise<TestRedis> {
     pid: child.pid!,
     pause: () => void child.kill('SIGSTOP'),
     resume: () => void child.kill('SIGCONT'),
+    async kill() {
+      if (!exited) {
+        child.kill('SIGKILL');
+        await exit;
+      }
+    },
     async stop() {
       if (!exited) {
         child.kill('SIGCONT');

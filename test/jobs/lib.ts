@@ -39,6 +39,8 @@ export interface Child {
   proc: ChildProcess;
   url: string;
   exited: Promise<number | null>;
+  /** Everything the child wrote to stdout and stderr so far. */
+  output(): { stdout: string; stderr: string };
 }
 
 /** `jobscope serve` in a child process; resolves once it prints its listening line. */
@@ -56,12 +58,14 @@ export async function spawnServe(dataDir: string, adminToken: string, extra: str
       proc.kill('SIGKILL');
       reject(new Error(`server did not start in 20 s:\n${err}`));
     }, 20_000);
+    let listening = false;
     proc.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /Jobscope listening on (http:\/\/\S+)/.exec(out);
-      if (m) {
+      if (m && !listening) {
+        listening = true;
         clearTimeout(timer);
-        resolve({ proc, url: m[1]!, exited });
+        resolve({ proc, url: m[1]!, exited, output: () => ({ stdout: out, stderr: err }) });
       }
     });
     proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));

@@ -50,7 +50,8 @@ const sim = (s: TestServer, path: string, init: { method?: string; json?: unknow
 describe('serve --redis: the job system in Sidekiq’s layout', () => {
   it('is a saved setting (redis) shown without its password; the server on it lists its process in Redis', async () => {
     const s = await start();
-    const put = await http(`${s.url}/api/app/settings`, { method: 'PUT', json: { values: { redis: 'redis://:s3cret-pw@127.0.0.1:6390/2' } }, token: s.adminToken });
+    // Nothing listens on 6390: saving it for a later start needs the confirmation.
+    const put = await http(`${s.url}/api/app/settings`, { method: 'PUT', json: { values: { redis: 'redis://:s3cret-pw@127.0.0.1:6390/2' }, confirm_unreachable: true }, token: s.adminToken });
     expect(put.status, JSON.stringify(put.body)).toBe(200);
     const row = (put.body as { settings: { name: string; saved: unknown; effective: unknown; env: string }[] }).settings.find((x) => x.name === 'redis')!;
     expect(row).toMatchObject({ saved: 'redis://:***@127.0.0.1:6390/2', effective: redis.url, env: 'JOBSCOPE_REDIS_URL' });

@@ -61,7 +61,10 @@ describe('RedisJobBackend.pushUnlessPending', () => {
     expect(await b.pushUnlessPending(job({ id: 1, key: 'k' }))).toBeNull();
     // Dead: it gave up; a new push may try again.
     await redis.client.del('retry');
-    await a.kill({ ...taken!, run_at: null, failed_at: Date.now(), error: 'E: no' }, { processed: 0, failed: 0 }, 100);
+    // Its last run, taken again (an end is recorded once per take: the retry's end already removed this take).
+    await redis.client.rpush('queue:lists', taken!.raw!);
+    const last = (await a.fetch(['lists'], 10)).find((j) => j.jid === taken!.jid);
+    await a.kill({ ...last!, run_at: null, failed_at: Date.now(), error: 'E: no' }, { processed: 0, failed: 0 }, 100);
     expect(await b.pushUnlessPending(job({ id: 1, key: 'k' }))).not.toBeNull();
     expect((await payloadsOf('listing')).filter((p) => p.args.id === 1 && !('more' in p.args))).toHaveLength(2); // the dead one and the new one
   });
