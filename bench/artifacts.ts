@@ -85,7 +85,7 @@ export async function download(url: string, token: string, size: number, block: 
  * write stream (Node's 64 KiB reads), no HTTP; both files removed after. The write goes in 256 KiB
  * writes, as the server writes an upload: on this VM a write(2) of ≥ 512 KiB draws large
  * page-cache folios from host-reclaimed memory and runs at ~240 MB/s instead of 3+ GB/s (see
- * WRITE_BATCH in server/store/artifacts.ts), so 1 MiB writes made the reference a slow one. */
+ * WRITE_BATCH in server/store/files/artifacts.ts), so 1 MiB writes made the reference a slow one. */
 async function rawCopy(dir: string, size: number, block: Buffer): Promise<{ write: number; copy: number }> {
   const src = path.join(dir, 'src.bin');
   const dst = path.join(dir, 'dst.bin');

@@ -15,7 +15,7 @@ import os from 'node:os';
 import type { Pool } from 'pg';
 import { startPostgres } from '../test/helpers/postgres.ts';
 import { openPgDatabase, type PgDatabase } from '../server/store/pg/index.ts';
-import { PgJobBackend } from '../server/store/pg/jobs-index.ts';
+import { PgJobBackend } from '../server/store/pg/jobs.ts';
 import { resolveConfig } from '../server/config.ts';
 import { JobSystem } from '../server/jobs/job-system.ts';
 import { SYNTHETIC, syntheticJob } from '../server/jobs/builtin/synthetic.ts';

@@ -37,7 +37,7 @@ import { createDomain } from '../server/domain/index.ts';
 import { JobSystem } from '../server/jobs/job-system.ts';
 import { registerBuiltins } from '../server/jobs/builtin/index.ts';
 import { SYNTHETIC } from '../server/jobs/builtin/synthetic.ts';
-import { RedisJobBackend } from '../server/store/redis-job-backend.ts';
+import { RedisJobBackend } from '../server/store/redis/job-backend.ts';
 import type { Job, JobCounters } from '../server/jobs/types.ts';
 
 const GOAL_RATIO = 0.7;

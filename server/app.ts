@@ -30,7 +30,7 @@ import type { MonitorApi } from './monitor/api.ts';
 import { uiServing } from './ui/plugin.ts';
 import { JobSystem } from './jobs/job-system.ts';
 import type { JobBackend } from './jobs/backend.ts';
-import { openRedisJobBackend } from './store/redis-job-backend.ts';
+import { openRedisJobBackend } from './store/redis/job-backend.ts';
 import { normalizeRedisUrl } from './sidekiq/redis-url.ts';
 import { DemoLoad } from './jobs/demo-load.ts';
 import { registerJobServices } from './jobs/service.ts';
@@ -61,12 +61,12 @@ export interface ServerDeps {
    * runners, projects, users, traces' lengths, listings and (without --redis) the job system in
    * this PostgreSQL database, and the admin API's user tokens looked up there. The data dir is then
    * shared by the servers on that database: traces and artifacts are everyone's, and each server
-   * holds a slot in it (store/data-dir-shared.ts) with its own SQLite file for the UI state, logs and
+   * holds a slot in it (store/files/data-dir-shared.ts) with its own SQLite file for the UI state, logs and
    * temp uploads. The monitor (connections, history, alerts) is the database's too, each connection
    * sampled by one instance at a time (monitor/shared-monitor.ts).
    */
   database?: string;
-  /** With `database`: this server's slot in the shared data dir (store/data-dir-shared.ts); default the lowest free one. */
+  /** With `database`: this server's slot in the shared data dir (store/files/data-dir-shared.ts); default the lowest free one. */
   instance?: string;
 }
 

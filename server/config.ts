@@ -2,11 +2,11 @@
 // variable, its default. The CLI, the Electron shell and the tests all build a Config through
 // `resolveConfig`, so a knob added here is a flag, an environment variable and a documented default
 // at once, and a saved setting: <data dir>/settings.json is read here at start and written by
-// server/settings-api/saved-settings.ts. Not settings: the instance's tokens (store/secrets.ts).
+// server/settings-api/saved-settings.ts. Not settings: the instance's tokens (store/sqlite/secrets.ts).
 import fs from 'node:fs';
 import path from 'node:path';
 import { isLoopbackHost, unbindableHostProblem } from './host-address.ts';
-import { PgStoreError, checkUrl } from './store/pg/errors.ts';
+import { PgStoreError, checkUrl } from './store/pg/start-errors.ts';
 import { outboundAllowProblem } from './outbound/policy.ts';
 import { parseQueueOrder } from './jobs/queue-order.ts';
 

@@ -1,7 +1,7 @@
 // The domain's events: what happened to builds, for whoever listens (the runner queue tick, the log).
 // Its own module so the domain can emit them without importing the AppContext that holds the domain.
 import { EventEmitter } from 'node:events';
-import type { Build } from './store/builds.ts';
+import type { Build } from './store/ports/build.ts';
 
 export interface AppEventMap {
   /** A build became pending (created or re-queued): runners' queues tick. */

@@ -1,7 +1,7 @@
 // The headless host: start the server, print where it listens, stop cleanly on SIGTERM/SIGINT.
 import type { Config } from './config.ts';
 import { ServerHost } from './hosts/server-host.ts';
-import { DataDirInUseError } from './store/data-dir.ts';
+import { DataDirInUseError } from './store/files/data-dir.ts';
 import { signInLink } from './hosts/sign-in.ts';
 import { connectionCaps, type ConnectionCaps } from './http/connection-caps.ts';
 

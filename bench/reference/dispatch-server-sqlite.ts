@@ -1,6 +1,6 @@
 // The bare durable reference for dispatch (bench/dispatch.ts): the plain node:http server of
 // dispatch-server.ts, but each poll claims its build in SQLite as ours must, with the same engine
-// (node-sqlite3-wasm) and the same settings as server/store/db.ts (WAL, exclusive locking,
+// (node-sqlite3-wasm) and the same settings as server/store/sqlite/db.ts (WAL, exclusive locking,
 // synchronous=NORMAL): one textbook statement per POST, in its own transaction,
 //   UPDATE … WHERE id = (SELECT id … WHERE status = 'pending' ORDER BY id LIMIT 1) RETURNING …,
 // answered after its commit, JSON of about the size of a BuildDetails answer, 204 when none is left.

@@ -2,7 +2,7 @@
 // the query (`GET /download?file=<absolute path>`) with fs.createReadStream piped into the response,
 // Content-Length set. No routing library, no auth, no database: the floor of what "send a file over
 // HTTP" costs in Node on this machine. Reads of 1 MiB, as the server's (see STREAM_CHUNK in
-// server/store/artifacts.ts): of 64 KiB, 256 KiB and 1 MiB reads, and 1 MiB reads into two reused
+// server/store/files/artifacts.ts): of 64 KiB, 256 KiB and 1 MiB reads, and 1 MiB reads into two reused
 // buffers, 1 MiB read streams cost the least CPU here (256 MiB: 0.14-0.23 s against 0.39-0.89 s
 // for 64 KiB), so the reference is the fastest plain way, not Node's default.
 // Bench-only: it serves any path it is given. Usage: download-server.ts

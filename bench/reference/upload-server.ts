@@ -2,7 +2,7 @@
 // new file with writev(2), one write in flight, and answers 201 once all of it is written. A write
 // starts once 256 KiB are held and takes everything held: whatever arrived during the previous
 // write, so on average ~0.8-1 MiB (strace -f: 274-327 writev per 256 MiB uploaded, against the
-// server's 959 of ~270 KiB, WRITE_BATCH in server/store/artifacts.ts). The socket is paused with
+// server's 959 of ~270 KiB, WRITE_BATCH in server/store/files/artifacts.ts). The socket is paused with
 // 1 MiB held behind a write and resumed after every write, as the server's upload sink does. No
 // routing library, no multipart parsing (the body is the client's multipart body, boundaries and
 // all, written as it is), no auth, no database, no fsync (the server fsyncs only with --fsync, off

@@ -1,7 +1,7 @@
 // The app API's reading of a sidekiq connection's fields: the Redis URL and its password (kept like
 // a GitLab token: split off, stored, never answered), the namespace, and the 400s a person can act on.
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
-import type { Connection, ConnectionFields } from '../store/monitor-ports.ts';
+import type { Connection, ConnectionFields } from '../store/ports/monitor-ports.ts';
 import { badRequest } from '../http/errors.ts';
 import { refuseControlChars } from '../outbound/control-chars.ts';
 import { normalizeRedisUrl, redisHost, redisOrigin, type RedisTarget } from '../sidekiq/redis-url.ts';

@@ -2,7 +2,7 @@
 // first build of a fresh project, with a sha long enough for the runner's sha[0:8].
 import crypto from 'node:crypto';
 import type { NewBuild as NewBuildBody } from '../contract/control.ts';
-import type { NewBuild, Variable } from '../store/builds.ts';
+import type { NewBuild, Variable } from '../store/ports/build.ts';
 import { parseTagList } from '../runner-api/runners.ts';
 import { ApiError, badRequest } from '../http/errors.ts';
 import { refuseNul } from '../http/stored-text.ts';

@@ -1,7 +1,7 @@
 // GitLab's retry (Ci::Build.retry): a finished build is run again as a new build of the same
 // definition. The old build keeps its status, trace and artifacts (the pipeline's history); the
 // new one gets its own id and token and waits for a runner like any other pending build.
-import type { Build, BuildStatus, NewBuild } from '../store/builds.ts';
+import type { Build, BuildStatus, NewBuild } from '../store/ports/build.ts';
 
 export type RetryResult = { ok: true; build: Build } | { ok: false; reason: 'not-found' } | { ok: false; reason: 'not-finished'; status: Build['status'] };
 

@@ -4,11 +4,11 @@
 import type { Readable } from 'node:stream';
 import type { AppEvents } from '../events.ts';
 import type { Store } from '../store/index.ts';
-import type { Build, BuildCredentials, BuildFilter, NewBuild } from '../store/builds.ts';
-import type { Runner, RunnerInfo } from '../store/runners.ts';
-import type { AppendResult } from '../store/traces.ts';
-import type { StagedUpload } from '../store/artifacts.ts';
-import type { ArchiveListing, ListingSummary } from '../store/artifact-listings.ts';
+import type { Build, BuildCredentials, BuildFilter, NewBuild } from '../store/ports/build.ts';
+import type { Runner, RunnerInfo } from '../store/ports/runner.ts';
+import type { AppendResult } from '../store/ports/trace.ts';
+import type { StagedUpload } from '../store/ports/artifact.ts';
+import type { ArchiveListing, ListingSummary } from '../store/ports/artifact.ts';
 import { DispatchBatch, type Taken } from './dispatch-batch.ts';
 import { canRetry, retryInput, type RetryResult } from './build-retry.ts';
 import type { Loose } from './maybe-promise.ts';

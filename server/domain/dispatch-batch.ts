@@ -5,10 +5,10 @@
 // (each still takes the oldest pending build it may, so exactly-once and oldest-first hold as
 // before), and every answer waits until COMMIT has returned: an acknowledged build is in the WAL,
 // in the kernel, as the durability rule asks.
-import type { BuildsPort, ProjectsPort, RunnersPort, Transactions } from '../store/ports.ts';
-import type { Build } from '../store/builds.ts';
-import type { Project } from '../store/projects.ts';
-import type { Runner, RunnerInfo } from '../store/runners.ts';
+import type { BuildsPort, ProjectsPort, RunnersPort, Transactions } from '../store/ports/ports.ts';
+import type { Build } from '../store/ports/build.ts';
+import type { Project } from '../store/ports/project.ts';
+import type { Runner, RunnerInfo } from '../store/ports/runner.ts';
 
 /** A build handed out, with its project as read in the same transaction. */
 export interface Taken {

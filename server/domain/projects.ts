@@ -1,6 +1,6 @@
 // Projects: each has its runners token (project runners register with it) and CI token.
 import type { Store } from '../store/index.ts';
-import type { Project } from '../store/projects.ts';
+import type { Project } from '../store/ports/project.ts';
 import type { Loose } from './maybe-promise.ts';
 
 export type ProjectsDomain = Loose<SqliteProjectsDomain>;

@@ -2,7 +2,7 @@
 // contact, pause and removal. The runner cache by token digest lives behind RunnersPort, which is
 // the only writer of the runners table.
 import type { Store } from '../store/index.ts';
-import type { NewRunner, Runner, RunnerInfo } from '../store/runners.ts';
+import type { NewRunner, Runner, RunnerInfo } from '../store/ports/runner.ts';
 import { safeEqual } from '../auth/tokens.ts';
 import type { Loose } from './maybe-promise.ts';
 

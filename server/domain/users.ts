@@ -1,6 +1,6 @@
 // Users of the control API: admins and others, each with a private token.
 import type { Store } from '../store/index.ts';
-import type { User } from '../store/users.ts';
+import type { User } from '../store/ports/user.ts';
 import type { Loose } from './maybe-promise.ts';
 
 export type UsersDomain = Loose<SqliteUsersDomain>;

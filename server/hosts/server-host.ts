@@ -4,7 +4,7 @@
 import type { Socket } from 'node:net';
 import { buildServer, type JobscopeServer } from '../app.ts';
 import type { Config } from '../config.ts';
-import { wipeData } from '../store/wipe.ts';
+import { wipeData } from '../store/sqlite/wipe.ts';
 
 export class ServerHost {
   private current: JobscopeServer | undefined;

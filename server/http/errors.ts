@@ -3,7 +3,7 @@
 // only a real bug is a 500, and that is logged.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { closeLingeringly } from './lingering-close.ts';
-import { StorageError } from '../store/storage-error.ts';
+import { StorageError } from '../store/ports/storage-error.ts';
 
 export class ApiError extends Error {
   constructor(

@@ -25,7 +25,7 @@ import type { EntryKey, FailedSet } from './entry-key.ts';
 import { missingKeys, parseKeys, refuseUnreadable, resolveKeys, rowIds, type GivenKey } from './failed-entries.ts';
 import { WorkState } from './work-state.ts';
 import type { EnqueueOptions, FailedJob, Job, JobCounters, JobKind } from './types.ts';
-import { isStorageError } from '../store/storage-error.ts';
+import { isStorageError } from '../store/ports/storage-error.ts';
 import { orderQueues, parseQueueOrder, type QueueOrder } from './queue-order.ts';
 
 export class QueueKindError extends Error {}

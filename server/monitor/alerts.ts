@@ -1,7 +1,7 @@
 // Threshold checks on each sample (alerts stored through AlertsRepo), edge-triggered: a rule records one Alert when a value goes over
 // it, and may fire again only after the value has come back under. The "over" state lives in memory,
 // so a violation still going on after a restart is reported once more (a reminder, not a flood).
-import type { AlertsRepo } from '../store/monitor-ports.ts';
+import type { AlertsRepo } from '../store/ports/monitor-ports.ts';
 import type { Alert, Thresholds } from '../contract/app.ts';
 import type { CompoundMetrics } from '../contract/metrics.ts';
 

@@ -4,7 +4,7 @@
 // one transaction of its session (shared-monitor.ts) with the connection's health and the alerts.
 // If that transaction fails, memory is ahead of the database: the monitor drops the history and
 // loads it again from the rows.
-import type { MonitorHistoryRepo, MonitorStore, SampleRow } from '../store/monitor-ports.ts';
+import type { MonitorHistoryRepo, MonitorStore, SampleRow } from '../store/ports/monitor-ports.ts';
 import type { MonitorHistoryRepoAsync } from '../store/pg/monitor-history.ts';
 
 export type HistoryOp =

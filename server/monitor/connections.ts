@@ -1,13 +1,13 @@
-// The watched connections (stored through ConnectionsRepo, store/monitor-ports.ts). The embedded one
+// The watched connections (stored through ConnectionsRepo, store/ports/monitor-ports.ts). The embedded one
 // (this server) always exists; remote GitLab instances carry a PRIVATE-TOKEN that stays in the
 // backend: `view()` is what leaves it.
 import crypto from 'node:crypto';
 import type { ConnectionView, Thresholds } from '../contract/app.ts';
-import type { Connection, ConnectionFields, ConnectionsRepo } from '../store/monitor-ports.ts';
+import type { Connection, ConnectionFields, ConnectionsRepo } from '../store/ports/monitor-ports.ts';
 import type { Clock } from '../clock.ts';
 import type { RemoteTarget } from './remote-client.ts';
 import { isLoopbackHost } from '../host-address.ts';
-import { isoTime, isoTimeOr0 } from '../store/row-values.ts';
+import { isoTime, isoTimeOr0 } from '../store/rows/row-values.ts';
 import { passwordWarnings } from '../sidekiq/redis-url.ts';
 
 export const EMBEDDED_ID = 'embedded';

@@ -4,7 +4,7 @@
 import type { AppContext } from '../context.ts';
 import type { Service } from '../lifecycle.ts';
 import type { Cancel, Clock } from '../clock.ts';
-import type { MonitorStore } from '../store/monitor-ports.ts';
+import type { MonitorStore } from '../store/ports/monitor-ports.ts';
 import type { Alert, History } from '../contract/app.ts';
 import type { CompoundMetrics } from '../contract/metrics.ts';
 import { Connections, EMBEDDED_ID, type Connection } from './connections.ts';

@@ -1,11 +1,11 @@
 // Reading a connection once, whichever monitor asks (monitor.ts on SQLite, shared-monitor.ts on
 // PostgreSQL): this server's job system in-process, a Sidekiq through its Redis, or a GitLab over HTTP.
 import type { CompoundMetrics } from '../contract/metrics.ts';
-import type { Connection } from '../store/monitor-ports.ts';
+import type { Connection } from '../store/ports/monitor-ports.ts';
 import type { SidekiqSources } from '../sidekiq/sources.ts';
 import { targetOfConnection } from '../sidekiq/sources.ts';
 import { retryAfterS } from '../sidekiq/source.ts';
-import { StorageError } from '../store/storage-error.ts';
+import { StorageError } from '../store/ports/storage-error.ts';
 import { fetchCompound, type FetchOutcome } from './remote-client.ts';
 import { embeddedSource, type MetricsSource } from './embedded-source.ts';
 import type { AppContext } from '../context.ts';

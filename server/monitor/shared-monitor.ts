@@ -24,7 +24,7 @@ import type { Service } from '../lifecycle.ts';
 import type { Cancel, Clock } from '../clock.ts';
 import type { Alert, History, Thresholds } from '../contract/app.ts';
 import type { CompoundMetrics } from '../contract/metrics.ts';
-import type { Connection, ConnectionFields } from '../store/monitor-ports.ts';
+import type { Connection, ConnectionFields } from '../store/ports/monitor-ports.ts';
 import { pgMonitorStore, reposOn, type PgMonitorStore } from '../store/pg/monitor-store.ts';
 import { openMonitorSession, type MonitorSession } from '../store/pg/monitor-session.ts';
 import { DEFAULT_INTERVAL_S, EMBEDDED_ID } from './connections.ts';

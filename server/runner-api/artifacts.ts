@@ -1,15 +1,15 @@
 // POST|GET|DELETE /builds/:id/artifacts. Uploads stream to a temp file and become visible whole
-// (see store/artifacts.ts); downloads stream from disk; nothing is held whole in memory.
+// (see store/files/artifacts.ts); downloads stream from disk; nothing is held whole in memory.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { MultipartFile } from '@fastify/multipart';
 import type { AppContext } from '../context.ts';
 import { ApiError, forbidden, missing, notFound, tooLarge } from '../http/errors.ts';
 import { asMultipartError, pathId, str, type Params } from '../http/params.ts';
-import type { StagedUpload } from '../store/artifacts.ts';
+import type { StagedUpload } from '../store/ports/artifact.ts';
 import { releaseArchiveChunk, releaseChunksAfterWrite } from '../http/released-buffers.ts';
-import { TooLargeError } from '../store/ports.ts';
-import type { Build } from '../store/builds.ts';
+import { TooLargeError } from '../store/ports/ports.ts';
+import type { Build } from '../store/ports/build.ts';
 import { authenticateBuild, buildTokenOf, buildTokenValid } from './auth.ts';
 import { buildDetails } from './build-details.ts';
 import { RunnerPathId, RunnerQuery } from './schemas.ts';

@@ -3,8 +3,8 @@
 import crypto from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
-import type { Runner } from '../store/runners.ts';
-import type { Build, BuildCredentials } from '../store/builds.ts';
+import type { Runner } from '../store/ports/runner.ts';
+import type { Build, BuildCredentials } from '../store/ports/build.ts';
 import { asToken, tokenDigestBytes } from '../auth/tokens.ts';
 import { forbidden } from '../http/errors.ts';
 import type { Params } from '../http/params.ts';

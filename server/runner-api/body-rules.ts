@@ -8,7 +8,7 @@
 //   (GitLab's `running.find`) without being read;
 // - artifact uploads stream to disk (see artifacts.ts) and are not counted in the body budget.
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify';
-import type { BuildCredentials } from '../store/builds.ts';
+import type { BuildCredentials } from '../store/ports/build.ts';
 import type { AppContext } from '../context.ts';
 import { forbidden, notFound, recordNotFound } from '../http/errors.ts';
 import { pathId, type Params } from '../http/params.ts';

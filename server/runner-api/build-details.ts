@@ -1,9 +1,9 @@
 // GitLab 8.17's Entities::Build and Entities::BuildDetails, typed as the Go runner decodes them
 // (ints are ints, bools are bools: its JSON decoding is strict).
 import type { AppContext } from '../context.ts';
-import type { Build, Variable } from '../store/builds.ts';
-import type { Project } from '../store/projects.ts';
-import { isoTime } from '../store/row-values.ts';
+import type { Build, Variable } from '../store/ports/build.ts';
+import type { Project } from '../store/ports/project.ts';
+import { isoTime } from '../store/rows/row-values.ts';
 import { allOf, andThen, type MaybePromise } from '../domain/maybe-promise.ts';
 
 export const GITLAB_VERSION = '8.17.0';

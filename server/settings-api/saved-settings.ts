@@ -1,6 +1,6 @@
 // The saved settings file, <data dir>/settings.json: what the UI saved for the next start, shown next
 // to each setting's default and the value in force. The schema it is checked against is
-// server/config.ts (SETTINGS); the instance's tokens are not settings and live in store/secrets.ts.
+// server/config.ts (SETTINGS); the instance's tokens are not settings and live in store/sqlite/secrets.ts.
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
@@ -8,7 +8,7 @@ import { ConfigError, SAVABLE, SETTINGS_FILE, boundsOf, parseValue, readSavedSet
 import { isLoopbackHost } from '../host-address.ts';
 import { redactedUrl } from '../sidekiq/redis-url.ts';
 import type { SettingsView } from '../contract/settings.ts';
-import { PRIVATE_FILE_MODE } from '../store/private-files.ts';
+import { PRIVATE_FILE_MODE } from '../store/files/private-files.ts';
 
 /** The value in the units a person types (MiB for sizes), as flags take it; a Redis URL without its password. */
 function display(spec: SettingSpec, v: unknown): string | number | boolean | null {

@@ -13,7 +13,7 @@ import { readSidekiq, type ReadLimits, type ScriptMemo, type SidekiqSnapshot } f
 import { describeRedisError, RedisTimeout } from './errors.ts';
 import { redisHost, type RedisTarget } from './redis-url.ts';
 import { boundedOptions, type ReplyBounds, type ReplyTooLarge } from '../redis/bounded-client.ts';
-import { StorageError } from '../store/storage-error.ts';
+import { StorageError } from '../store/ports/storage-error.ts';
 
 export interface SidekiqSourceOptions {
   timeoutMs: number;

@@ -1,6 +1,6 @@
 // The monitor's SidekiqSource per sidekiq connection: made on first use, replaced when the
 // connection's URL, password or namespace changes, closed when it is removed or the server stops.
-import type { Connection } from '../store/monitor-ports.ts';
+import type { Connection } from '../store/ports/monitor-ports.ts';
 import { SidekiqSource, type SidekiqSourceOptions } from './source.ts';
 import type { RedisTarget } from './redis-url.ts';
 import type { Config } from '../config.ts';

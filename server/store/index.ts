@@ -1,28 +1,29 @@
 // Opens everything kept in the data dir, as one object the route plugins receive.
 import type { Config } from '../config.ts';
-import { acquireDataDir, releaseDataDir, type DataDirLayout } from './data-dir.ts';
-import { acquireInstanceDir } from './data-dir-shared.ts';
-import { tightenTree } from './private-files.ts';
-import { Db } from './db.ts';
-import { Secrets } from './secrets.ts';
-import { Users, type User } from './users.ts';
-import { Projects } from './projects.ts';
-import { Runners } from './runners.ts';
-import { Builds } from './builds.ts';
-import { TraceStore } from './traces.ts';
-import { ArtifactStore } from './artifacts.ts';
-import { ArtifactListings } from './artifact-listings.ts';
+import { acquireDataDir, releaseDataDir, type DataDirLayout } from './files/data-dir.ts';
+import { acquireInstanceDir } from './files/data-dir-shared.ts';
+import { tightenTree } from './files/private-files.ts';
+import { Db } from './sqlite/db.ts';
+import { Secrets } from './sqlite/secrets.ts';
+import { Users } from './sqlite/users.ts';
+import type { User } from './ports/user.ts';
+import { Projects } from './sqlite/projects.ts';
+import { Runners } from './sqlite/runners.ts';
+import { Builds } from './sqlite/builds.ts';
+import { TraceStore } from './files/traces.ts';
+import { ArtifactStore } from './files/artifacts.ts';
+import { ArtifactListings } from './sqlite/artifact-listings.ts';
 import { newToken } from '../auth/tokens.ts';
-import type { MonitorStore } from './monitor-ports.ts';
-import { sqliteMonitorStore } from './monitor-store.ts';
-import { SqliteJobBackend } from './sqlite-job-backend.ts';
+import type { MonitorStore } from './ports/monitor-ports.ts';
+import { sqliteMonitorStore } from './sqlite/monitor-store.ts';
+import { SqliteJobBackend } from './sqlite/job-backend.ts';
 import type { SyncJobBackend } from '../jobs/backend.ts';
-import type { ArtifactsPort, BuildsPort, ListingsPort, ProjectsPort, RunnersPort, SecretsPort, TracesPort, Transactions, UiStatePort, UsersPort } from './ports.ts';
-import { UiStateFile } from './ui-state.ts';
+import type { ArtifactsPort, BuildsPort, ListingsPort, ProjectsPort, RunnersPort, SecretsPort, TracesPort, Transactions, UiStatePort, UsersPort } from './ports/ports.ts';
+import { UiStateFile } from './files/ui-state.ts';
 
 /**
- * Storage as ports (store/ports.ts): the domain layer reads and writes through these, never through
- * an adapter class; the monitor's are store/monitor-ports.ts (Store.monitor), the job system's
+ * Storage as ports (store/ports/ports.ts): the domain layer reads and writes through these, never through
+ * an adapter class; the monitor's are store/ports/monitor-ports.ts (Store.monitor), the job system's
  * jobs/backend.ts (Store.jobBackend). The database handle is not part of it: see databaseOf.
  */
 export interface Store extends Transactions {
@@ -38,7 +39,7 @@ export interface Store extends Transactions {
   traces: TracesPort;
   artifacts: ArtifactsPort;
   listings: ListingsPort;
-  /** Watched connections, their sampled history and alerts (store/monitor-ports.ts). */
+  /** Watched connections, their sampled history and alerts (store/ports/monitor-ports.ts). */
   monitor: MonitorStore;
   /** The UI's saved state (<data dir>/ui-state.json; kept by "reset data", like settings.json). */
   uiState: UiStatePort;

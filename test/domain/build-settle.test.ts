@@ -9,7 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.ts';
 import { createBuild, createProject, registerRunner, requestBuild } from '../helpers/fixtures.ts';
 import { http } from '../helpers/http.ts';
-import type { Build } from '../../server/store/builds.ts';
+import type { Build } from '../../server/store/ports/build.ts';
 import { eachBackend } from '../api/backends.ts';
 import { openHandles } from '../helpers/open-files.ts';
 

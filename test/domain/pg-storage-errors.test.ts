@@ -6,7 +6,7 @@
 // part-way) and test/reliability/pg-outage.test.ts (the database stopped, killed, restarted).
 import { describe, expect, it } from 'vitest';
 import { describeError } from '../../server/http/errors.ts';
-import { StorageError } from '../../server/store/storage-error.ts';
+import { StorageError } from '../../server/store/ports/storage-error.ts';
 import { pgStorageError, withStorageErrors } from '../../server/store/pg/storage-errors.ts';
 
 const pgError = (code: string, message = 'x') => Object.assign(new Error(message), { code, severity: 'ERROR' });

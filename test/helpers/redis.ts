@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { RedisJobBackend } from '../../server/store/redis-job-backend.ts';
+import { RedisJobBackend } from '../../server/store/redis/job-backend.ts';
 
 export interface TestRedis {
   port: number;

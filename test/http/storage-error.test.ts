@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { describeError } from '../../server/http/errors.ts';
-import { StorageError } from '../../server/store/storage-error.ts';
+import { StorageError } from '../../server/store/ports/storage-error.ts';
 
 describe('StorageError kinds answer in one place', () => {
   it('unavailable is a 503 with Retry-After and the adapter sentence', () => {

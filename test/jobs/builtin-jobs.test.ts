@@ -8,7 +8,7 @@ import { startServer, type TestServer } from '../helpers/server.ts';
 import { http, RUNNER_UA } from '../helpers/http.ts';
 import { createBuild, createProject, registerRunner, requestBuild } from '../helpers/fixtures.ts';
 import { metrics, waitFor } from './lib.ts';
-import type { Build } from '../../server/store/builds.ts';
+import type { Build } from '../../server/store/ports/build.ts';
 
 let s: TestServer;
 let projectId: number;

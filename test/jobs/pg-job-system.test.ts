@@ -11,7 +11,7 @@ import { resolveConfig } from '../../server/config.ts';
 import { JobSystem } from '../../server/jobs/job-system.ts';
 import { SYNTHETIC, syntheticJob } from '../../server/jobs/builtin/synthetic.ts';
 import { openPgDatabase, type PgDatabase } from '../../server/store/pg/index.ts';
-import { PgJobBackend } from '../../server/store/pg/jobs-index.ts';
+import { PgJobBackend } from '../../server/store/pg/jobs.ts';
 import { waitFor } from './lib.ts';
 
 const missing = postgresMissing();

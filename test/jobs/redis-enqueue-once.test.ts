@@ -1,4 +1,4 @@
-// enqueueOnce on Redis (RedisJobBackend.pushUnlessWaiting, server/store/redis-push-once.ts) on a real
+// enqueueOnce on Redis (RedisJobBackend.pushUnlessWaiting, server/store/redis/push-once.ts) on a real
 // redis-server: a periodic job is pushed only while none of its kind waits in its queue, checked and
 // pushed in one step across servers. Without it every tick of every server pushed another one, and
 // they piled up behind busy slots.

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startRedis, type TestRedis } from '../helpers/redis.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
-import { RedisJobBackend } from '../../server/store/redis-job-backend.ts';
+import { RedisJobBackend } from '../../server/store/redis/job-backend.ts';
 import { sleep, waitFor } from './lib.ts';
 
 const PERSIST = ['--appendonly', 'yes', '--appendfsync', 'always'];

@@ -8,7 +8,7 @@ import { startRedis, type TestRedis } from '../helpers/redis.ts';
 import { sidekiqRuby, sidekiqView, startSidekiqApp, warmOracle } from '../helpers/sidekiq-oracle.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
-import { idOfJid } from '../../server/store/redis-job-backend.ts';
+import { idOfJid } from '../../server/store/redis/job-backend.ts';
 import { postJobs, waitFor } from './lib.ts';
 
 let redis: TestRedis;

@@ -1,5 +1,5 @@
 // Start work once across instances on Redis (RedisJobBackend.pushUnlessPending, the script in
-// server/store/redis-push-once.ts) on a real redis-server: a job is pushed unless one of its queue,
+// server/store/redis/push-once.ts) on a real redis-server: a job is pushed unless one of its queue,
 // kind and equal args is waiting, running (in a Jobscope process's working list) or in the retry
 // set. Then two servers with --database and --redis starting together on one PostgreSQL database
 // and one Redis push one listing job per archive stored without a listing, not one each.

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
 import { createBuild, createProject, registerRunner } from '../helpers/fixtures.ts';
 import { control, makeZip, multipart, pieces, raw, runnerJson, runningBuild, uploadArtifacts, RUNNER_UA } from '../api/lib.ts';
-import { Db } from '../../server/store/db.ts';
+import { Db } from '../../server/store/sqlite/db.ts';
 
 const YEAR_MS = 365.25 * 86400_000;
 const open: TestServer[] = [];

@@ -9,7 +9,7 @@ import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
 import { createBuild, createProject, registerRunner, requestBuild } from '../helpers/fixtures.ts';
 import { http } from '../helpers/http.ts';
 import { patchTrace, runnerJson } from '../api/lib.ts';
-import { Db } from '../../server/store/db.ts';
+import { Db } from '../../server/store/sqlite/db.ts';
 import { SYNTHETIC } from '../../server/jobs/builtin/synthetic.ts';
 import { databaseOf } from '../../server/store/index.ts';
 

@@ -12,7 +12,7 @@ import { startRedis } from '../helpers/redis.ts';
 import { startHostileRedis, type Hostility } from '../helpers/hostile-redis.ts';
 import { monitor } from '../monitor/support.ts';
 import type { ConnectionView } from '../../server/contract/app.ts';
-import { openRedisJobBackend } from '../../server/store/redis-job-backend.ts';
+import { openRedisJobBackend } from '../../server/store/redis/job-backend.ts';
 
 const TIMEOUT_MS = 1500;
 let s: TestServer;

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, expect, test } from 'vitest';
 import { releaseChunksAfterWrite } from '../../server/http/released-buffers.ts';
-import { ArtifactStore } from '../../server/store/artifacts.ts';
+import { ArtifactStore } from '../../server/store/files/artifacts.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-release-'));
 const store = new ArtifactStore(dir, dir, { fsync: false, maxBytes: 64 * 2 ** 20 });

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, expect, test } from 'vitest';
-import { ArtifactStore } from '../../server/store/artifacts.ts';
+import { ArtifactStore } from '../../server/store/files/artifacts.ts';
 
 const realWritev = fs.writev;
 const realClose = fs.close;

@@ -1,12 +1,12 @@
-// A new database gets server/store/fresh-schema.ts in one batch instead of every migration replayed:
+// A new database gets server/store/sqlite/fresh-schema.ts in one batch instead of every migration replayed:
 // the result must be the database the migrations make, statement text included.
 import fs from 'node:fs';
 import path from 'node:path';
 import sqlite from 'node-sqlite3-wasm';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Db } from '../../server/store/db.ts';
-import { MIGRATIONS } from '../../server/store/migrations.ts';
-import { FRESH_SCHEMA_VERSION } from '../../server/store/fresh-schema.ts';
+import { Db } from '../../server/store/sqlite/db.ts';
+import { MIGRATIONS } from '../../server/store/sqlite/migrations.ts';
+import { FRESH_SCHEMA_VERSION } from '../../server/store/sqlite/fresh-schema.ts';
 import { tempDir } from '../helpers/server.ts';
 
 const dir = tempDir('jobscope-fresh-schema-');

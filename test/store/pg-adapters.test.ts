@@ -13,11 +13,12 @@ import { describe, expect, it, vi } from 'vitest';
 import { postgresMissing, usePostgres } from '../helpers/postgres.ts';
 import { outcome, TokenLabels } from '../helpers/differential.ts';
 import { Prng } from '../../common/prng.ts';
-import { Db } from '../../server/store/db.ts';
-import { Projects } from '../../server/store/projects.ts';
-import { Runners, type Runner, type RunnerInfo } from '../../server/store/runners.ts';
-import { Users } from '../../server/store/users.ts';
-import { Secrets } from '../../server/store/secrets.ts';
+import { Db } from '../../server/store/sqlite/db.ts';
+import { Projects } from '../../server/store/sqlite/projects.ts';
+import { Runners } from '../../server/store/sqlite/runners.ts';
+import type { Runner, RunnerInfo } from '../../server/store/ports/runner.ts';
+import { Users } from '../../server/store/sqlite/users.ts';
+import { Secrets } from '../../server/store/sqlite/secrets.ts';
 import { openPgDatabase, PgProjects, PgRunners, PgSecrets, PgUsers, type PgDatabase } from '../../server/store/pg/index.ts';
 
 const missing = postgresMissing();

@@ -1,5 +1,5 @@
 // The PostgreSQL builds adapter (server/store/pg/builds.ts) against the SQLite one it stands in for
-// (server/store/builds.ts), on a real throwaway cluster, as test/store/pg-adapters.test.ts does for
+// (server/store/sqlite/builds.ts), on a real throwaway cluster, as test/store/pg-adapters.test.ts does for
 // runners, projects, users and secrets: one seeded random sequence of builds calls (create, take,
 // finish, cancel, stuck, artifacts, lists with filters, counts, token and credential lookups) made to
 // both stores must get the same answers at every step. Tokens and their digests are random on each
@@ -12,10 +12,12 @@ import { describe, expect, it, vi } from 'vitest';
 import { postgresMissing, usePostgres } from '../helpers/postgres.ts';
 import { outcome, TokenLabels, type Outcome } from '../helpers/differential.ts';
 import { Prng } from '../../common/prng.ts';
-import { Db } from '../../server/store/db.ts';
-import { Projects } from '../../server/store/projects.ts';
-import { Runners, type Runner } from '../../server/store/runners.ts';
-import { Builds, type Build, type BuildFilter, type BuildStatus, type NewBuild } from '../../server/store/builds.ts';
+import { Db } from '../../server/store/sqlite/db.ts';
+import { Projects } from '../../server/store/sqlite/projects.ts';
+import { Runners } from '../../server/store/sqlite/runners.ts';
+import type { Runner } from '../../server/store/ports/runner.ts';
+import { Builds } from '../../server/store/sqlite/builds.ts';
+import type { Build, BuildFilter, BuildStatus, NewBuild } from '../../server/store/ports/build.ts';
 import { openPgDatabase, PgBuilds, PgProjects, PgRunners, type PgDatabase } from '../../server/store/pg/index.ts';
 
 const missing = postgresMissing();

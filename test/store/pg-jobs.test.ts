@@ -13,7 +13,7 @@ import type { Pool } from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { postgresMissing, usePostgres } from '../helpers/postgres.ts';
 import { openPgDatabase, type PgDatabase } from '../../server/store/pg/index.ts';
-import { PgJobBackend } from '../../server/store/pg/jobs-index.ts';
+import { PgJobBackend } from '../../server/store/pg/jobs.ts';
 import type { NewJob } from '../../server/jobs/backend.ts';
 import type { Job } from '../../server/jobs/types.ts';
 import { waitFor } from '../jobs/lib.ts';

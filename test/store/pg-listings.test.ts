@@ -1,5 +1,5 @@
 // The PostgreSQL listings adapter (server/store/pg/listings.ts) against the SQLite one
-// (server/store/artifact-listings.ts), on a real throwaway cluster: one seeded random sequence of
+// (server/store/sqlite/artifact-listings.ts), on a real throwaway cluster: one seeded random sequence of
 // builds getting, replacing and losing archives, and listings stored for the current archive or a
 // stale one, must get the same answers from both stores at every step (set's true/false, summary,
 // get, unlisted). The artifacts metadata itself (key, filename, size, expiry) is the builds
@@ -11,10 +11,12 @@ import { describe, expect, it } from 'vitest';
 import { postgresMissing, usePostgres } from '../helpers/postgres.ts';
 import { outcome } from '../helpers/differential.ts';
 import { Prng } from '../../common/prng.ts';
-import { Db } from '../../server/store/db.ts';
-import { Projects } from '../../server/store/projects.ts';
-import { Builds, type NewBuild } from '../../server/store/builds.ts';
-import { ArtifactListings, type ArchiveListing } from '../../server/store/artifact-listings.ts';
+import { Db } from '../../server/store/sqlite/db.ts';
+import { Projects } from '../../server/store/sqlite/projects.ts';
+import { Builds } from '../../server/store/sqlite/builds.ts';
+import type { NewBuild } from '../../server/store/ports/build.ts';
+import { ArtifactListings } from '../../server/store/sqlite/artifact-listings.ts';
+import type { ArchiveListing } from '../../server/store/ports/artifact.ts';
 import { openPgDatabase, PgBuilds, PgProjects, type PgDatabase } from '../../server/store/pg/index.ts';
 import { PgListings } from '../../server/store/pg/listings.ts';
 

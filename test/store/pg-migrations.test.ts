@@ -10,7 +10,7 @@ import type { PoolClient } from 'pg';
 import { describe, expect, it } from 'vitest';
 import { postgresMissing, usePostgres } from '../helpers/postgres.ts';
 import { freePort } from '../helpers/redis.ts';
-import { Db } from '../../server/store/db.ts';
+import { Db } from '../../server/store/sqlite/db.ts';
 import { openPgDatabase, PgStoreError, type PgDatabase } from '../../server/store/pg/index.ts';
 import { connectPg } from '../../server/store/pg/connect.ts';
 import { MIGRATION_LOCK_KEY, migrate } from '../../server/store/pg/migrate.ts';

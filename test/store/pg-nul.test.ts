@@ -8,10 +8,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { postgresMissing, usePostgres } from '../helpers/postgres.ts';
-import { Db } from '../../server/store/db.ts';
-import { Projects } from '../../server/store/projects.ts';
-import { Runners, type NewRunner } from '../../server/store/runners.ts';
-import { Builds, type NewBuild } from '../../server/store/builds.ts';
+import { Db } from '../../server/store/sqlite/db.ts';
+import { Projects } from '../../server/store/sqlite/projects.ts';
+import { Runners } from '../../server/store/sqlite/runners.ts';
+import type { NewRunner } from '../../server/store/ports/runner.ts';
+import { Builds } from '../../server/store/sqlite/builds.ts';
+import type { NewBuild } from '../../server/store/ports/build.ts';
 import { openPgDatabase, PgBuilds, PgProjects, PgRunners } from '../../server/store/pg/index.ts';
 
 const missing = postgresMissing();

@@ -7,7 +7,7 @@ import { postgresMissing, usePostgres } from '../helpers/postgres.ts';
 import { openPgDatabase, PgBuilds, PgProjects, PgRunners } from '../../server/store/pg/index.ts';
 import { pollBuild } from '../../server/store/pg/take.ts';
 import { contactWrite } from '../../server/store/pg/runners.ts';
-import type { NewBuild } from '../../server/store/builds.ts';
+import type { NewBuild } from '../../server/store/ports/build.ts';
 
 const missing = postgresMissing();
 const pg = usePostgres();

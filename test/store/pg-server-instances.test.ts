@@ -3,7 +3,7 @@
 // whichever instance the polls reach; a change made on one instance (a new build, a cancel) is seen
 // on the other through LISTEN/NOTIFY; the trace length in the database is what both check a part
 // against. Both share one data dir, as a real deployment does (each holds a slot in it:
-// store/data-dir-shared.ts, tested in pg-server-shared-dir.test.ts).
+// store/files/data-dir-shared.ts, tested in pg-server-shared-dir.test.ts).
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +14,7 @@ import { control, makeZip, patchTrace, runnerJson, uploadArtifacts } from '../ap
 import { databaseOf } from '../../server/store/index.ts';
 import { doublePut, putAgainstCancel } from '../api/finish-races.ts';
 import { openHandles } from '../helpers/open-files.ts';
-import type { Build } from '../../server/store/builds.ts';
+import type { Build } from '../../server/store/ports/build.ts';
 
 const cluster = usePostgres();
 

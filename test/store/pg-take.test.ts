@@ -2,7 +2,7 @@
 // - exactly once: many polls at the same moment, on two pools (two instances), hand every build out
 //   once, to a runner that may run it, and leave only the builds no runner can run;
 // - fair order: the same rows in SQLite and PostgreSQL, the same polls one after another, and each
-//   poll is answered with the same build by the SQLite take() (store/builds.ts) and takeBuild.
+//   poll is answered with the same build by the SQLite take() (store/sqlite/builds.ts) and takeBuild.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,10 +10,12 @@ import type { Pool } from 'pg';
 import { describe, expect, it } from 'vitest';
 import { postgresMissing, usePostgres } from '../helpers/postgres.ts';
 import { Prng } from '../../common/prng.ts';
-import { Db } from '../../server/store/db.ts';
-import { Projects } from '../../server/store/projects.ts';
-import { Runners, type Runner } from '../../server/store/runners.ts';
-import { Builds, runnerMatches, type Build } from '../../server/store/builds.ts';
+import { Db } from '../../server/store/sqlite/db.ts';
+import { Projects } from '../../server/store/sqlite/projects.ts';
+import { Runners } from '../../server/store/sqlite/runners.ts';
+import type { Runner } from '../../server/store/ports/runner.ts';
+import { Builds } from '../../server/store/sqlite/builds.ts';
+import { runnerMatches, type Build } from '../../server/store/ports/build.ts';
 import { openPgDatabase, takeBuild, type PgDatabase } from '../../server/store/pg/index.ts';
 
 const missing = postgresMissing();

@@ -15,7 +15,7 @@ import { Prng } from '../../common/prng.ts';
 import { openPgDatabase, PgTraceStore, type PgDatabase } from '../../server/store/pg/index.ts';
 import { AppendHandles, TraceFileLostError, type AppendHandlesOptions } from '../../server/store/pg/traces-files.ts';
 import { openFilesUnder } from '../helpers/open-files.ts';
-import { StorageError } from '../../server/store/storage-error.ts';
+import { StorageError } from '../../server/store/ports/storage-error.ts';
 
 const missing = postgresMissing();
 const pg = usePostgres();

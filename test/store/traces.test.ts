@@ -1,11 +1,11 @@
-// The single server's trace files (store/traces.ts), on real files: a replace with the bytes the
+// The single server's trace files (store/files/traces.ts), on real files: a replace with the bytes the
 // trace already holds (a runner's final update carries the whole trace it appended) leaves the file
 // as it is; any other replace still writes a new file and renames it over the old one.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { TraceStore } from '../../server/store/traces.ts';
+import { TraceStore } from '../../server/store/files/traces.ts';
 
 let dir: string;
 let store: TraceStore;

@@ -1,11 +1,11 @@
 // Reads an uploaded artifacts archive's zip central directory (names and sizes, nothing
-// decompressed) into its listing (store/artifact-listings.ts), so the UI can show the files without
+// decompressed) into its listing (store/sqlite/artifact-listings.ts), so the UI can show the files without
 // downloading the archive. yauzl is loaded on the first archive listed: an idle server, and one that
 // never receives artifacts, does not hold it.
 import type yauzl from 'yauzl';
 import type { BuildsDomain } from '../../domain/builds.ts';
-import type { ArchiveEntry } from '../../store/builds.ts';
-import type { ArchiveListing } from '../../store/artifact-listings.ts';
+import type { ArchiveEntry } from '../../store/ports/build.ts';
+import type { ArchiveListing } from '../../store/ports/artifact.ts';
 import type { JobKind } from '../types.ts';
 
 /**

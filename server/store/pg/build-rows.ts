@@ -1,9 +1,10 @@
-// A builds row read from PostgreSQL as the Build the domain knows (store/builds.ts). pg has already
+// A builds row read from PostgreSQL as the Build the domain knows (store/sqlite/builds.ts). pg has already
 // parsed json/jsonb and booleans, and bigint is read as a number (connect.ts); the checks here are
 // the second line row-values.ts is for SQLite: a row edited by hand reads clamped or empty, not as a throw.
-import { isString, isVariable, type Build, type BuildStatus } from '../builds.ts';
-import type { Project } from '../projects.ts';
-import { isId, isPlainObject, storedInt, storedTime, storedTimeOr0 } from '../row-values.ts';
+import { isString, isVariable } from '../rows/row-values.ts';
+import type { Build, BuildStatus } from '../ports/build.ts';
+import type { Project } from '../ports/project.ts';
+import { isId, isPlainObject, storedInt, storedTime, storedTimeOr0 } from '../rows/row-values.ts';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../../http/json-depth.ts';
 
 /** As pg returns a builds row: the Build's columns, with the JSON ones not yet checked. */
@@ -23,7 +24,7 @@ export const BUILD_COLUMNS = `id, project_id, runner_id, status, name, stage, re
 const listOf = <T>(v: unknown, keep: (x: unknown) => x is T): T[] => (Array.isArray(v) ? v.filter(keep) : []);
 
 /**
- * Options nested past the request bound read as {}, as the SQLite adapter reads them (store/builds.ts
+ * Options nested past the request bound read as {}, as the SQLite adapter reads them (store/sqlite/builds.ts
  * optionsOf): a row written by an older version or by hand would overflow whoever answers it. pg
  * has parsed the column already, so the walk is over the value (iterative: any depth is safe).
  */

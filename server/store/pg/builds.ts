@@ -1,5 +1,5 @@
-// Builds on PostgreSQL: BuildsPort of store/ports.ts, asynchronous, with the semantics and values of
-// store/builds.ts (token stored with its SHA-256 digest and looked up by it; lists, variables,
+// Builds on PostgreSQL: BuildsPort of store/ports/ports.ts, asynchronous, with the semantics and values of
+// store/sqlite/builds.ts (token stored with its SHA-256 digest and looked up by it; lists, variables,
 // options and tag lists round-trip as JSON; list filters, order and limit bounds as there). Dispatch
 // is take.ts (FOR UPDATE SKIP LOCKED across instances).
 //
@@ -8,11 +8,11 @@
 // build at any moment, and a cached status would let a trace be appended to a canceled build. So
 // credentials() reads the row on every call (one lookup by primary key joined to its project).
 import { digest, newToken } from '../../auth/tokens.ts';
-import type { Build, BuildCredentials, BuildFilter, NewBuild } from '../builds.ts';
-import type { Runner } from '../runners.ts';
+import type { Build, BuildCredentials, BuildFilter, NewBuild } from '../ports/build.ts';
+import type { Runner } from '../ports/runner.ts';
 import { BUILD_COLUMNS, toBuild, type PgBuildRow } from './build-rows.ts';
 import type { Queryable } from './connect.ts';
-import type { BuildsPortAsync } from './ports-async.ts';
+import type { BuildsPortAsync } from '../ports/async-ports.ts';
 import { takeBuild } from './take.ts';
 
 const B_COLUMNS = BUILD_COLUMNS.split(',')

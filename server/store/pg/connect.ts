@@ -3,7 +3,7 @@
 // does not change.
 import os from 'node:os';
 import type { Pool, PoolClient } from 'pg';
-import { checkUrl, explainConnectError } from './errors.ts';
+import { checkUrl, explainConnectError } from './start-errors.ts';
 
 /** A pool or one of its clients: what a query function needs. */
 export type Queryable = Pick<Pool, 'query'> | PoolClient;

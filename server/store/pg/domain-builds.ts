@@ -11,12 +11,12 @@
 import type { Readable } from 'node:stream';
 import type { Pool } from 'pg';
 import type { AppEvents } from '../../events.ts';
-import type { Build, BuildCredentials, BuildFilter, NewBuild } from '../builds.ts';
-import type { Runner, RunnerInfo } from '../runners.ts';
-import type { AppendResult } from '../traces.ts';
-import type { StagedUpload } from '../artifacts.ts';
-import type { ArchiveListing, ListingSummary } from '../artifact-listings.ts';
-import type { ArtifactsPort } from '../ports.ts';
+import type { Build, BuildCredentials, BuildFilter, NewBuild } from '../ports/build.ts';
+import type { Runner, RunnerInfo } from '../ports/runner.ts';
+import type { AppendResult } from '../ports/trace.ts';
+import type { StagedUpload } from '../ports/artifact.ts';
+import type { ArchiveListing, ListingSummary } from '../ports/artifact.ts';
+import type { ArtifactsPort } from '../ports/ports.ts';
 import { RUNNER_CHANGED, finishAnswer, type BuildsDomain, type UpdateResult } from '../../domain/builds.ts';
 import type { Taken } from '../../domain/dispatch-batch.ts';
 import { canRetry, retryInput, type RetryResult } from '../../domain/build-retry.ts';

@@ -1,9 +1,9 @@
 // Runners, projects and users of server/domain/ on PostgreSQL: the same rules, over the PostgreSQL
 // adapters (no caches: another instance may change a row at any moment).
 import type { Pool } from 'pg';
-import type { NewRunner, Runner, RunnerInfo } from '../runners.ts';
-import type { Project } from '../projects.ts';
-import type { User } from '../users.ts';
+import type { NewRunner, Runner, RunnerInfo } from '../ports/runner.ts';
+import type { Project } from '../ports/project.ts';
+import type { User } from '../ports/user.ts';
 import type { RegisterResult, RunnersDomain } from '../../domain/runners.ts';
 import type { ProjectsDomain } from '../../domain/projects.ts';
 import type { UsersDomain } from '../../domain/users.ts';

@@ -7,7 +7,7 @@
 import type { Pool } from 'pg';
 import type { AppEvents } from '../../events.ts';
 import type { Domain } from '../../domain/index.ts';
-import type { ArtifactsPort } from '../ports.ts';
+import type { ArtifactsPort } from '../ports/ports.ts';
 import { newToken } from '../../auth/tokens.ts';
 import { openPgDatabase } from './index.ts';
 import { startPgNotify, type PgChangeReceived } from './notify.ts';

@@ -1,13 +1,13 @@
-// Archive listings on PostgreSQL: ListingsPort of store/ports.ts, asynchronous, with the semantics
-// of store/artifact-listings.ts. A row belongs to one archive (its artifacts_key): set() writes it
+// Archive listings on PostgreSQL: ListingsPort of store/ports/ports.ts, asynchronous, with the semantics
+// of store/sqlite/artifact-listings.ts. A row belongs to one archive (its artifacts_key): set() writes it
 // only while the build still points at that archive, in one statement, so a listing job finishing
 // after another instance replaced or removed the archive stores nothing; the schema's trigger drops
 // the row when the key changes (migrations.ts).
-import type { ArchiveEntry } from '../builds.ts';
-import type { ArchiveListing, ListingSummary } from '../artifact-listings.ts';
-import type { ListingsPort } from '../ports.ts';
+import type { ArchiveEntry } from '../ports/build.ts';
+import type { ArchiveListing, ListingSummary } from '../ports/artifact.ts';
+import type { ListingsPort } from '../ports/ports.ts';
 import type { Queryable } from './connect.ts';
-import type { AsyncPort } from './ports-async.ts';
+import type { AsyncPort } from '../ports/async-ports.ts';
 
 export type ListingsPortAsync = AsyncPort<ListingsPort>;
 

@@ -1,5 +1,5 @@
 // The PostgreSQL schema, one entry per version; never edit a shipped entry, append a new one. It
-// holds every table of the SQLite store (store/migrations.ts, as of its version 6) with the same
+// holds every table of the SQLite store (store/sqlite/migrations.ts, as of its version 6) with the same
 // columns and meanings, in PostgreSQL's types:
 // - ids and epoch-millisecond times are bigint (read back as JS numbers: connect.ts);
 // - flags are boolean (SQLite's 0/1 integers);

@@ -1,12 +1,12 @@
-// Monitor alerts on PostgreSQL: AlertsRepo of store/monitor-ports.ts, asynchronous, with the
-// semantics of store/monitor-alerts.ts. Ids come from an identity column: they grow across
+// Monitor alerts on PostgreSQL: AlertsRepo of store/ports/monitor-ports.ts, asynchronous, with the
+// semantics of store/sqlite/monitor-alerts.ts. Ids come from an identity column: they grow across
 // instances, which is what clients polling with `since` need.
 import type { Alert } from '../../contract/app.ts';
-import type { AlertsRepo, NewAlert } from '../monitor-ports.ts';
-import { alertFromRow, type AlertRow } from '../monitor-alerts.ts';
+import type { AlertsRepo, NewAlert } from '../ports/monitor-ports.ts';
+import { alertFromRow, type AlertRow } from '../rows/monitor-rows.ts';
 import type { Queryable } from './connect.ts';
-import type { AsyncPort } from './ports-async.ts';
-import { pgText } from './text.ts';
+import type { AsyncPort } from '../ports/async-ports.ts';
+import { pgText } from './nul-free-text.ts';
 
 export type AlertsRepoAsync = AsyncPort<AlertsRepo>;
 

@@ -1,16 +1,16 @@
-// Monitor connections on PostgreSQL: ConnectionsRepo of store/monitor-ports.ts, asynchronous, with
-// the semantics of store/monitor-connections.ts (remote tokens stored as given; the data dir's
+// Monitor connections on PostgreSQL: ConnectionsRepo of store/ports/monitor-ports.ts, asynchronous, with
+// the semantics of store/sqlite/monitor-connections.ts (remote tokens stored as given; the data dir's
 // privacy is the database's access control here).
 //
 // The sample and the thresholds are json columns read back as text (::text), as SQLite hands them
 // over: json keeps the text as written, so lastSample() answers the very JSON the sampler stored,
 // and thresholds that do not parse read as {queues: {}} by the same rule.
 import type { Thresholds } from '../../contract/app.ts';
-import type { Connection, ConnectionFields, ConnectionsRepo } from '../monitor-ports.ts';
-import { connectionFromRow, FIELD_COLUMNS, type ConnectionRow } from '../monitor-connections.ts';
+import type { Connection, ConnectionFields, ConnectionsRepo } from '../ports/monitor-ports.ts';
+import { connectionFromRow, FIELD_COLUMNS, type ConnectionRow } from '../rows/monitor-rows.ts';
 import type { Queryable } from './connect.ts';
-import type { AsyncPort } from './ports-async.ts';
-import { pgText } from './text.ts';
+import type { AsyncPort } from '../ports/async-ports.ts';
+import { pgText } from './nul-free-text.ts';
 
 export type ConnectionsRepoAsync = AsyncPort<ConnectionsRepo>;
 

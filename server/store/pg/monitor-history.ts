@@ -1,13 +1,13 @@
-// Monitor history on PostgreSQL: MonitorHistoryRepo of store/monitor-ports.ts, asynchronous, with
-// the semantics of store/monitor-history.ts (monitor_samples and monitor_queue_names).
+// Monitor history on PostgreSQL: MonitorHistoryRepo of store/ports/monitor-ports.ts, asynchronous, with
+// the semantics of store/sqlite/monitor-history.ts (monitor_samples and monitor_queue_names).
 //
 // samples() answers the rows as one array where SQLite iterates them: the monitor rebuilds its
 // in-memory history from all of them at start either way, so holding them once more for the length
 // of that loop is the whole cost, and no cursor (another dependency, a client held) is needed.
-import type { MonitorHistoryRepo, SampleRow } from '../monitor-ports.ts';
+import type { MonitorHistoryRepo, SampleRow } from '../ports/monitor-ports.ts';
 import type { Queryable } from './connect.ts';
-import type { AsyncPort } from './ports-async.ts';
-import { pgText } from './text.ts';
+import type { AsyncPort } from '../ports/async-ports.ts';
+import { pgText } from './nul-free-text.ts';
 
 export type MonitorHistoryRepoAsync = AsyncPort<MonitorHistoryRepo>;
 

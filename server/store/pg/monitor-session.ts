@@ -15,7 +15,7 @@
 // a sample's few small writes every few seconds per connection do not notice.
 import os from 'node:os';
 import type { Client, Notification } from 'pg';
-import { checkUrl, explainConnectError } from './errors.ts';
+import { checkUrl, explainConnectError } from './start-errors.ts';
 import type { Queryable } from './connect.ts';
 
 /** Connection changes (added, edited, removed): ids only, as notify.ts does for builds. */

@@ -1,4 +1,4 @@
-// The monitor's PostgreSQL adapters as one store, as store/monitor-store.ts makes the SQLite ones.
+// The monitor's PostgreSQL adapters as one store, as store/sqlite/monitor-store.ts makes the SQLite ones.
 // tx() differs from MonitorStore's: PostgreSQL's transaction lives on one connection, so `fn` is
 // handed repos bound to that connection and may await; its writes commit together or not at all
 // (a sample's rows, its queue names and the connection's health, as the monitor records them).

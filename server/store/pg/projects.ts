@@ -1,10 +1,10 @@
-// Projects on PostgreSQL: ProjectsPort of store/ports.ts, asynchronous, with the semantics of
-// store/projects.ts (both tokens stored with their SHA-256 digests, looked up by the digest).
+// Projects on PostgreSQL: ProjectsPort of store/ports/ports.ts, asynchronous, with the semantics of
+// store/sqlite/projects.ts (both tokens stored with their SHA-256 digests, looked up by the digest).
 import { digest, newToken } from '../../auth/tokens.ts';
-import type { Project } from '../projects.ts';
-import { storedInt, storedTimeOr0 } from '../row-values.ts';
+import type { Project } from '../ports/project.ts';
+import { storedInt, storedTimeOr0 } from '../rows/row-values.ts';
 import type { Queryable } from './connect.ts';
-import type { ProjectsPortAsync } from './ports-async.ts';
+import type { ProjectsPortAsync } from '../ports/async-ports.ts';
 
 /** pg returns a projects row with a Project's types (booleans, bigint read as numbers): still clamped, as a row edited by hand may be out of range. */
 type PgProjectRow = Project;

@@ -12,7 +12,7 @@
 // Only active runners are kept (a paused one is answered 404 without a poll, so nothing would
 // check it), only polls use it (an update or a delete reads the row), and a poll that does not take
 // reads the row as before: nothing in it would check a cached runner.
-import type { Runner } from '../runners.ts';
+import type { Runner } from '../ports/runner.ts';
 import { tokenDigestHex } from '../../auth/tokens.ts';
 
 export class RunnerCache {

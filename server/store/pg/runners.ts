@@ -1,5 +1,5 @@
-// Runners on PostgreSQL: RunnersPort of store/ports.ts, asynchronous, with the semantics of
-// store/runners.ts: tokens stored with their SHA-256 digest and looked up by it, ids never given out
+// Runners on PostgreSQL: RunnersPort of store/ports/ports.ts, asynchronous, with the semantics of
+// store/sqlite/runners.ts: tokens stored with their SHA-256 digest and looked up by it, ids never given out
 // twice (an identity column never reuses a value, deleted or not), an unchanged runner's contact
 // written at most every CONTACT_WRITE_MS.
 //
@@ -12,10 +12,10 @@
 // would be a cache of a second or so dropped by notify.ts events for runner changes, which do not
 // exist yet.)
 import { digest, newToken } from '../../auth/tokens.ts';
-import { CONTACT_WRITE_MS, type NewRunner, type Runner, type RunnerInfo } from '../runners.ts';
-import { isPlainObject, storedInt, storedTime, storedTimeOr0 } from '../row-values.ts';
+import { CONTACT_WRITE_MS, type NewRunner, type Runner, type RunnerInfo } from '../ports/runner.ts';
+import { isPlainObject, storedInt, storedTime, storedTimeOr0 } from '../rows/row-values.ts';
 import type { Queryable } from './connect.ts';
-import type { RunnersPortAsync } from './ports-async.ts';
+import type { RunnersPortAsync } from '../ports/async-ports.ts';
 
 /** As pg returns a runners row: the Runner's columns, with the JSON ones not yet checked. */
 type PgRunnerRow = Omit<Runner, 'tag_list' | 'info'> & { tag_list: unknown; info: unknown };
@@ -23,7 +23,7 @@ type PgRunnerRow = Omit<Runner, 'tag_list' | 'info'> & { tag_list: unknown; info
 /** Never token_sha: a digest is no part of the record. */
 const COLUMNS = 'id, token, description, is_shared, project_id, active, run_untagged, locked, tag_list, info, online, contacted_at, created_at';
 
-// pg has parsed the json and jsonb columns; a row edited by hand reads with its bad parts emptied, as store/runners.ts reads broken JSON.
+// pg has parsed the json and jsonb columns; a row edited by hand reads with its bad parts emptied, as store/sqlite/runners.ts reads broken JSON.
 const toRunner = (r: PgRunnerRow): Runner => ({
   id: storedInt(r.id) ?? 0,
   token: r.token,
@@ -91,7 +91,7 @@ export class PgRunners implements RunnersPortAsync {
   }
 
   /**
-   * Records contact (and the runner's self-description, when sent), as store/runners.ts: an
+   * Records contact (and the runner's self-description, when sent), as store/sqlite/runners.ts: an
    * unchanged runner is written at most every CONTACT_WRITE_MS. `runner` is the row byToken has just
    * read, so the throttle judges the contact time some instance last committed.
    */
@@ -150,7 +150,7 @@ export interface ContactWrite {
 }
 
 /**
- * Whether this poll must write the runner's contact (touch's throttle, as store/runners.ts), and
+ * Whether this poll must write the runner's contact (touch's throttle, as store/sqlite/runners.ts), and
  * what; undefined when the row just read is recent enough. Split from the write so the poll can
  * make it inside its one statement (take.ts pollBuild).
  */

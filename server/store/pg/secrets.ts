@@ -1,5 +1,5 @@
-// The instance's secrets (the `settings` table) on PostgreSQL: SecretsPort of store/ports.ts,
-// asynchronous, with the semantics of store/secrets.ts. Not wired to serve yet (see index.ts).
+// The instance's secrets (the `settings` table) on PostgreSQL: SecretsPort of store/ports/ports.ts,
+// asynchronous, with the semantics of store/sqlite/secrets.ts. Not wired to serve yet (see index.ts).
 //
 // ensure() is called by every instance as it starts, and instances often start together: each must
 // end up with the same admin and registration tokens. The generated value is inserted with ON
@@ -7,7 +7,7 @@
 // that loses waits for the winner's commit, and under READ COMMITTED the next statement sees the
 // winner's row. (A read in the same statement would use the snapshot taken before that commit.)
 import type { Queryable } from './connect.ts';
-import type { SecretsPortAsync } from './ports-async.ts';
+import type { SecretsPortAsync } from '../ports/async-ports.ts';
 
 export class PgSecrets implements SecretsPortAsync {
   constructor(private readonly db: Queryable) {}

@@ -1,7 +1,7 @@
 // The database failing under a request is storage trouble, not a bug: on SQLite a full or read-only
 // file answers 507/503 with what to do, and a server on PostgreSQL must answer the same, not a 500.
 // What went wrong is read here, at the adapter boundary, and raised as a StorageError kind
-// (store/storage-error.ts) that http/errors.ts answers without knowing PostgreSQL: the SQLSTATE of
+// (store/ports/storage-error.ts) that http/errors.ts answers without knowing PostgreSQL: the SQLSTATE of
 // a server error, the socket's code when the server cannot be reached, and node-postgres's own
 // words for a session cut under a query or a pool that could not hand out a connection in time.
 //
@@ -9,7 +9,7 @@
 // backend's and the monitor's alike, goes through it or one of its clients. Errors of files (traces,
 // artifacts), constraints and the client's own input carry none of these marks and pass unchanged.
 import type { Pool, PoolClient } from 'pg';
-import { StorageError } from '../storage-error.ts';
+import { StorageError } from '../ports/storage-error.ts';
 import { isPromise } from '../../domain/maybe-promise.ts';
 
 /**

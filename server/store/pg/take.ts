@@ -1,4 +1,4 @@
-// Dispatch on PostgreSQL: BuildsPort.take (store/ports.ts) for several instances sharing one database.
+// Dispatch on PostgreSQL: BuildsPort.take (store/ports/ports.ts) for several instances sharing one database.
 //
 // Exactly once: the build is chosen and locked in one statement with FOR UPDATE SKIP LOCKED and
 // turned running by the same statement, which commits alone. A build another poll has locked is
@@ -7,7 +7,7 @@
 // polls on any number of connections and instances never hand out one build twice, and never queue
 // behind each other.
 //
-// Order: the same as the SQLite take() (store/builds.ts). A project runner takes its project's
+// Order: the same as the SQLite take() (store/sqlite/builds.ts). A project runner takes its project's
 // oldest pending build it can run. A shared runner looks at the projects with shared runners
 // enabled and a pending build, fewest builds running on shared runners first, then the one whose
 // oldest pending build is oldest (GitLab's RegisterBuildService), and takes the first build it can
@@ -19,9 +19,9 @@
 // one poll at a time, so each poll sees the running counts the one before it left. Here polls running
 // at the same moment read the counts from the same snapshot, and two of them may both pick the least
 // busy project (the second takes its next build). Polls that do not overlap see the same order as on SQLite.
-import type { Build } from '../builds.ts';
-import type { Runner } from '../runners.ts';
-import type { Project } from '../projects.ts';
+import type { Build } from '../ports/build.ts';
+import type { Runner } from '../ports/runner.ts';
+import type { Project } from '../ports/project.ts';
 import type { Queryable } from './connect.ts';
 import type { ContactWrite } from './runners.ts';
 import { BUILD_COLUMNS, PROJECT_RETURNED, toBuild, toJoinedProject, type PgBuildRow, type PgJoinedProjectRow } from './build-rows.ts';
@@ -32,7 +32,7 @@ const RETURNED = BUILD_COLUMNS.split(',')
 
 /**
  * A build's tags must all be among the runner's ($2, a jsonb array); an untagged build needs
- * run_untagged ($3). GitLab's can_pick?, as runnerMatches in store/builds.ts.
+ * run_untagged ($3). GitLab's can_pick?, as runnerMatches in store/sqlite/builds.ts.
  */
 const MATCHES = `(CASE WHEN b.tag_list = '[]'::jsonb THEN $3::boolean ELSE b.tag_list <@ $2::jsonb END)`;
 

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import fsp, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { PRIVATE_FILE_MODE } from '../private-files.ts';
+import { PRIVATE_FILE_MODE } from '../files/private-files.ts';
 
 /** Thrown when a trace file holds fewer bytes than the database says were acknowledged. */
 export class TraceFileLostError extends Error {
@@ -60,7 +60,7 @@ interface OpenTrace {
 }
 
 export interface AppendHandlesOptions {
-  /** At most this many handles stay open (default 256, as store/traces.ts). */
+  /** At most this many handles stay open (default 256, as store/files/traces.ts). */
   max?: number;
   /** A handle unused this long is closed (default 30 s): another instance's replace may have deleted its file. */
   idleMs?: number;

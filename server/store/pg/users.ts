@@ -1,10 +1,10 @@
-// Users on PostgreSQL: UsersPort of store/ports.ts, asynchronous, with the semantics of
-// store/users.ts (tokens stored with their SHA-256 digest, looked up by the digest).
+// Users on PostgreSQL: UsersPort of store/ports/ports.ts, asynchronous, with the semantics of
+// store/sqlite/users.ts (tokens stored with their SHA-256 digest, looked up by the digest).
 import { digest, newToken } from '../../auth/tokens.ts';
-import type { User } from '../users.ts';
-import { storedInt, storedTimeOr0 } from '../row-values.ts';
+import type { User } from '../ports/user.ts';
+import { storedInt, storedTimeOr0 } from '../rows/row-values.ts';
 import type { Queryable } from './connect.ts';
-import type { UsersPortAsync } from './ports-async.ts';
+import type { UsersPortAsync } from '../ports/async-ports.ts';
 
 interface PgUserRow {
   id: number;

@@ -2,7 +2,7 @@
 // trace bytes and artifact must be, which runners exist, what the job counters must at least say,
 // which connections and saved settings there are. Sequential steps make it exact: a step's request
 // has been answered before the next one starts, so everything acknowledged must be there.
-import type { BuildStatus } from '../../../server/store/builds.ts';
+import type { BuildStatus } from '../../../server/store/ports/build.ts';
 
 export interface MProject {
   id: number;

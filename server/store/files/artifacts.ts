@@ -8,9 +8,10 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import { Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { storageError } from '../http/errors.ts';
-import { chunksReleasable, markArchiveRead, release } from '../http/released-buffers.ts';
+import { storageError } from '../../http/errors.ts';
+import { chunksReleasable, markArchiveRead, release } from '../../http/released-buffers.ts';
 import { PRIVATE_FILE_MODE } from './private-files.ts';
+import { TooLargeError, type StagedUpload } from '../ports/artifact.ts';
 
 const STREAM_CHUNK = 1024 * 1024;
 /**
@@ -25,17 +26,6 @@ const STREAM_CHUNK = 1024 * 1024;
 const WRITE_BATCH = 256 * 1024;
 /** Bytes queued behind the write in flight before the socket is paused: as the bare reference holds. */
 const HOLD = 4 * WRITE_BATCH;
-
-export class TooLargeError extends Error {
-  constructor(readonly limit: number) {
-    super(`413 Request Entity Too Large`);
-  }
-}
-
-export interface StagedUpload {
-  tmpPath: string;
-  size: number;
-}
 
 export class ArtifactStore {
   constructor(

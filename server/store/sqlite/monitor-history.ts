@@ -1,7 +1,7 @@
-// SQLite adapter of MonitorHistoryRepo (store/monitor-ports.ts): monitor_samples (raw and rollup rows)
+// SQLite adapter of MonitorHistoryRepo (store/ports/monitor-ports.ts): monitor_samples (raw and rollup rows)
 // and monitor_queue_names. The in-memory columns built from these live in server/monitor/.
 import type { Db } from './db.ts';
-import type { MonitorHistoryRepo, SampleRow } from './monitor-ports.ts';
+import type { MonitorHistoryRepo, SampleRow } from '../ports/monitor-ports.ts';
 
 export class SqliteMonitorHistory implements MonitorHistoryRepo {
   constructor(private readonly db: Db) {}

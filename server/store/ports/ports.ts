@@ -1,5 +1,5 @@
 // The storage ports: what the domain layer (server/domain/) may ask of storage, one interface per
-// kind of record. The SQLite and file adapters in this folder implement them; nothing outside
+// kind of record. The adapters in sqlite/, files/ and pg/ implement them; nothing outside
 // server/store/ names an adapter class or the database handle.
 //
 // Sync core, on purpose. Every port here answers synchronously, because the SQLite engine is
@@ -15,13 +15,12 @@
 // BuildsPort. A rolled-back transaction drops both (Transactions.tx).
 import type { Readable } from 'node:stream';
 import type fs from 'node:fs';
-import type { Build, BuildCredentials, BuildFilter, NewBuild } from './builds.ts';
-import type { NewRunner, Runner, RunnerInfo } from './runners.ts';
-import type { Project } from './projects.ts';
-import type { User } from './users.ts';
-import type { AppendResult } from './traces.ts';
-import type { StagedUpload } from './artifacts.ts';
-import type { ArchiveListing, ListingSummary } from './artifact-listings.ts';
+import type { Build, BuildCredentials, BuildFilter, NewBuild } from './build.ts';
+import type { NewRunner, Runner, RunnerInfo } from './runner.ts';
+import type { Project } from './project.ts';
+import type { User } from './user.ts';
+import type { AppendResult } from './trace.ts';
+import type { ArchiveListing, ListingSummary, StagedUpload } from './artifact.ts';
 
 /** One atomic unit of storage work; nested calls join the outer one, a throw rolls all of it back. */
 export interface Transactions {
@@ -110,7 +109,7 @@ export interface TracesPort {
 }
 
 /** What ArtifactsPort.stage throws when the upload reaches the limit (exactly the limit is too large, as in GitLab). */
-export { TooLargeError } from './artifacts.ts';
+export { TooLargeError } from './artifact.ts';
 
 /** Artifact archives: staged whole, then committed under a server-made key. */
 export interface ArtifactsPort {

@@ -2,9 +2,9 @@
 // one transaction of a few cached statements. The size of the dead set is counted here, by the only
 // writer of those rows, so trimming sorts the set only once it is over its bound.
 import type { Db } from './db.ts';
-import type { NewJob, RecoveredJobs, SyncJobBackend } from '../jobs/backend.ts';
-import type { FailedJob, Job, JobCounters } from '../jobs/types.ts';
-import { isPlainObject, storedInt, storedJson, storedTime, storedTimeOr0 } from './row-values.ts';
+import type { NewJob, RecoveredJobs, SyncJobBackend } from '../../jobs/backend.ts';
+import type { FailedJob, Job, JobCounters } from '../../jobs/types.ts';
+import { isPlainObject, storedInt, storedJson, storedTime, storedTimeOr0 } from '../rows/row-values.ts';
 
 interface JobRow {
   id: number;

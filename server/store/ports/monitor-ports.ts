@@ -1,11 +1,11 @@
 // The monitor's storage ports: watched connections, their sampled history and threshold alerts.
 // The SQLite adapters are store/monitor-*.ts; server/monitor/ reaches storage through these only.
 //
-// Synchronous, like the other ports (store/ports.ts): a sample is recorded in one transaction with
+// Synchronous, like the other ports (store/ports/ports.ts): a sample is recorded in one transaction with
 // no await inside it, and start-up rebuilds the in-memory history by iterating rows. An asynchronous
 // adapter (PostgreSQL) fits behind the monitor's own methods (record, start), which would await it;
 // the routes call the monitor, never these ports.
-import type { Alert, Thresholds } from '../contract/app.ts';
+import type { Alert, Thresholds } from '../../contract/app.ts';
 
 export interface Connection {
   id: string;

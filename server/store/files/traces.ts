@@ -9,8 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { PRIVATE_FILE_MODE } from './private-files.ts';
-
-export type AppendResult = { ok: true; length: number } | { ok: false; length: number; reason: 'range' | 'too-large' };
+import type { AppendResult } from '../ports/trace.ts';
 
 const MAX_OPEN = 256;
 /**

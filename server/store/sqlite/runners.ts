@@ -1,32 +1,7 @@
 import type { Db } from './db.ts';
-import { digest, newToken, tokenDigestHex } from '../auth/tokens.ts';
-import { isArray, isPlainObject, storedJson, storedTime, storedTimeOr0 } from './row-values.ts';
-
-export interface RunnerInfo {
-  name?: string;
-  version?: string;
-  revision?: string;
-  platform?: string;
-  architecture?: string;
-  executor?: string;
-  [k: string]: unknown;
-}
-
-export interface Runner {
-  id: number;
-  token: string;
-  description: string;
-  is_shared: boolean;
-  project_id: number | null;
-  active: boolean;
-  run_untagged: boolean;
-  locked: boolean;
-  tag_list: string[];
-  info: RunnerInfo;
-  online: boolean;
-  contacted_at: number | null;
-  created_at: number;
-}
+import { digest, newToken, tokenDigestHex } from '../../auth/tokens.ts';
+import { isArray, isPlainObject, storedJson, storedTime, storedTimeOr0 } from '../rows/row-values.ts';
+import { CONTACT_WRITE_MS, type NewRunner, type Runner, type RunnerInfo } from '../ports/runner.ts';
 
 interface RunnerRow {
   id: number;
@@ -60,17 +35,6 @@ const toRunner = (r: RunnerRow): Runner => ({
   created_at: storedTimeOr0(r.created_at),
 });
 
-export interface NewRunner {
-  description: string;
-  is_shared: boolean;
-  project_id: number | null;
-  run_untagged: boolean;
-  locked: boolean;
-  tag_list: string[];
-  info: RunnerInfo;
-  active?: boolean;
-}
-
 /**
  * Whether merging `sent` into `stored` changes what is stored. Values are the strings pickInfo keeps;
  * anything else that is not the same value counts as a change (a write too many, never one too few).
@@ -84,9 +48,6 @@ function infoDiffers(stored: RunnerInfo, sent: RunnerInfo): boolean {
   }
   return false;
 }
-
-/** How stale a stored contact time may get while a runner keeps polling. */
-export const CONTACT_WRITE_MS = 3000;
 
 /** How many runners' rows stay cached by token digest (a fleet polls with the same tokens over and over). */
 const CACHE_MAX = 10_000;

@@ -6,8 +6,8 @@
 // - an end that fails because Redis is away stays pending and is retried with backoff (capped) and
 //   at once when the connection is ready again; its job keeps its slot and stays in the heartbeat's
 //   workers meanwhile, as it is still in the working list. Never dropped for a restart to redo.
-import type { JobCounters } from '../jobs/types.ts';
-import { isRedisOutage } from './redis-outage.ts';
+import type { JobCounters } from '../../jobs/types.ts';
+import { isRedisOutage } from './outage.ts';
 
 // KEYS[1] working list; ARGV[1] today (stat:<name>:<day>), ARGV[2] their TTL, ARGV[3] the dead set's
 // oldest score kept; then 7 per end: raw, processed, failed, set ('' | 'retry' | 'dead'), score,

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { PRIVATE_FILE_MODE } from './private-files.ts';
-import type { SavedUiState, UiStatePort } from './ports.ts';
+import type { SavedUiState, UiStatePort } from '../ports/ports.ts';
 
 export const UI_STATE_FILE = 'ui-state.json';
 

@@ -4,8 +4,8 @@
 // Everything else goes: builds, traces, artifacts, runners, projects, users, jobs, history, alerts.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Config } from '../config.ts';
-import { databaseOf, openStore } from './index.ts';
+import type { Config } from '../../config.ts';
+import { databaseOf, openStore } from '../index.ts';
 
 const KEEP = new Set(['schema_migrations', 'settings', 'monitor_connections']);
 

@@ -3,8 +3,8 @@
 // http/errors.ts answers as 503 with Retry-After; and an outage is logged once when it starts and
 // once when it ends, as fields, never the client's error object (its references to the client and
 // its command queue are what filled the log with `[Circular]`).
-import { describeRedisError } from '../sidekiq/errors.ts';
-import { StorageError } from './storage-error.ts';
+import { describeRedisError } from '../../sidekiq/errors.ts';
+import { StorageError } from '../ports/storage-error.ts';
 
 /** How long a client should wait before trying again while the job Redis is away. */
 export const OUTAGE_RETRY_AFTER_S = 5;

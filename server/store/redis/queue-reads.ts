@@ -4,8 +4,8 @@
 // Bounded: at most `maxQueues` names (Queue.all's byte order, as --sidekiq-max-queues caps a sidekiq
 // connection), `maxProcesses` heartbeats and one LRANGE page per read; pipelined. Nothing is written.
 import type { Redis } from 'ioredis';
-import type { SharedQueue } from '../jobs/backend.ts';
-import { enqueuedAtOf, readSidekiq } from '../sidekiq/read.ts';
+import type { SharedQueue } from '../../jobs/backend.ts';
+import { enqueuedAtOf, readSidekiq } from '../../sidekiq/read.ts';
 
 /** Whose queues the views read: the limits, and this process's identity (counted from memory, not from its last beat). */
 export interface QueueReadOptions {

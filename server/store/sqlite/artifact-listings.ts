@@ -3,20 +3,8 @@
 // reads one bounded row. A row belongs to one upload (its artifacts_key); a trigger drops it when
 // the build's archive is replaced or removed.
 import type { Db } from './db.ts';
-import type { ArchiveEntry } from './builds.ts';
-
-export interface ArchiveListing {
-  /** The entries kept: the first ones, within the entry and name-byte limits at listing time. */
-  entries: ArchiveEntry[];
-  /** Files in the archive (directories not counted), also those not kept. */
-  total: number;
-  truncated: boolean;
-}
-
-export interface ListingSummary {
-  total: number;
-  truncated: boolean;
-}
+import type { ArchiveEntry } from '../ports/build.ts';
+import type { ArchiveListing, ListingSummary } from '../ports/artifact.ts';
 
 const isEntry = (v: unknown): v is ArchiveEntry =>
   typeof v === 'object' && v !== null && typeof (v as ArchiveEntry).name === 'string' && Number.isSafeInteger((v as ArchiveEntry).size);

@@ -1,29 +1,8 @@
-// SQLite adapter of AlertsRepo (store/monitor-ports.ts): the monitor_alerts table.
+// SQLite adapter of AlertsRepo (store/ports/monitor-ports.ts): the monitor_alerts table.
 import type { Db } from './db.ts';
-import { isoTimeOr0, storedInt } from './row-values.ts';
-import type { Alert } from '../contract/app.ts';
-import type { AlertsRepo, NewAlert } from './monitor-ports.ts';
-
-/** A monitor_alerts row as either store hands it over (PostgreSQL's bigint id comes as text). */
-export interface AlertRow {
-  id: number | string;
-  connection_id: string;
-  kind: string;
-  queue: string | null;
-  value: number;
-  threshold: number;
-  at: number;
-}
-
-export const alertFromRow = (r: AlertRow): Alert => ({
-  id: storedInt(r.id) ?? 0,
-  connection_id: r.connection_id,
-  kind: r.kind as Alert['kind'],
-  queue: r.queue,
-  value: r.value,
-  threshold: r.threshold,
-  at: isoTimeOr0(r.at),
-});
+import type { Alert } from '../../contract/app.ts';
+import type { AlertsRepo, NewAlert } from '../ports/monitor-ports.ts';
+import { alertFromRow, type AlertRow } from '../rows/monitor-rows.ts';
 
 export class SqliteAlerts implements AlertsRepo {
   constructor(private readonly db: Db) {}

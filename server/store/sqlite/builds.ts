@@ -1,50 +1,11 @@
 import type { Db } from './db.ts';
-import type { Runner } from './runners.ts';
-import { digest, newToken } from '../auth/tokens.ts';
-import { MAX_JSON_DEPTH, jsonNestedDeeperThan } from '../http/json-depth.ts';
-import { isArray, isId, isPlainObject, storedInt, storedJson, storedTime, storedTimeOr0 } from './row-values.ts';
-
-export type BuildStatus = 'pending' | 'running' | 'success' | 'failed' | 'canceled';
-export const FINISHED: readonly BuildStatus[] = ['success', 'failed', 'canceled'];
-
-export interface Variable {
-  key: string;
-  value: string;
-  public: boolean;
-}
-
-export interface Build {
-  id: number;
-  project_id: number;
-  runner_id: number | null;
-  status: BuildStatus;
-  name: string;
-  stage: string;
-  ref: string;
-  sha: string;
-  before_sha: string;
-  tag: boolean;
-  commands: string;
-  repo_url: string | null;
-  variables: Variable[];
-  options: Record<string, unknown>;
-  timeout: number | null;
-  tag_list: string[];
-  depends_on: number[];
-  token: string;
-  artifacts_key: string | null;
-  artifacts_filename: string | null;
-  artifacts_size: number | null;
-  artifacts_expire_at: number | null;
-  created_at: number;
-  started_at: number | null;
-  finished_at: number | null;
-}
-
-export interface ArchiveEntry {
-  name: string;
-  size: number;
-}
+import type { Runner } from '../ports/runner.ts';
+import { digest, newToken } from '../../auth/tokens.ts';
+import { MAX_JSON_DEPTH, jsonNestedDeeperThan } from '../../http/json-depth.ts';
+import { isArray, isId, isPlainObject, storedInt, storedJson, storedTime, storedTimeOr0 } from '../rows/row-values.ts';
+import type { Build, BuildCredentials, BuildFilter, NewBuild } from '../ports/build.ts';
+import { runnerMatches } from '../ports/build.ts';
+import { isString, isVariable } from '../rows/row-values.ts';
 
 type BuildRow = Omit<Build, 'tag' | 'variables' | 'options' | 'tag_list' | 'depends_on'> & {
   tag: number;
@@ -55,11 +16,6 @@ type BuildRow = Omit<Build, 'tag' | 'variables' | 'options' | 'tag_list' | 'depe
   /** Emptied by migration 5 and never written since: listings live in artifact_listings. */
   artifacts_listing: string | null;
 };
-
-/** What a stored variable must look like to be read (also by pg/build-rows.ts). */
-export const isVariable = (v: unknown): v is Variable =>
-  isPlainObject(v) && typeof v.key === 'string' && typeof v.value === 'string' && typeof v.public === 'boolean';
-export const isString = (t: unknown): t is string => typeof t === 'string';
 
 // Every dispatch reads a row (a tag list per pending row it looks at, the whole build it hands out),
 // and most rows hold empty lists and options: those are read without parsing or walking them.
@@ -91,46 +47,6 @@ const toBuild = (r: BuildRow): Build => ({
   started_at: storedTime(r.started_at),
   finished_at: storedTime(r.finished_at),
 });
-
-export interface NewBuild {
-  project_id: number;
-  name: string;
-  stage: string;
-  ref: string;
-  sha: string;
-  before_sha: string;
-  tag: boolean;
-  commands: string;
-  repo_url: string | null;
-  variables: Variable[];
-  options: Record<string, unknown>;
-  timeout: number | null;
-  tag_list: string[];
-  depends_on: number[];
-}
-
-export interface BuildCredentials {
-  id: number;
-  project_id: number;
-  status: BuildStatus;
-  token_sha: string;
-  runners_token_sha: string;
-  ci_token_sha: string;
-}
-
-export interface BuildFilter {
-  status?: BuildStatus;
-  project_id?: number;
-  runner_id?: number;
-  limit?: number;
-  before_id?: number;
-}
-
-/** A runner may take a build when every tag of the build is one of the runner's (GitLab's `can_pick?`). */
-export function runnerMatches(runner: Pick<Runner, 'tag_list' | 'run_untagged'>, build: Pick<Build, 'tag_list'>): boolean {
-  if (build.tag_list.length === 0) return runner.run_untagged;
-  return build.tag_list.every((t) => runner.tag_list.includes(t));
-}
 
 /** How many builds' credentials stay cached (one per build that is streaming its trace). */
 const CREDENTIALS_CACHE_MAX = 4096;

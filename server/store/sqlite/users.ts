@@ -1,13 +1,6 @@
 import type { Db } from './db.ts';
-import { digest, newToken } from '../auth/tokens.ts';
-
-export interface User {
-  id: number;
-  username: string;
-  admin: boolean;
-  private_token: string;
-  created_at: number;
-}
+import { digest, newToken } from '../../auth/tokens.ts';
+import type { User } from '../ports/user.ts';
 
 interface UserRow {
   id: number;

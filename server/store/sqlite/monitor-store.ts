@@ -1,6 +1,6 @@
-// The monitor's SQLite adapters as one MonitorStore (store/monitor-ports.ts), on the store's database.
+// The monitor's SQLite adapters as one MonitorStore (store/ports/monitor-ports.ts), on the store's database.
 import type { Db } from './db.ts';
-import type { MonitorStore } from './monitor-ports.ts';
+import type { MonitorStore } from '../ports/monitor-ports.ts';
 import { SqliteConnections } from './monitor-connections.ts';
 import { SqliteAlerts } from './monitor-alerts.ts';
 import { SqliteMonitorHistory } from './monitor-history.ts';

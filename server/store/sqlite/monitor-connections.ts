@@ -1,64 +1,10 @@
-// SQLite adapter of ConnectionsRepo (store/monitor-ports.ts): the monitor_connections table.
+// SQLite adapter of ConnectionsRepo (store/ports/monitor-ports.ts): the monitor_connections table.
 // Remote connections' PRIVATE-TOKENs (and sidekiq connections' Redis passwords) are stored here in
 // the clear (the data dir is private).
 import type { Db } from './db.ts';
-import type { Thresholds } from '../contract/app.ts';
-import type { Connection, ConnectionFields, ConnectionsRepo } from './monitor-ports.ts';
-
-/** A monitor_connections row as either store hands it over (SQLite's enabled is 0/1, PostgreSQL's a boolean). */
-export interface ConnectionRow {
-  id: string;
-  name: string;
-  kind: string;
-  base_url: string | null;
-  private_token: string | null;
-  api_version: string;
-  segment: string;
-  interval_s: number;
-  enabled: number | boolean;
-  thresholds: string;
-  last_sample_at: number | null;
-  last_error: string | null;
-  created_at: number;
-}
-
-export function connectionFromRow(r: ConnectionRow): Connection {
-  return {
-    id: r.id,
-    name: r.name,
-    kind: r.kind === 'embedded' || r.kind === 'sidekiq' ? r.kind : 'gitlab',
-    baseUrl: r.base_url,
-    token: r.private_token,
-    apiVersion: r.api_version === 'v3' ? 'v3' : 'v4',
-    segment: r.segment,
-    intervalS: r.interval_s,
-    enabled: r.enabled === 1 || r.enabled === true,
-    thresholds: parseThresholds(r.thresholds),
-    lastSampleAt: r.last_sample_at,
-    lastError: r.last_error,
-    createdAt: r.created_at,
-  };
-}
-
-function parseThresholds(text: string): Thresholds {
-  try {
-    const t = JSON.parse(text) as Thresholds;
-    return { ...t, queues: t.queues ?? {} };
-  } catch {
-    return { queues: {} };
-  }
-}
-
-/** The column of each field a change may set. */
-export const FIELD_COLUMNS: Record<keyof ConnectionFields, string> = {
-  name: 'name',
-  baseUrl: 'base_url',
-  token: 'private_token',
-  apiVersion: 'api_version',
-  segment: 'segment',
-  intervalS: 'interval_s',
-  enabled: 'enabled',
-};
+import type { Thresholds } from '../../contract/app.ts';
+import type { Connection, ConnectionFields, ConnectionsRepo } from '../ports/monitor-ports.ts';
+import { connectionFromRow, FIELD_COLUMNS, type ConnectionRow } from '../rows/monitor-rows.ts';
 
 export class SqliteConnections implements ConnectionsRepo {
   constructor(private readonly db: Db) {}

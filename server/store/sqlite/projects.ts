@@ -1,16 +1,7 @@
 import type { Db } from './db.ts';
-import { digest, newToken } from '../auth/tokens.ts';
-import { storedInt, storedTimeOr0 } from './row-values.ts';
-
-export interface Project {
-  id: number;
-  name: string;
-  runners_token: string;
-  ci_token: string;
-  shared_runners_enabled: boolean;
-  build_timeout: number;
-  created_at: number;
-}
+import { digest, newToken } from '../../auth/tokens.ts';
+import { storedInt, storedTimeOr0 } from '../rows/row-values.ts';
+import type { Project } from '../ports/project.ts';
 
 interface ProjectRow extends Omit<Project, 'shared_runners_enabled'> {
   shared_runners_enabled: number;

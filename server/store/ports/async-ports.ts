@@ -1,7 +1,7 @@
-// The asynchronous ports of the PostgreSQL store: the synchronous ports of store/ports.ts with every
+// The asynchronous ports of the PostgreSQL store: the synchronous ports of store/ports/ports.ts with every
 // method's result a promise, and the same arguments and meanings. Derived by a mapped type so a
 // method added to a sync port appears here too, and an adapter that forgets it fails to compile.
-import type { BuildsPort, ProjectsPort, RunnersPort, SecretsPort, UsersPort } from '../ports.ts';
+import type { BuildsPort, ProjectsPort, RunnersPort, SecretsPort, UsersPort } from './ports.ts';
 
 /** P with each method returning a promise of what it returned (callbacks passed in, such as ensure's make, stay synchronous). */
 export type AsyncPort<P> = {

@@ -4,6 +4,8 @@
 // it into a 500, across restarts. Out-of-range values read as clamped, unreadable ones as null or a
 // neutral default. Writes are validated elsewhere; this is the second line.
 
+import type { Variable } from '../ports/build.ts';
+
 /** The largest epoch-ms a JavaScript Date holds (ECMA-262: ±8.64e15). */
 export const MAX_DATE_MS = 8.64e15;
 
@@ -50,3 +52,9 @@ export function storedJson<T>(text: unknown, fallback: T, valid: (v: unknown) =>
 export const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 export const isArray = (v: unknown): v is unknown[] => Array.isArray(v);
 export const isId = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) > 0;
+
+/** What a stored variable must look like to be read (by every adapter of builds). */
+export const isVariable = (v: unknown): v is Variable =>
+  isPlainObject(v) && typeof v.key === 'string' && typeof v.value === 'string' && typeof v.public === 'boolean';
+
+export const isString = (t: unknown): t is string => typeof t === 'string';

@@ -1,0 +1,81 @@
+// The monitor's rows as either store hands them over, read into the port's records the same way by
+// the SQLite and the PostgreSQL adapters.
+import type { Alert, Thresholds } from '../../contract/app.ts';
+import type { Connection, ConnectionFields } from '../ports/monitor-ports.ts';
+import { isoTimeOr0, storedInt } from './row-values.ts';
+
+/** A monitor_alerts row as either store hands it over (PostgreSQL's bigint id comes as text). */
+export interface AlertRow {
+  id: number | string;
+  connection_id: string;
+  kind: string;
+  queue: string | null;
+  value: number;
+  threshold: number;
+  at: number;
+}
+
+export const alertFromRow = (r: AlertRow): Alert => ({
+  id: storedInt(r.id) ?? 0,
+  connection_id: r.connection_id,
+  kind: r.kind as Alert['kind'],
+  queue: r.queue,
+  value: r.value,
+  threshold: r.threshold,
+  at: isoTimeOr0(r.at),
+});
+
+/** A monitor_connections row as either store hands it over (SQLite's enabled is 0/1, PostgreSQL's a boolean). */
+export interface ConnectionRow {
+  id: string;
+  name: string;
+  kind: string;
+  base_url: string | null;
+  private_token: string | null;
+  api_version: string;
+  segment: string;
+  interval_s: number;
+  enabled: number | boolean;
+  thresholds: string;
+  last_sample_at: number | null;
+  last_error: string | null;
+  created_at: number;
+}
+
+export function connectionFromRow(r: ConnectionRow): Connection {
+  return {
+    id: r.id,
+    name: r.name,
+    kind: r.kind === 'embedded' || r.kind === 'sidekiq' ? r.kind : 'gitlab',
+    baseUrl: r.base_url,
+    token: r.private_token,
+    apiVersion: r.api_version === 'v3' ? 'v3' : 'v4',
+    segment: r.segment,
+    intervalS: r.interval_s,
+    enabled: r.enabled === 1 || r.enabled === true,
+    thresholds: parseThresholds(r.thresholds),
+    lastSampleAt: r.last_sample_at,
+    lastError: r.last_error,
+    createdAt: r.created_at,
+  };
+}
+
+function parseThresholds(text: string): Thresholds {
+  try {
+    const t = JSON.parse(text) as Thresholds;
+    return { ...t, queues: t.queues ?? {} };
+  } catch {
+    return { queues: {} };
+  }
+}
+
+/** The column of each field a change may set. */
+export const FIELD_COLUMNS: Record<keyof ConnectionFields, string> = {
+  name: 'name',
+  baseUrl: 'base_url',
+  token: 'private_token',
+  apiVersion: 'api_version',
+  segment: 'segment',
+  intervalS: 'interval_s',
+  enabled: 'enabled',
+};
