@@ -17,7 +17,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 // The packages left outside the bundle: one list, in launcher.js (plain JS, as it runs before any
 // TypeScript can), for the bin's bundle and this one; its comment says why each stays outside.
-import { BUILTINS_ONCE, EXTERNAL_PACKAGES, LAZY_FASTIFY_BUILTINS } from './launcher.js';
+import { BUILTINS_ONCE, EXTERNAL_PACKAGES, LAZY_FASTIFY_BUILTINS, LUA_INLINE } from './launcher.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const TUNING_FILE = 'v8-tuning.js';
@@ -68,7 +68,7 @@ export async function bundleHost(entry: string, outfile: string, opts: { sourcem
   if (opts.codeCache) {
     const body = bodyOf(outfile);
     // The tuning is the stub's first import, evaluated before the body is even read.
-    await build({ ...common, ...minified, entryPoints: [entry], outfile: body, plugins: [tuningInStub, LAZY_FASTIFY_BUILTINS, BUILTINS_ONCE], ...CJS_BODY });
+    await build({ ...common, ...minified, entryPoints: [entry], outfile: body, plugins: [tuningInStub, LAZY_FASTIFY_BUILTINS, BUILTINS_ONCE, LUA_INLINE], ...CJS_BODY });
     await build({
       ...common,
       format: 'esm',
@@ -90,7 +90,7 @@ export async function bundleHost(entry: string, outfile: string, opts: { sourcem
       format: 'esm',
       entryPoints: [entry],
       outfile,
-      plugins: [tuningBeside, LAZY_FASTIFY_BUILTINS],
+      plugins: [tuningBeside, LAZY_FASTIFY_BUILTINS, LUA_INLINE],
       banner: { js: `import "./${TUNING_FILE}";\n${REQUIRE_BANNER}` },
     });
   }

@@ -5,3 +5,4 @@ export const EXTERNAL_PACKAGES: string[];
 export function tuneV8Early(): void;
 export const LAZY_FASTIFY_BUILTINS: import('esbuild').Plugin;
 export const BUILTINS_ONCE: import('esbuild').Plugin;
+export const LUA_INLINE: import('esbuild').Plugin;

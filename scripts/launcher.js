@@ -13,7 +13,7 @@ import { applyV8Flags } from '../server/hosts/v8-flags.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // Bump when the build options below change, so older bundles are rebuilt.
-const FORMAT = 4;
+const FORMAT = 5;
 
 /**
  * Packages left as imports from node_modules, here and in the packaged bundle (scripts/build-bundle.ts
@@ -76,6 +76,39 @@ export const BUILTINS_ONCE = {
     }));
   },
 };
+
+/**
+ * The server's Lua scripts are .lua files read by one module (server/redis/lua-scripts.ts) relative
+ * to itself, which a bundle is not beside. This puts each file's text in place of its literal
+ * `lua('…')` call when that module is bundled, so bundles and the packaged app carry the scripts
+ * inside them. The files read are added to the result's watchFiles (a bundle is stale when one
+ * changes: see luaRead). A call the pattern misses would read from beside the bundle and fail at
+ * start, so every call is replaced or the build fails.
+ * @type {import('esbuild').Plugin}
+ */
+export const LUA_INLINE = {
+  name: 'lua-inline',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]server[\\/]redis[\\/]lua-scripts\.ts$/ }, (args) => {
+      const source = fs.readFileSync(args.path, 'utf8');
+      const read = [];
+      const contents = source.replace(/\blua\('([^']+\.lua)'\)/g, (_, rel) => {
+        const file = path.resolve(path.dirname(args.path), rel);
+        read.push(file);
+        luaRead.add(file);
+        return JSON.stringify(fs.readFileSync(file, 'utf8'));
+      });
+      const code = contents.replace(/^\s*\/\/.*$/gm, '').replace('function lua(', '');
+      if (read.length === 0 || /\blua\(/.test(code)) {
+        return { errors: [{ text: 'lua-scripts.ts: a lua() call is not a literal .lua path; the bundle could not carry its script' }] };
+      }
+      return { contents, loader: 'ts', watchFiles: read };
+    });
+  },
+};
+
+/** The .lua files LUA_INLINE read in the build running now (builds in a process run one at a time). */
+const luaRead = new Set();
 
 /**
  * The V8 tuning of server/hosts/v8-tuning.ts (read its comment for the why), applied here too because
@@ -162,7 +195,7 @@ async function buildBundle(entry, name, out, manifestFile, base, cacheDir) {
     format,
     target: 'node20',
     external: EXTERNAL_PACKAGES,
-    plugins: format === 'cjs' ? [LAZY_FASTIFY_BUILTINS, BUILTINS_ONCE] : [LAZY_FASTIFY_BUILTINS],
+    plugins: format === 'cjs' ? [LAZY_FASTIFY_BUILTINS, BUILTINS_ONCE, LUA_INLINE] : [LAZY_FASTIFY_BUILTINS, LUA_INLINE],
     // Bundled CommonJS packages call require() for node's modules: an ES module has none of its own
     // (the CommonJS bundle gets node's from its wrapper), nor import.meta.url (given as a parameter).
     ...(format === 'esm'
@@ -177,6 +210,7 @@ async function buildBundle(entry, name, out, manifestFile, base, cacheDir) {
     metafile: true,
     logLevel: 'silent',
   });
+  luaRead.clear();
   try {
     const body = path.join(cacheDir, `${name}.cjs`);
     let result;
@@ -204,7 +238,8 @@ async function buildBundle(entry, name, out, manifestFile, base, cacheDir) {
     // names it `namespace:path`, a file by its path alone.
     const inputs = Object.keys(result.metafile.inputs)
       .filter((f) => !/^[a-z][\w-]+:/i.test(f))
-      .map((f) => path.resolve(base, f));
+      .map((f) => path.resolve(base, f))
+      .concat([...luaRead]);
     const stats = inputs.map((f) => stamp(f));
     // A source saved while esbuild was reading it may not be in this bundle: leave no manifest, so the next start rebuilds.
     if (stats.every((s) => s !== undefined && s[0] < started)) {

@@ -6,38 +6,19 @@
 // holds Redis for its whole run, so one call reads at most CHUNK_QUEUES queues and CHUNK_PROCESSES
 // processes (0.41 ms of Redis per call, INFO commandstats, bench/sidekiq.ts), one chunk at a time
 // (read-head.ts's readInChunks, after the head's SSCAN pages).
-import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { scriptSha, SIDEKIQ_READ_TEMPLATE } from '../redis/lua-scripts.ts';
 import { PROCESS_FIELDS, type RawRead, type ReadLimits } from './snapshot.ts';
 import { readInChunks, type ProcessRow, type QueueRow } from './read-head.ts';
 
 export { CHUNK_PROCESSES, CHUNK_QUEUES } from './read-head.ts';
 
-/*
- * ARGV[1] key prefix ("" or "<namespace>:"); ARGV[2] = n; ARGV[3 .. 2+n] queue names, the rest identities.
- * → { Q, P }: Q = {name, LLEN, LINDEX -1 (nil when empty), ...}, P = {identity, info, busy, beat, quiet, rss, ...}.
- * Only reads (LLEN, LINDEX, HMGET).
- */
-export const READ_SCRIPT = `local call, p = redis.call, ARGV[1]
-local nq = tonumber(ARGV[2])
-local q, n = {}, 0
-for i = 3, 2 + nq do
-  local key = p .. 'queue:' .. ARGV[i]
-  local size = call('LLEN', key)
-  q[n + 1], q[n + 2], q[n + 3] = ARGV[i], size, size > 0 and call('LINDEX', key, -1)
-  n = n + 3
-end
-local pr, m = {}, 0
-for i = 3 + nq, #ARGV do
-  local h = call('HMGET', p .. ARGV[i], '${PROCESS_FIELDS.join("', '")}')
-  pr[m + 1] = ARGV[i]
-  for f = 1, ${PROCESS_FIELDS.length} do pr[m + 1 + f] = h[f] end
-  m = m + ${PROCESS_FIELDS.length + 1}
-end
-return { q, pr }
-`;
+/** scripts/read.lua with the process fields it reads filled in. */
+export const READ_SCRIPT = SIDEKIQ_READ_TEMPLATE.replaceAll('$PROCESS_FIELDS', PROCESS_FIELDS.map((f) => `'${f}'`).join(', '))
+  .replaceAll('$FIELD_COUNT', String(PROCESS_FIELDS.length))
+  .replaceAll('$STRIDE', String(PROCESS_FIELDS.length + 1));
 
-export const READ_SCRIPT_SHA = createHash('sha1').update(READ_SCRIPT).digest('hex');
+export const READ_SCRIPT_SHA = scriptSha(READ_SCRIPT);
 
 type Cell = string | number | null;
 

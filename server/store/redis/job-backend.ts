@@ -31,8 +31,9 @@ import { boundedOptions, DEFAULT_CLIENT_BOUNDS, type ClientBounds } from '../../
 import { viewOf } from '../../sidekiq/source.ts';
 import { readQueue, readQueueList, readQueuePage, type QueueReadOptions } from './queue-reads.ts';
 import { withJsonMembers } from '../../util/json-members.ts';
-import { PUSH_ONCE, PUSH_UNLESS_PENDING, pushOnceArgs, pushUnlessPendingArgs } from './push-once.ts';
-import { BACK_TO_QUEUE, END, EndWriter, RETURN_STRAYS, type JobEnd } from './job-end.ts';
+import { pushOnceArgs, pushUnlessPendingArgs } from './push-once.ts';
+import { EndWriter, type JobEnd } from './job-end.ts';
+import { defineScripts, JOB_SCRIPTS } from '../../redis/lua-scripts.ts';
 import { RedisLink, RedisNoAnswer } from './outage.ts';
 import { redisHost } from '../../sidekiq/redis-url.ts';
 
@@ -69,53 +70,6 @@ const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFi
 
 /** What a job kind is, from the payload: Jobscope's own tag, else the kind registered for its class. */
 export type KindOfClass = (cls: string) => string | undefined;
-
-// Up to ARGV[1] jobs LMOVEd into the working list, each from the first non-empty queue (as that many
-// single fetches would take them): one round trip for any number of queues and free slots.
-const FETCH = `
-local out = {}
-local want = tonumber(ARGV[1])
-for i = 2, #KEYS do
-  while #out < want do
-    local v = redis.call('LMOVE', KEYS[i], KEYS[1], 'RIGHT', 'LEFT')
-    if not v then break end
-    out[#out + 1] = v
-  end
-  if #out >= want then break end
-end
-return out`;
-
-// Moves one member of a sorted set (retry or dead) into its queue, only if this caller removed it.
-const REQUEUE = `
-if redis.call('ZREM', KEYS[1], ARGV[1]) == 1 then
-  redis.call('SADD', KEYS[3], ARGV[3])
-  redis.call('LPUSH', KEYS[2], ARGV[2])
-  return 1
-end
-return 0`;
-
-// A dead process's working list back to the tails of its jobs' queues (they were the oldest).
-// ARGV[2] = 'if-dead': only while its heartbeat hash is missing, checked in the same step, so a
-// process that re-beat since the caller looked keeps its jobs.
-const ORPHANS = `${BACK_TO_QUEUE}
-if ARGV[2] == 'if-dead' and redis.call('EXISTS', ARGV[1]) == 1 then return 0 end
-local n = 0
-while true do
-  local v = redis.call('RPOP', KEYS[1])
-  if not v then break end
-  back_to_queue(v)
-  n = n + 1
-end
-redis.call('SREM', KEYS[2], ARGV[1])
-return n`;
-
-// Forgets a queue Jobscope did not create, only while it holds no job: checked and done in one step,
-// so a job the app pushes meanwhile is never lost. Answers how many jobs kept it, -1 when forgotten,
-// 0 when the name was not listed.
-const FORGET_EMPTY = `
-local n = redis.call('LLEN', KEYS[2])
-if n > 0 then return n end
-return -redis.call('SREM', KEYS[1], ARGV[1])`;
 
 type Scripted = Redis & {
   jsFetch(numKeys: number, ...keysAndArgs: string[]): Promise<string[]>;
@@ -180,11 +134,11 @@ export class RedisJobBackend implements SharedJobBackend, EntryAddressed {
   private readonly working: string;
   private readonly ends: EndWriter;
   private readonly answerMs: number;
-  /** Entries fetched into the working list and not yet ended: what RETURN_STRAYS keeps. */
+  /** Entries fetched into the working list and not yet ended: what return-strays.lua keeps. */
   private readonly held = new Map<string, number>();
   /**
    * Fetches that failed (Redis may have moved jobs this process never received), and how many of
-   * those a RETURN_STRAYS has covered. Counts, not a flag: a fetch abandoned at its deadline goes on
+   * those a return-strays.lua run has covered. Counts, not a flag: a fetch abandoned at its deadline goes on
    * and must not clear a mark made after it started.
    */
   private strayMarks = 0;
@@ -214,14 +168,7 @@ export class RedisJobBackend implements SharedJobBackend, EntryAddressed {
       if (!this.leaving) this.link.translate(new Error('Connection is closed.'));
       for (const cut of [...this.inFlight.keys()]) cut(new Error('Connection is closed.'));
     });
-    redis.defineCommand('jsFetch', { lua: FETCH });
-    redis.defineCommand('jsEnd', { numberOfKeys: 1, lua: END });
-    redis.defineCommand('jsReturnStrays', { numberOfKeys: 1, lua: RETURN_STRAYS });
-    redis.defineCommand('jsRequeue', { numberOfKeys: 3, lua: REQUEUE });
-    redis.defineCommand('jsOrphans', { numberOfKeys: 2, lua: ORPHANS });
-    redis.defineCommand('jsForgetEmpty', { numberOfKeys: 2, lua: FORGET_EMPTY });
-    redis.defineCommand('jsPushOnce', { numberOfKeys: 3, lua: PUSH_ONCE });
-    redis.defineCommand('jsPushUnlessPending', { numberOfKeys: 5, lua: PUSH_UNLESS_PENDING });
+    defineScripts(redis, JOB_SCRIPTS);
     this.redis = redis as Scripted;
     this.working = `working:${this.identity}`;
     this.ends = new EndWriter({
