@@ -12,7 +12,7 @@ import {
   type FailedJobView as FailedJobViewT, type QueuedJobView as QueuedJobViewT, type QueueView as QueueViewT,
 } from '../contract/jobs.ts';
 import { badRequest, conflict, notFound } from '../http/errors.ts';
-import { MAX_JSON_DEPTH, nestedDeeperThan } from '../http/json-depth.ts';
+import { MAX_JSON_DEPTH, nestedDeeperThan } from '../util/json-depth.ts';
 import { pageHeaders, paging } from '../http/paging.ts';
 import { keyOf, type FailedSet } from '../jobs/entry-key.ts';
 import { EntryKeyError, NotAJobError, type GivenKey } from '../jobs/failed-entries.ts';

@@ -4,7 +4,7 @@
 // its own raw parser (see runner-api/trace.ts).
 import { errorCodes, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { badRequest } from './errors.ts';
-import { MAX_JSON_DEPTH, jsonNestedDeeperThan } from './json-depth.ts';
+import { MAX_JSON_DEPTH, jsonNestedDeeperThan } from '../util/json-depth.ts';
 
 export function installBodyParsers(app: FastifyInstance): void {
   const json = app.getDefaultJsonParser('error', 'error');

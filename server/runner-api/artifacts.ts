@@ -7,7 +7,7 @@ import type { AppContext } from '../context.ts';
 import { ApiError, forbidden, missing, notFound, tooLarge } from '../http/errors.ts';
 import { asMultipartError, pathId, str, type Params } from '../http/params.ts';
 import type { StagedUpload } from '../store/ports/artifact.ts';
-import { releaseArchiveChunk, releaseChunksAfterWrite } from '../http/released-buffers.ts';
+import { releaseArchiveChunk, releaseChunksAfterWrite } from '../util/released-buffers.ts';
 import { TooLargeError } from '../store/ports/ports.ts';
 import type { Build } from '../store/ports/build.ts';
 import { authenticateBuild, buildTokenOf, buildTokenValid } from './auth.ts';
@@ -141,7 +141,7 @@ export async function sendArtifact(ctx: AppContext, build: Build, reply: Fastify
   }
   // Each 1 MiB read is given back as soon as the socket has written it, not left to the GC: a dead
   // read still counts against V8's old-generation limit until a scavenge, and 256 MiB sent ran 7-10
-  // mark-compacts (see http/released-buffers.ts). Only write()'s callback knows when the kernel has
+  // mark-compacts (see util/released-buffers.ts). Only write()'s callback knows when the kernel has
   // the bytes, and fastify pipes the stream into this response itself, so its write is wrapped here.
   const res = reply.raw;
   const write = res.write;

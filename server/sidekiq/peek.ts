@@ -4,7 +4,7 @@
 // the total. Nothing is ever deleted or moved: this is someone's production Redis.
 import type { Redis } from 'ioredis';
 import type { PeekJob, PeekPage } from '../contract/sidekiq.ts';
-import { jsonNestedDeeperThan, MAX_JSON_DEPTH } from '../http/json-depth.ts';
+import { jsonNestedDeeperThan, MAX_JSON_DEPTH } from '../util/json-depth.ts';
 import { jsonMemberText } from '../util/json-members.ts';
 
 const ARGS_MAX = 200;

@@ -127,7 +127,7 @@ eachBackend((startServer) => {
     });
 
     it('gives every written chunk of a large upload back at once (detached), and the archive downloads byte for byte', async () => {
-      // Why: server/http/released-buffers.ts; the parser's 64 KiB copies, left to
+      // Why: server/util/released-buffers.ts; the parser's 64 KiB copies, left to
       // the GC, count against V8's old-generation limit and started a mark-compact every ~9 MB.
       const { build } = await runningBuild(s, {}, 'art-release');
       const archive = crypto.randomBytes(3 * 2 ** 20);

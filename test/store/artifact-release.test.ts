@@ -1,14 +1,14 @@
 // The sink gives an upload's chunks back (detaches their ArrayBuffers) once they are on disk, but
 // only for a source the route marked as the HTTP parser's own copies, and only whole buffers of a
 // size worth it: a caller's buffers, shared or pooled memory and busboy's small lookbehind are
-// never emptied. Why it does it at all: server/http/released-buffers.ts.
+// never emptied. Why it does it at all: server/util/released-buffers.ts.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, expect, test } from 'vitest';
-import { releaseChunksAfterWrite } from '../../server/http/released-buffers.ts';
+import { releaseChunksAfterWrite } from '../../server/util/released-buffers.ts';
 import { ArtifactStore } from '../../server/store/files/artifacts.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-release-'));

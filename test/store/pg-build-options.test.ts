@@ -12,7 +12,7 @@ import { Db } from '../../server/store/sqlite/db.ts';
 import { Projects } from '../../server/store/sqlite/projects.ts';
 import { Runners } from '../../server/store/sqlite/runners.ts';
 import { Builds } from '../../server/store/sqlite/builds.ts';
-import { MAX_JSON_DEPTH } from '../../server/http/json-depth.ts';
+import { MAX_JSON_DEPTH } from '../../server/util/json-depth.ts';
 import { openPgDatabase, PgBuilds, PgProjects, PgRunners } from '../../server/store/pg/index.ts';
 
 const missing = postgresMissing();

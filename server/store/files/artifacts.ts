@@ -8,10 +8,10 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import { Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { storageError } from '../../http/errors.ts';
-import { chunksReleasable, markArchiveRead, release } from '../../http/released-buffers.ts';
+import { chunksReleasable, markArchiveRead, release } from '../../util/released-buffers.ts';
 import { PRIVATE_FILE_MODE } from './private-files.ts';
 import { TooLargeError, type StagedUpload } from '../ports/artifact.ts';
+import { fileTrouble } from '../ports/storage-error.ts';
 
 const STREAM_CHUNK = 1024 * 1024;
 /**
@@ -52,7 +52,7 @@ export class ArtifactStore {
     try {
       fd = fs.openSync(tmpPath, 'wx', PRIVATE_FILE_MODE);
     } catch (err) {
-      throw storageError(err) ?? err;
+      throw fileTrouble(err) ?? err;
     }
     const sink = new UploadSink(fd, this.opts.maxBytes, this.opts.fsync, chunksReleasable(source));
     try {
@@ -60,7 +60,7 @@ export class ArtifactStore {
     } catch (err) {
       sink.destroy();
       fs.rmSync(tmpPath, { force: true });
-      throw storageError(err) ?? err;
+      throw fileTrouble(err) ?? err;
     }
     return { tmpPath, size: sink.size };
   }
@@ -136,7 +136,7 @@ export class ArtifactStore {
  * reference does. (Holding each batch's callback until its write returned, as this sink did, left
  * the stream machinery's 1 MiB buffer to drain completely before the socket was read again, and the
  * file idle while it refilled.) Chunks of a source the route marked are given back (detached) as
- * soon as their write returned (see http/released-buffers.ts). Every byte is written (write(2)
+ * soon as their write returned (see util/released-buffers.ts). Every byte is written (write(2)
  * returned) before 'finish', so an upload acknowledged after the pipeline settles survives kill -9.
  */
 class UploadSink extends Writable {

@@ -5,7 +5,7 @@ import { isString, isVariable } from '../rows/row-values.ts';
 import type { Build, BuildStatus } from '../ports/build.ts';
 import type { Project } from '../ports/project.ts';
 import { isId, isPlainObject, storedInt, storedTime, storedTimeOr0 } from '../rows/row-values.ts';
-import { MAX_JSON_DEPTH, nestedDeeperThan } from '../../http/json-depth.ts';
+import { MAX_JSON_DEPTH, nestedDeeperThan } from '../../util/json-depth.ts';
 
 /** As pg returns a builds row: the Build's columns, with the JSON ones not yet checked. */
 export type PgBuildRow = Omit<Build, 'status' | 'variables' | 'options' | 'tag_list' | 'depends_on'> & {

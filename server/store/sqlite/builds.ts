@@ -1,7 +1,7 @@
 import type { Db } from './db.ts';
 import type { Runner } from '../ports/runner.ts';
 import { digest, newToken } from '../../auth/tokens.ts';
-import { MAX_JSON_DEPTH, jsonNestedDeeperThan } from '../../http/json-depth.ts';
+import { MAX_JSON_DEPTH, jsonNestedDeeperThan } from '../../util/json-depth.ts';
 import { isArray, isId, isPlainObject, storedInt, storedJson, storedTime, storedTimeOr0 } from '../rows/row-values.ts';
 import type { Build, BuildCredentials, BuildFilter, NewBuild } from '../ports/build.ts';
 import { runnerMatches } from '../ports/build.ts';
