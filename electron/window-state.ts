@@ -38,7 +38,7 @@ export function loadWindowState(dataDir: string, onScreen?: (b: Rectangle) => bo
 export function saveWindowState(dataDir: string, state: WindowState): void {
   const file = stateFile(dataDir);
   const tmp = `${file}.tmp`;
-  // 0600 like every file of the data dir (server/store/files/private-files.ts).
+  // 0600 like every file of the data dir (server/util/private-files.ts).
   fs.writeFileSync(tmp, JSON.stringify(state), { mode: 0o600 });
   fs.renameSync(tmp, file);
 }

@@ -6,7 +6,7 @@ import { addSettingFlags, configFromFlags } from './cli-config.ts';
 import { serve } from './serve.ts';
 import { simulateCommand } from '../simulator/cli-simulate.ts';
 import { startEmbeddedCoordinator } from './hosts/embedded-coordinator.ts';
-import { PgStoreError } from './store/pg/start-errors.ts';
+import { PgStoreError } from './store/database-url.ts';
 
 /** Exit code of a start refused by --database (unreachable, refused, schema newer than this version). */
 const EXIT_DATABASE = 3;

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { isLoopbackHost, unbindableHostProblem } from './host-address.ts';
-import { PgStoreError, checkUrl } from './store/pg/start-errors.ts';
+import { PgStoreError, checkUrl } from './store/database-url.ts';
 import { outboundAllowProblem } from './outbound/policy.ts';
 import { parseQueueOrder } from './jobs/queue-order.ts';
 

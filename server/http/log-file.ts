@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { PRIVATE_FILE_MODE } from '../store/files/private-files.ts';
+import { PRIVATE_FILE_MODE } from '../util/private-files.ts';
 
 export const LOG_FILE = 'jobscope.log';
 

@@ -8,7 +8,7 @@
 // by other processes: the job system then takes jobs from the backend (`fetch`) instead of from its
 // in-memory mirror, and reads metrics from it.
 import type { FailedJob, Job, JobCounters } from './types.ts';
-import type { MetricsView } from '../metrics-api/source.ts';
+import type { MetricsView } from '../metrics/source.ts';
 import type { EntryKey, FailedSet } from './entry-key.ts';
 
 export type NewJob = Omit<Job, 'id'>;

@@ -5,7 +5,7 @@
 // Whether anything changed is read from everything an answer is made of, without allocating:
 // each queue (the object, its backlog and latency now), each process (the object, its version,
 // which moves whenever anything but busy does, and busy) and the counters.
-import type { MetricsView } from './source.ts';
+import type { MetricsView } from '../metrics/source.ts';
 
 export class AnswerMemo {
   private readonly refs: unknown[] = [];

@@ -3,7 +3,7 @@
 // dashboard's sampler calls in-process for the embedded connection.
 import type { AppContext } from '../context.ts';
 import type { CompoundMetrics, ProcessEntry, QueueMetrics } from '../contract/metrics.ts';
-import type { MetricsView } from './source.ts';
+import type { MetricsView } from '../metrics/source.ts';
 import { isoWithOffset } from './started-at.ts';
 
 function queuesOf(jobs: MetricsView, now: number): { queues: QueueMetrics['queues']; enqueued: number } {

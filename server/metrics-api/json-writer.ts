@@ -3,7 +3,7 @@
 // but the live numbers (backlog, latency, busy) is quoted once and cached per queue and process.
 // Its output equals JSON.stringify(compoundMetrics(ctx)); test/metrics checks that. Reads any
 // metrics source's view (source.ts), not the job system's objects.
-import type { MetricsView, ProcessStats, QueueStats } from './source.ts';
+import type { MetricsView, ProcessStats, QueueStats } from '../metrics/source.ts';
 import { isoWithOffset } from './started-at.ts';
 
 const queueKeys = new WeakMap<QueueStats, string>();

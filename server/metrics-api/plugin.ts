@@ -9,7 +9,7 @@ import { CompoundMetrics, JobStats, ProcessMetrics, QueueMetrics } from '../cont
 import { requireAdmin } from '../auth/admin.ts';
 import { AnswerMemo } from './answer-memo.ts';
 import { compoundBytes, jobStatsJson, processMetricsJson, queueMetricsJson } from './json-writer.ts';
-import type { MetricsSource } from './source.ts';
+import type { MetricsSource } from '../metrics/source.ts';
 
 export const METRICS_PREFIXES = ['/api/v3/sidekiq', '/api/v3/jobqueue', '/api/v4/sidekiq'];
 

@@ -5,7 +5,7 @@
 // If that transaction fails, memory is ahead of the database: the monitor drops the history and
 // loads it again from the rows.
 import type { MonitorHistoryRepo, MonitorStore, SampleRow } from '../store/ports/monitor-ports.ts';
-import type { MonitorHistoryRepoAsync } from '../store/pg/monitor-history.ts';
+import type { MonitorHistoryRepoAsync } from '../store/ports/async-ports.ts';
 
 export type HistoryOp =
   | { op: 'name'; idx: number; name: string }

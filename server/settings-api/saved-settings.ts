@@ -8,7 +8,7 @@ import { ConfigError, SAVABLE, SETTINGS_FILE, boundsOf, parseValue, readSavedSet
 import { isLoopbackHost } from '../host-address.ts';
 import { redactedUrl } from '../sidekiq/redis-url.ts';
 import type { SettingsView } from '../contract/settings.ts';
-import { PRIVATE_FILE_MODE } from '../store/files/private-files.ts';
+import { PRIVATE_FILE_MODE } from '../util/private-files.ts';
 
 /** The value in the units a person types (MiB for sizes), as flags take it; a Redis URL without its password. */
 function display(spec: SettingSpec, v: unknown): string | number | boolean | null {

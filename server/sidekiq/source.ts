@@ -1,4 +1,4 @@
-// A sidekiq connection as a MetricsSource (metrics-api/source.ts): one ioredis client per
+// A sidekiq connection as a MetricsSource (metrics/source.ts): one ioredis client per
 // connection, read with read.ts (the read script, or the pipelines where Redis refuses scripts). A
 // Redis that is down, refuses us or stays silent fails this read within `timeoutMs` with a sentence
 // saying why (errors.ts); the client is dropped then and made afresh next time, so nothing queues up
@@ -6,7 +6,7 @@
 import type { Redis } from 'ioredis';
 import type { CompoundMetrics } from '../contract/metrics.ts';
 import type { SidekiqExtras } from '../contract/sidekiq.ts';
-import type { MetricsSource, MetricsView, ProcessStats, QueueStats } from '../metrics-api/source.ts';
+import type { MetricsSource, MetricsView, ProcessStats, QueueStats } from '../metrics/source.ts';
 import { compoundOf } from '../metrics-api/compound.ts';
 import { msOfRubyTime } from '../metrics-api/started-at.ts';
 import { readSidekiq, type ReadLimits, type ScriptMemo, type SidekiqSnapshot } from './read.ts';

@@ -2,7 +2,7 @@
 import type { Config } from '../config.ts';
 import { acquireDataDir, releaseDataDir, type DataDirLayout } from './files/data-dir.ts';
 import { acquireInstanceDir } from './files/data-dir-shared.ts';
-import { tightenTree } from './files/private-files.ts';
+import { tightenTree } from '../util/private-files.ts';
 import { Db } from './sqlite/db.ts';
 import { Secrets } from './sqlite/secrets.ts';
 import { Users } from './sqlite/users.ts';

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { AnswerMemo } from '../../server/metrics-api/answer-memo.ts';
 import { compoundBytes, compoundJson } from '../../server/metrics-api/json-writer.ts';
-import type { MetricsView, ProcessStats, QueueStats } from '../../server/metrics-api/source.ts';
+import type { MetricsView, ProcessStats, QueueStats } from '../../server/metrics/source.ts';
 
 function queue(name: string, backlog: number, enqueuedAt: number): QueueStats & { backlog: number; enqueuedAt: number } {
   return {

@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, SAVABLE, resolveConfig } from '../../server/config.ts';
 import { addSettingFlags, configFromFlags } from '../../server/cli-config.ts';
 import { ServerHost } from '../../server/hosts/server-host.ts';
-import { redactUrl } from '../../server/store/pg/start-errors.ts';
+import { redactUrl } from '../../server/store/database-url.ts';
 import { jobscopeNodeArgs, REPO } from '../helpers/cli-process.ts';
 import { freePort } from '../helpers/redis.ts';
 import { postgresMissing, usePostgres } from '../helpers/postgres.ts';

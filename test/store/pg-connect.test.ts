@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresMissing, startPostgres, type TestPostgres } from '../helpers/postgres.ts';
 import { connectPg } from '../../server/store/pg/connect.ts';
-import { PgStoreError } from '../../server/store/pg/start-errors.ts';
+import { PgStoreError } from '../../server/store/database-url.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 

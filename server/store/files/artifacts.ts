@@ -9,7 +9,7 @@ import crypto from 'node:crypto';
 import { Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { chunksReleasable, markArchiveRead, release } from '../../util/released-buffers.ts';
-import { PRIVATE_FILE_MODE } from './private-files.ts';
+import { PRIVATE_FILE_MODE } from '../../util/private-files.ts';
 import { TooLargeError, type StagedUpload } from '../ports/artifact.ts';
 import { fileTrouble } from '../ports/storage-error.ts';
 

@@ -6,7 +6,7 @@
 // once never take one slot.
 import fs from 'node:fs';
 import path from 'node:path';
-import { makePrivateDir, tightenTree, PRIVATE_FILE_MODE } from './private-files.ts';
+import { makePrivateDir, tightenTree, PRIVATE_FILE_MODE } from '../../util/private-files.ts';
 import { DataDirInUseError, isAlive, layoutOf, ownerOf, type DataDirLayout } from './data-dir.ts';
 
 /** A claim folder older than this was left by a crash between mkdir and rmdir (it lives for ms). */

@@ -4,7 +4,7 @@
 // is still alive, so a restart after `kill -9` clears the stale lock and needs no repair step.
 import fs from 'node:fs';
 import path from 'node:path';
-import { makePrivateDir, tightenTree, PRIVATE_FILE_MODE } from './private-files.ts';
+import { makePrivateDir, tightenTree, PRIVATE_FILE_MODE } from '../../util/private-files.ts';
 
 export interface DataDirLayout {
   root: string;

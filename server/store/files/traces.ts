@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
-import { PRIVATE_FILE_MODE } from './private-files.ts';
+import { PRIVATE_FILE_MODE } from '../../util/private-files.ts';
 import type { AppendResult } from '../ports/trace.ts';
 
 const MAX_OPEN = 256;

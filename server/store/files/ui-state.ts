@@ -5,7 +5,7 @@
 // unreadable file reads as nothing saved.
 import fs from 'node:fs';
 import path from 'node:path';
-import { PRIVATE_FILE_MODE } from './private-files.ts';
+import { PRIVATE_FILE_MODE } from '../../util/private-files.ts';
 import type { SavedUiState, UiStatePort } from '../ports/ports.ts';
 
 export const UI_STATE_FILE = 'ui-state.json';

@@ -3,7 +3,8 @@
 // does not change.
 import os from 'node:os';
 import type { Pool, PoolClient } from 'pg';
-import { checkUrl, explainConnectError } from './start-errors.ts';
+import { explainConnectError } from './start-errors.ts';
+import { checkUrl } from '../database-url.ts';
 
 /** A pool or one of its clients: what a query function needs. */
 export type Queryable = Pick<Pool, 'query'> | PoolClient;

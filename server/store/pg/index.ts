@@ -20,10 +20,11 @@
 import type { Pool } from 'pg';
 import { connectPg, type PgConnectOptions } from './connect.ts';
 import { migrate } from './migrate.ts';
-import { PgStoreError, explainConnectError } from './start-errors.ts';
+import { explainConnectError } from './start-errors.ts';
+import { PgStoreError } from '../database-url.ts';
 import { storageErrorsOn } from './storage-errors.ts';
 
-export { PgStoreError, redactUrl } from './start-errors.ts';
+export { PgStoreError, redactUrl } from '../database-url.ts';
 export { takeBuild } from './take.ts';
 export { startPgNotify, NOTIFY_CHANNEL, PgNotifyEvents, type PgNotifyBridge, type PgNotifyOptions, type PgChange, type PgChangeReceived } from './notify.ts';
 export { PgTraceStore, type PgTraceOptions } from './traces.ts';
@@ -33,7 +34,7 @@ export { PgProjects } from './projects.ts';
 export { PgUsers, UsernameTakenError } from './users.ts';
 export { PgSecrets } from './secrets.ts';
 export { PgBuilds, BuildProjectMissingError } from './builds.ts';
-export type { AsyncPort, RunnersPortAsync, ProjectsPortAsync, UsersPortAsync, SecretsPortAsync, BuildsPortAsync } from '../ports/async-ports.ts';
+export type { AsyncPort, RunnersPortAsync, ProjectsPortAsync, UsersPortAsync, SecretsPortAsync, BuildsPortAsync, ListingsPortAsync, ConnectionsRepoAsync, AlertsRepoAsync, MonitorHistoryRepoAsync } from '../ports/async-ports.ts';
 // The PostgreSQL adapters of the listings and monitor ports, re-exported here. Each takes a
 // Queryable: the pool, or a client inside BEGIN…COMMIT where several writes must be one unit (the
 // monitor records a sample's rows in one transaction on SQLite; MonitorStore.tx).
@@ -42,10 +43,10 @@ export type { AsyncPort, RunnersPortAsync, ProjectsPortAsync, UsersPortAsync, Se
 // dir, and what SQLite keeps of them in rows (key, file name, size, expiry) is in the builds row,
 // written and read by PgBuilds (setArtifacts, clearArtifacts, expiredArtifacts, artifactKeys). The
 // file side (store/files/artifacts.ts ArtifactStore) serves either store unchanged.
-export { PgListings, type ListingsPortAsync } from './listings.ts';
-export { PgConnections, type ConnectionsRepoAsync } from './monitor-connections.ts';
-export { PgAlerts, AlertConnectionMissingError, type AlertsRepoAsync } from './monitor-alerts.ts';
-export { PgMonitorHistory, type MonitorHistoryRepoAsync } from './monitor-history.ts';
+export { PgListings } from './listings.ts';
+export { PgConnections } from './monitor-connections.ts';
+export { PgAlerts, AlertConnectionMissingError } from './monitor-alerts.ts';
+export { PgMonitorHistory } from './monitor-history.ts';
 export { pgText } from './nul-free-text.ts';
 export { pgMonitorStore, type PgMonitorStore, type PgMonitorRepos } from './monitor-store.ts';
 

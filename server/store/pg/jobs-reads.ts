@@ -6,7 +6,7 @@
 import type { Pool } from 'pg';
 import type { SharedQueue } from '../../jobs/backend.ts';
 import type { Job, JobCounters } from '../../jobs/types.ts';
-import type { MetricsView, ProcessStats, QueueStats } from '../../metrics-api/source.ts';
+import type { MetricsView, ProcessStats, QueueStats } from '../../metrics/source.ts';
 import { isArray, storedInt, storedTimeOr0 } from '../rows/row-values.ts';
 import { DB_NOW_MS, JOB_COLUMNS, toJob, type PgJobRow } from './jobs-rows.ts';
 import type { Queryable } from './connect.ts';

@@ -24,7 +24,7 @@ import os from 'node:os';
 import type { Pool } from 'pg';
 import type { NewJob, ProcessBeat, RecoveredJobs, SharedJobBackend, SharedQueue, SharedQueueDeletion } from '../../jobs/backend.ts';
 import type { FailedJob, Job, JobCounters } from '../../jobs/types.ts';
-import type { MetricsView } from '../../metrics-api/source.ts';
+import type { MetricsView } from '../../metrics/source.ts';
 import { DB_NOW_MS, JOB_COLUMNS, retryColumn, storableError, toJob, type PgJobRow } from './jobs-rows.ts';
 import { PgJobReads } from './jobs-reads.ts';
 import { inTransaction } from './transaction.ts';

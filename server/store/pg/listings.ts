@@ -5,11 +5,8 @@
 // the row when the key changes (migrations.ts).
 import type { ArchiveEntry } from '../ports/build.ts';
 import type { ArchiveListing, ListingSummary } from '../ports/artifact.ts';
-import type { ListingsPort } from '../ports/ports.ts';
 import type { Queryable } from './connect.ts';
-import type { AsyncPort } from '../ports/async-ports.ts';
-
-export type ListingsPortAsync = AsyncPort<ListingsPort>;
+import type { ListingsPortAsync } from '../ports/async-ports.ts';
 
 const isEntry = (v: unknown): v is ArchiveEntry =>
   typeof v === 'object' && v !== null && typeof (v as ArchiveEntry).name === 'string' && Number.isSafeInteger((v as ArchiveEntry).size);

@@ -5,7 +5,7 @@
 // fails leaves nothing of itself behind and the versions before it stay applied.
 import type { Pool, PoolClient } from 'pg';
 import { PG_MIGRATIONS } from './migrations.ts';
-import { PgStoreError } from './start-errors.ts';
+import { PgStoreError } from '../database-url.ts';
 import { withClient } from './transaction.ts';
 
 /** The advisory lock key of schema changes: "jobscope" in ASCII as a bigint (a string: past 2^53). */

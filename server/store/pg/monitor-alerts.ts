@@ -2,13 +2,11 @@
 // semantics of store/sqlite/monitor-alerts.ts. Ids come from an identity column: they grow across
 // instances, which is what clients polling with `since` need.
 import type { Alert } from '../../contract/app.ts';
-import type { AlertsRepo, NewAlert } from '../ports/monitor-ports.ts';
+import type { NewAlert } from '../ports/monitor-ports.ts';
 import { alertFromRow, type AlertRow } from '../rows/monitor-rows.ts';
 import type { Queryable } from './connect.ts';
-import type { AsyncPort } from '../ports/async-ports.ts';
+import type { AlertsRepoAsync } from '../ports/async-ports.ts';
 import { pgText } from './nul-free-text.ts';
-
-export type AlertsRepoAsync = AsyncPort<AlertsRepo>;
 
 const COLUMNS = 'id, connection_id, kind, queue, value, threshold, at';
 

@@ -6,13 +6,11 @@
 // over: json keeps the text as written, so lastSample() answers the very JSON the sampler stored,
 // and thresholds that do not parse read as {queues: {}} by the same rule.
 import type { Thresholds } from '../../contract/app.ts';
-import type { Connection, ConnectionFields, ConnectionsRepo } from '../ports/monitor-ports.ts';
+import type { Connection, ConnectionFields } from '../ports/monitor-ports.ts';
 import { connectionFromRow, FIELD_COLUMNS, type ConnectionRow } from '../rows/monitor-rows.ts';
 import type { Queryable } from './connect.ts';
-import type { AsyncPort } from '../ports/async-ports.ts';
+import type { ConnectionsRepoAsync } from '../ports/async-ports.ts';
 import { pgText } from './nul-free-text.ts';
-
-export type ConnectionsRepoAsync = AsyncPort<ConnectionsRepo>;
 
 const COLUMNS = 'id, name, kind, base_url, private_token, api_version, segment, interval_s, enabled, thresholds::text AS thresholds, last_sample_at, last_error, created_at';
 

@@ -4,12 +4,10 @@
 // samples() answers the rows as one array where SQLite iterates them: the monitor rebuilds its
 // in-memory history from all of them at start either way, so holding them once more for the length
 // of that loop is the whole cost, and no cursor (another dependency, a client held) is needed.
-import type { MonitorHistoryRepo, SampleRow } from '../ports/monitor-ports.ts';
+import type { SampleRow } from '../ports/monitor-ports.ts';
 import type { Queryable } from './connect.ts';
-import type { AsyncPort } from '../ports/async-ports.ts';
+import type { MonitorHistoryRepoAsync } from '../ports/async-ports.ts';
 import { pgText } from './nul-free-text.ts';
-
-export type MonitorHistoryRepoAsync = AsyncPort<MonitorHistoryRepo>;
 
 // t is bigint: a fractional bound would make pg throw where SQLite compares; rows hold integer times.
 const safe = (n: number) => Math.min(Math.max(n, Number.MIN_SAFE_INTEGER), Number.MAX_SAFE_INTEGER);

@@ -15,7 +15,8 @@
 // a sample's few small writes every few seconds per connection do not notice.
 import os from 'node:os';
 import type { Client, Notification } from 'pg';
-import { checkUrl, explainConnectError } from './start-errors.ts';
+import { explainConnectError } from './start-errors.ts';
+import { checkUrl } from '../database-url.ts';
 import type { Queryable } from './connect.ts';
 
 /** Connection changes (added, edited, removed): ids only, as notify.ts does for builds. */

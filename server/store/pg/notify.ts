@@ -17,7 +17,8 @@ import crypto from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import os from 'node:os';
 import type { Client, Notification, Pool, PoolClient } from 'pg';
-import { checkUrl, explainConnectError } from './start-errors.ts';
+import { explainConnectError } from './start-errors.ts';
+import { checkUrl } from '../database-url.ts';
 import { decodeChange, encodeChange, type PgChange, type PgChangeReceived } from './notify-payload.ts';
 import { inTransaction } from './transaction.ts';
 

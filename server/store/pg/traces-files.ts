@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import fsp, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { PRIVATE_FILE_MODE } from '../files/private-files.ts';
+import { PRIVATE_FILE_MODE } from '../../util/private-files.ts';
 
 /** Thrown when a trace file holds fewer bytes than the database says were acknowledged. */
 export class TraceFileLostError extends Error {

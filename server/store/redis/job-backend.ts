@@ -25,7 +25,7 @@ import type { Redis } from 'ioredis';
 import type { EntryAddressed, NewJob, ProcessBeat, RecoveredJobs, SharedJobBackend, SharedQueue, SharedQueueDeletion } from '../../jobs/backend.ts';
 import { scoreText, type EntryKey, type FailedSet } from '../../jobs/entry-key.ts';
 import type { FailedJob, Job, JobCounters } from '../../jobs/types.ts';
-import type { MetricsView } from '../../metrics-api/source.ts';
+import type { MetricsView } from '../../metrics/source.ts';
 import { readSidekiq } from '../../sidekiq/read.ts';
 import { boundedOptions, DEFAULT_CLIENT_BOUNDS, type ClientBounds } from '../../redis/bounded-client.ts';
 import { viewOf } from '../../sidekiq/source.ts';
