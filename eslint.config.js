@@ -80,8 +80,8 @@ export default tseslint.config(
         {
           paths: [{ name: 'electron', message: 'the simulator runs in plain Node.' }],
           patterns: [
-            { regex: '(^|/)server/(?!contract/)', message: 'the simulator talks to a server over HTTP; import only server/contract/ (and common/).' },
-            { regex: '(^|/)(electron|renderer|scripts|bench|test)(/|$)', message: 'the simulator depends only on server/contract/, common/ and npm packages.' },
+            { regex: '(^|/)server/(?!contract/)', message: 'the simulator talks to a server over HTTP; import only contract/ (and common/).' },
+            { regex: '(^|/)(electron|renderer|scripts|bench|test)(/|$)', message: 'the simulator depends only on contract/, common/ and npm packages.' },
           ],
         },
       ],
@@ -102,8 +102,8 @@ export default tseslint.config(
         {
           paths: [{ name: 'electron', message: 'the renderer reaches native features through the preload bridge only.' }],
           patterns: [
-            // A regex, not a glob: gitignore-style globs cannot re-include server/contract/ under an excluded server/.
-            { regex: '(^|/)server/(?!contract/)', message: 'the renderer reaches the backend over HTTP; import only types from server/contract/.' },
+            // A regex, not a glob: gitignore-style globs cannot re-include contract/ under an excluded server/.
+            { regex: '(^|/)server/(?!contract/)', message: 'the renderer reaches the backend over HTTP; import only types from contract/.' },
             { group: ['**/electron/**'], message: 'the renderer must not import electron/ code.' },
           ],
         },

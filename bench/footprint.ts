@@ -108,7 +108,7 @@ export async function run({ quick = false }: { quick?: boolean } = {}): Promise<
   const outDir = path.join(REPO, '.tmp', `bench-bundle-${process.pid}`);
   try {
     const out = path.join(outDir, 'cli.mjs');
-    execFileSync(process.execPath, ['--import', 'tsx', 'scripts/build-bundle.ts', 'server/cli.ts', out], { cwd: REPO });
+    execFileSync(process.execPath, ['--import', 'tsx', 'scripts/build-bundle.ts', 'hosts/cli.ts', out], { cwd: REPO });
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-bench-fp-bundled-'));
     const child = await startChild([out, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'error'], /Jobscope listening on (http:\/\/\S+)/, 'jobscope-bundled');
     await new Promise((r) => setTimeout(r, settle));

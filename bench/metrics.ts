@@ -121,7 +121,7 @@ export async function run({ quick = false, queues: wanted = 1000, calls }: { qui
     log('starting jobscope serve (child process)…');
     const s = await startChild(
       // --max-queues (1,000 by default) bounds the synthetic queues past the demo's.
-      ['--import', 'tsx', 'server/cli.ts', 'serve', '--port', '0', '--data-dir', dataDir, '--admin-token', TOKEN, '--log-level', 'silent', '--max-queues', String(Math.max(1000, wanted))],
+      ['--import', 'tsx', 'hosts/cli.ts', 'serve', '--port', '0', '--data-dir', dataDir, '--admin-token', TOKEN, '--log-level', 'silent', '--max-queues', String(Math.max(1000, wanted))],
       /Jobscope listening on (http:\/\/\S+)/,
     );
     server = s.proc;

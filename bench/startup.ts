@@ -2,7 +2,7 @@
 // to its "listening" line, its RSS a moment later, and what its first requests cost: the first
 // runner API answer (every test's and runner's first call) and the first OpenAPI document, which
 // loads the docs packages on demand. Run as tests and the packaged app run it: the esbuild bundle of
-// server/cli.ts (scripts/build-bundle.ts) on plain node, its V8 code cache made by a first start
+// hosts/cli.ts (scripts/build-bundle.ts) on plain node, its V8 code cache made by a first start
 // (not measured). The reference is a bare node:http server started the same way: what a node process
 // costs before any of ours runs.
 //   node --import tsx bench/startup.ts [--rounds N] [--bundle A.mjs [--bundle B.mjs]]
@@ -153,7 +153,7 @@ export async function run({ quick = false, bundles = [] as string[], rounds = 0 
   try {
     if (bundles.length === 0) {
       const out = path.join(outDir, 'cli.mjs');
-      execFileSync(process.execPath, ['--import', 'tsx', 'scripts/build-bundle.ts', 'server/cli.ts', out], { cwd: REPO });
+      execFileSync(process.execPath, ['--import', 'tsx', 'scripts/build-bundle.ts', 'hosts/cli.ts', out], { cwd: REPO });
       bundles = [out];
     }
     const n = rounds || (quick ? 3 : 5);

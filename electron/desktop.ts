@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { JobscopeServer } from '../server/app.ts';
-import { ServerHost } from '../server/hosts/server-host.ts';
+import { ServerHost } from '../hosts/server-host.ts';
 import { resolveConfig } from '../server/config.ts';
 import { CSP } from '../server/ui/plugin.ts';
 import type { BrowserWindowLike, ElectronLike, IpcEventLike } from './electron-like.ts';

@@ -1,6 +1,6 @@
 // Electron's entry: the only file that loads 'electron'; everything else receives it (testable).
 import * as electron from 'electron';
-import '../server/hosts/v8-tuning.ts'; // first: V8 flags before SQLite's WebAssembly compiles
+import '../hosts/v8-tuning.ts'; // first: V8 flags before SQLite's WebAssembly compiles
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startDesktop } from './desktop.ts';

@@ -1,8 +1,8 @@
 // The tray (menu-bar) status: the worst queue of the watched connections, refreshed every few
 // seconds from the backend's app API over HTTP, the same answers the dashboard reads. A click
 // opens the window; the menu also says the worst queue (Linux app indicators show no tooltip).
-import type { ConnectionView, CurrentSample } from '../server/contract/app.ts';
-import { describeWorst, worstQueue, type ConnectionQueues, type TrayText } from '../server/hosts/worst-queue.ts';
+import type { ConnectionView, CurrentSample } from '../contract/app.ts';
+import { describeWorst, worstQueue, type ConnectionQueues, type TrayText } from '../hosts/worst-queue.ts';
 import type { ElectronLike, TrayLike } from './electron-like.ts';
 
 export const TRAY_INTERVAL_MS = 5000;

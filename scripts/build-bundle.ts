@@ -1,5 +1,5 @@
-// Bundles a host entry (electron/main.ts, server/cli.ts) as the packaged app ships it: one ESM file
-// with the npm packages in it (but those in EXTERNAL_PACKAGES), and server/hosts/v8-tuning.ts as a
+// Bundles a host entry (electron/main.ts, hosts/cli.ts) as the packaged app ships it: one ESM file
+// with the npm packages in it (but those in EXTERNAL_PACKAGES), and hosts/v8-tuning.ts as a
 // file of its own beside it, imported first. From the command line (the bundle run by plain node:
 // benches, test/packaging) the bundle is CommonJS run by a stub through V8's code cache (see bundleHost).
 //   node --import tsx scripts/build-bundle.ts <entry.ts> <out.js>   (bench/footprint.ts runs it so)
@@ -25,7 +25,7 @@ import { CJS_BODY } from './code-cache.js';
 
 /** Bundled CommonJS packages call require() for node's modules: an ESM file has none of its own. */
 const REQUIRE_BANNER = 'import { createRequire as __bundleCreateRequire } from "node:module";\nconst require = __bundleCreateRequire(import.meta.url);';
-const TUNING_SOURCE = 'server/hosts/v8-tuning.ts';
+const TUNING_SOURCE = 'hosts/v8-tuning.ts';
 
 /** Resolves the host entries' `import '…/hosts/v8-tuning.ts'` to the file written beside the bundle. */
 /** With the code cache the body imports nothing: the stub imports the tuning before it runs the body. */

@@ -82,7 +82,7 @@ export function runWithCodeCache(file, opts = {}) {
   cachedData = undefined;
   run(script.runInThisContext());
   // Made once the start has run (its functions compiled), before the V8 tuning's start-up flags
-  // change back (server/hosts/v8-tuning.ts, 10 s), since V8 keys the data by its flags.
+  // change back (hosts/v8-tuning.ts, 10 s), since V8 keys the data by its flags.
   const envMs = Number(process.env.JOBSCOPE_CODE_CACHE_SAVE_MS || NaN);
   if (!used) setTimeout(() => saveCache(script, cacheFile), opts.saveAfterMs ?? (Number.isFinite(envMs) ? envMs : 3000)).unref();
   return module.exports;

@@ -1,4 +1,4 @@
-// Runs one of our TypeScript entry points (server/cli.ts, scripts/start.ts) on plain node, without a
+// Runs one of our TypeScript entry points (hosts/cli.ts, scripts/start.ts) on plain node, without a
 // loader thread: the entry is bundled with esbuild into node_modules/.cache/jobscope/ when any of its
 // sources changed since the last bundle (≈0.3 s; a stat per source file otherwise), then imported
 // in this same process. Plain JS because it is what runs before any TypeScript can.
@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { CJS_BODY } from './code-cache.js';
-import { applyV8Flags } from '../server/hosts/v8-flags.js';
+import { applyV8Flags } from '../hosts/v8-flags.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // Bump when the build options below change, so older bundles are rebuilt.
@@ -111,9 +111,9 @@ export const LUA_INLINE = {
 const luaRead = new Set();
 
 /**
- * The V8 tuning of server/hosts/v8-tuning.ts (read its comment for the why), applied here too because
+ * The V8 tuning of hosts/v8-tuning.ts (read its comment for the why), applied here too because
  * the launcher's own bundling step already grows the young generation before the bundle's first module
- * runs: set early, the bin's idle RSS measured ~15 MiB lower. The same list (server/hosts/v8-flags.js),
+ * runs: set early, the bin's idle RSS measured ~15 MiB lower. The same list (hosts/v8-flags.js),
  * so the two cannot drift apart; setting it twice is harmless.
  */
 export function tuneV8Early() {

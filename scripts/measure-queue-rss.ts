@@ -27,7 +27,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-queue-rss-'));
 const child = spawn(
   process.execPath,
-  ['--import', 'tsx', path.join(repo, 'server/cli.ts'), 'serve', '--port', '0', '--data-dir', dataDir, '--admin-token', token, '--log-level', 'error', '--monitor-interval-ms', '1000', ...extra],
+  ['--import', 'tsx', path.join(repo, 'hosts/cli.ts'), 'serve', '--port', '0', '--data-dir', dataDir, '--admin-token', token, '--log-level', 'error', '--monitor-interval-ms', '1000', ...extra],
   { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'] },
 );
 const url = await new Promise<string>((resolve, reject) => {

@@ -1,15 +1,15 @@
 // `npm start`: the desktop app where the Electron binary is installed, else the same UI in browser mode.
 // Takes the same flags as `serve` (e.g. --data-dir, --port).
-import '../server/hosts/v8-tuning.ts'; // first: V8 flags before SQLite's WebAssembly compiles
+import '../hosts/v8-tuning.ts'; // first: V8 flags before SQLite's WebAssembly compiles
 import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { Command } from 'commander';
 import { ConfigError } from '../server/config.ts';
-import { addSettingFlags, configFromFlags } from '../server/cli-config.ts';
+import { addSettingFlags, configFromFlags } from '../hosts/cli-config.ts';
 import { packageRoot } from '../server/ui/package-root.ts';
 import { ensureUiBuilt } from './ui-build.ts';
 import { electronBinary, NO_ELECTRON_REASON } from './electron-binary.ts';
-import { serve } from '../server/serve.ts';
+import { serve } from '../hosts/serve.ts';
 
 const root = packageRoot();
 const program = new Command('jobscope-start').allowExcessArguments(false);

@@ -51,6 +51,6 @@ export interface AppContext {
   /** Every long-running part (monitor, simulator, ...): the app starts them after its routes, stops them before the store closes. */
   services: Services;
   startedAt: number;
-  /** Set by a host that can restart the server (server/hosts/server-host.ts): empties the data and restarts. */
+  /** Set by a host that can restart the server (hosts/server-host.ts): empties the data and restarts. */
   requestReset?: () => Promise<void>;
 }

@@ -1,7 +1,7 @@
 // A virtual runner's settings with their defaults, resolved from fleet defaults and group overrides.
 // Timings default faster than the real runner's 3 s ticks so demos and QA runs finish in minutes;
 // set update_ms and poll_ms to 3000 for the real cadence.
-import type { Behaviour, Faults } from '../server/contract/simulator.ts';
+import type { Behaviour, Faults } from '../contract/simulator.ts';
 
 export interface ResolvedBehaviour {
   traceBytes: number;

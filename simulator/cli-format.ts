@@ -1,6 +1,6 @@
 // What `jobscope simulate` prints: the live block (terminal), the plain progress line (pipes and
 // CI logs) and the closing summary.
-import type { FleetStatus } from '../server/contract/simulator.ts';
+import type { FleetStatus } from '../contract/simulator.ts';
 
 const mb = (n: number) => `${(n / 1e6).toFixed(n >= 1e8 ? 0 : n >= 1e7 ? 1 : 2)} MB`;
 const int = (n: number) => n.toLocaleString('en-US');

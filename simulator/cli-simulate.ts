@@ -2,12 +2,12 @@
 // Jobscope on a temp data dir), a live progress block on a terminal (plain lines otherwise), a
 // summary at the end, and an exit code a pipeline can use: 1 when the server broke the protocol,
 // 0 otherwise, 2 for usage errors.
-// The embedded coordinator comes from the caller (server/hosts/embedded-coordinator.ts): the
+// The embedded coordinator comes from the caller (hosts/embedded-coordinator.ts): the
 // simulator is an HTTP client and depends on the server's contract only.
 import fs from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import type { FleetStatus, Scenario } from '../server/contract/simulator.ts';
-import type { InstanceView } from '../server/contract/control.ts';
+import type { FleetStatus, Scenario } from '../contract/simulator.ts';
+import type { InstanceView } from '../contract/control.ts';
 import { hideUserinfo } from '../common/secrets.ts';
 import { parseFaultList } from './faults.ts';
 import { Fleet, FleetSetupError } from './fleet.ts';

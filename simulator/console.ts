@@ -5,7 +5,7 @@
 // next step has sensible defaults. The runner token and the server it came from are one pair: a
 // register or use-token without a target is for this server (`home`), and a later step goes where
 // the token it carries was issued, never where an earlier call happened to point.
-import type { BodyPreview, ConsoleExchange } from '../server/contract/simulator.ts';
+import type { BodyPreview, ConsoleExchange } from '../contract/simulator.ts';
 import { header, type Answer, type HttpClient } from './http-client.ts';
 import { preview } from './journal.ts';
 import { hideUrlCredentials, REDACTED } from './journal-redact.ts';

@@ -1,7 +1,7 @@
 // Fault injection: which fault (if any) a virtual runner commits at each opportunity, drawn from
 // its own seeded PRNG so a scenario misbehaves the same way on every run, and a tally of what the
 // server answered to each kind.
-import { FAULT_KINDS, type FaultKind, type Faults } from '../server/contract/simulator.ts';
+import { FAULT_KINDS, type FaultKind, type Faults } from '../contract/simulator.ts';
 import type { Prng } from '../common/prng.ts';
 
 /** Faults a runner may commit on one trace part; the others are decided once per build. */

@@ -2,7 +2,7 @@
 // sharing one HTTP client and journal; optionally creating its builds first through Jobscope's
 // control API. It ends when its builds are done (or when stopped) and can say whether the server
 // broke the protocol on the way.
-import type { Faults, FleetStatus } from '../server/contract/simulator.ts';
+import type { Faults, FleetStatus } from '../contract/simulator.ts';
 import type { ResolvedBehaviour } from './behaviour.ts';
 import { HttpClient, type OutboundCheck } from './http-client.ts';
 import type { Journal } from './journal.ts';

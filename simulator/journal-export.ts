@@ -1,6 +1,6 @@
 // The journal as HAR 1.2 (for browser dev tools, Charles, WireMock imports) and one entry as a
 // curl command that sends the same request again.
-import type { BodyPreview, JournalEntry } from '../server/contract/simulator.ts';
+import type { BodyPreview, JournalEntry } from '../contract/simulator.ts';
 
 const STATUS_TEXT: Record<number, string> = {
   0: '', 200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden',

@@ -5,7 +5,7 @@
 // Two passes: by position (secret headers, query parameters, JSON keys, form and multipart fields,
 // non-public build variables), then by value, so that a token found in one place is also hidden
 // where it shows up unlabelled (the build token inside repo_url, a runner token echoed in a trace).
-import type { BodyPreview, JournalEntry } from '../server/contract/simulator.ts';
+import type { BodyPreview, JournalEntry } from '../contract/simulator.ts';
 import { SECRET_HEADERS, SECRET_NAME, decodeURIComponentSafe, hideQuery, hideUserinfo, isSecretName, userinfoSecrets } from '../common/secrets.ts';
 
 export const REDACTED = '[REDACTED]';

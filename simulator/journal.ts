@@ -1,6 +1,6 @@
 // Every HTTP exchange of every virtual runner and of the runner console, newest kept, oldest
 // pushed out: a ring buffer bounded by entry count, with bodies cut to a preview size.
-import type { BodyPreview, JournalEntry, JournalQuery } from '../server/contract/simulator.ts';
+import type { BodyPreview, JournalEntry, JournalQuery } from '../contract/simulator.ts';
 import { secretsOf, type SecretLookup } from './journal-redact.ts';
 
 /** Most tokens remembered from entries for redaction; the oldest learned are forgotten first. */

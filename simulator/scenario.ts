@@ -2,7 +2,7 @@
 // with messages that name the field and say what is expected, turned into fleet options, and
 // written back out (defaults filled in) so an export re-imports to the same fleet.
 import { Value } from '@sinclair/typebox/value';
-import { Scenario, type StartFleet } from '../server/contract/simulator.ts';
+import { Scenario, type StartFleet } from '../contract/simulator.ts';
 import { DEFAULT_BEHAVIOUR, mergeFaults, resolveBehaviour } from './behaviour.ts';
 import type { RunnerGroupSpec } from './fleet.ts';
 

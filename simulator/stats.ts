@@ -1,6 +1,6 @@
 // What a fleet counts: per-runner counters, errors by kind, protocol violations, fault answers,
 // and one-second buckets for the throughput chart (the last hour, older buckets dropped).
-import type { FleetTotals, RunnerCounters, Throughput, Violation } from '../server/contract/simulator.ts';
+import type { FleetTotals, RunnerCounters, Throughput, Violation } from '../contract/simulator.ts';
 import { FaultTally } from './faults.ts';
 
 export const emptyCounters = (): RunnerCounters => ({

@@ -6,7 +6,7 @@
 import crypto from 'node:crypto';
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Faults, RunnerCounters } from '../server/contract/simulator.ts';
+import type { Faults, RunnerCounters } from '../contract/simulator.ts';
 import type { ResolvedBehaviour } from './behaviour.ts';
 import { FaultPlan } from './faults.ts';
 import { header, type Answer, type HttpClient } from './http-client.ts';

@@ -4,11 +4,11 @@
 // backend, so their tokens never come here. simulator.ts and settings.ts group more typed calls
 // over the same Client.
 import type { AxiosInstance, AxiosResponse, Method } from 'axios';
-import type { Alert, AppStatus, ConnectionPatch, ConnectionView, CurrentSample, History, HistoryQuery, NewConnection, TestResult, Thresholds } from '../../server/contract/app.ts';
-import type { CompoundMetrics } from '../../server/contract/metrics.ts';
-import type { BuildQuery, BuildView, CreatedBuilds, InstanceView, NewBuild, NewProject, ProjectView, RunnerView } from '../../server/contract/control.ts';
-import type { DeletedQueue } from '../../server/contract/jobs.ts';
-import type { NewSidekiqConnection, PeekPage } from '../../server/contract/sidekiq.ts';
+import type { Alert, AppStatus, ConnectionPatch, ConnectionView, CurrentSample, History, HistoryQuery, NewConnection, TestResult, Thresholds } from '../../contract/app.ts';
+import type { CompoundMetrics } from '../../contract/metrics.ts';
+import type { BuildQuery, BuildView, CreatedBuilds, InstanceView, NewBuild, NewProject, ProjectView, RunnerView } from '../../contract/control.ts';
+import type { DeletedQueue } from '../../contract/jobs.ts';
+import type { NewSidekiqConnection, PeekPage } from '../../contract/sidekiq.ts';
 import { ApiError, createHttp, type Query } from './http.ts';
 import { filenameOf } from './filename.ts';
 

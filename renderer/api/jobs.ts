@@ -1,6 +1,6 @@
 // The embedded job system's queues, retry set and dead set (/api/v3/sim/jobs…), as Sidekiq Web
 // shows them: typed calls over the one Client. Types from the server's contract only.
-import type { ActedOn, DeletedQueue, FailedJobView, QueuedJobView, QueueView } from '../../server/contract/jobs.ts';
+import type { ActedOn, DeletedQueue, FailedJobView, QueuedJobView, QueueView } from '../../contract/jobs.ts';
 import type { Client, Page } from './client.ts';
 
 export type { ActedOn, DeletedQueue, FailedJobView, QueuedJobView, QueueView };

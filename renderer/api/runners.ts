@@ -1,6 +1,6 @@
 // The Runners view's backend calls: pause/resume and delete a runner of the embedded server (the
 // list and the instance's registration token are on the Client itself).
-import type { RunnerView } from '../../server/contract/control.ts';
+import type { RunnerView } from '../../contract/control.ts';
 import type { Client } from './client.ts';
 
 export const runnerAdmin = {

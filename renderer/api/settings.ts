@@ -1,6 +1,6 @@
 // Settings, server log, data reset and the live demo load: the Settings view's backend calls.
-import type { LogQuery, LogView, SettingsView, SettingView } from '../../server/contract/settings.ts';
-import type { LoadPatch, LoadStatus } from '../../server/contract/jobs.ts';
+import type { LogQuery, LogView, SettingsView, SettingView } from '../../contract/settings.ts';
+import type { LoadPatch, LoadStatus } from '../../contract/jobs.ts';
 import type { Client } from './client.ts';
 
 export type { LogView, LogQuery, SettingsView, SettingView, LoadStatus };

@@ -3,12 +3,12 @@
 import type {
   ConsoleBuildRef, ConsoleExchange, ConsoleRegister, ConsoleTrace, ConsoleUpdate, Curl, FleetStatus, JournalPage, JournalQuery,
   Scenario, StartFleet, Throughput, ThroughputQuery,
-} from '../../server/contract/simulator.ts';
+} from '../../contract/simulator.ts';
 import type { Client } from './client.ts';
 
 export type {
   ConsoleExchange, Curl, FleetStatus, JournalEntry, JournalPage, JournalQuery, RunnerStatus, Scenario, StartFleet, Throughput, FaultKind, Faults, BodyPreview,
-} from '../../server/contract/simulator.ts';
+} from '../../contract/simulator.ts';
 
 export type ConsoleState = ConsoleExchange['state'];
 

@@ -1,5 +1,5 @@
 // The UI's remembered state on the backend (GET/PUT /api/app/ui-state): see renderer/app/ui-state.ts.
-import type { UiState } from '../../server/contract/ui-state.ts';
+import type { UiState } from '../../contract/ui-state.ts';
 import type { Client } from './client.ts';
 
 export type { UiState };

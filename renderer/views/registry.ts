@@ -2,13 +2,9 @@
 //   { id: 'my-view', label: 'My view', component: lazyView(() => import('./my-view/MyView.tsx')) },
 // The component receives the route (`#/<id>/<rest…>?query`). `hidden` keeps an entry routable
 // but out of the menu (dev hooks).
-import type { Route } from '../app/route.ts';
 import type { ComponentType } from 'react';
 import { lazyView } from './lazy-view.ts';
-
-export interface ViewProps {
-  route: Route;
-}
+import type { ViewProps } from './view-props.ts';
 
 export interface ViewEntry {
   id: string;

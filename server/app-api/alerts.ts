@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { Alert, AlertsQuery } from '../contract/app.ts';
+import { Alert, AlertsQuery } from '../../contract/app.ts';
 import type { MonitorApi } from '../monitor/api.ts';
 
 export async function alertRoutes(fastify: FastifyInstance, { monitor }: { monitor: MonitorApi }) {

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { ConnectionPatch, ConnectionView, NewConnection, TestResult, Thresholds } from '../contract/app.ts';
+import { ConnectionPatch, ConnectionView, NewConnection, TestResult, Thresholds } from '../../contract/app.ts';
 import type { MonitorApi } from '../monitor/api.ts';
 import { DEFAULT_INTERVAL_S, originOf, view, type Connection } from '../monitor/connections.ts';
 import { normalizeBaseUrl, type FetchOutcome } from '../monitor/remote-client.ts';
@@ -13,7 +13,7 @@ import { policyOf } from '../outbound/policy.ts';
 import type { AppContext } from '../context.ts';
 import type { Config } from '../config.ts';
 import { IdParams } from './schemas.ts';
-import { NewSidekiqConnection, SidekiqFields } from '../contract/sidekiq.ts';
+import { NewSidekiqConnection, SidekiqFields } from '../../contract/sidekiq.ts';
 import { sidekiqPatch, sidekiqTargetOrThrow, unionErrors } from './sidekiq-fields.ts';
 
 const tags = ['app API'];

@@ -1,6 +1,6 @@
 // History as CSV (RFC 4180): a header row, then one row per bucket. Queue names come from remote
 // systems, so cells are quoted when needed and formula-looking names are defused for spreadsheets.
-import type { History } from '../contract/app.ts';
+import type { History } from '../../contract/app.ts';
 
 function cell(v: string | number | null): string {
   if (v === null) return '';

@@ -1,7 +1,7 @@
 // Reading a connection's samples: the latest one, a downsampled range, and that range as CSV.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { CurrentSample, History, HistoryQuery } from '../contract/app.ts';
+import { CurrentSample, History, HistoryQuery } from '../../contract/app.ts';
 import type { MonitorApi } from '../monitor/api.ts';
 import { ApiError, badRequest } from '../http/errors.ts';
 import { IdParams } from './schemas.ts';

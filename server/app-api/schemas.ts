@@ -1,5 +1,5 @@
 // Route-only schemas of the app API (params and query strings); the answers' schemas are the
-// contract's (server/contract/app.ts).
+// contract's (contract/app.ts).
 import { Type } from '@sinclair/typebox';
 
 export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });

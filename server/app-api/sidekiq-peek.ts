@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { PeekPage, PeekQuery, PeekSet } from '../contract/sidekiq.ts';
+import { PeekPage, PeekQuery, PeekSet } from '../../contract/sidekiq.ts';
 import type { MonitorApi } from '../monitor/api.ts';
 import { ApiError, badRequest } from '../http/errors.ts';
 import { connectionOr404 } from './connections.ts';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.ts';
-import { AppStatus } from '../contract/app.ts';
+import { AppStatus } from '../../contract/app.ts';
 import { packageRoot } from '../ui/package-root.ts';
 
 function version(): string {

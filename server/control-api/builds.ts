@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../context.ts';
-import { BuildQuery, BuildView, IdParams } from '../contract/control.ts';
+import { BuildQuery, BuildView, IdParams } from '../../contract/control.ts';
 import { ApiError, conflict, notFound } from '../http/errors.ts';
 import { sendArtifact } from '../runner-api/artifacts.ts';
 import { buildView } from './views.ts';

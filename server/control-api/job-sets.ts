@@ -10,7 +10,7 @@ import type { AppContext } from '../context.ts';
 import {
   ActedOn, Count, FailedJobView, JobIds, ListQuery, PageQuery, QueueParams, QueuedJobView, QueueView, RetryDead, SomeJobIds,
   type FailedJobView as FailedJobViewT, type QueuedJobView as QueuedJobViewT, type QueueView as QueueViewT,
-} from '../contract/jobs.ts';
+} from '../../contract/jobs.ts';
 import { badRequest, conflict, notFound } from '../http/errors.ts';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../util/json-depth.ts';
 import { pageHeaders, paging } from '../http/paging.ts';

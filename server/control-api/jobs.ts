@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../context.ts';
-import { DeletedQueue, EnqueuedJobs, LoadPatch, LoadStatus, NewJobs, QueueParams, QueueView, type LoadStatus as LoadStatusT } from '../contract/jobs.ts';
+import { DeletedQueue, EnqueuedJobs, LoadPatch, LoadStatus, NewJobs, QueueParams, QueueView, type LoadStatus as LoadStatusT } from '../../contract/jobs.ts';
 import { conflict, notFound } from '../http/errors.ts';
 import { QueueKindError, QueueLimitError } from '../jobs/job-system.ts';
 import { SYNTHETIC } from '../jobs/builtin/synthetic.ts';

@@ -1,7 +1,7 @@
 // Defaults for a build created through the control API: what GitLab would have put in a pipeline's
 // first build of a fresh project, with a sha long enough for the runner's sha[0:8].
 import crypto from 'node:crypto';
-import type { NewBuild as NewBuildBody } from '../contract/control.ts';
+import type { NewBuild as NewBuildBody } from '../../contract/control.ts';
 import type { NewBuild, Variable } from '../store/ports/build.ts';
 import { parseTagList } from '../runner-api/runners.ts';
 import { ApiError, badRequest } from '../http/errors.ts';

@@ -1,7 +1,7 @@
 // GitLab's pagination, for every list that can grow without bound: `page` from 1 and `per_page`
 // rows in, X-Total, X-Total-Pages, X-Page, X-Per-Page, X-Next-Page, X-Prev-Page and a Link header
 // (first, prev, next, last) out, so a client written against GitLab's API follows pages unchanged.
-// The query's bounds are the contract's PageQuery (server/contract/jobs.ts).
+// The query's bounds are the contract's PageQuery (contract/jobs.ts).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /** Rows per page of a list of things (runners, projects, users) when no per_page is given: the builds list's `limit`. */

@@ -2,7 +2,7 @@
 // query, so a call stays cheap with thousands of queues). `compoundMetrics` is also what the
 // dashboard's sampler calls in-process for the embedded connection.
 import type { AppContext } from '../context.ts';
-import type { CompoundMetrics, ProcessEntry, QueueMetrics } from '../contract/metrics.ts';
+import type { CompoundMetrics, ProcessEntry, QueueMetrics } from '../../contract/metrics.ts';
 import type { MetricsView } from '../metrics/source.ts';
 import { isoWithOffset } from './started-at.ts';
 

@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.ts';
-import { CompoundMetrics, JobStats, ProcessMetrics, QueueMetrics } from '../contract/metrics.ts';
+import { CompoundMetrics, JobStats, ProcessMetrics, QueueMetrics } from '../../contract/metrics.ts';
 import { requireAdmin } from '../auth/admin.ts';
 import { AnswerMemo } from './answer-memo.ts';
 import { compoundBytes, jobStatsJson, processMetricsJson, queueMetricsJson } from './json-writer.ts';

@@ -2,8 +2,8 @@
 // it, and may fire again only after the value has come back under. The "over" state lives in memory,
 // so a violation still going on after a restart is reported once more (a reminder, not a flood).
 import type { AlertsRepo } from '../store/ports/monitor-ports.ts';
-import type { Alert, Thresholds } from '../contract/app.ts';
-import type { CompoundMetrics } from '../contract/metrics.ts';
+import type { Alert, Thresholds } from '../../contract/app.ts';
+import type { CompoundMetrics } from '../../contract/metrics.ts';
 
 type Kind = Alert['kind'];
 

@@ -2,7 +2,7 @@
 // 1-minute rollups for the whole retention (7 days by default), both in memory as columns and in
 // storage as compact rows (MonitorHistoryRepo). Writes are one row per sample plus one per minute.
 import type { MonitorStore, SampleRow } from '../store/ports/monitor-ports.ts';
-import type { CompoundMetrics } from '../contract/metrics.ts';
+import type { CompoundMetrics } from '../../contract/metrics.ts';
 import { NT, T, encodeSample, decodeSample, type QueueTriples } from './sample-codec.ts';
 import { Tier } from './tier.ts';
 import { MinuteRollup, MINUTE } from './rollup.ts';

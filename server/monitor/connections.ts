@@ -2,7 +2,7 @@
 // (this server) always exists; remote GitLab instances carry a PRIVATE-TOKEN that stays in the
 // backend: `view()` is what leaves it.
 import crypto from 'node:crypto';
-import type { ConnectionView, Thresholds } from '../contract/app.ts';
+import type { ConnectionView, Thresholds } from '../../contract/app.ts';
 import type { Connection, ConnectionFields, ConnectionsRepo } from '../store/ports/monitor-ports.ts';
 import type { Clock } from '../clock.ts';
 import type { RemoteTarget } from './remote-client.ts';

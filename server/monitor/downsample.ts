@@ -2,7 +2,7 @@
 // The coarsest tier that still gives enough points is read: 1-minute rollups once a bucket spans
 // a minute or more (a 7-day range reads ~10k rows, not ~120k), raw samples below that. One pass
 // over typed columns; queues are only aggregated for the series asked for.
-import type { History } from '../contract/app.ts';
+import type { History } from '../../contract/app.ts';
 import { NT, T } from './sample-codec.ts';
 import type { Tier } from './tier.ts';
 import type { ConnectionHistory } from './connection-history.ts';

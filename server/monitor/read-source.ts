@@ -1,6 +1,6 @@
 // Reading a connection once, whichever monitor asks (monitor.ts on SQLite, shared-monitor.ts on
 // PostgreSQL): this server's job system in-process, a Sidekiq through its Redis, or a GitLab over HTTP.
-import type { CompoundMetrics } from '../contract/metrics.ts';
+import type { CompoundMetrics } from '../../contract/metrics.ts';
 import type { Connection } from '../store/ports/monitor-ports.ts';
 import type { SidekiqSources } from '../sidekiq/sources.ts';
 import { targetOfConnection } from '../sidekiq/sources.ts';

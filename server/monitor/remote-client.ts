@@ -3,7 +3,7 @@
 // sentence saying what went wrong and what to try next; the token never appears in it.
 import http from 'node:http';
 import https from 'node:https';
-import type { CompoundMetrics } from '../contract/metrics.ts';
+import type { CompoundMetrics } from '../../contract/metrics.ts';
 import { hideUserinfo } from '../../common/secrets.ts';
 import { OutboundRefused, type OutboundPolicy } from '../outbound/policy.ts';
 

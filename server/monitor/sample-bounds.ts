@@ -7,7 +7,7 @@
 // its history series and of a peek, so a cut name would be another queue (two long names sharing a
 // prefix would merge into one series, and a peek by it would find nothing). Process fields are
 // only shown, so they are cut instead (with "…"), and processes past the bounds are counted.
-import type { CompoundMetrics, ProcessEntry } from '../contract/metrics.ts';
+import type { CompoundMetrics, ProcessEntry } from '../../contract/metrics.ts';
 import type { Config } from '../config.ts';
 
 export interface SampleBounds {

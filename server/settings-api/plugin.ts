@@ -7,7 +7,7 @@ import { requireAdmin } from '../auth/admin.ts';
 import { ConfigError } from '../config.ts';
 import { ApiError } from '../http/errors.ts';
 import { tailLog } from '../http/log-file.ts';
-import { LogQuery, LogView, ResetRequest, ResetAnswer, SettingsUpdate, SettingsView } from '../contract/settings.ts';
+import { LogQuery, LogView, ResetRequest, ResetAnswer, SettingsUpdate, SettingsView } from '../../contract/settings.ts';
 import { settingsView, withSaved, writeSettings } from './saved-settings.ts';
 import { unreachableServices } from './reachable.ts';
 

@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 import { ConfigError, SAVABLE, SETTINGS_FILE, boundsOf, parseValue, readSavedSettings, savedValueProblem, settingName, type Config, type SettingSpec } from '../config.ts';
 import { isLoopbackHost } from '../host-address.ts';
 import { redactedUrl } from '../sidekiq/redis-url.ts';
-import type { SettingsView } from '../contract/settings.ts';
+import type { SettingsView } from '../../contract/settings.ts';
 import { PRIVATE_FILE_MODE } from '../util/private-files.ts';
 
 /** The value in the units a person types (MiB for sizes), as flags take it; a Redis URL without its password. */

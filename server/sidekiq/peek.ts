@@ -3,7 +3,7 @@
 // scheduled jobs by when they run; the dead set newest death first). One pipeline: the page and
 // the total. Nothing is ever deleted or moved: this is someone's production Redis.
 import type { Redis } from 'ioredis';
-import type { PeekJob, PeekPage } from '../contract/sidekiq.ts';
+import type { PeekJob, PeekPage } from '../../contract/sidekiq.ts';
 import { jsonNestedDeeperThan, MAX_JSON_DEPTH } from '../util/json-depth.ts';
 import { jsonMemberText } from '../util/json-members.ts';
 

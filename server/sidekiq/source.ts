@@ -4,8 +4,8 @@
 // saying why (errors.ts); the client is dropped then and made afresh next time, so nothing queues up
 // behind a dead socket and no other connection waits on it.
 import type { Redis } from 'ioredis';
-import type { CompoundMetrics } from '../contract/metrics.ts';
-import type { SidekiqExtras } from '../contract/sidekiq.ts';
+import type { CompoundMetrics } from '../../contract/metrics.ts';
+import type { SidekiqExtras } from '../../contract/sidekiq.ts';
 import type { MetricsSource, MetricsView, ProcessStats, QueueStats } from '../metrics/source.ts';
 import { compoundOf } from '../metrics-api/compound.ts';
 import { msOfRubyTime } from '../metrics-api/started-at.ts';

@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import type { MultipartFile } from '@fastify/multipart';
 import {
   ConsoleBuildRef, ConsoleExchange, ConsoleRegister, ConsoleTrace, ConsoleUpdate, ConsoleUpload,
-} from '../contract/simulator.ts';
+} from '../../contract/simulator.ts';
 import { badRequest, missing, tooLarge } from '../http/errors.ts';
 import { asMultipartError } from '../http/params.ts';
 import { checkTarget } from './service.ts';

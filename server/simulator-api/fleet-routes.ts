@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { FleetStatus, Scenario, StartFleet, Throughput, ThroughputQuery } from '../contract/simulator.ts';
+import { FleetStatus, Scenario, StartFleet, Throughput, ThroughputQuery } from '../../contract/simulator.ts';
 import { badRequest } from '../http/errors.ts';
 import { exportScenario, parseScenario, ScenarioError } from '../../simulator/scenario.ts';
 import type { SimulatorRouteOpts } from './route-options.ts';

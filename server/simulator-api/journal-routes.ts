@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { Curl, JournalPage, JournalQuery, SecretsQuery, type JournalEntry } from '../contract/simulator.ts';
+import { Curl, JournalPage, JournalQuery, SecretsQuery, type JournalEntry } from '../../contract/simulator.ts';
 import { notFound } from '../http/errors.ts';
 import { toCurl, toHar } from '../../simulator/journal-export.ts';
 import { eitherSecret, redactEntry } from '../../simulator/journal-redact.ts';

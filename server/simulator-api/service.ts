@@ -1,6 +1,6 @@
 // The simulator as the simulator API (/api/app/sim) sees it: one journal, at most one fleet running at a time (the last
 // one kept for its status and scenario), and the runner console. Targets this server by default.
-import type { FleetStatus, Scenario, StartFleet } from '../contract/simulator.ts';
+import type { FleetStatus, Scenario, StartFleet } from '../../contract/simulator.ts';
 import { ApiError, badRequest, conflict } from '../http/errors.ts';
 import { safeEqual } from '../auth/tokens.ts';
 import { refuseControlChars } from '../outbound/control-chars.ts';

@@ -4,7 +4,7 @@
 // On both stores (backends.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.ts';
-import type { BuildView } from '../../server/contract/control.ts';
+import type { BuildView } from '../../contract/control.ts';
 import { createBuild, createProject, registerRunner, requestBuild } from '../helpers/fixtures.ts';
 import { control, runnerJson } from './lib.ts';
 import { eachBackend } from './backends.ts';

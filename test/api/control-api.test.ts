@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
-import type { BuildView, ProjectView, RunnerView } from '../../server/contract/control.ts';
+import type { BuildView, ProjectView, RunnerView } from '../../contract/control.ts';
 import { createBuild, createProject, registerRunner } from '../helpers/fixtures.ts';
 import { control, INFO, patchTrace, raw, runnerJson, runningBuild } from './lib.ts';
 import { eachBackend } from './backends.ts';

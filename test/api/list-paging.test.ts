@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
 import { createProject, registerRunner } from '../helpers/fixtures.ts';
-import type { RunnerView } from '../../server/contract/control.ts';
+import type { RunnerView } from '../../contract/control.ts';
 import { eachBackend } from './backends.ts';
 
 const COUNT = 230;

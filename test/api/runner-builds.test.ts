@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.ts';
 import { createBuild, createProject, registerRunner } from '../helpers/fixtures.ts';
-import type { BuildView } from '../../server/contract/control.ts';
+import type { BuildView } from '../../contract/control.ts';
 import { control, INFO, multipart, patchTrace, raw, runnerJson, runningBuild, RUNNER_UA } from './lib.ts';
 import { eachBackend } from './backends.ts';
 

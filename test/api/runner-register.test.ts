@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.ts';
 import { createProject } from '../helpers/fixtures.ts';
-import type { RunnerView } from '../../server/contract/control.ts';
+import type { RunnerView } from '../../contract/control.ts';
 import { control, INFO, multipart, raw, runnerJson, RUNNER_UA } from './lib.ts';
 import { eachBackend } from './backends.ts';
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
 import { createBuild, createProject, registerRunner, requestBuild } from '../helpers/fixtures.ts';
-import type { RunnerView } from '../../server/contract/control.ts';
+import type { RunnerView } from '../../contract/control.ts';
 import { INFO } from './lib.ts';
 import { eachBackend } from './backends.ts';
 

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.ts';
 import { createBuild, createProject, registerRunner } from '../helpers/fixtures.ts';
-import type { RunnerView } from '../../server/contract/control.ts';
+import type { RunnerView } from '../../contract/control.ts';
 import { control, INFO, multipart, raw, runnerJson, runningBuild } from './lib.ts';
 import { eachBackend } from './backends.ts';
 

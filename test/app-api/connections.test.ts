@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
-import type { ConnectionView } from '../../server/contract/app.ts';
+import type { ConnectionView } from '../../contract/app.ts';
 import { addConnection, metrics, monitor, startFakeGitLab, type FakeGitLab } from '../monitor/support.ts';
 
 const REMOTE_TOKEN = 'glpat-SECRET-remote-token-4711';

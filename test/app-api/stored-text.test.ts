@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.ts';
 import { eachBackend } from '../api/backends.ts';
 import { http } from '../helpers/http.ts';
-import type { ConnectionView } from '../../server/contract/app.ts';
+import type { ConnectionView } from '../../contract/app.ts';
 
 eachBackend((startServer) => {
   let s: TestServer;

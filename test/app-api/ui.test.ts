@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
-import { signInLink } from '../../server/hosts/sign-in.ts';
+import { signInLink } from '../../hosts/sign-in.ts';
 
 let s: TestServer;
 let ui: string;

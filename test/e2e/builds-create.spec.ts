@@ -6,7 +6,7 @@
 import type { Page } from '@playwright/test';
 import { test, expect } from './fixtures.ts';
 import type { TestServer } from '../helpers/server.ts';
-import type { BuildView, ProjectView } from '../../server/contract/control.ts';
+import type { BuildView, ProjectView } from '../../contract/control.ts';
 import { registerRunner, requestBuild } from '../helpers/fixtures.ts';
 import { control, runnerJson } from '../api/lib.ts';
 import { openSignedIn, screenshot, startUiServer } from './support.ts';

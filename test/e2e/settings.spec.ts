@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { test, expect } from './fixtures.ts';
-import { ServerHost } from '../../server/hosts/server-host.ts';
+import { ServerHost } from '../../hosts/server-host.ts';
 import { resolveConfig } from '../../server/config.ts';
 import { tempDir, type TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';

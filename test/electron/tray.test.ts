@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startDesktop, type Desktop } from '../../electron/desktop.ts';
-import { describeWorst, worstQueue } from '../../server/hosts/worst-queue.ts';
+import { describeWorst, worstQueue } from '../../hosts/worst-queue.ts';
 import { tempDir } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
 import { FakeTray, FakeWindow, fakeElectron } from './fake-electron.ts';

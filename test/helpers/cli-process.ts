@@ -1,4 +1,4 @@
-// The node arguments that run `jobscope` (server/cli.ts) in a child process, the way the published bin
+// The node arguments that run `jobscope` (hosts/cli.ts) in a child process, the way the published bin
 // does: the esbuild bundle of scripts/launcher.js (rebuilt only when a source changed since the last
 // bundle, so a test always runs the current sources). Tests used to run the sources through tsx,
 // whose loader resolves and transforms every module on each start: the crash, model and CLI tests
@@ -14,5 +14,5 @@ const V8_FLAGS = path.join(REPO, 'test', 'helpers', 'child-v8-flags.mjs');
 
 /** `[--import child-v8-flags, bundle]`: spawn `process.execPath` with these, then the command and its flags (`serve`, `simulate`). */
 export async function jobscopeNodeArgs(): Promise<string[]> {
-  return ['--import', V8_FLAGS, await ensureBundle('server/cli.ts', { root: REPO, cacheDir: path.join(REPO, 'node_modules', '.cache', 'jobscope') })];
+  return ['--import', V8_FLAGS, await ensureBundle('hosts/cli.ts', { root: REPO, cacheDir: path.join(REPO, 'node_modules', '.cache', 'jobscope') })];
 }

@@ -4,7 +4,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
-import type { History } from '../../server/contract/app.ts';
+import type { History } from '../../contract/app.ts';
 import { ManualClock } from '../../server/clock.ts';
 import { metrics as jobMetrics, postJobs, waitFor } from './lib.ts';
 import { addConnection, metrics, monitor } from '../monitor/support.ts';

@@ -8,7 +8,7 @@ import { startServer, type TestServer } from '../helpers/server.ts';
 import { orderQueues, parseQueueOrder, type QueueOrder } from '../../server/jobs/queue-order.ts';
 import { Command } from 'commander';
 import { resolveConfig } from '../../server/config.ts';
-import { addSettingFlags, configFromFlags } from '../../server/cli-config.ts';
+import { addSettingFlags, configFromFlags } from '../../hosts/cli-config.ts';
 import { seededRandom } from '../../common/prng.ts';
 import { sleep, waitFor } from './lib.ts';
 

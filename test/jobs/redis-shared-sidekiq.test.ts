@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startRedis, type TestRedis } from '../helpers/redis.ts';
 import { sidekiqConfig, sidekiqRuby, sidekiqView, startSidekiqApp, warmOracle, type OracleView } from '../helpers/sidekiq-oracle.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
-import type { CompoundMetrics, JobStats, ProcessMetrics, QueueMetrics } from '../../server/contract/metrics.ts';
+import type { CompoundMetrics, JobStats, ProcessMetrics, QueueMetrics } from '../../contract/metrics.ts';
 import { metrics, postJobs, waitFor } from './lib.ts';
 
 let redis: TestRedis;

@@ -10,7 +10,7 @@ import { Value } from '@sinclair/typebox/value';
 import type { TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
 import { createProject, registerRunner } from '../helpers/fixtures.ts';
-import { CompoundMetrics, JobStats, ProcessMetrics, QueueMetrics } from '../../server/contract/metrics.ts';
+import { CompoundMetrics, JobStats, ProcessMetrics, QueueMetrics } from '../../contract/metrics.ts';
 import { compoundMetrics, compoundOf } from '../../server/metrics-api/compound.ts';
 import { compoundJson } from '../../server/metrics-api/json-writer.ts';
 import { ManualClock } from '../../server/clock.ts';

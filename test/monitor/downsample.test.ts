@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
-import type { History } from '../../server/contract/app.ts';
+import type { History } from '../../contract/app.ts';
 import { addConnection, metrics, monitor } from './support.ts';
 import { databaseOf } from '../../server/store/index.ts';
 

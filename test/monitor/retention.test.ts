@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { http as request } from '../helpers/http.ts';
-import type { History, TestResult } from '../../server/contract/app.ts';
+import type { History, TestResult } from '../../contract/app.ts';
 import { ManualClock } from '../../server/clock.ts';
 import { addConnection, metrics, monitor } from './support.ts';
 import { databaseOf } from '../../server/store/index.ts';

@@ -9,7 +9,7 @@ import { startServer, type TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
 import { startRedis, type TestRedis } from '../helpers/redis.ts';
 import { metrics, monitor, startFakeGitLab, type FakeGitLab } from './support.ts';
-import type { ConnectionView } from '../../server/contract/app.ts';
+import type { ConnectionView } from '../../contract/app.ts';
 import { boundSample, cutBytes } from '../../server/monitor/sample-bounds.ts';
 
 const HUGE = 5 * 2 ** 20;

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
-import type { Alert, ConnectionView, CurrentSample, History } from '../../server/contract/app.ts';
+import type { Alert, ConnectionView, CurrentSample, History } from '../../contract/app.ts';
 import { describeNetworkError } from '../../server/monitor/remote-client.ts';
 import { ManualClock } from '../../server/clock.ts';
 import { addConnection, metrics, monitor, startFakeGitLab, type FakeGitLab } from './support.ts';

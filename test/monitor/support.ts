@@ -2,7 +2,7 @@
 // /api/v4/sidekiq/compound_metrics (its answer set by the test), and helpers to reach the monitor.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { CompoundMetrics } from '../../server/contract/metrics.ts';
+import type { CompoundMetrics } from '../../contract/metrics.ts';
 import type { Monitor } from '../../server/monitor/monitor.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { http as request } from '../helpers/http.ts';

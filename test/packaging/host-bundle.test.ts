@@ -75,7 +75,7 @@ describe('host bundle (scripts/build-bundle.ts)', () => {
   const probe = path.join(outDir, 'probe.mjs');
 
   it('imports the V8 tuning first, which runs before any package loads, and the bundle serves', async () => {
-    execFileSync(process.execPath, ['--import', 'tsx', 'scripts/build-bundle.ts', 'server/cli.ts', out], { cwd: root, stdio: 'pipe' });
+    execFileSync(process.execPath, ['--import', 'tsx', 'scripts/build-bundle.ts', 'hosts/cli.ts', out], { cwd: root, stdio: 'pipe' });
     const text = fs.readFileSync(out, 'utf8');
     expect(text.match(/^import\s[^\n]*$/m)?.[0]).toBe('import "./v8-tuning.js";');
     expect(text).not.toContain('setFlagsFromString'); // one copy, beside the bundle

@@ -70,7 +70,7 @@ describe('log', () => {
 
 describe('reset data', () => {
   it('restarts on an emptied data dir, keeping tokens and the address', async () => {
-    const { ServerHost } = await import('../../server/hosts/server-host.ts');
+    const { ServerHost } = await import('../../hosts/server-host.ts');
     const dataDir = tempDir();
     dirs.push(dataDir);
     const host = new ServerHost(resolveConfig({ dataDir, port: 0, logLevel: 'silent', mode: 'test' }, {}));

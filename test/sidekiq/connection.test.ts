@@ -11,8 +11,8 @@ import { http } from '../helpers/http.ts';
 import { startRedis, freePort, type TestRedis } from '../helpers/redis.ts';
 import { sidekiqConfig, sidekiqRuby, sidekiqView, startSidekiqApp, warmOracle, type OracleView } from '../helpers/sidekiq-oracle.ts';
 import { monitor, waitFor } from '../monitor/support.ts';
-import type { ConnectionView, CurrentSample } from '../../server/contract/app.ts';
-import type { PeekPage } from '../../server/contract/sidekiq.ts';
+import type { ConnectionView, CurrentSample } from '../../contract/app.ts';
+import type { PeekPage } from '../../contract/sidekiq.ts';
 
 let s: TestServer;
 let redis: TestRedis;

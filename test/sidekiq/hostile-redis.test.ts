@@ -11,7 +11,7 @@ import { http } from '../helpers/http.ts';
 import { startRedis } from '../helpers/redis.ts';
 import { startHostileRedis, type Hostility } from '../helpers/hostile-redis.ts';
 import { monitor } from '../monitor/support.ts';
-import type { ConnectionView } from '../../server/contract/app.ts';
+import type { ConnectionView } from '../../contract/app.ts';
 import { openRedisJobBackend } from '../../server/store/redis/job-backend.ts';
 
 const TIMEOUT_MS = 1500;

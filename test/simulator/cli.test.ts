@@ -59,7 +59,7 @@ describe('jobscope simulate', () => {
   };
   const CLEAN = [...FLAGS, '--faults', 'wrong_range,duplicate_part', '--seed', '3'];
 
-  // One process covers both the exit and the embedded coordinator the command wires in (server/cli.ts):
+  // One process covers both the exit and the embedded coordinator the command wires in (hosts/cli.ts):
   // a run of its own cost a second process start with a whole server inside.
   it('exits 0 with a summary, against an embedded server when no --target is given', async () => {
     const r = await simulate(CLEAN);

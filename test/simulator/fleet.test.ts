@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
 import { Journal } from '../../simulator/journal.ts';
-import { FAULT_KINDS } from '../../server/contract/simulator.ts';
+import { FAULT_KINDS } from '../../contract/simulator.ts';
 import { fleetOn, unzip } from './support.ts';
 
 type BuildView = { id: number; status: string; runner_id: number | null; trace_length: number; artifacts: { filename: string; size: number } | null };

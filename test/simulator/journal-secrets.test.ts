@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { http as req } from '../helpers/http.ts';
 import { REDACTED, redactEntry } from '../../simulator/journal-redact.ts';
-import type { JournalEntry } from '../../server/contract/simulator.ts';
+import type { JournalEntry } from '../../contract/simulator.ts';
 import { databaseOf } from '../../server/store/index.ts';
 
 let s: TestServer;

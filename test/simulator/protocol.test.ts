@@ -3,7 +3,7 @@
 // to full-trace PUTs after a 404, failed scripts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Journal } from '../../simulator/journal.ts';
-import type { JournalEntry } from '../../server/contract/simulator.ts';
+import type { JournalEntry } from '../../contract/simulator.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
 import { createBuild, createProject } from '../helpers/fixtures.ts';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportScenario, groupsOf, parseScenario, ScenarioError } from '../../simulator/scenario.ts';
 import { parseFaultList } from '../../simulator/faults.ts';
-import type { Scenario } from '../../server/contract/simulator.ts';
+import type { Scenario } from '../../contract/simulator.ts';
 import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
 import { registerRunner } from '../helpers/fixtures.ts';

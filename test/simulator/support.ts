@@ -5,7 +5,7 @@ import yauzl from 'yauzl';
 import { Fleet, type RunnerGroupSpec } from '../../simulator/fleet.ts';
 import { Journal } from '../../simulator/journal.ts';
 import { resolveBehaviour } from '../../simulator/behaviour.ts';
-import type { Behaviour, Faults } from '../../server/contract/simulator.ts';
+import type { Behaviour, Faults } from '../../contract/simulator.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { parseSimulateArgs, runSimulate, type SimulateDeps } from '../../simulator/cli-simulate.ts';
 

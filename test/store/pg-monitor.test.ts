@@ -14,7 +14,7 @@ import { Prng } from '../../common/prng.ts';
 import { Db } from '../../server/store/sqlite/db.ts';
 import { sqliteMonitorStore } from '../../server/store/sqlite/monitor-store.ts';
 import type { AlertsRepo, ConnectionFields, ConnectionsRepo, MonitorHistoryRepo, SampleRow } from '../../server/store/ports/monitor-ports.ts';
-import type { Thresholds } from '../../server/contract/app.ts';
+import type { Thresholds } from '../../contract/app.ts';
 import { openPgDatabase, type PgDatabase } from '../../server/store/pg/index.ts';
 import { PgConnections } from '../../server/store/pg/monitor-connections.ts';
 import { PgAlerts } from '../../server/store/pg/monitor-alerts.ts';

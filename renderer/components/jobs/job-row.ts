@@ -1,8 +1,8 @@
 // What a job list shows of one job, whatever keeps it: the embedded job system's views map into
 // this shape here, and a peek into another Sidekiq (a read-only connection) can map its own. The
 // list components take only these rows, so they know nothing of where the jobs come from.
-import type { FailedJobView, QueuedJobView } from '../../../server/contract/jobs.ts';
-import type { PeekJob } from '../../../server/contract/sidekiq.ts';
+import type { FailedJobView, QueuedJobView } from '../../../contract/jobs.ts';
+import type { PeekJob } from '../../../contract/sidekiq.ts';
 
 export interface JobRow {
   /** Unique in the list; what a selection holds (a retry or dead entry's key, Sidekiq's jid, or our job id as text). */

@@ -10,7 +10,7 @@
 import { useEffect, useState } from 'react';
 import { flushSync } from 'react-dom';
 import { PALETTE, TimeSeriesChart, type Series } from '../../components/TimeSeriesChart.tsx';
-import type { ViewProps } from '../registry.ts';
+import type { ViewProps } from '../view-props.ts';
 
 declare global {
   interface Window {

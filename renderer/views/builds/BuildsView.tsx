@@ -5,7 +5,7 @@ import { isString, useUiState } from '../../app/ui-state.ts';
 import { useQuery } from '@tanstack/react-query';
 import type { BuildView } from '../../api/client.ts';
 import { useClient } from '../../app/client-context.tsx';
-import type { ViewProps } from '../registry.ts';
+import type { ViewProps } from '../view-props.ts';
 import { humanDuration } from '../../components/format.ts';
 import { StatusBadge } from '../../components/StatusBadge.tsx';
 import { BuildPage } from './BuildPage.tsx';

@@ -5,7 +5,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useClient } from '../../app/client-context.tsx';
 import { jobsApi, type QueueView } from '../../api/jobs.ts';
 import { humanDuration, num } from '../../components/format.ts';
-import type { ViewProps } from '../registry.ts';
+import type { ViewProps } from '../view-props.ts';
 import { JobsNav, JobsUnavailable, useSelectedConnectionView } from './job-source.tsx';
 import { QueuePage } from './QueuePage.tsx';
 import { OriginBadge } from './QueueDelete.tsx';

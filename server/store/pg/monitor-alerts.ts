@@ -1,7 +1,7 @@
 // Monitor alerts on PostgreSQL: AlertsRepo of store/ports/monitor-ports.ts, asynchronous, with the
 // semantics of store/sqlite/monitor-alerts.ts. Ids come from an identity column: they grow across
 // instances, which is what clients polling with `since` need.
-import type { Alert } from '../../contract/app.ts';
+import type { Alert } from '../../../contract/app.ts';
 import type { NewAlert } from '../ports/monitor-ports.ts';
 import { alertFromRow, type AlertRow } from '../rows/monitor-rows.ts';
 import type { Queryable } from './connect.ts';

@@ -5,7 +5,7 @@
 // The sample and the thresholds are json columns read back as text (::text), as SQLite hands them
 // over: json keeps the text as written, so lastSample() answers the very JSON the sampler stored,
 // and thresholds that do not parse read as {queues: {}} by the same rule.
-import type { Thresholds } from '../../contract/app.ts';
+import type { Thresholds } from '../../../contract/app.ts';
 import type { Connection, ConnectionFields } from '../ports/monitor-ports.ts';
 import { connectionFromRow, FIELD_COLUMNS, type ConnectionRow } from '../rows/monitor-rows.ts';
 import type { Queryable } from './connect.ts';

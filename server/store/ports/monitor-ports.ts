@@ -5,7 +5,7 @@
 // no await inside it, and start-up rebuilds the in-memory history by iterating rows. An asynchronous
 // adapter (PostgreSQL) fits behind the monitor's own methods (record, start), which would await it;
 // the routes call the monitor, never these ports.
-import type { Alert, Thresholds } from '../../contract/app.ts';
+import type { Alert, Thresholds } from '../../../contract/app.ts';
 
 export interface Connection {
   id: string;

@@ -1,6 +1,6 @@
 // The monitor's rows as either store hands them over, read into the port's records the same way by
 // the SQLite and the PostgreSQL adapters.
-import type { Alert, Thresholds } from '../../contract/app.ts';
+import type { Alert, Thresholds } from '../../../contract/app.ts';
 import type { Connection, ConnectionFields } from '../ports/monitor-ports.ts';
 import { isoTimeOr0, storedInt } from './row-values.ts';
 

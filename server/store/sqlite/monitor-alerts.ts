@@ -1,6 +1,6 @@
 // SQLite adapter of AlertsRepo (store/ports/monitor-ports.ts): the monitor_alerts table.
 import type { Db } from './db.ts';
-import type { Alert } from '../../contract/app.ts';
+import type { Alert } from '../../../contract/app.ts';
 import type { AlertsRepo, NewAlert } from '../ports/monitor-ports.ts';
 import { alertFromRow, type AlertRow } from '../rows/monitor-rows.ts';
 

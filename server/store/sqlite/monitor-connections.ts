@@ -2,7 +2,7 @@
 // Remote connections' PRIVATE-TOKENs (and sidekiq connections' Redis passwords) are stored here in
 // the clear (the data dir is private).
 import type { Db } from './db.ts';
-import type { Thresholds } from '../../contract/app.ts';
+import type { Thresholds } from '../../../contract/app.ts';
 import type { Connection, ConnectionFields, ConnectionsRepo } from '../ports/monitor-ports.ts';
 import { connectionFromRow, FIELD_COLUMNS, type ConnectionRow } from '../rows/monitor-rows.ts';
 

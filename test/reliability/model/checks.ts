@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { Model, OVERRIDDEN, type MBuild } from './model.ts';
 import type { Answer, RealSystem } from './system.ts';
-import type { BuildView } from '../../../server/contract/control.ts';
-import type { ConnectionView } from '../../../server/contract/app.ts';
+import type { BuildView } from '../../../contract/control.ts';
+import type { ConnectionView } from '../../../contract/app.ts';
 
 /** One build's detail against the model: status, runner, trace length, artifact metadata. */
 export async function checkBuild(model: Model, real: RealSystem, b: MBuild, listed?: BuildView): Promise<void> {

@@ -7,7 +7,7 @@ import type { Cmd } from './step.ts';
 import { sweep } from './checks.ts';
 import { Model } from './model.ts';
 import { RealSystem } from './system.ts';
-import type { ConnectionView } from '../../../server/contract/app.ts';
+import type { ConnectionView } from '../../../contract/app.ts';
 
 export interface ModelRunOptions {
   name: string;

@@ -1,9 +1,9 @@
 // The headless host: start the server, print where it listens, stop cleanly on SIGTERM/SIGINT.
-import type { Config } from './config.ts';
-import { ServerHost } from './hosts/server-host.ts';
-import { DataDirInUseError } from './store/files/data-dir.ts';
-import { signInLink } from './hosts/sign-in.ts';
-import { connectionCaps, type ConnectionCaps } from './http/connection-caps.ts';
+import type { Config } from '../server/config.ts';
+import { ServerHost } from './server-host.ts';
+import { DataDirInUseError } from '../server/store/files/data-dir.ts';
+import { signInLink } from './sign-in.ts';
+import { connectionCaps, type ConnectionCaps } from '../server/http/connection-caps.ts';
 
 /** The caps and the figure they derive from, so an operator sees what `ulimit -n` gave this process. */
 function connectionsLine({ total, perAddress, fileLimit }: ConnectionCaps): string {

@@ -1,5 +1,5 @@
 // The V8 flags of a server process, in one list. Plain JS because scripts/launcher.js applies them
-// too, before the bundle is even built (it runs before any TypeScript can), and server/hosts/
+// too, before the bundle is even built (it runs before any TypeScript can), and hosts/
 // v8-tuning.ts applies them in every host entry; both call this, so the two cannot drift apart.
 // Why each flag and value: the comment in v8-tuning.ts.
 import v8 from 'node:v8';

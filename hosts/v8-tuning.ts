@@ -1,5 +1,5 @@
 // V8 tuning for a server process, applied by importing this module FIRST in every host entry
-// (server/cli.ts, scripts/start.ts, electron/main.ts): the flags must be set before SQLite's
+// (hosts/cli.ts, scripts/start.ts, electron/main.ts): the flags must be set before SQLite's
 // WebAssembly is compiled, which happens when the store's module is first evaluated. This covers the
 // packaged desktop app and any plain-node run of the bundle; scripts/launcher.js sets the same flags
 // even earlier for the `jobscope` bin and `npm start`.

@@ -2,9 +2,9 @@
 // "Reset data" is a restart on an emptied data dir rather than each service clearing its own
 // memory: every cache, queue mirror and sampler starts from the store again, correct by construction.
 import type { Socket } from 'node:net';
-import { buildServer, type JobscopeServer } from '../app.ts';
-import type { Config } from '../config.ts';
-import { wipeData } from '../store/sqlite/wipe.ts';
+import { buildServer, type JobscopeServer } from '../server/app.ts';
+import type { Config } from '../server/config.ts';
+import { wipeData } from '../server/store/sqlite/wipe.ts';
 
 export class ServerHost {
   private current: JobscopeServer | undefined;

@@ -4,9 +4,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildServer } from '../app.ts';
-import { resolveConfig } from '../config.ts';
-import type { EmbeddedCoordinator } from '../../simulator/cli-simulate.ts';
+import { buildServer } from '../server/app.ts';
+import { resolveConfig } from '../server/config.ts';
+import type { EmbeddedCoordinator } from '../simulator/cli-simulate.ts';
 
 export async function startEmbeddedCoordinator(): Promise<EmbeddedCoordinator> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-simulate-'));

@@ -1,6 +1,6 @@
 // Flags → Config, shared by every command line that starts a server (`jobscope serve`, `npm start`).
 import { Option, type Command } from 'commander';
-import { SETTINGS, boundsOf, resolveConfig, type Config } from './config.ts';
+import { SETTINGS, boundsOf, resolveConfig, type Config } from '../server/config.ts';
 
 export function addSettingFlags(cmd: Command): Command {
   for (const s of SETTINGS) {

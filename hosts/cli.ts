@@ -1,12 +1,12 @@
 // `jobscope <command>`: a short entry that only turns flags into a Config and hands over.
-import './hosts/v8-tuning.ts'; // first: V8 flags before SQLite's WebAssembly compiles
+import './v8-tuning.ts'; // first: V8 flags before SQLite's WebAssembly compiles
 import { Command } from 'commander';
-import { ConfigError } from './config.ts';
+import { ConfigError } from '../server/config.ts';
 import { addSettingFlags, configFromFlags } from './cli-config.ts';
 import { serve } from './serve.ts';
 import { simulateCommand } from '../simulator/cli-simulate.ts';
-import { startEmbeddedCoordinator } from './hosts/embedded-coordinator.ts';
-import { PgStoreError } from './store/database-url.ts';
+import { startEmbeddedCoordinator } from './embedded-coordinator.ts';
+import { PgStoreError } from '../server/store/database-url.ts';
 
 /** Exit code of a start refused by --database (unreachable, refused, schema newer than this version). */
 const EXIT_DATABASE = 3;
