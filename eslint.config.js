@@ -1,17 +1,41 @@
 // Lint: typescript-eslint's recommended rules everywhere, React's hooks rules in the renderer, and
-// the direction of dependence. server/ is the engine every host runs; it must never reach into
-// electron/ or renderer/, nor load Electron (which would try to download its binary in plain Node).
+// the direction of dependence (docs/architecture.md draws it):
+//   hosts/, electron/ ─► server/ ─► common/      server/ never imports hosts/, electron/, renderer/, scripts/
+//   contract/ ─► common/ only                     renderer/ ─► contract/ (types), common/
+//   inside server/: everything above the store reaches it through store/ports/ (and store/index.ts);
+//   store/ never imports the layers above it; one adapter folder never imports another.
+// typescript-eslint's no-restricted-imports (core's, plus allowTypeImports); a later block's options
+// replace an earlier one's for the files both match, so each block lists all that applies to it.
 import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
 
-// The engine's boundaries, shared by the rule for all of server/ and the stricter one outside store/
-// (a later block's no-restricted-imports replaces an earlier one's for the files both match).
-const engineNoElectron = [{ name: 'electron', message: 'server/ runs outside Electron too: pass what you need in from electron/.' }];
+const RESTRICT = '@typescript-eslint/no-restricted-imports';
+const restrict = (patterns, paths = []) => ({ 'no-restricted-imports': 'off', [RESTRICT]: ['error', { paths, patterns }] });
+
+const noElectronPackage = [{ name: 'electron', message: 'server/ runs outside Electron too: pass what you need in from electron/.' }];
+// What server/ (the engine every host runs) may never reach.
 const engineBoundaries = [
-  { group: ['**/electron/**', '**/electron'], message: 'server/ must not import electron/: the dependence goes electron/ → server/.' },
-  { group: ['**/renderer/**', '**/renderer'], message: 'server/ must not import renderer/: the renderer talks to it over HTTP only.' },
-  { group: ['**/scripts/**'], message: 'server/ must not import scripts/: dev tooling (vite, Electron binaries) stays out of the engine.' },
+  { regex: '(^|/)electron(/|$)', message: 'server/ must not import electron/: the dependence goes electron/ → server/.' },
+  { regex: '(^|/)renderer(/|$)', message: 'server/ must not import renderer/: the renderer talks to it over HTTP only.' },
+  { regex: '(^|/)scripts/', message: 'server/ must not import scripts/: dev tooling (vite, Electron binaries) stays out of the engine.' },
+  { regex: '(^|/)hosts/', message: 'server/ must not import hosts/: the hosts compose a server, not the other way round.' },
 ];
+// Above the store: the ports, not an adapter. app.ts is where the backends are chosen.
+const noAdapters = {
+  regex: '(^|/)store/(sqlite|files|pg|redis)/',
+  message: 'outside server/store/, storage is reached through the ports (store/ports/, store/index.ts): the adapters are chosen in server/app.ts.',
+};
+// The store is the bottom layer: it implements ports, it never calls up. The job backend port it
+// implements is jobs/backend.ts with its types (jobs/types.ts, jobs/entry-key.ts).
+const storeBoundaries = [
+  { regex: '(^|/)(http|runner-api|control-api|metrics-api|app-api|settings-api|simulator-api|monitor)/', message: 'store/ is the bottom layer: it never imports the HTTP or monitor layers above it.' },
+  { regex: '(^|/)jobs/(?!(backend|types|entry-key)\\.ts$)', message: 'store/ implements the job backend port (jobs/backend.ts, types.ts, entry-key.ts) and imports nothing else of jobs/.' },
+];
+/** One adapter folder never imports another: what two adapters share lives in store/ports/ or store/rows/. */
+const noSiblingAdapters = (self) => ({
+  regex: `^\\.\\./(${['sqlite', 'files', 'pg', 'redis'].filter((a) => a !== self).join('|')})/`,
+  message: `store/${self}/ is one adapter: it never imports another adapter's folder (shared code goes to store/ports/ or store/rows/).`,
+});
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'dist-electron/**', 'release/**', '.tmp/**', 'test-results/**', 'playwright-report/**'] },
@@ -37,79 +61,61 @@ export default tseslint.config(
   },
   {
     files: ['server/**/*.ts', 'bench/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: engineNoElectron,
-          patterns: engineBoundaries,
-        },
-      ],
-    },
+    rules: restrict(engineBoundaries, noElectronPackage),
   },
   {
-    // Outside store/, server code reaches storage through the ports (store/index.ts, ports.ts,
-    // monitor-ports.ts, jobs/backend.ts): no adapter class, no database handle. Types of stored
-    // records (Build, Runner…) may still be imported from the adapters' modules.
+    // shared-monitor.ts opens its PostgreSQL session itself until the monitor has one ownership policy.
     files: ['server/**/*.ts'],
-    ignores: ['server/store/**'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: engineNoElectron,
-          patterns: [
-            ...engineBoundaries,
-            {
-              regex: '(^|/)store/(db|sqlite-[^/]+|monitor-(alerts|connections|history|store)|builds|runners|projects|users|secrets|traces|artifacts|artifact-listings)\\.ts$',
-              allowTypeImports: true,
-              message: 'outside server/store/, storage is reached through the ports (store/index.ts, ports.ts, monitor-ports.ts): import only types from an adapter or the database module.',
-            },
-          ],
-        },
-      ],
-    },
+    ignores: ['server/store/**', 'server/app.ts', 'server/monitor/shared-monitor.ts'],
+    rules: restrict([...engineBoundaries, noAdapters], noElectronPackage),
+  },
+  {
+    files: ['server/store/**/*.ts'],
+    rules: restrict([...engineBoundaries, ...storeBoundaries], noElectronPackage),
+  },
+  ...['sqlite', 'files', 'pg', 'redis'].map((adapter) => ({
+    files: [`server/store/${adapter}/**/*.ts`],
+    rules: restrict([...engineBoundaries, ...storeBoundaries, noSiblingAdapters(adapter)], noElectronPackage),
+  })),
+  {
+    // The hosts compose a server for a way of running it (CLI, browser mode, Electron's main): they
+    // may wire adapters, never reach into the shell or the UI.
+    files: ['hosts/**/*.ts', 'hosts/**/*.js'],
+    rules: restrict([
+      { regex: '(^|/)electron(/|$)', message: 'hosts/ runs without Electron too: electron/ imports hosts/, not the other way round.' },
+      { regex: '(^|/)renderer(/|$)', message: 'hosts/ must not import renderer/: the renderer talks to the server over HTTP only.' },
+      { regex: '(^|/)scripts/', message: 'hosts/ must not import scripts/.' },
+    ], [{ name: 'electron', message: 'hosts/ runs in plain Node too: pass what you need in from electron/.' }]),
+  },
+  {
+    // The API's shape, shared by the server, the simulator and the renderer: it depends on none of them.
+    files: ['contract/**/*.ts'],
+    rules: restrict([{ regex: '^\\.\\./(?!common/)', message: 'contract/ imports only itself, common/ and npm packages.' }]),
   },
   {
     // The simulator is an HTTP client of any coordinator (ours or a real GitLab): it may know the
-    // server's contract (types, schemas) and common/, never the server's internals.
+    // API's contract (types, schemas) and common/, never the server's internals.
     files: ['simulator/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: [{ name: 'electron', message: 'the simulator runs in plain Node.' }],
-          patterns: [
-            { regex: '(^|/)server/(?!contract/)', message: 'the simulator talks to a server over HTTP; import only contract/ (and common/).' },
-            { regex: '(^|/)(electron|renderer|scripts|bench|test)(/|$)', message: 'the simulator depends only on contract/, common/ and npm packages.' },
-          ],
-        },
-      ],
-    },
+    rules: restrict([
+      { regex: '(^|/)(server|hosts)/', message: 'the simulator talks to a server over HTTP; import only contract/ (and common/).' },
+      { regex: '(^|/)(electron|renderer|scripts|bench|test)(/|$)', message: 'the simulator depends only on contract/, common/ and npm packages.' },
+    ], [{ name: 'electron', message: 'the simulator runs in plain Node.' }]),
   },
   {
-    // Shared by server/ and simulator/, so it may depend on neither.
+    // Shared by server/, simulator/ and contract/, so it may depend on none of them.
     files: ['common/**/*.ts'],
-    rules: {
-      'no-restricted-imports': ['error', { patterns: [{ regex: '^\\.\\./', message: 'common/ imports only itself and npm packages.' }] }],
-    },
+    rules: restrict([{ regex: '^\\.\\./', message: 'common/ imports only itself and npm packages.' }]),
   },
-  {
-    files: ['renderer/**/*.ts', 'renderer/**/*.tsx'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: [{ name: 'electron', message: 'the renderer reaches native features through the preload bridge only.' }],
-          patterns: [
-            // A regex, not a glob: gitignore-style globs cannot re-include contract/ under an excluded server/.
-            { regex: '(^|/)server/(?!contract/)', message: 'the renderer reaches the backend over HTTP; import only types from contract/.' },
-            { group: ['**/electron/**'], message: 'the renderer must not import electron/ code.' },
-          ],
-        },
-      ],
-    },
-  },
+  // The renderer's own folders are named like some of ours (views/simulator/): what is restricted is
+  // a path that climbs out of renderer/ to the repository's top, as many ../ as the file is deep.
+  ...['renderer/*', 'renderer/*/*', 'renderer/*/*/**'].map((glob, depth) => ({
+    files: [`${glob}.ts`, `${glob}.tsx`],
+    rules: restrict([
+      { regex: `^(\\.\\./){${depth + 1}}(server|simulator|hosts|scripts|bench|test)/`, message: 'the renderer reaches the backend over HTTP; import only types from contract/ (and common/).' },
+      { regex: `^(\\.\\./){${depth + 1}}electron/`, message: 'the renderer must not import electron/ code.' },
+      { regex: `^(\\.\\./){${depth + 1}}contract/`, allowTypeImports: true, message: "the renderer imports only types from contract/: the schemas are the server's." },
+    ], [{ name: 'electron', message: 'the renderer reaches native features through the preload bridge only.' }]),
+  })),
   {
     // The specs share one browser context per worker (playwright.config.ts, reuseContext); the reset
     // Playwright leaves out (permissions, page listeners) lives in fixtures.ts's `test`. Types may
