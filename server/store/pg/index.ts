@@ -4,7 +4,7 @@
 // errors that say what to do (errors.ts), dispatch with FOR UPDATE SKIP LOCKED in GitLab's fair order
 // (take.ts), trace appends whose length in the database is the truth, one writer per build at a time
 // across instances (traces.ts), changes heard across instances with LISTEN/NOTIFY (notify.ts), and
-// async adapters of the builds, runners, projects, users and secrets ports (ports-async.ts), checked
+// async adapters of the builds, runners, projects, users and secrets ports (ports/async-ports.ts), checked
 // against the SQLite ones step by step (test/store/pg-adapters.test.ts, pg-builds.test.ts).
 //
 // The domain on these (domain.ts, domain-builds.ts, domain-people.ts) is what handlers await in place

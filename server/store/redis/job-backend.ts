@@ -3,14 +3,14 @@
 // - queues: SADD queues <name>, LPUSH queue:<name> <payload> (Sidekiq's client); Jobscope also keeps
 //   the names it created in `jobscope:queues` (the queues Jobscope servers serve besides their
 //   built-in ones, so a queue only a Sidekiq app serves is never taken from). A periodic job is
-//   pushed by a script only while none of its kind waits in its queue (redis-push-once.ts).
+//   pushed by a script only while none of its kind waits in its queue (push-once.ts).
 // - reliable fetch (as GitLab's reliable fetcher): LMOVE queue:<name> → working:<identity> in one
 //   script over the served queues; a job's end removes it from the working list in the same script
-//   as its result, idempotently and retried through outages (redis-job-end.ts). A process whose
+//   as its result, idempotently and retried through outages (job-end.ts). A process whose
 //   heartbeat hash has expired is dead: any server puts its working list back at the tail of the
 //   jobs' queues (they run next), under the rule in recoverOrphans.
 // - an outage (refused, closed, no answer) fails each call at once (no offline queue) as a
-//   StorageError('unavailable') (redis-outage.ts): 503 + Retry-After above; logged once each way.
+//   StorageError('unavailable') (outage.ts): 503 + Retry-After above; logged once each way.
 // - retries: ZADD retry <at> <payload with error_message, error_class, failed_at, retry_count>;
 //   Sidekiq's backoff is computed by the job runner (sidekiqRetryDelay); due retries are moved back
 //   by a script (ZREM then LPUSH), so with several servers each moves a job once.
@@ -114,7 +114,7 @@ export async function openRedisJobBackend(opts: Omit<RedisJobBackendOptions, 'Re
 // During an outage a call fails at once instead of waiting in an unbounded offline queue, and a
 // command whose connection dropped is not sent again by the client after the reconnect: a push or a
 // fetch may already have been done, and only the caller knows whether repeating it is safe (a job's
-// end is: redis-job-end.ts).
+// end is: job-end.ts).
 const FAIL_FAST = { enableOfflineQueue: false, autoResendUnfulfilledCommands: false } as const;
 
 /** The calls that talk to Redis: each failure for an outage reaches the caller as a StorageError. */
@@ -352,7 +352,7 @@ export class RedisJobBackend implements SharedJobBackend, EntryAddressed {
     return res.map(([, v]) => v);
   }
 
-  /** A fetched job's end: out of the working list with its result, once, whatever outages come (redis-job-end.ts). */
+  /** A fetched job's end: out of the working list with its result, once, whatever outages come (job-end.ts). */
   private end(job: Job, counters: JobCounters, set?: JobEnd['set']): Promise<void> {
     const raw = job.raw ?? '';
     return this.ends.end({ raw, counters, set }).then(() => {
@@ -429,7 +429,7 @@ export class RedisJobBackend implements SharedJobBackend, EntryAddressed {
     return out;
   }
 
-  /** SharedJobBackend's: one script (redis-push-once.ts): the check and the push cannot interleave with another server's. */
+  /** SharedJobBackend's: one script (push-once.ts): the check and the push cannot interleave with another server's. */
   async pushUnlessWaiting(job: NewJob): Promise<Job | null> {
     const jid = newJid();
     const raw = this.payload(job, jid);
@@ -648,7 +648,7 @@ export class RedisJobBackend implements SharedJobBackend, EntryAddressed {
     return this.redis.smembers('jobscope:queues');
   }
 
-  // ---- the control API's queue views (redis-queue-reads.ts) -------------------------------------
+  // ---- the control API's queue views (queue-reads.ts) -------------------------------------
 
   private get reads(): QueueReadOptions {
     return { maxQueues: this.opts.maxQueuesRead, maxProcesses: 100_000, self: this.identity, now: this.opts.now };
