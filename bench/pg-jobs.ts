@@ -1,4 +1,4 @@
-// Benchmark: the job system on PostgreSQL (issue 13, server/store/pg/jobs.ts) with two instances,
+// Benchmark: the job system on PostgreSQL (issue 13, server/store/pg/job-backend.ts) with two instances,
 // against a bare SKIP LOCKED loop on the same throwaway cluster in the same run.
 //
 // Ours: two JobSystems on two pools (two instances), each --job-concurrency 10, drain N no-op jobs
@@ -15,7 +15,7 @@ import os from 'node:os';
 import type { Pool } from 'pg';
 import { startPostgres } from '../test/helpers/postgres.ts';
 import { openPgDatabase, type PgDatabase } from '../server/store/pg/index.ts';
-import { PgJobBackend } from '../server/store/pg/jobs.ts';
+import { PgJobBackend } from '../server/store/pg/job-backend.ts';
 import { resolveConfig } from '../server/config.ts';
 import { JobSystem } from '../server/jobs/job-system.ts';
 import { SYNTHETIC, syntheticJob } from '../server/jobs/builtin/synthetic.ts';

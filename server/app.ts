@@ -82,7 +82,7 @@ async function jobBackendOf(config: Config, store: Store, clock: Clock, kindOf: 
     return openRedisJobBackend({ url: config.redisUrl, processTtlS: config.redisProcessTtlS, beatEveryMs: config.redisBeatMs, now: () => clock.now(), kindOf, maxQueuesRead: config.sidekiqMaxQueues, deadMax: config.jobDeadMax, log: { info: (o, m) => { const l = log(); (l.info ?? l.warn).call(l, o, m); }, warn: (o, m) => log().warn(o, m) }, bounds: clientBoundsOf(config) });
   }
   if (!pg) return store.jobBackend;
-  const { PgJobBackend } = await import('./store/pg/jobs.ts');
+  const { PgJobBackend } = await import('./store/pg/job-backend.ts');
   // The pool is the domain's: the job system stops (leave()) with the services, before pg.close() ends it.
   return new PgJobBackend({ pool: pg.pool, now: () => clock.now(), processTtlMs: config.redisProcessTtlS * 1000, beatEveryMs: config.redisBeatMs, maxQueuesRead: config.sidekiqMaxQueues });
 }

@@ -9,7 +9,7 @@ import { postgresMissing, usePostgres } from '../helpers/postgres.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { createBuild, createProject } from '../helpers/fixtures.ts';
 import { openPgDatabase, type PgDatabase } from '../../server/store/pg/index.ts';
-import { PgJobBackend } from '../../server/store/pg/jobs.ts';
+import { PgJobBackend } from '../../server/store/pg/job-backend.ts';
 import type { NewJob } from '../../server/jobs/backend.ts';
 
 const PUSHES = `

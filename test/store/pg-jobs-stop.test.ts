@@ -12,7 +12,7 @@ import { resolveConfig } from '../../server/config.ts';
 import { ManualClock } from '../../server/clock.ts';
 import { JobSystem } from '../../server/jobs/job-system.ts';
 import { openPgDatabase, type PgDatabase } from '../../server/store/pg/index.ts';
-import { PgJobBackend } from '../../server/store/pg/jobs.ts';
+import { PgJobBackend } from '../../server/store/pg/job-backend.ts';
 
 const missing = postgresMissing();
 const cluster = usePostgres();

@@ -1,4 +1,4 @@
-// The job backend on PostgreSQL (server/store/pg/jobs.ts) against a real throwaway cluster, step by
+// The job backend on PostgreSQL (server/store/pg/job-backend.ts) against a real throwaway cluster, step by
 // step as the job system calls it; two backends on two pools stand for two instances:
 // - fetch: up to max jobs in one step, first non-empty queue first, oldest first, each claimed;
 //   16 fetches at once on two instances hand every job out exactly once;
@@ -13,7 +13,7 @@ import type { Pool } from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { postgresMissing, usePostgres } from '../helpers/postgres.ts';
 import { openPgDatabase, type PgDatabase } from '../../server/store/pg/index.ts';
-import { PgJobBackend } from '../../server/store/pg/jobs.ts';
+import { PgJobBackend } from '../../server/store/pg/job-backend.ts';
 import type { NewJob } from '../../server/jobs/backend.ts';
 import type { Job } from '../../server/jobs/types.ts';
 import { waitFor } from '../jobs/lib.ts';

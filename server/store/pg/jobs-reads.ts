@@ -1,5 +1,5 @@
 // What the control API's queue views and the metrics API read of the job system on PostgreSQL
-// (pg/jobs.ts), as the Redis adapter reads Sidekiq's API: queues in byte order with their waiting
+// (pg/job-backend.ts), as the Redis adapter reads Sidekiq's API: queues in byte order with their waiting
 // jobs' number and oldest enqueue time, live processes from their heartbeat rows, the counters.
 // Nothing is written. Waiting = 'queued' and unclaimed: a claimed job is running, as a Redis job in
 // a working list is no longer in its queue.

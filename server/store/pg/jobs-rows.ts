@@ -1,4 +1,4 @@
-// Rows of the jobs table as the job system's jobs (pg/jobs.ts), read as the SQLite job backend reads
+// Rows of the jobs table as the job system's jobs (pg/job-backend.ts), read as the SQLite job backend reads
 // its own: a value stored out of range (a row edited by hand) reads clamped or emptied, so one bad
 // row cannot break every read of the retry or dead set.
 import type { FailedJob } from '../../jobs/types.ts';

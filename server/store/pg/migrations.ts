@@ -183,7 +183,7 @@ export const PG_MIGRATIONS: string[] = [
     generation integer NOT NULL DEFAULT 0 CHECK (generation >= 0)
   );
   `,
-  // Version 3: the job system shared by several instances (pg/jobs.ts). A job a process takes stays
+  // Version 3: the job system shared by several instances (pg/job-backend.ts). A job a process takes stays
   // its row, marked with the process's identity (claimed_by) instead of moved: waiting = 'queued' and
   // unclaimed. Processes write a heartbeat row; one whose row expired is dead, and any instance frees
   // its claims (Sidekiq's reliable fetch and ProcessSet on Redis, in rows). expires_at is on the
