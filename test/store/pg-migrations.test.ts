@@ -62,7 +62,7 @@ describe.skipIf(missing)(`PostgreSQL store: schema and start${missing ? ` (skipp
       expected.get('schema_migrations')!.push('applied_by');
       // PostgreSQL only (version 2): trace lengths several instances share; on SQLite the file is the length.
       expected.set('build_traces', ['build_id', 'generation', 'length']);
-      // PostgreSQL only (version 3): the job system shared by instances (pg/jobs.ts): claims and heartbeats.
+      // PostgreSQL only (version 3): the job system shared by instances (pg/job-backend.ts): claims and heartbeats.
       expected.get('jobs')!.push('claimed_by', 'claimed_at');
       expected.set('job_processes', ['beat_at', 'concurrency', 'expires_at', 'hostname', 'identity', 'labels', 'pid', 'queues', 'started_at', 'tag', 'work']);
       expect(Object.fromEntries([...pgCols].map(([t, c]) => [t, c.sort()]))).toEqual(Object.fromEntries([...expected].map(([t, c]) => [t, c.sort()])));
