@@ -11,7 +11,6 @@ import { pipeline } from 'node:stream/promises';
 import { chunksReleasable, markArchiveRead, release } from '../../util/released-buffers.ts';
 import { PRIVATE_FILE_MODE } from '../../util/private-files.ts';
 import { TooLargeError, type StagedUpload } from '../ports/artifact.ts';
-import { fileTrouble } from '../ports/storage-error.ts';
 
 const STREAM_CHUNK = 1024 * 1024;
 /**
@@ -48,19 +47,16 @@ export class ArtifactStore {
     const tmpPath = path.join(this.tmpDir, `upload-${crypto.randomBytes(8).toString('hex')}`);
     // Opened here, not lazily by the stream: a source that fails before a lazy open completes would
     // have the file created after the cleanup below ran, leaving a stray temp file per refused upload.
-    let fd: number;
-    try {
-      fd = fs.openSync(tmpPath, 'wx', PRIVATE_FILE_MODE);
-    } catch (err) {
-      throw fileTrouble(err) ?? err;
-    }
+    // A file-system error is thrown as it is: its code says what trouble it is (fileTrouble), which
+    // the layer that answers maps (507/503), so a full disk is never taken for a broken upload.
+    const fd = fs.openSync(tmpPath, 'wx', PRIVATE_FILE_MODE);
     const sink = new UploadSink(fd, this.opts.maxBytes, this.opts.fsync, chunksReleasable(source));
     try {
       await pipeline(source, sink);
     } catch (err) {
       sink.destroy();
       fs.rmSync(tmpPath, { force: true });
-      throw fileTrouble(err) ?? err;
+      throw err;
     }
     return { tmpPath, size: sink.size };
   }
