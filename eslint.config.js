@@ -22,7 +22,7 @@ const engineBoundaries = [
 ];
 // Above the store: the ports, not an adapter. app.ts is where the backends are chosen.
 const noAdapters = {
-  regex: '(^|/)store/(sqlite|files|pg|redis)/',
+  regex: '(^|/)store/(sqlite|files|pg|redis|rows)/',
   message: 'outside server/store/, storage is reached through the ports (store/ports/, store/index.ts): the adapters are chosen in server/app.ts.',
 };
 // The store is the bottom layer: it implements ports, it never calls up. The job backend port it

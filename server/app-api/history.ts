@@ -5,7 +5,7 @@ import { CurrentSample, History, HistoryQuery } from '../../contract/app.ts';
 import type { MonitorApi } from '../monitor/api.ts';
 import { ApiError, badRequest } from '../http/errors.ts';
 import { IdParams } from './schemas.ts';
-import { MAX_DATE_MS } from '../store/rows/row-values.ts';
+import { MAX_DATE_MS } from '../util/times.ts';
 import { connectionOr404 } from './connections.ts';
 import { historyCsv } from './csv.ts';
 

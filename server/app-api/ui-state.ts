@@ -6,7 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.ts';
 import { UiState, UiStateUpdate } from '../../contract/ui-state.ts';
 import { ApiError } from '../http/errors.ts';
-import { isoTime } from '../store/rows/row-values.ts';
+import { isoTime } from '../util/times.ts';
 
 const tags = ['app API'];
 

@@ -20,7 +20,7 @@ import { jsonMemberText } from '../util/json-members.ts';
 import type { Acted } from '../jobs/job-system.ts';
 import type { FailedJob, Job } from '../jobs/types.ts';
 import { deleteRefusal, type QueueState } from '../jobs/queue-views.ts';
-import { isoTime, isoTimeOr0 } from '../store/rows/row-values.ts';
+import { isoTime, isoTimeOr0 } from '../util/times.ts';
 
 const tags = ['control API: jobs'];
 const DEFAULT_PER_PAGE = 25;

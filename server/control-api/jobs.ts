@@ -11,7 +11,7 @@ import { QueueKindError, QueueLimitError } from '../jobs/job-system.ts';
 import { SYNTHETIC } from '../jobs/builtin/synthetic.ts';
 import { deleteRefusal } from '../jobs/queue-views.ts';
 import type { LoadStatus as DemoStatus } from '../jobs/demo-load.ts';
-import { isoTime } from '../store/rows/row-values.ts';
+import { isoTime } from '../util/times.ts';
 import { queueView } from './job-sets.ts';
 
 const tags = ['control API: jobs'];

@@ -4,7 +4,7 @@ import type { Build } from '../store/ports/build.ts';
 import type { Project } from '../store/ports/project.ts';
 import type { Runner } from '../store/ports/runner.ts';
 import type { BuildView, ProjectView, RunnerView } from '../../contract/control.ts';
-import { isoTime, isoTimeOr0 } from '../store/rows/row-values.ts';
+import { isoTime, isoTimeOr0 } from '../util/times.ts';
 
 // Never new Date(x).toISOString() here: it throws on a stored time past Date's range.
 const iso = isoTime;

@@ -7,7 +7,7 @@ import type { Connection, ConnectionFields, ConnectionsRepo } from '../store/por
 import type { Clock } from '../clock.ts';
 import type { RemoteTarget } from './remote-client.ts';
 import { isLoopbackHost } from '../host-address.ts';
-import { isoTime, isoTimeOr0 } from '../store/rows/row-values.ts';
+import { isoTime, isoTimeOr0 } from '../util/times.ts';
 import { passwordWarnings } from '../sidekiq/redis-url.ts';
 
 export const EMBEDDED_ID = 'embedded';

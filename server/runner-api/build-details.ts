@@ -3,7 +3,7 @@
 import type { AppContext } from '../context.ts';
 import type { Build, Variable } from '../store/ports/build.ts';
 import type { Project } from '../store/ports/project.ts';
-import { isoTime } from '../store/rows/row-values.ts';
+import { isoTime } from '../util/times.ts';
 import { allOf, andThen, type MaybePromise } from '../domain/maybe-promise.ts';
 
 export const GITLAB_VERSION = '8.17.0';

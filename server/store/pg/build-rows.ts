@@ -4,7 +4,8 @@
 import { isString, isVariable } from '../rows/row-values.ts';
 import type { Build, BuildStatus } from '../ports/build.ts';
 import type { Project } from '../ports/project.ts';
-import { isId, isPlainObject, storedInt, storedTime, storedTimeOr0 } from '../rows/row-values.ts';
+import { isId, isPlainObject, storedInt, storedTimeOr0 } from '../rows/row-values.ts';
+import { storedTime } from '../../util/times.ts';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../../util/json-depth.ts';
 
 /** As pg returns a builds row: the Build's columns, with the JSON ones not yet checked. */

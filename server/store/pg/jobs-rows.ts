@@ -2,7 +2,8 @@
 // its own: a value stored out of range (a row edited by hand) reads clamped or emptied, so one bad
 // row cannot break every read of the retry or dead set.
 import type { FailedJob } from '../../jobs/types.ts';
-import { isPlainObject, storedInt, storedTime, storedTimeOr0 } from '../rows/row-values.ts';
+import { isPlainObject, storedInt, storedTimeOr0 } from '../rows/row-values.ts';
+import { storedTime } from '../../util/times.ts';
 
 /** As pg returns a jobs row (bigints as numbers: connect.ts; args parsed from json). */
 export interface PgJobRow {

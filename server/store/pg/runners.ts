@@ -13,7 +13,8 @@
 // exist yet.)
 import { digest, newToken } from '../../auth/tokens.ts';
 import { CONTACT_WRITE_MS, type NewRunner, type Runner, type RunnerInfo } from '../ports/runner.ts';
-import { isPlainObject, storedInt, storedTime, storedTimeOr0 } from '../rows/row-values.ts';
+import { isPlainObject, storedInt, storedTimeOr0 } from '../rows/row-values.ts';
+import { storedTime } from '../../util/times.ts';
 import type { Queryable } from './connect.ts';
 import type { RunnersPortAsync } from '../ports/async-ports.ts';
 

@@ -2,7 +2,8 @@
 // the SQLite and the PostgreSQL adapters.
 import type { Alert, Thresholds } from '../../../contract/app.ts';
 import type { Connection, ConnectionFields } from '../ports/monitor-ports.ts';
-import { isoTimeOr0, storedInt } from './row-values.ts';
+import { storedInt } from './row-values.ts';
+import { isoTimeOr0 } from '../../util/times.ts';
 
 /** A monitor_alerts row as either store hands it over (PostgreSQL's bigint id comes as text). */
 export interface AlertRow {

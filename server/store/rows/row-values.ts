@@ -5,20 +5,7 @@
 // neutral default. Writes are validated elsewhere; this is the second line.
 
 import type { Variable } from '../ports/build.ts';
-
-/** The largest epoch-ms a JavaScript Date holds (ECMA-262: ±8.64e15). */
-export const MAX_DATE_MS = 8.64e15;
-
-function asNumber(v: unknown): number | undefined {
-  if (typeof v === 'bigint') return Number(v);
-  return typeof v === 'number' && !Number.isNaN(v) ? v : undefined;
-}
-
-/** An epoch-ms column: clamped into Date's range; null when it holds no number. */
-export function storedTime(v: unknown): number | null {
-  const n = asNumber(v);
-  return n === undefined ? null : Math.min(Math.max(n, -MAX_DATE_MS), MAX_DATE_MS);
-}
+import { asNumber, storedTime } from '../../util/times.ts';
 
 /** A NOT NULL epoch-ms column: as storedTime, 0 when it holds no number. */
 export const storedTimeOr0 = (v: unknown): number => storedTime(v) ?? 0;
@@ -28,15 +15,6 @@ export function storedInt(v: unknown, min = Number.MIN_SAFE_INTEGER, max = Numbe
   const n = asNumber(v);
   return n === undefined ? null : Math.min(Math.max(Math.trunc(n), min), max);
 }
-
-/** Epoch ms as ISO 8601, or null; never throws, whatever the value. */
-export function isoTime(v: unknown): string | null {
-  const ms = storedTime(v);
-  return ms === null ? null : new Date(ms).toISOString();
-}
-
-/** A NOT NULL time column as ISO 8601 (the epoch when it holds no number). */
-export const isoTimeOr0 = (v: unknown): string => isoTime(v) ?? new Date(0).toISOString();
 
 /** A JSON column, or `fallback` when it does not parse or `valid` refuses its shape. */
 export function storedJson<T>(text: unknown, fallback: T, valid: (v: unknown) => v is T): T {

@@ -4,7 +4,8 @@
 import type { Db } from './db.ts';
 import type { NewJob, RecoveredJobs, SyncJobBackend } from '../../jobs/backend.ts';
 import type { FailedJob, Job, JobCounters } from '../../jobs/types.ts';
-import { isPlainObject, storedInt, storedJson, storedTime, storedTimeOr0 } from '../rows/row-values.ts';
+import { isPlainObject, storedInt, storedJson, storedTimeOr0 } from '../rows/row-values.ts';
+import { storedTime } from '../../util/times.ts';
 
 interface JobRow {
   id: number;

@@ -1,6 +1,7 @@
 import type { Db } from './db.ts';
 import { digest, newToken, tokenDigestHex } from '../../auth/tokens.ts';
-import { isArray, isPlainObject, storedJson, storedTime, storedTimeOr0 } from '../rows/row-values.ts';
+import { isArray, isPlainObject, storedJson, storedTimeOr0 } from '../rows/row-values.ts';
+import { storedTime } from '../../util/times.ts';
 import { CONTACT_WRITE_MS, type NewRunner, type Runner, type RunnerInfo } from '../ports/runner.ts';
 
 interface RunnerRow {
