@@ -17,7 +17,7 @@ import { pageHeaders, paging } from '../http/paging.ts';
 import { keyOf, type FailedSet } from '../jobs/entry-key.ts';
 import { EntryKeyError, NotAJobError, type GivenKey } from '../jobs/failed-entries.ts';
 import { jsonMemberText } from '../util/json-members.ts';
-import type { Acted } from '../jobs/job-system.ts';
+import type { Acted } from '../jobs/failed-set-actions.ts';
 import type { FailedJob, Job } from '../jobs/types.ts';
 import { deleteRefusal, type QueueState } from '../jobs/queue-views.ts';
 import { isoTime, isoTimeOr0 } from '../store/row-values.ts';
