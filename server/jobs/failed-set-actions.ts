@@ -1,10 +1,11 @@
-// What the control API does to the retry and dead sets (Sidekiq Web's Retry now, Delete, Clear):
-// entries named by key, acted on, exactly what was done counted. Entries are found by key where the
-// backend names them so (Redis: sorted-set members, EntryAddressed), by row id otherwise.
-import { after, isEntryAddressed, type Awaitable, type JobBackend } from './backend.ts';
+// What the control API does to the retry and dead sets (Sidekiq Web's Retry now, Delete): entries
+// named by key, acted on, exactly what was done counted. How the backend names its entries is
+// entry-sets.ts's.
+import { after, type Awaitable, type JobBackend } from './backend.ts';
 import type { Dispatch } from './dispatch.ts';
-import type { EntryKey, FailedSet } from './entry-key.ts';
-import { missingKeys, parseKeys, refuseUnreadable, resolveKeys, rowIds, type GivenKey } from './failed-entries.ts';
+import { entrySetsOf, type EntrySets } from './entry-sets.ts';
+import type { FailedSet } from './entry-key.ts';
+import { missingKeys, parseKeys, refuseUnreadable, resolveKeys, type GivenKey } from './failed-entries.ts';
 import type { FailedJob } from './types.ts';
 
 /** What a retry or delete by keys did: how many entries it acted on, and the keys that named none (already gone). */
@@ -14,11 +15,15 @@ export interface Acted {
 }
 
 export class FailedSetActions {
+  private readonly sets: EntrySets;
+
   constructor(
     private readonly backend: JobBackend,
     private readonly dispatch: () => Dispatch,
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.sets = entrySetsOf(backend, { dispatch, now, requeueRows: (jobs) => this.requeue(jobs) });
+  }
 
   /** Moves retry entries (all, or those the keys name) back into their queues now; their retry count stays. */
   retryNow(given?: GivenKey[]): Awaitable<Acted> {
@@ -27,11 +32,11 @@ export class FailedSetActions {
 
   /** Deletes entries from the retry set (Sidekiq Web's Delete): they never run again. */
   deleteRetries(given: GivenKey[]): Awaitable<Acted> {
-    return this.actOn('retry', given, (found) => this.removeEntries('retry', found));
+    return this.actOn('retry', given, (found) => this.sets.remove('retry', found));
   }
 
   deleteDead(given: GivenKey[]): Awaitable<Acted> {
-    return this.actOn('dead', given, (found) => this.removeEntries('dead', found));
+    return this.actOn('dead', given, (found) => this.sets.remove('dead', found));
   }
 
   /** Moves dead jobs (all, or those the keys name) back into their queues; returns how many. */
@@ -52,17 +57,10 @@ export class FailedSetActions {
     );
   }
 
-  /** The entries of `set` the keys could name (all when absent): Redis's by key, else the mirror's or the rows'. */
-  private entriesFor(set: FailedSet, keys: EntryKey[] | undefined): Awaitable<readonly FailedJob[]> {
-    if (isEntryAddressed(this.backend)) return this.backend.entries(set, keys);
-    if (set === 'retry') return this.dispatch().retries();
-    return this.backend.deadByIds(keys && rowIds(keys));
-  }
-
   /** Resolves the keys (EntryKeyError when one cannot name an entry or names several), acts, counts exactly what was done. */
   private actOn(set: FailedSet, given: GivenKey[] | undefined, act: (found: FailedJob[]) => Awaitable<readonly FailedJob[]>): Awaitable<Acted> {
     const keys = given && parseKeys(given);
-    return after(this.entriesFor(set, keys), (all) => {
+    return after(this.sets.entries(set, keys), (all) => {
       const r = keys && given ? resolveKeys(all, keys, given, set) : { found: [...all], byKey: [] };
       return after(act(r.found), (done) => ({ count: done.length, missing: given ? missingKeys(r, given, done) : [] }));
     });
@@ -71,24 +69,9 @@ export class FailedSetActions {
   /** Entries that are no job are refused when named, skipped when all are moved. */
   private requeueEntries(set: FailedSet, found: FailedJob[], named: boolean): Awaitable<readonly FailedJob[]> {
     if (named) refuseUnreadable(found, set);
-    const jobs = found.filter((j) => !j.unreadable);
-    if (isEntryAddressed(this.backend)) {
-      const now = this.now();
-      return this.backend.requeueEntries(set, jobs, now).then((moved) => {
-        this.dispatch().requeued(moved, now);
-        return moved;
-      });
-    }
-    const taken = set === 'retry' ? this.dispatch().takeRetries(jobs) : jobs;
-    return after(this.requeue(taken), () => taken);
-  }
-
-  private removeEntries(set: FailedSet, found: FailedJob[]): Awaitable<readonly FailedJob[]> {
-    if (isEntryAddressed(this.backend)) return this.backend.removeEntries(set, found);
-    if (set === 'retry') this.dispatch().takeRetries(found);
-    return after(this.backend.deleteFailed(found.map((j) => j.id), set), (ids) => {
-      const gone = new Set(ids);
-      return found.filter((j) => gone.has(j.id));
-    });
+    return this.sets.requeue(
+      set,
+      found.filter((j) => !j.unreadable),
+    );
   }
 }
