@@ -53,23 +53,24 @@ export interface DispatchHost {
 }
 
 export interface Dispatch {
-  /** What the control API shows of the queues. */
-  readonly views: QueueViews;
-  /** Backoff of a job that failed `count` times before. */
-  retryDelay(count: number, unitMs: number): number;
-  /** The server's logger, once it exists. */
-  useLog(log: JobLog): void;
+  // ---- the lifecycle: start, heartbeat, stop
   /** Loads what the backend keeps and calls `begin` with it; a shared backend that does not answer may begin later. */
   start(begin: (kept: RecoveredJobs) => Awaitable<void>): Awaitable<void>;
   /** Takes over what the backend answered at start beyond queues and counters (waiting jobs, retries). */
   load(kept: RecoveredJobs): void;
-  /** Begins taking work, once the core has begun. */
+  /** Begins taking work (and beating), once the core has begun. */
   run(): Awaitable<void>;
   health(): JobSystemHealth;
+  /** The server's logger, once it exists. */
+  useLog(log: JobLog): void;
+  /** The stop began: whatever waits for work or for the backend is woken. */
+  wakeForStop(): void;
+  /** The stop's last step, after the background work settled: work taken and not ended goes back. */
+  leave(): Promise<void>;
+
+  // ---- taking work: what the core tells the strategy, and the pushes that check first
   /** A worker took a durable job from its queue. */
   taken(job: Job): void;
-  /** A failed job went into the retry set. */
-  retrying(job: FailedJob): void;
   /** New jobs were pushed to the backend into this queue. */
   pushed(queue: JobQueue, jobs: Job[]): void;
   /** Jobs went back into their queues from the retry or the dead set as of `now`. */
@@ -81,20 +82,26 @@ export interface Dispatch {
   pushOnce(kind: string, job: () => NewJob, enqueue: () => Awaitable<Job[]>): Awaitable<Job[]> | false;
   /** enqueueEachUnlessPending into `queue` (already created): answers how many were pushed. */
   pushEachUnlessPending(queue: JobQueue, kind: string, argsList: Record<string, unknown>[], job: (args: Record<string, unknown>) => NewJob): Promise<number>;
+
+  // ---- the retry set: mirrored in memory or only in the backend
+  /** Backoff of a job that failed `count` times before. */
+  retryDelay(count: number, unitMs: number): number;
+  /** A failed job went into the retry set. */
+  retrying(job: FailedJob): void;
   /** The retry set, soonest first. */
   retries(): Awaitable<readonly FailedJob[]>;
   /** Takes these jobs out of the retry set's mirror; answers those to act on. */
   takeRetries(jobs: FailedJob[]): FailedJob[];
   /** Empties the retry set's mirror (the core empties the backend's). */
   clearRetries(): void;
+
+  // ---- the queues as read and deleted
+  /** What the control API shows of the queues. */
+  readonly views: QueueViews;
+  /** What the metrics read; `own` is the job system's memory view. */
+  read(own: MetricsView): MetricsView | Promise<MetricsView>;
   /** Deletes a durable queue that is no built-in one; undefined when there is no such queue. */
   deleteQueue(name: string, q: JobQueue | undefined): Awaitable<{ dropped: number } | undefined>;
   /** Forgets idle queues (--queue-forget-idle-minutes); answers their names. */
   forgetIdleQueues(now: number): string[];
-  /** What the metrics read; `own` is the job system's memory view. */
-  read(own: MetricsView): MetricsView | Promise<MetricsView>;
-  /** The stop began: whatever waits for work or for the backend is woken. */
-  wakeForStop(): void;
-  /** The stop's last step, after the background work settled: work taken and not ended goes back. */
-  leave(): Promise<void>;
 }
