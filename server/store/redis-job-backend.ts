@@ -199,7 +199,7 @@ export class RedisJobBackend implements SharedJobBackend, EntryAddressed {
     const most = Math.floor((opts.processTtlS * 1000) / 3);
     this.beatEveryMs = opts.beatEveryMs ? Math.min(opts.beatEveryMs, most) : Math.min(5000, most);
     this.answerMs = opts.answerMs ?? 5000;
-    this.link = new RedisLink(redisHost(opts.url));
+    this.link = new RedisLink(redisHost(opts.url), (opts.bounds ?? DEFAULT_CLIENT_BOUNDS).commandTimeoutMs);
     this.link.log = opts.log;
     const redis = new opts.Redis(opts.url, boundedOptions(opts.bounds ?? DEFAULT_CLIENT_BOUNDS, { ...FAIL_FAST, lazyConnect: true, connectionName: 'jobscope-jobs', maxRetriesPerRequest: 3 }));
     // Without a listener ioredis prints each connection error as "Unhandled error event"; the

@@ -53,13 +53,22 @@ export class RedisLink {
   upSince = 0;
   log: Log | undefined;
 
-  constructor(readonly host: string) {}
+  constructor(
+    readonly host: string,
+    /** The client's command timeout (--redis-command-timeout-ms), named when a command runs out of it. */
+    private readonly commandTimeoutMs = 0,
+  ) {}
 
-  /** The sentence for an error, in the job system's words. */
+  /** The sentence for an error, in the job system's words (the watched side's name its own flags). */
   describe(err: unknown): string {
-    if (err instanceof RedisNoAnswer) return `no answer from Redis at ${this.host} within ${err.ms / 1000} s: is it overloaded or paused (SIGSTOP), or is a firewall dropping packets?`;
+    if (err instanceof RedisNoAnswer) return this.noAnswer(err.ms);
+    if (/Command timed out/.test(String((err as { message?: unknown } | null)?.message))) return `${this.noAnswer(this.commandTimeoutMs)} (raise --redis-command-timeout-ms if it is just slow)`;
     if (err instanceof StorageError) return err.message;
     return describeRedisError(err, this.host, 0);
+  }
+
+  private noAnswer(ms: number): string {
+    return `no answer from Redis at ${this.host} within ${ms / 1000} s: is it overloaded or paused (SIGSTOP), or is a firewall dropping packets?`;
   }
 
   /** An outage error as the StorageError every caller gets (503 + Retry-After); others unchanged. */
