@@ -36,6 +36,10 @@ export interface TestPostgres {
   psql(sql: string, database?: string): string;
   /** Stops the server (fast: open sessions are cut) and removes the dir; safe to call twice. */
   stop(): Promise<void>;
+  /** Faults for a test, the cluster and its dir kept: `pg_ctl stop` (fast or immediate), or SIGKILL to the postmaster. */
+  halt(how: 'fast' | 'immediate' | 'kill9'): Promise<void>;
+  /** Starts a halted cluster again on its port (crash recovery after an immediate stop or a kill). */
+  resume(): Promise<void>;
 }
 
 const DEBIAN_ROOT = '/usr/lib/postgresql';
@@ -141,12 +145,12 @@ async function startCluster(opts: StartOptions, parent: string, makeDatabase: bo
     run(bin, 'initdb', initArgs);
     // A port found free may be taken before the postmaster binds it (other tests start servers too): try a few.
     let port = 0;
+    // fsync off and small buffers: a throwaway cluster on a machine shared by many test runs.
+    const serverOpts = () => `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c shared_buffers=16MB -c max_connections=60`;
     for (let attempt = 1; ; attempt++) {
       port = await freePort();
-      // fsync off and small buffers: a throwaway cluster on a machine shared by many test runs.
-      const serverOpts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c shared_buffers=16MB -c max_connections=60`;
       try {
-        run(bin, 'pg_ctl', ['-D', data, '-o', serverOpts, '-l', log, '-w', '-t', '60', 'start']);
+        run(bin, 'pg_ctl', ['-D', data, '-o', serverOpts(), '-l', log, '-w', '-t', '60', 'start']);
         started = true;
         break;
       } catch (err) {
@@ -165,7 +169,32 @@ async function startCluster(opts: StartOptions, parent: string, makeDatabase: bo
       return urlFor(name);
     };
     if (makeDatabase) await createDatabase(database);
+    const halt = async (how: 'fast' | 'immediate' | 'kill9') => {
+      if (!started) return;
+      if (how !== 'kill9') run(bin, 'pg_ctl', ['-D', data, '-m', how, '-w', '-t', '60', 'stop']);
+      else {
+        const pid = postmasterPid(data);
+        if (pid) process.kill(pid, 'SIGKILL');
+        // Its backends notice the postmaster's death and leave; until they have, the shared memory
+        // is in use and a new postmaster refuses to start (resume() retries).
+        while (pid && alive(pid)) await new Promise((r) => setTimeout(r, 20));
+      }
+      started = false;
+    };
+    const resume = async () => {
+      for (let attempt = 1; !started; attempt++) {
+        try {
+          run(bin, 'pg_ctl', ['-D', data, '-o', serverOpts(), '-l', log, '-w', '-t', '60', 'start']);
+          started = true;
+        } catch (err) {
+          if (attempt >= 100) throw err;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      }
+    };
     return {
+      halt,
+      resume,
       port,
       url: urlFor(database),
       database,
@@ -209,6 +238,16 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** The folder under which this run's workers keep their shared clusters (test/helpers/pg-global.ts). */
     jobscopePgRoot?: string;
+  }
+}
+
+/** Whether a process of that pid exists (signal 0). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -332,6 +371,8 @@ async function sharedHandle(entry: Shared, opts: StartOptions): Promise<TestPost
     createDatabase: base.createDatabase,
     copyStrategy: base.copyStrategy,
     psql: (sql, db = database) => base.psql(sql, db),
+    halt: base.halt,
+    resume: base.resume,
     stop: release,
   };
 }

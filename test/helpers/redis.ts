@@ -18,6 +18,10 @@ export interface TestRedis {
   /** SIGSTOP: the server keeps its socket open but answers nothing (a "slow" Redis). */
   pause(): void;
   resume(): void;
+  /** SIGKILL, and the exit awaited: what it had not written to its files is gone. */
+  kill9(): Promise<void>;
+  /** Starts it again on the same port, dir and options (after kill9 or stop): an append-only file is read back. */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -40,30 +44,47 @@ function canConnect(port: number): Promise<boolean> {
   });
 }
 
-/** Starts redis-server; `args` are extra options, e.g. ['--requirepass', 'secret']. */
+/** Starts redis-server; `args` are extra options, e.g. ['--requirepass', 'secret'] (later options win). */
 export async function startRedis(args: string[] = []): Promise<TestRedis> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-redis-'));
   const port = await freePort();
-  const child: ChildProcess = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--logfile', path.join(dir, 'redis.log'), ...args],
-    { stdio: 'ignore' },
-  );
+  let child!: ChildProcess;
   let exited = false;
-  const exit = new Promise<void>((resolve) => child.once('exit', () => ((exited = true), resolve())));
-  // Wait for the port to accept, not for a fixed time: the machine may be loaded.
-  for (;;) {
-    if (exited) throw new Error(`redis-server exited at start; see ${path.join(dir, 'redis.log')}`);
-    if (await canConnect(port)) break;
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  let exit!: Promise<void>;
+  const launch = async () => {
+    child = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--logfile', path.join(dir, 'redis.log'), ...args],
+      { stdio: 'ignore' },
+    );
+    exited = false;
+    const proc = child;
+    exit = new Promise<void>((resolve) => proc.once('exit', () => ((exited = true), resolve())));
+    // Wait for the port to accept, not for a fixed time: the machine may be loaded.
+    for (;;) {
+      if (exited) throw new Error(`redis-server exited at start; see ${path.join(dir, 'redis.log')}`);
+      if (await canConnect(port)) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  await launch();
   return {
     port,
     url: `redis://127.0.0.1:${port}/0`,
     dir,
-    pid: child.pid!,
+    get pid() {
+      return child.pid!;
+    },
     pause: () => void child.kill('SIGSTOP'),
     resume: () => void child.kill('SIGCONT'),
+    async kill9() {
+      if (!exited) child.kill('SIGKILL');
+      await exit;
+    },
+    async restart() {
+      if (!exited) throw new Error('redis-server is still running: kill9() or stop() it first');
+      await launch();
+    },
     async stop() {
       if (!exited) {
         child.kill('SIGCONT');

@@ -15,3 +15,16 @@ export const STEPS_PER_SEED = 5_000;
 export const INPROC = { kind: 'inproc', maxCommands: 3000, restartWeight: 1, killWeight: 0 } as const;
 /** FC_SEED replays one seed's failure: the step counts above then say nothing. */
 export const replaying = process.env.FC_SEED !== undefined;
+
+/**
+ * The mode suites (model-redis, model-pg): each runs its seed until this many steps, with faults at
+ * this weight (per ~1,000 of other steps) and restarts; Redis persists every write (appendfsync
+ * always), so a kill -9 of it loses nothing acknowledged.
+ */
+export const MODES = {
+  steps: 1_500,
+  seedRedis: 20261101,
+  seedPg: 20261102,
+  redisArgs: ['--appendonly', 'yes', '--appendfsync', 'always'],
+  common: { numRuns: 20, maxCommands: 600, steps: 1_500, restartWeight: 2, killWeight: 0, faultWeight: 12 },
+} as const;

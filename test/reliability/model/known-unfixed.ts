@@ -1,0 +1,28 @@
+// The one switch per known product bug the mode suites find: while a bug's name is listed here, the
+// check that fails because of it is relaxed where the comment says, and nothing else is. Remove a
+// name once the fix is merged: the suites then check the intended behaviour in full.
+export type KnownBug = 'redis-503' | 'redis-job-ends' | 'pg-503' | 'pg-cancel-race' | 'pg-last-update';
+
+export const KNOWN_UNFIXED = new Set<KnownBug>([
+  // With the job system's Redis killed or stopped, its requests answer 500 (or hang) instead of 503
+  // with Retry-After. Listed: a 5xx during a Redis outage is taken as an unknown outcome.
+  'redis-503',
+  // Jobs in flight or waiting around a kill -9 or SIGSTOP of Redis: some ends are lost and some jobs
+  // run twice. Seen (seed 20261101): a drain with 106 dead of 110 acknowledged retry-0 failing jobs;
+  // processed 239 for 229 acknowledged jobs (none of unknown outcome); processed 81 of 83 with the
+  // backlog empty. Listed: after a Redis fault the jobs enqueued before it are no longer counted
+  // (lower bounds), and the counters' upper bound is off for the rest of the run.
+  'redis-job-ends',
+  // With PostgreSQL stopped or its postmaster killed, requests answer 500 (or hang) instead of 503
+  // with Retry-After. Listed: a 5xx during a PostgreSQL outage is taken as an unknown outcome.
+  'pg-503',
+  // PUT state=success and a cancel of the same running build sent at once to two instances both
+  // answer 200; the loser should get 404 (PUT) or 409 (cancel). Listed: the race step is not generated.
+  'pg-cancel-race',
+  // X-GitLab-Last-Update is each instance's own: a build created through one instance leaves the
+  // other's value unchanged, and a runner polling it with that value is told "nothing" while a build
+  // waits. Listed: in the PostgreSQL mode polls do not send last_update.
+  'pg-last-update',
+]);
+
+export const unfixed = (bug: KnownBug): boolean => KNOWN_UNFIXED.has(bug);
