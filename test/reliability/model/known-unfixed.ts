@@ -1,7 +1,7 @@
 // The one switch per known product bug the mode suites find: while a bug's name is listed here, the
 // check that fails because of it is relaxed where the comment says, and nothing else is. Remove a
 // name once the fix is merged: the suites then check the intended behaviour in full.
-export type KnownBug = 'redis-503' | 'redis-job-ends' | 'pg-503' | 'pg-cancel-race' | 'pg-last-update';
+export type KnownBug = 'redis-503' | 'redis-job-ends' | 'pg-503' | 'pg-job-ends' | 'pg-cancel-race' | 'pg-last-update';
 
 export const KNOWN_UNFIXED = new Set<KnownBug>([
   // With the job system's Redis killed or stopped, its requests answer 500 (or hang) instead of 503
@@ -16,6 +16,12 @@ export const KNOWN_UNFIXED = new Set<KnownBug>([
   // With PostgreSQL stopped or its postmaster killed, requests answer 500 (or hang) instead of 503
   // with Retry-After. Listed: a 5xx during a PostgreSQL outage is taken as an unknown outcome.
   'pg-503',
+  // The same around pg_ctl stop (fast or immediate) or a kill -9 of the postmaster, with the job
+  // system in the database: seen (seed 20261102) a drain with 58 dead of 67 acknowledged retry-0
+  // failing jobs, processed 202/202 and failed 124/124; and processed 208 for 202 acknowledged jobs.
+  // With kill -9 of one instance alone (MODEL_FAULTS=instance-kill9) 1,501 steps passed in full.
+  // Listed: as redis-job-ends, after a PostgreSQL fault.
+  'pg-job-ends',
   // PUT state=success and a cancel of the same running build sent at once to two instances both
   // answer 200; the loser should get 404 (PUT) or 409 (cancel). Listed: the race step is not generated.
   'pg-cancel-race',
@@ -25,4 +31,8 @@ export const KNOWN_UNFIXED = new Set<KnownBug>([
   'pg-last-update',
 ]);
 
-export const unfixed = (bug: KnownBug): boolean => KNOWN_UNFIXED.has(bug);
+// MODEL_KNOWN_UNFIXED=<name,…> (or empty) replaces the list for one run: to see a listed bug's check fail.
+const override = process.env.MODEL_KNOWN_UNFIXED;
+const listed: ReadonlySet<string> = override === undefined ? KNOWN_UNFIXED : new Set(override.split(',').filter(Boolean));
+
+export const unfixed = (bug: KnownBug): boolean => listed.has(bug);

@@ -27,7 +27,14 @@ export interface Answer {
   json(): LooseJson;
 }
 
-export class FiveHundred extends Error {}
+export class FiveHundred extends Error {
+  constructor(
+    message: string,
+    readonly answer?: Answer,
+  ) {
+    super(message);
+  }
+}
 /** A 503 with Retry-After and a message during an outage: the model takes the step as not applied. */
 export class NotApplied extends Error {}
 /** No answer, or (while its bug is listed in known-unfixed.ts) a 5xx, during an outage: the step may or may not have happened. */
@@ -49,8 +56,9 @@ export interface SystemOptions {
   mode?: Mode;
   backing?: Backing;
   /**
-   * No periodic built-in jobs (stuck builds, runner contact, artifact expiry): the job counters then
-   * count the model's jobs alone, so a job run twice shows as a processed count too high.
+   * No periodic built-in jobs (stuck builds, runner contact, artifact expiry), and no retry due
+   * within a run: the job counters then count the model's jobs alone, each once, so a job run twice
+   * shows as a processed count too high.
    */
   exact?: boolean;
 }
@@ -165,7 +173,9 @@ export class RealSystem {
 
   private async boot(i: number): Promise<void> {
     const x = this.instances[i]!;
-    const exact = this.opts.exact ? { stuckBuildsEveryMs: 0, runnerContactEveryMs: 0, artifactExpiryEveryMs: 0 } : { artifactExpiryEveryMs: EXPIRY_EVERY_MS };
+    // A retry's backoff "second" an hour long: a job in the retry set stays there for the run, so
+    // the counters and the retry set's size do not depend on how fast the run went.
+    const exact = this.opts.exact ? { stuckBuildsEveryMs: 0, runnerContactEveryMs: 0, artifactExpiryEveryMs: 0, jobBackoffUnitMs: 3_600_000 } : { artifactExpiryEveryMs: EXPIRY_EVERY_MS };
     const where = this.mode === 'redis' ? { redisUrl: this.backing('redis').url } : {};
     if (this.kind === 'inproc') {
       x.inproc = await startServer({ dataDir: this.dataDir, adminToken: ADMIN, registrationToken: REGISTRATION, ...exact, ...where, redisProcessTtlS: PROCESS_TTL_S, redisBeatMs: BEAT_MS });
@@ -252,7 +262,7 @@ export class RealSystem {
       const answer = { status, headers: r.headers, body, json: () => JSON.parse(body.toString('utf8')) };
       const what = () => `${status} on ${method} ${url}: ${body.toString('utf8').slice(0, 500)}\nrecent requests:\n  ${this.recent.join('\n  ')}`;
       if (status >= 500 && outage) outage.answered(answer, what);
-      if (status >= 500) throw new FiveHundred(what());
+      if (status >= 500) throw new FiveHundred(what(), answer);
       return answer;
     };
     return x.wire.request(method, url, headers, opts.body, outage ? OUTAGE_TIMEOUT_MS : 30_000).then(done, (err: Error) => {
