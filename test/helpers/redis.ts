@@ -100,13 +100,16 @@ export async function startRedis(args: string[] = []): Promise<TestRedis> {
 export interface RedisHandle {
   readonly url: string;
   readonly client: Redis;
+  /** The redis-server itself: to kill, stop or restart it. */
+  readonly server: TestRedis;
 }
 
-export function useRedis(): RedisHandle {
+/** `args`: startRedis's extra options (e.g. append-only). */
+export function useRedis(args: string[] = []): RedisHandle {
   let server: TestRedis | undefined;
   let client: Redis | undefined;
   beforeAll(async () => {
-    server = await startRedis();
+    server = await startRedis(args);
     client = new Redis(server.url);
   });
   afterAll(async () => {
@@ -119,6 +122,9 @@ export function useRedis(): RedisHandle {
     },
     get client() {
       return client!;
+    },
+    get server() {
+      return server!;
     },
   };
 }

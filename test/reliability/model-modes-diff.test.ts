@@ -3,8 +3,8 @@
 // the retry and dead counts, statuses, and an outage's 503 between Redis and PostgreSQL) compared,
 // ids and times left out. An outage must also be the intended answer, 503 with Retry-After and a
 // message, unless its bug is listed in model/known-unfixed.ts.
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startRedis, type TestRedis } from '../helpers/redis.ts';
+import { describe, expect, test } from 'vitest';
+import { useRedis } from '../helpers/redis.ts';
 import { postgresMissing, usePostgres } from '../helpers/postgres.ts';
 import { runScript, script } from './model/differential.ts';
 import { unfixed } from './model/known-unfixed.ts';
@@ -13,18 +13,12 @@ import { seedOf } from './support.ts';
 
 describe.skipIf(postgresMissing() !== null)('SQLite, Redis and PostgreSQL modes', () => {
   const pg = usePostgres({ database: 'jobscope_diff' });
-  let redis: TestRedis;
-  beforeAll(async () => {
-    redis = await startRedis([...MODES.redisArgs]);
-  });
-  afterAll(async () => {
-    await redis?.stop();
-  });
+  const redis = useRedis([...MODES.redisArgs]);
 
   test('answer one script of job steps the same: failed count, retry and dead counts, outage answers', { timeout: 300_000 }, async () => {
     const ops = script(seedOf('model-modes-diff', 20261103), 40);
     const sqlite = await runScript('sqlite', {}, ops);
-    const onRedis = await runScript('redis', { redis }, ops);
+    const onRedis = await runScript('redis', { redis: redis.server }, ops);
     const onPg = await runScript('pg', { pg }, ops);
     const isOutage = (a: unknown) => (a as { op: { kind: string } }).op.kind === 'outage';
     // SQLite has no outage of its own: its answers are compared with the others' but for those.

@@ -3,21 +3,15 @@
 // step checked against the model, the job counters exactly (no job lost, none run twice).
 // model-inproc-a.test.ts says how to replay a failure; model/known-unfixed.ts lists the bugs this
 // suite finds that are fixed elsewhere.
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startRedis, type TestRedis } from '../helpers/redis.ts';
+import { expect, test } from 'vitest';
+import { useRedis } from '../helpers/redis.ts';
 import { runModel } from './model/run.ts';
 import { MODES, replaying } from './model/seeds.ts';
 
-let redis: TestRedis;
-beforeAll(async () => {
-  redis = await startRedis([...MODES.redisArgs]);
-});
-afterAll(async () => {
-  await redis?.stop();
-});
+const redis = useRedis([...MODES.redisArgs]);
 
 test('model-checked steps with the job system on Redis, with Redis killed, stopped and restarted', { timeout: 600_000 }, async () => {
-  const totals = await runModel({ ...MODES.common, name: 'redis', kind: 'inproc', mode: 'redis', backing: { redis }, seed: MODES.seedRedis });
+  const totals = await runModel({ ...MODES.common, name: 'redis', kind: 'inproc', mode: 'redis', backing: { redis: redis.server }, seed: MODES.seedRedis });
   if (!replaying) {
     expect(totals.steps).toBeGreaterThanOrEqual(MODES.steps);
     expect(totals.faults).toBeGreaterThanOrEqual(5);

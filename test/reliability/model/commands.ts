@@ -104,7 +104,7 @@ class Poll implements Cmd {
       assert.equal(res.status, 204, `${what}: expected no build, got ${res.status} ${body(res)}`);
       const value = String(res.headers['x-gitlab-last-update'] ?? '');
       assert.ok(value !== '', `${what}: 204 without X-GitLab-Last-Update`);
-      if (sent && sent.epoch === m.epoch) assert.equal(value, sent.value, `${what}: the queue value changed without a reason`);
+      if (sent && sent.epoch === m.epoch) assert.equal(value, sent.value, `${what}: the queue value changed without a reason\nrecent requests:\n  ${r.recent.join('\n  ')}`);
       if (runner.lastUpdate && runner.lastUpdate.epoch !== m.epoch && !perInstance) assert.notEqual(value, runner.lastUpdate.value, `${what}: a stale queue value was given again`);
       runner.lastUpdate = { value, epoch: m.epoch };
       return afterStep(m, r);

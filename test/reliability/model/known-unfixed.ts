@@ -23,11 +23,13 @@ export const KNOWN_UNFIXED = new Set<KnownBug>([
   // Listed: as redis-job-ends, after a PostgreSQL fault.
   'pg-job-ends',
   // PUT state=success and a cancel of the same running build sent at once to two instances both
-  // answer 200; the loser should get 404 (PUT) or 409 (cancel). Listed: the race step is not generated.
+  // answered 200 (the PUT's body said "canceled"; seed 20261102, run 1, shrunk to 9 steps); the
+  // loser should get 404 (PUT) or 409 (cancel). Listed: the PostgreSQL mode draws no race step.
   'pg-cancel-race',
-  // X-GitLab-Last-Update is each instance's own: a build created through one instance leaves the
-  // other's value unchanged, and a runner polling it with that value is told "nothing" while a build
-  // waits. Listed: in the PostgreSQL mode polls do not send last_update.
+  // X-GitLab-Last-Update is each instance's own (its boot id): a runner given "4e7ffbca-18" by one
+  // instance and polling the other with it, nothing created meanwhile, was answered "187872cc-16"
+  // (seed 20261102, run 1). Listed: with two instances polls do not send last_update, and a value
+  // is not compared with one the other instance gave.
   'pg-last-update',
 ]);
 

@@ -100,6 +100,9 @@ export async function heal(m: Model, r: RealSystem): Promise<void> {
   r.outage = undefined;
   await f.heal();
   if (f.kind === 'instance-kill9') m.restarted();
+  // An instance that lost its database may have missed builds made through the other: a new queue
+  // value after the reconnect is its right, so the values runners hold are forgotten.
+  if (f.kind.startsWith('pg-')) for (const x of m.runners) x.lastUpdate = undefined;
   const endsBug = JOB_ENDS_BUG[f.kind];
   if (endsBug && unfixed(endsBug)) Object.assign(m.jobs, { acked: 0, failing: 0, deadMin: 0, loose: true });
   await waitReady(r, f.kind);
