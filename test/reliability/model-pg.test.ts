@@ -12,9 +12,9 @@ describe.skipIf(postgresMissing() !== null)('the PostgreSQL mode', () => {
   const pg = usePostgres({ database: 'jobscope_model' });
 
   test('model-checked steps on two instances of one database, with PostgreSQL and an instance killed and restarted', { timeout: 600_000 }, async () => {
-    const totals = await runModel({ ...MODES.common, name: 'pg', kind: 'child', mode: 'pg', backing: { pg }, seed: MODES.seedPg, killWeight: 1 });
+    const totals = await runModel({ ...MODES.common, name: 'pg', kind: 'child', mode: 'pg', backing: { pg }, seed: MODES.pg.seed, steps: MODES.pg.steps, killWeight: 1 });
     if (!replaying) {
-      expect(totals.steps).toBeGreaterThanOrEqual(MODES.steps);
+      expect(totals.steps).toBeGreaterThanOrEqual(MODES.pg.steps);
       expect(totals.faults).toBeGreaterThanOrEqual(5);
     }
   });

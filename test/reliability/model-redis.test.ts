@@ -11,9 +11,9 @@ import { MODES, replaying } from './model/seeds.ts';
 const redis = useRedis([...MODES.redisArgs]);
 
 test('model-checked steps with the job system on Redis, with Redis killed, stopped and restarted', { timeout: 600_000 }, async () => {
-  const totals = await runModel({ ...MODES.common, name: 'redis', kind: 'inproc', mode: 'redis', backing: { redis: redis.server }, seed: MODES.seedRedis });
+  const totals = await runModel({ ...MODES.common, name: 'redis', kind: 'inproc', mode: 'redis', backing: { redis: redis.server }, seed: MODES.redis.seed, steps: MODES.redis.steps });
   if (!replaying) {
-    expect(totals.steps).toBeGreaterThanOrEqual(MODES.steps);
+    expect(totals.steps).toBeGreaterThanOrEqual(MODES.redis.steps);
     expect(totals.faults).toBeGreaterThanOrEqual(5);
   }
 });
