@@ -36,9 +36,14 @@ export async function registerRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
       // Where GitLab stored `info` (authenticate_runner!, before the paused check); see http/stored-text.ts.
       refuseNul('info', info);
       if (!runner.active) throw notFound();
-      const current = ctx.runnerQueue.value;
+      let current = ctx.runnerQueue.value;
+      const sent = str(params.last_update);
+      if (sent === current) {
+        const fresh = ctx.runnerQueue.fresh();
+        current = isPromise(fresh) ? await fresh : fresh;
+      }
       // A runner that already saw this queue state only records contact (GitLab's 204 short cut).
-      const taken = await ctx.domain.builds.poll(runner, info, str(params.last_update) !== current);
+      const taken = await ctx.domain.builds.poll(runner, info, sent !== current);
       if (taken === RUNNER_CHANGED && forPoll) continue;
       if (!taken || taken === RUNNER_CHANGED) return buildNotFound(request, reply, current);
       const details = buildDetails(ctx, taken.build, request.host, taken);

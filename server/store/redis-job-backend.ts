@@ -170,6 +170,9 @@ const GUARDED = [
   'deleteSharedQueue', 'read', 'entries', 'removeEntries', 'requeueEntries',
 ] as const;
 
+/** The guarded calls that change what a client asked for: a lost answer leaves their outcome unknown. */
+const WRITES = new Set<string>(['addQueue', 'deleteQueues', 'push', 'pushUnlessWaiting', 'pushUnlessPending', 'requeue', 'deleteFailed', 'clearRetries', 'clearDead', 'deleteSharedQueue', 'removeEntries', 'requeueEntries']);
+
 export class RedisJobBackend implements SharedJobBackend, EntryAddressed {
   readonly shared = true as const;
   readonly identity = `${os.hostname()}:${process.pid}:${crypto.randomBytes(6).toString('hex')}`;
@@ -240,11 +243,11 @@ export class RedisJobBackend implements SharedJobBackend, EntryAddressed {
     const self = this as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
     for (const name of GUARDED) {
       const call = self[name]!.bind(this);
-      self[name] = (...a: unknown[]) => this.answered(call(...a), name === 'fetch');
+      self[name] = (...a: unknown[]) => this.answered(call(...a), name === 'fetch', WRITES.has(name));
     }
   }
 
-  private answered<T>(p: Promise<T>, fetching = false): Promise<T> {
+  private answered<T>(p: Promise<T>, fetching = false, writes = false): Promise<T> {
     let cut: ((err: Error) => void) | undefined;
     const deadline = new Promise<never>((_, reject) => {
       cut = reject;
@@ -265,7 +268,7 @@ export class RedisJobBackend implements SharedJobBackend, EntryAddressed {
         // The script may still run (or have run) without this process seeing its jobs.
         if (fetching) this.strayMarks++;
         p.catch(() => undefined);
-        throw this.link.translate(err);
+        throw this.link.translate(err, writes);
       },
     );
   }

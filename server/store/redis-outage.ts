@@ -4,7 +4,7 @@
 // once when it ends, as fields, never the client's error object (its references to the client and
 // its command queue are what filled the log with `[Circular]`).
 import { describeRedisError } from '../sidekiq/errors.ts';
-import { StorageError } from './storage-error.ts';
+import { OUTCOME_UNKNOWN, StorageError } from './storage-error.ts';
 
 /** How long a client should wait before trying again while the job Redis is away. */
 export const OUTAGE_RETRY_AFTER_S = 5;
@@ -71,19 +71,26 @@ export class RedisLink {
     return `no answer from Redis at ${this.host} within ${ms / 1000} s: is it overloaded or paused (SIGSTOP), or is a firewall dropping packets?`;
   }
 
-  /** An outage error as the StorageError every caller gets (503 + Retry-After); others unchanged. */
-  translate(err: unknown): unknown {
+  /**
+   * An outage error as the StorageError every caller gets (503 + Retry-After); others unchanged.
+   * `wrote`: the call changes Redis; unless the command was never sent (no connection: the client
+   * refuses at once), the answer says the change may have been made.
+   */
+  translate(err: unknown, wrote = false): unknown {
     if (err instanceof StorageError || !isRedisOutage(err)) return err;
+    const message = String((err as { message?: unknown }).message);
     // "Closed" and "not writeable" follow every refusal, lookup failure or reset: they would
     // replace its sentence with a vaguer one.
-    const vague = /Connection is closed|Stream isn't writeable/.test(String((err as { message?: unknown }).message));
+    const vague = /Connection is closed|Stream isn't writeable/.test(message);
     if (!vague || this.reason === undefined) this.down(this.describe(err));
-    return this.unavailable();
+    const unsent = /Stream isn't writeable|ECONNREFUSED|ENOTFOUND|EAI_AGAIN/.test(message);
+    return this.unavailable(undefined, wrote && !unsent);
   }
 
   /** The StorageError of the current (or given) outage. */
-  unavailable(reason = this.reason ?? `not connected to Redis at ${this.host}`): StorageError {
-    return new StorageError('unavailable', `the job system's Redis is unreachable (${reason}); jobs are kept and run once it is back: try again in a few seconds`, OUTAGE_RETRY_AFTER_S);
+  unavailable(reason = this.reason ?? `not connected to Redis at ${this.host}`, outcomeUnknown = false): StorageError {
+    const unknown = outcomeUnknown ? `; ${OUTCOME_UNKNOWN}` : '';
+    return new StorageError('unavailable', `the job system's Redis is unreachable (${reason})${unknown}; jobs are kept and run once it is back: try again in a few seconds`, OUTAGE_RETRY_AFTER_S);
   }
 
   down(reason: string): void {

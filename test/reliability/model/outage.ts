@@ -50,7 +50,10 @@ export class Outage {
         message = undefined;
       }
       const retryAfter = Number(a.headers['retry-after']);
-      if (Number.isInteger(retryAfter) && retryAfter > 0 && typeof message === 'string' && message !== '') throw new NotApplied(what());
+      const wellFormed = Number.isInteger(retryAfter) && retryAfter > 0 && typeof message === 'string' && message !== '';
+      // The server says a change it sent may have been made before the engine went away: unknown.
+      if (wellFormed && /may or may not have been made/.test(String(message))) throw new UnknownOutcome(`during ${this.what}: ${what()}: ${message}`);
+      if (wellFormed) throw new NotApplied(what());
       if (!(bug && unfixed(bug))) throw new assert.AssertionError({ message: `during ${this.what}: a 503 needs Retry-After (whole seconds) and a JSON message: ${what()}` });
     }
     if (bug && unfixed(bug)) throw new UnknownOutcome(`during ${this.what} (${bug} listed as unfixed): ${what()}`);
