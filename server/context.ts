@@ -41,10 +41,10 @@ export class RunnerQueue {
     this.reread = read;
   }
   /**
-   * The value to compare a runner's last_update with before the 204 short cut. With a shared store,
-   * another instance may have made a build pending a moment ago and its notification not arrived
-   * yet: the store is read again (one row, as GitLab reads its shared Redis on every poll), so no
-   * instance answers "nothing new" for a value another has already moved past.
+   * The value a poll compares a runner's last_update with and answers. With a shared store, another
+   * instance may have made a build pending a moment ago and its notification not arrived yet: the
+   * store is read again (one row, as GitLab reads its shared Redis on every poll), so no instance
+   * answers a value another has already moved past.
    */
   fresh(): string | Promise<string> {
     return this.reread ? this.reread().then(() => this.value) : this.value;
