@@ -36,7 +36,10 @@ export async function registerRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
       // Where GitLab stored `info` (authenticate_runner!, before the paused check); see http/stored-text.ts.
       refuseNul('info', info);
       if (!runner.active) throw notFound();
-      const current = ctx.runnerQueue.value;
+      // Read before the take: a build made pending after it moves the value past the one answered,
+      // so the runner's next poll looks again (read after, it would hide that build behind a 204).
+      const fresh = ctx.runnerQueue.fresh();
+      const current = isPromise(fresh) ? await fresh : fresh;
       // A runner that already saw this queue state only records contact (GitLab's 204 short cut).
       const taken = await ctx.domain.builds.poll(runner, info, str(params.last_update) !== current);
       if (taken === RUNNER_CHANGED && forPoll) continue;

@@ -30,11 +30,10 @@ async function persistentRedis(): Promise<TestRedis> {
 
 /** kill -9, a pause while it is down, then the same port and files again. */
 async function killAndRestart(r: TestRedis, downMs: number): Promise<TestRedis> {
-  await r.kill();
+  await r.kill9();
   await sleep(downMs);
-  const again = await startRedis(PERSIST, { port: r.port, dir: r.dir });
-  redises[redises.indexOf(r)] = again;
-  return again;
+  await r.restart();
+  return r;
 }
 
 /** A server on the Redis whose `tally` jobs record each run of their `n` in `runs`. */
@@ -93,7 +92,7 @@ describe('serve --redis through Redis outages', () => {
 
     for (const at of [800, 2200]) {
       await waitFor(`${at} jobs ran`, async () => runs.size >= at, 60_000);
-      await redis.kill();
+      await redis.kill9();
       const refused = await enqueueOverHttp(s);
       expect(refused.status, JSON.stringify(refused.body)).toBe(503);
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
