@@ -63,7 +63,7 @@ export interface ServerDeps {
    * shared by the servers on that database: traces and artifacts are everyone's, and each server
    * holds a slot in it (store/data-dir-shared.ts) with its own SQLite file for the UI state, logs and
    * temp uploads. The monitor (connections, history, alerts) is the database's too, each connection
-   * sampled by one instance at a time (monitor/shared-monitor.ts).
+   * sampled by one instance at a time (monitor/shared-ownership.ts).
    */
   database?: string;
   /** With `database`: this server's slot in the shared data dir (store/data-dir-shared.ts); default the lowest free one. */
@@ -188,11 +188,11 @@ async function assemble(
   await app.register(controlApi, { prefix: '/api/v3/sim', ctx });
   await app.register(settingsApi, { prefix: '/api/app', ctx });
   const monitorLog = { info: (msg: string) => app.log.info(msg), warn: (msg: string) => app.log.warn(msg) };
-  // In database mode the monitor is the deployment's, in the database (monitor/shared-monitor.ts);
+  // In database mode the monitor is the deployment's, in the database (monitor/shared-ownership.ts);
   // loaded only then, as the PostgreSQL store is.
   const monitor: MonitorApi = ctx.services.add(
     parts.pg && deps.database !== undefined
-      ? new (await import('./monitor/shared-monitor.ts')).SharedMonitor(ctx, monitorLog, clock, { pool: parts.pg.pool, url: deps.database })
+      ? new (await import('./monitor/shared-ownership.ts')).SharedMonitor(ctx, monitorLog, clock, { pool: parts.pg.pool, url: deps.database })
       : new Monitor(ctx, monitorLog, clock),
   );
   await app.register(appApi, { prefix: '/api/app', ctx, monitor });

@@ -1,7 +1,7 @@
 // ConnectionHistory writes synchronously inside store.tx (SQLite's way: a sample's rows in one
 // transaction, no await inside). On PostgreSQL the writes must be awaited, so the shared monitor hands
 // ConnectionHistory this store instead: writes are kept as a list, and the monitor then sends them in
-// one transaction of its session (shared-monitor.ts) with the connection's health and the alerts.
+// one transaction of its session (shared-ownership.ts) with the connection's health and the alerts.
 // If that transaction fails, memory is ahead of the database: the monitor drops the history and
 // loads it again from the rows.
 import type { MonitorHistoryRepo, MonitorStore, SampleRow } from '../store/monitor-ports.ts';

@@ -8,7 +8,7 @@ import { startServer, type TestServer } from '../helpers/server.ts';
 import { postgresMissing, usePostgres } from '../helpers/postgres.ts';
 import { http } from '../helpers/http.ts';
 import { ManualClock } from '../../server/clock.ts';
-import type { SharedMonitor } from '../../server/monitor/shared-monitor.ts';
+import type { SharedMonitor } from '../../server/monitor/shared-ownership.ts';
 import { databaseOf } from '../../server/store/index.ts';
 import { PgAlerts } from '../../server/store/pg/monitor-alerts.ts';
 import { metrics, startFakeGitLab, waitFor, type FakeGitLab } from '../monitor/support.ts';
