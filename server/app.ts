@@ -26,6 +26,7 @@ import { controlApi } from './control-api/plugin.ts';
 import { settingsApi } from './settings-api/plugin.ts';
 import { appApi } from './app-api/plugin.ts';
 import { Monitor } from './monitor/monitor.ts';
+import { OwnsEverything } from './monitor/owns-everything.ts';
 import type { MonitorApi } from './monitor/api.ts';
 import { uiServing } from './ui/plugin.ts';
 import { JobSystem } from './jobs/job-system.ts';
@@ -188,13 +189,15 @@ async function assemble(
   await app.register(controlApi, { prefix: '/api/v3/sim', ctx });
   await app.register(settingsApi, { prefix: '/api/app', ctx });
   const monitorLog = { info: (msg: string) => app.log.info(msg), warn: (msg: string) => app.log.warn(msg) };
-  // In database mode the monitor is the deployment's, in the database (monitor/shared-ownership.ts);
-  // loaded only then, as the PostgreSQL store is.
-  const monitor: MonitorApi = ctx.services.add(
-    parts.pg && deps.database !== undefined
-      ? new (await import('./monitor/shared-ownership.ts')).SharedMonitor(ctx, monitorLog, clock, { pool: parts.pg.pool, url: deps.database })
-      : new Monitor(ctx, monitorLog, clock),
-  );
+  // In database mode the monitor is the deployment's, in the database, each connection sampled by
+  // the instance holding it (monitor/shared-ownership.ts); loaded only then, as the PostgreSQL store is.
+  let monitor: MonitorApi;
+  if (parts.pg && deps.database !== undefined) {
+    const shared = (await import('./store/pg/monitor-store.ts')).pgSharedMonitorStore(parts.pg.pool, deps.database);
+    const { SharedOwnership } = await import('./monitor/shared-ownership.ts');
+    monitor = new Monitor<'later'>(ctx, monitorLog, clock, shared, (host) => new SharedOwnership(shared, host));
+  } else monitor = new Monitor(ctx, monitorLog, clock, ctx.store.monitor, (host) => new OwnsEverything(ctx.store.monitor, host));
+  ctx.services.add(monitor);
   await app.register(appApi, { prefix: '/api/app', ctx, monitor });
   await app.register(uiServing, { ctx });
   await app.register(metricsApi, { ctx });
