@@ -80,9 +80,7 @@ export class ConnectionHistory {
       this.names[r.idx] = r.name;
     }
     for (const r of rows) if (r.t > (r.tier === RAW ? this.raw : this.rollup).lastT) this.pushStored(r);
-    const { rawCut, allCut } = cutsOf(now, this.retention);
-    this.raw.dropBefore(rawCut);
-    this.rollup.dropBefore(allCut);
+    this.dropFromMemory(now);
   }
 
   private pushStored(r: SampleRow): void {
@@ -181,11 +179,17 @@ export class ConnectionHistory {
   prune(now: number, force = false): void {
     if (!force && now - this.lastPrune < PRUNE_EVERY_MS) return;
     this.lastPrune = now;
-    const { rawCut, allCut } = cutsOf(now, this.retention);
-    this.raw.dropBefore(rawCut);
-    this.rollup.dropBefore(allCut);
+    const { rawCut, allCut } = this.dropFromMemory(now);
     this.store.history.deleteBefore(this.connectionId, RAW, rawCut);
     this.store.history.deleteBefore(this.connectionId, ROLLUP, allCut);
+  }
+
+  /** Drops from memory what retention no longer keeps at `now`; answers where it cut. */
+  private dropFromMemory(now: number): { rawCut: number; allCut: number } {
+    const cuts = cutsOf(now, this.retention);
+    this.raw.dropBefore(cuts.rawCut);
+    this.rollup.dropBefore(cuts.allCut);
+    return cuts;
   }
 
   private monotonic(t: number): number {
