@@ -27,6 +27,7 @@ import { settingsApi } from './settings-api/plugin.ts';
 import { appApi } from './app-api/plugin.ts';
 import { Monitor } from './monitor/monitor.ts';
 import { OwnsEverything } from './monitor/owns-everything.ts';
+import { SharedOwnership } from './monitor/shared-ownership.ts';
 import type { MonitorApi } from './monitor/api.ts';
 import { uiServing } from './ui/plugin.ts';
 import { JobSystem } from './jobs/job-system.ts';
@@ -190,11 +191,11 @@ async function assemble(
   await app.register(settingsApi, { prefix: '/api/app', ctx });
   const monitorLog = { info: (msg: string) => app.log.info(msg), warn: (msg: string) => app.log.warn(msg) };
   // In database mode the monitor is the deployment's, in the database, each connection sampled by
-  // the instance holding it (monitor/shared-ownership.ts); loaded only then, as the PostgreSQL store is.
+  // the instance holding it (monitor/shared-ownership.ts); its adapter loaded only then, as the
+  // PostgreSQL store is.
   let monitor: MonitorApi;
   if (parts.pg && deps.database !== undefined) {
     const shared = (await import('./store/pg/monitor-store.ts')).pgSharedMonitorStore(parts.pg.pool, deps.database);
-    const { SharedOwnership } = await import('./monitor/shared-ownership.ts');
     monitor = new Monitor<'later'>(ctx, monitorLog, clock, shared, (host) => new SharedOwnership(shared, host));
   } else monitor = new Monitor(ctx, monitorLog, clock, ctx.store.monitor, (host) => new OwnsEverything(ctx.store.monitor, host));
   ctx.services.add(monitor);
