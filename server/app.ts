@@ -26,6 +26,8 @@ import { controlApi } from './control-api/plugin.ts';
 import { settingsApi } from './settings-api/plugin.ts';
 import { appApi } from './app-api/plugin.ts';
 import { Monitor } from './monitor/monitor.ts';
+import { OwnsEverything } from './monitor/owns-everything.ts';
+import { SharedOwnership } from './monitor/shared-ownership.ts';
 import type { MonitorApi } from './monitor/api.ts';
 import { uiServing } from './ui/plugin.ts';
 import { JobSystem } from './jobs/job-system.ts';
@@ -63,7 +65,7 @@ export interface ServerDeps {
    * shared by the servers on that database: traces and artifacts are everyone's, and each server
    * holds a slot in it (store/data-dir-shared.ts) with its own SQLite file for the UI state, logs and
    * temp uploads. The monitor (connections, history, alerts) is the database's too, each connection
-   * sampled by one instance at a time (monitor/shared-monitor.ts).
+   * sampled by one instance at a time (monitor/shared-ownership.ts).
    */
   database?: string;
   /** With `database`: this server's slot in the shared data dir (store/data-dir-shared.ts); default the lowest free one. */
@@ -188,13 +190,15 @@ async function assemble(
   await app.register(controlApi, { prefix: '/api/v3/sim', ctx });
   await app.register(settingsApi, { prefix: '/api/app', ctx });
   const monitorLog = { info: (msg: string) => app.log.info(msg), warn: (msg: string) => app.log.warn(msg) };
-  // In database mode the monitor is the deployment's, in the database (monitor/shared-monitor.ts);
-  // loaded only then, as the PostgreSQL store is.
-  const monitor: MonitorApi = ctx.services.add(
-    parts.pg && deps.database !== undefined
-      ? new (await import('./monitor/shared-monitor.ts')).SharedMonitor(ctx, monitorLog, clock, { pool: parts.pg.pool, url: deps.database })
-      : new Monitor(ctx, monitorLog, clock),
-  );
+  // In database mode the monitor is the deployment's, in the database, each connection sampled by
+  // the instance holding it (monitor/shared-ownership.ts); its adapter loaded only then, as the
+  // PostgreSQL store is.
+  let monitor: MonitorApi;
+  if (parts.pg && deps.database !== undefined) {
+    const shared = (await import('./store/pg/monitor-store.ts')).pgSharedMonitorStore(parts.pg.pool, deps.database);
+    monitor = new Monitor<'later'>(ctx, monitorLog, clock, shared, (host) => new SharedOwnership(shared, host));
+  } else monitor = new Monitor(ctx, monitorLog, clock, ctx.store.monitor, (host) => new OwnsEverything(ctx.store.monitor, host));
+  ctx.services.add(monitor);
   await app.register(appApi, { prefix: '/api/app', ctx, monitor });
   await app.register(uiServing, { ctx });
   await app.register(metricsApi, { ctx });

@@ -8,7 +8,7 @@ import { startServer, type TestServer } from '../helpers/server.ts';
 import { postgresMissing, usePostgres } from '../helpers/postgres.ts';
 import { http } from '../helpers/http.ts';
 import { ManualClock } from '../../server/clock.ts';
-import type { SharedMonitor } from '../../server/monitor/shared-monitor.ts';
+import type { Monitor } from '../../server/monitor/monitor.ts';
 import { databaseOf } from '../../server/store/index.ts';
 import { PgAlerts } from '../../server/store/pg/monitor-alerts.ts';
 import { metrics, startFakeGitLab, waitFor, type FakeGitLab } from '../monitor/support.ts';
@@ -25,7 +25,7 @@ describe.skipIf(postgresMissing() !== null)('the monitor of two instances on one
   let fake: FakeGitLab;
   const clock = new ManualClock(Date.UTC(2026, 10, 26, 12, 0, 0));
   const servers = () => [a, b].filter((s): s is TestServer => s !== undefined);
-  const monitorOf = (s: TestServer) => s.server.ctx.services.get<SharedMonitor>('monitor')!;
+  const monitorOf = (s: TestServer) => s.server.ctx.services.get<Monitor<'later'>>('monitor')!;
   const settle = async () => {
     await Promise.all(servers().map((s) => monitorOf(s).idle()));
   };
