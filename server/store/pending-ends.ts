@@ -60,6 +60,17 @@ export class PendingEnds<E> {
     this.flush(batch);
   }
 
+  /**
+   * Tries the waiting ends now and resolves once none is left unwritten, or after `ms`: a read or a
+   * clear of the retry and dead sets then sees the ends of jobs that finished before it was asked.
+   */
+  async settled(ms: number): Promise<void> {
+    if (this.pending === 0) return;
+    this.retryNow();
+    const until = Date.now() + ms;
+    while (this.pending > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+  }
+
   /** Gives up on what is not written (the process leaves): those jobs stay claimed by it. */
   close(why: string): void {
     this.closed = true;

@@ -172,18 +172,14 @@ describe.skipIf(postgresMissing() !== null)('two instances on one PostgreSQL dat
     }
   });
 
-  it('X-GitLab-Last-Update after the LISTEN session was lost: the counter is read again, so a change not heard cannot hide a build', async () => {
+  it('X-GitLab-Last-Update: a change committed without a notification is seen at the next poll (each poll reads the counter), so nothing heard late can hide a build', async () => {
     const project = await createProject(a, 'resync');
     const runner = await registerRunner(a, project.runners_token);
     const seen = String((await poll(b, runner.token)).headers['x-gitlab-last-update']);
-    // A change committed without a notification, as one made while the LISTEN session was down.
+    // A change committed without a notification, as one made while the LISTEN session was down, or
+    // one whose notification has not arrived yet.
     await sql.query(`UPDATE settings SET value = (value::bigint + 1)::text WHERE key = 'runner_queue_counter'`);
-    expect((await poll(b, runner.token, seen)).headers['x-gitlab-last-update']).toBe(seen);
-    await sql.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE 'jobscope/%/listen'`);
-    const moved = await eventually(
-      () => poll(b, runner.token, seen),
-      (r) => r.headers['x-gitlab-last-update'] !== seen,
-    );
+    const moved = await poll(b, runner.token, seen);
     expect(moved.headers['x-gitlab-last-update']).not.toBe(seen);
     // Both instances agree on the new value.
     await echoedBy(a, runner.token, String(moved.headers['x-gitlab-last-update']));

@@ -34,6 +34,9 @@ import type { Queryable } from './connect.ts';
 
 const SIX_MONTHS_MS = 180 * 24 * 3600 * 1000;
 
+/** How long a read or clear of the retry and dead sets waits for ends still being written. */
+const SETTLE_MS = 2000;
+
 /** A job's end as PendingEnds holds it until written. */
 type PgEnd = { kind: 'done'; job: Job; counters: JobCounters } | { kind: 'retry'; job: FailedJob; counters: JobCounters } | { kind: 'dead'; job: FailedJob; counters: JobCounters; keep: number };
 
@@ -258,11 +261,13 @@ export class PgJobBackend implements SharedJobBackend {
   }
 
   async dead(limit: number, offset = 0): Promise<FailedJob[]> {
+    await this.ends.settled(SETTLE_MS);
     const { rows } = await this.pool.query<PgJobRow>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE state = 'dead' ORDER BY failed_at DESC, id DESC LIMIT $1 OFFSET $2`, [limit, offset]);
     return rows.map(toJob);
   }
 
   async deadSize(): Promise<number> {
+    await this.ends.settled(SETTLE_MS);
     const { rows } = await this.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM jobs WHERE state = 'dead'`);
     return rows[0]?.n ?? 0;
   }
@@ -274,10 +279,12 @@ export class PgJobBackend implements SharedJobBackend {
   }
 
   async clearRetries(): Promise<number> {
+    await this.ends.settled(SETTLE_MS);
     return (await this.pool.query(`DELETE FROM jobs WHERE state = 'retry'`)).rowCount ?? 0;
   }
 
   async deadByIds(ids: number[] | undefined): Promise<FailedJob[]> {
+    await this.ends.settled(SETTLE_MS);
     if (!ids) return (await this.pool.query<PgJobRow>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE state = 'dead' ORDER BY failed_at, id`)).rows.map(toJob);
     const { rows } = await this.pool.query<PgJobRow>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id = ANY($1::bigint[]) AND state = 'dead'`, [ids]);
     const byId = new Map(rows.map((r) => [r.id, toJob(r)]));
@@ -285,6 +292,7 @@ export class PgJobBackend implements SharedJobBackend {
   }
 
   async clearDead(): Promise<number> {
+    await this.ends.settled(SETTLE_MS);
     return (await this.pool.query(`DELETE FROM jobs WHERE state = 'dead'`)).rowCount ?? 0;
   }
 
@@ -302,6 +310,8 @@ export class PgJobBackend implements SharedJobBackend {
       if (err instanceof StorageError) this.troubled();
       throw err;
     });
+    // The database answers again: ends kept through an outage are written now, not at the backoff's end.
+    this.ends.retryNow();
     // The function answers queue by queue but a query's rows have no promised order: put them in fetch order.
     const rank = new Map(queues.map((q, i) => [q, i] as const).reverse());
     return rows
@@ -401,6 +411,7 @@ export class PgJobBackend implements SharedJobBackend {
   }
 
   async retries(): Promise<FailedJob[]> {
+    await this.ends.settled(SETTLE_MS);
     return (await this.pool.query<PgJobRow>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE state = 'retry' ORDER BY run_at, id`)).rows.map(toJob);
   }
 

@@ -607,7 +607,7 @@ class Restart implements Cmd {
   duringFault = false;
   async run(m: Model, r: RealSystem) {
     await r.restart();
-    m.restarted();
+    m.restarted(r.mode === 'pg');
     m.restarts++;
     m.steps++;
     await sweep(m, r);
@@ -620,7 +620,7 @@ export class Kill9 implements Cmd {
   duringFault = false;
   async run(m: Model, r: RealSystem) {
     await r.kill9();
-    m.restarted();
+    m.restarted(r.mode === 'pg');
     m.kills++;
     m.steps++;
     await sweep(m, r);

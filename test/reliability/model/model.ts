@@ -128,9 +128,12 @@ export class Model {
     return this.runners.filter((r) => !r.deleted);
   }
 
-  /** What a restart changes: the queue value's boot id, and saved settings come into force. */
-  restarted(): void {
-    this.epoch++;
+  /**
+   * What a restart changes: saved settings come into force, and the queue value's boot id where each
+   * server keeps its own (on PostgreSQL the value is the database's: a restart leaves it).
+   */
+  restarted(sharedQueueValue = false): void {
+    if (!sharedQueueValue) this.epoch++;
     this.inForce = { ...this.saved };
     this.maxTraceBytes = Number(this.saved['max-trace-mb'] ?? DEFAULT_MAX_TRACE_MB) * 1024 * 1024;
     this.maxArtifactBytes = Number(this.saved['max-artifact-mb'] ?? DEFAULT_MAX_ARTIFACT_MB) * 1024 * 1024;

@@ -102,7 +102,7 @@ export async function heal(m: Model, r: RealSystem): Promise<void> {
   m.fault = undefined;
   r.outage = undefined;
   await f.heal();
-  if (f.kind === 'instance-kill9') m.restarted();
+  if (f.kind === 'instance-kill9') m.restarted(r.mode === 'pg');
   // An instance that lost its database may have missed builds made through the other: a new queue
   // value after the reconnect is its right, so the values runners hold are forgotten.
   if (f.kind.startsWith('pg-')) for (const x of m.runners) x.lastUpdate = undefined;
