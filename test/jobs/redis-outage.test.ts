@@ -9,7 +9,7 @@ import { startRedis, type TestRedis } from '../helpers/redis.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
 import { RedisJobBackend } from '../../server/store/redis-job-backend.ts';
-import { sleep, waitFor } from './lib.ts';
+import { sleep, waitFor } from '../helpers/wait.ts';
 
 const PERSIST = ['--appendonly', 'yes', '--appendfsync', 'always'];
 

@@ -10,7 +10,7 @@ import { Command } from 'commander';
 import { resolveConfig } from '../../server/config.ts';
 import { addSettingFlags, configFromFlags } from '../../server/cli-config.ts';
 import { seededRandom } from '../../common/prng.ts';
-import { sleep, waitFor } from './lib.ts';
+import { sleep, waitFor } from '../helpers/wait.ts';
 
 const redis = useRedis();
 beforeAll(() => warmOracle());

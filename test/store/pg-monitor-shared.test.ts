@@ -11,7 +11,8 @@ import { ManualClock } from '../../server/clock.ts';
 import type { SharedMonitor } from '../../server/monitor/shared-monitor.ts';
 import { databaseOf } from '../../server/store/index.ts';
 import { PgAlerts } from '../../server/store/pg/monitor-alerts.ts';
-import { metrics, startFakeGitLab, waitFor, type FakeGitLab } from '../monitor/support.ts';
+import { metrics, startFakeGitLab, type FakeGitLab } from '../monitor/support.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const cluster = usePostgres();
 const INTERVAL = 5_000;
