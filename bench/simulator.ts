@@ -55,7 +55,7 @@ export async function embedded(): Promise<Host> {
   };
 }
 
-/** The server as a `jobscope serve` child (bench/probes/simulator-split.ts): its CPU apart from the client's. */
+/** The server as a `jobscope serve` child (bench/experiments/simulator-split.ts): its CPU apart from the client's. */
 export const child = (): Promise<Host> => startJobscope('sim');
 
 const cpuMs = (c: NodeJS.CpuUsage) => (c.user + c.system) / 1000;
