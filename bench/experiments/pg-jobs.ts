@@ -1,4 +1,4 @@
-// Benchmark: the job system on PostgreSQL (issue 13, server/store/pg/jobs.ts) with two instances,
+// Benchmark: the job system on PostgreSQL (server/store/pg/jobs.ts) with two instances,
 // against a bare SKIP LOCKED loop on the same throwaway cluster in the same run.
 //
 // Ours: two JobSystems on two pools (two instances), each --job-concurrency 10, drain N no-op jobs

@@ -137,9 +137,9 @@ export function comparableHistory(after: ResultsFile, runs: ResultsFile[]): Resu
 
 /**
  * What differs between the two runs' machines among what moves a ratio: the ratios cancel the load,
- * not the hardware, as our server and a bare reference do not speed up alike on another CPU (the run
- * of 2026-11-26 on an Intel Xeon after one on an AMD EPYC: the bare dispatch reference 4,747 → 12,206
- * builds/s, ours 2,735 → 5,685). Fields a run did not record are not compared.
+ * not the hardware, as our server and a bare reference do not speed up alike on another CPU (an Intel
+ * Xeon after an AMD EPYC more than doubled the bare dispatch reference and ours by less: see
+ * docs/benchmark-bounds.md). Fields a run did not record are not compared.
  */
 export function machineChange(before: ResultsFile, after: ResultsFile): string[] {
   const keys = ['cpu', 'cores', 'node'] as const;

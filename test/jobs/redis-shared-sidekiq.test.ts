@@ -1,4 +1,4 @@
-// `serve --redis URL` on a Redis shared with a real, running Sidekiq 6.4 (issue 12): Sidekiq's Busy
+// `serve --redis URL` on a Redis shared with a real, running Sidekiq 6.4: Sidekiq's Busy
 // view (Sidekiq::Workers) lists Jobscope's running jobs as it lists its own, and Jobscope's metrics
 // API reports the whole Redis (queues only Sidekiq serves, Sidekiq's process) exactly as GitLab's
 // endpoint, a thin view over Sidekiq's API, would. Real redis-server, real `sidekiq` process (the

@@ -1,4 +1,4 @@
-// Issue 13's job half: two `jobscope serve --database` processes on one cluster, synthetic jobs that
+// The job system of `serve --database`: two `jobscope serve --database` processes on one cluster, synthetic jobs that
 // take a while, and one instance killed with SIGKILL while it runs some. Its claims stay until its
 // heartbeat expires on the database's clock (--redis-process-ttl-s, beats every --redis-beat-ms);
 // then the other instance frees them and runs those jobs again (at-least-once, as Sidekiq's

@@ -1,4 +1,4 @@
-// Issue 10 item 1: a value accepted today must not break reads tomorrow. An expire_in no JS Date can
+// A value accepted today must not break reads tomorrow. An expire_in no JS Date can
 // hold is capped at write time, and rows that an older version (or a hand edit) left out of range or
 // unparsable are read as null/clamped values, so every list and detail route still answers after a
 // restart.

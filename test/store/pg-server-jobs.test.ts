@@ -1,4 +1,4 @@
-// The job system of two instances on one PostgreSQL database and no --redis (issue 13): jobs are
+// The job system of two instances on one PostgreSQL database and no --redis: jobs are
 // rows in the database's job tables (store/pg/jobs.ts), not in each data dir's SQLite, so a job
 // enqueued on one instance runs once, on whichever instance fetched it, and a periodic job both
 // instances schedule waits once, and a stuck build both sweep for is failed once.
