@@ -13,6 +13,7 @@ import { patchTrace, runnerJson } from '../api/lib.ts';
 import { Db } from '../../server/store/db.ts';
 import { SYNTHETIC } from '../../server/jobs/builtin/synthetic.ts';
 import { databaseOf } from '../../server/store/index.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const MiB = 1024 * 1024;
 const servers = useServers({}, 'all');
@@ -105,8 +106,7 @@ describe('the WAL stays bounded while the server runs', () => {
     const { jobs } = s.server.ctx;
     for (let i = 0; i < 300; i++) jobs.enqueue(SYNTHETIC, { duration_ms: 0 }, { queue: 'idle' });
     // Wait for the event, not for a time: the WAL is emptied by a later tick of the timer.
-    const deadline = Date.now() + 20_000;
-    while (walSize(s.dataDir) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await waitFor('the WAL emptied', () => walSize(s.dataDir) === 0, 20_000, 50);
     expect(walSize(s.dataDir)).toBe(0);
     // And the data is in the database file, not lost with the WAL.
     expect(databaseOf(s.server.ctx.store).get<{ n: number }>('SELECT count(*) AS n FROM schema_migrations')!.n).toBeGreaterThan(0);
