@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type TestServer } from '../helpers/server.ts';
+import type { TestServer } from '../helpers/server.ts';
 import { useServers } from '../helpers/server-set.ts';
 import { http } from '../helpers/http.ts';
 

@@ -2,7 +2,7 @@
 // refused), forgotten once empty and idle, capped in number, and the dashboard history records at
 // most --history-max-queues of them per sample.
 import { describe, expect, it } from 'vitest';
-import { type TestServer } from '../helpers/server.ts';
+import type { TestServer } from '../helpers/server.ts';
 import { useServers } from '../helpers/server-set.ts';
 import { http } from '../helpers/http.ts';
 import type { History } from '../../server/contract/app.ts';

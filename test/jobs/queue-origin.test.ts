@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedis, type TestRedis } from '../helpers/redis.ts';
 import { sidekiqRuby } from '../helpers/sidekiq-oracle.ts';
-import { type TestServer } from '../helpers/server.ts';
+import type { TestServer } from '../helpers/server.ts';
 import { useServers } from '../helpers/server-set.ts';
 import { http } from '../helpers/http.ts';
 import { postJobs } from './lib.ts';

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { useRedis } from '../helpers/redis.ts';
 import { sidekiqRuby, startSidekiqApp, warmOracle } from '../helpers/sidekiq-oracle.ts';
-import { type TestServer } from '../helpers/server.ts';
+import type { TestServer } from '../helpers/server.ts';
 import { useServers } from '../helpers/server-set.ts';
 import { http } from '../helpers/http.ts';
 import { onRedis, postJobs } from './lib.ts';

@@ -6,7 +6,7 @@
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startRedis, type TestRedis } from '../helpers/redis.ts';
-import { type TestServer } from '../helpers/server.ts';
+import type { TestServer } from '../helpers/server.ts';
 import { useServers } from '../helpers/server-set.ts';
 import { http } from '../helpers/http.ts';
 import { RedisJobBackend } from '../../server/store/redis-job-backend.ts';

@@ -6,7 +6,7 @@ import type { ChildProcess } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startRedis, type TestRedis } from '../helpers/redis.ts';
 import { sidekiqRuby, sidekiqView, startSidekiqApp, warmOracle } from '../helpers/sidekiq-oracle.ts';
-import { type TestServer } from '../helpers/server.ts';
+import type { TestServer } from '../helpers/server.ts';
 import { useServers } from '../helpers/server-set.ts';
 import { http } from '../helpers/http.ts';
 import { idOfJid } from '../../server/store/redis-job-backend.ts';
