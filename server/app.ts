@@ -59,7 +59,7 @@ export interface JobscopeServer {
 export interface ServerDeps {
   clock?: Clock;
   /**
-   * `serve --database` (issue 13; tests pass it directly): builds,
+   * `serve --database` (tests pass it directly): builds,
    * runners, projects, users, traces' lengths, listings and (without --redis) the job system in
    * this PostgreSQL database, and the admin API's user tokens looked up there. The data dir is then
    * shared by the servers on that database: traces and artifacts are everyone's, and each server

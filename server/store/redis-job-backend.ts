@@ -1,4 +1,4 @@
-// The job backend on Redis, in Sidekiq 6.4's layout (/work/shared/spec/sidekiq-redis-layout.md), so
+// The job backend on Redis, in Sidekiq 6.4's layout (the spec's sidekiq-redis-layout.md), so
 // Sidekiq's own API, a real Sidekiq and other Jobscope servers share one truth:
 // - queues: SADD queues <name>, LPUSH queue:<name> <payload> (Sidekiq's client); Jobscope also keeps
 //   the names it created in `jobscope:queues` (the queues Jobscope servers serve besides their

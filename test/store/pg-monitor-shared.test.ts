@@ -1,4 +1,4 @@
-// The monitor of two instances on one PostgreSQL database (issue 13): connections, history and
+// The monitor of two instances on one PostgreSQL database: connections, history and
 // alerts are the database's, so either instance answers the same; each connection is sampled by one
 // instance at a time (store/pg/monitor-session.ts), and another takes over when that one stops or
 // loses its session. One ManualClock moves both instances' sampling and claims.
@@ -11,7 +11,8 @@ import { ManualClock } from '../../server/clock.ts';
 import type { Monitor } from '../../server/monitor/monitor.ts';
 import { databaseOf } from '../../server/store/index.ts';
 import { PgAlerts } from '../../server/store/pg/monitor-alerts.ts';
-import { metrics, startFakeGitLab, waitFor, type FakeGitLab } from '../monitor/support.ts';
+import { metrics, startFakeGitLab, type FakeGitLab } from '../monitor/support.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const cluster = usePostgres();
 const INTERVAL = 5_000;

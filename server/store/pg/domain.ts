@@ -1,4 +1,4 @@
-// The domain on PostgreSQL, as one server instance opens it (issue 13): the database brought up to
+// The domain on PostgreSQL, as one server instance opens it: the database brought up to
 // date (migrate.ts, under an advisory lock), the LISTEN connection (notify.ts), the instance tokens
 // from the shared settings table, and the build, runner, project and user rules over them
 // (domain-builds.ts, domain-people.ts). Changes other instances commit are re-emitted on this

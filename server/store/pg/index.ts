@@ -1,4 +1,4 @@
-// The PostgreSQL store of issue 13 (several `jobscope serve` instances sharing one database and one
+// The PostgreSQL store (several `jobscope serve` instances sharing one database and one
 // data folder): its parts, each tested on a real cluster (test/store/pg-*.test.ts). Connecting
 // (connect.ts), the schema and its migrations under an advisory lock (migrations.ts, migrate.ts),
 // errors that say what to do (errors.ts), dispatch with FOR UPDATE SKIP LOCKED in GitLab's fair order

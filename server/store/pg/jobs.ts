@@ -1,4 +1,4 @@
-// The job system on PostgreSQL for several instances sharing one database (issue 13, when --redis is
+// The job system on PostgreSQL for several instances sharing one database (when --redis is
 // not given): a SharedJobBackend (jobs/backend.ts), the same contract the Redis adapter keeps in
 // Sidekiq's layout, in rows (migration 3):
 // - queues: job_queues names; a waiting job is a 'queued' row no process has claimed.

@@ -1,4 +1,4 @@
-// The monitor's own PostgreSQL session (issue 13): who samples which connection across instances,
+// The monitor's own PostgreSQL session: who samples which connection across instances,
 // and the changes to connections other instances make, heard at once.
 //
 // Each connection is sampled by the instance holding a session-level advisory lock on it

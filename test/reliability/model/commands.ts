@@ -249,7 +249,7 @@ class Cancel implements Cmd {
 export const EXPIRE_IN: [string, number | undefined][] = [
   ['1 week', 604800], ['7d', 604800], ['2 hrs 30 min', 9000], ['3600', 3600], ['1 sec', 1], ['0.2', 0.2], ['0', 0],
   ['bogus', undefined], ['', undefined], ['1 year', 31557600],
-  // Past what a Date holds or far past the cap: stored as --max-artifact-expire-days (issue 10 item 1).
+  // Past what a Date holds or far past the cap: stored as --max-artifact-expire-days.
   ['300000 years', 300000 * 31557600], ['9'.repeat(99), Number('9'.repeat(99))], ['36526 days', 36526 * 86400], ['36524 days', 36524 * 86400],
   ['99999999999999999999 years', 99999999999999999999 * 31557600], ['2 days', 172800],
   // Not durations: no expiry, as GitLab.
@@ -537,7 +537,7 @@ class PatchConnection implements Cmd {
     if (this.change === 'name') patch = { name: `renamed ${this.n}` };
     else if (this.change === 'interval') patch = { interval_s: 2 + (this.n % 59) };
     else if (this.change === 'enabled') patch = { enabled: this.n % 2 === 0 };
-    // With the token again: a changed URL must not carry the old one (issue 10 item 6), either way has_token.
+    // With the token again: a changed URL must not carry the old one, either way has_token.
     else if (this.change === 'url') patch = { base_url: url, private_token: (token = m.giveToken(url)) };
     else if (this.change === 'urlNoToken') patch = { base_url: url };
     else patch = { private_token: (token = m.giveToken(c.url ?? 'http://embedded.invalid')) };
