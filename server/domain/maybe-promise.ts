@@ -30,3 +30,31 @@ export function andThen<T, U>(v: MaybePromise<T>, fn: (value: T) => MaybePromise
 export function allOf<T>(values: MaybePromise<T>[]): MaybePromise<T[]> {
   return values.some(isPromise) ? Promise.all(values) : (values as T[]);
 }
+
+/** fn over items one after another (each waits for the one before), at once while no answer is a promise. */
+export function inOrder<T, U>(items: readonly T[], fn: (item: T) => MaybePromise<U>): MaybePromise<U[]> {
+  const out: U[] = [];
+  for (let i = 0; i < items.length; i++) {
+    const v = fn(items[i]!);
+    if (isPromise(v)) return finishInOrder(items, fn, out, i, v);
+    out.push(v);
+  }
+  return out;
+}
+
+async function finishInOrder<T, U>(items: readonly T[], fn: (item: T) => MaybePromise<U>, out: U[], from: number, pending: Promise<U>): Promise<U[]> {
+  out.push(await pending);
+  for (let i = from + 1; i < items.length; i++) out.push(await fn(items[i]!));
+  return out;
+}
+
+/** fn's answer, or onError's for what it throws or rejects with (synchronously when fn answers at once). */
+export function rescue<T>(fn: () => MaybePromise<T>, onError: (err: unknown) => MaybePromise<T>): MaybePromise<T> {
+  let v: MaybePromise<T>;
+  try {
+    v = fn();
+  } catch (err) {
+    return onError(err);
+  }
+  return isPromise(v) ? v.catch(onError) : v;
+}

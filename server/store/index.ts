@@ -45,8 +45,8 @@ export interface Store extends Transactions {
   adminToken: string;
   registrationToken: string;
   /**
-   * Who a PRIVATE-TOKEN belongs to (auth/admin.ts): `users` here; in database mode app.ts swaps in
-   * the database's users, as it swaps the tokens, so the admin API never reads this file's users.
+   * Who a PRIVATE-TOKEN belongs to (auth/admin.ts): `users` here; in database mode the database's
+   * (OpenStoreOptions.credentials), so the admin API never reads this file's users.
    */
   tokenUsers: { byToken(token: string): User | undefined | Promise<User | undefined> };
   close(): void;
@@ -79,6 +79,8 @@ export interface OpenStoreOptions {
    * logs and temp uploads are the slot's; traces and artifacts are everyone's.
    */
   shared?: { instance?: string };
+  /** The instance's tokens and token users when they are kept elsewhere (database mode: the database's); else this file's. */
+  credentials?: Pick<Store, 'adminToken' | 'registrationToken' | 'tokenUsers'>;
 }
 
 export function openStore(config: Config, opts: OpenStoreOptions = {}): Store {
@@ -105,7 +107,6 @@ export function openStore(config: Config, opts: OpenStoreOptions = {}): Store {
     tx: (fn) => db.tx(fn),
     secrets,
     users,
-    tokenUsers: users,
     projects: new Projects(db),
     runners: new Runners(db),
     builds,
@@ -114,8 +115,11 @@ export function openStore(config: Config, opts: OpenStoreOptions = {}): Store {
     listings: new ArtifactListings(db),
     monitor: sqliteMonitorStore(db),
     uiState: new UiStateFile(layout.stateDir, layout.tmpDir, { fsync: config.fsync }),
-    adminToken: secrets.ensure('admin_token', config.adminToken, () => newToken(16)),
-    registrationToken: secrets.ensure('registration_token', config.registrationToken, () => newToken()),
+    ...(opts.credentials ?? {
+      adminToken: secrets.ensure('admin_token', config.adminToken, () => newToken(16)),
+      registrationToken: secrets.ensure('registration_token', config.registrationToken, () => newToken()),
+      tokenUsers: users,
+    }),
     close() {
       if (closed) return;
       closed = true;

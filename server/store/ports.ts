@@ -30,6 +30,8 @@ export interface Transactions {
 
 export interface BuildsPort {
   create(input: NewBuild): Build;
+  /** `count` builds of one input, in order: all or none, as create's missing project. */
+  createMany(input: NewBuild, count: number): Build[];
   byId(id: number): Build | undefined;
   byIds(ids: number[]): Build[];
   byToken(token: string): Build | undefined;
