@@ -36,8 +36,6 @@ const STORAGE_ERRORS: Record<string, [number, string]> = {
   EIO: [503, '503 Service Unavailable - the disk of the data dir reported an I/O error; check it and retry'],
 };
 
-const SQLITE_IO_MESSAGE = '503 Service Unavailable - the database in the data dir could not be written (disk full, read-only or failing); free some space or make it writable, then retry';
-
 /**
  * A file-system error met while storing a client's upload, as the ApiError the client should see
  * (507/503 with what to do), or undefined when it is no storage trouble. Upload code wraps its
@@ -64,10 +62,6 @@ export function describeError(err: unknown): { status: number; message: string; 
   const e = err as Partial<FastifyError> & { code?: string; errno?: number };
   const storage = typeof e.code === 'string' ? STORAGE_ERRORS[e.code] : undefined;
   if (storage) return { status: storage[0], message: storage[1], headers: {}, bug: false };
-  if (/SQLITE_FULL|database or disk is full/i.test(String(e.message))) return { status: 507, message: STORAGE_ERRORS.ENOSPC![1], headers: {}, bug: false };
-  if (/SQLITE_READONLY|readonly database/i.test(String(e.message))) return { status: 503, message: STORAGE_ERRORS.EROFS![1], headers: {}, bug: false };
-  // The WebAssembly SQLite reports a full disk and a failing one alike as "disk I/O error".
-  if (/disk I\/O error|SQLITE_IOERR/i.test(String(e.message))) return { status: 503, message: SQLITE_IO_MESSAGE, headers: {}, bug: false };
   if (e.validation) return { status: 400, message: `400 (Bad request) ${e.message}`, headers: {}, bug: false };
   if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || e.statusCode === 413) return { status: 413, message: '413 Request Entity Too Large', headers: {}, bug: false };
   if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return { status: 415, message: '415 Unsupported Media Type', headers: {}, bug: false };
