@@ -11,9 +11,9 @@ import type { Loose, MaybePromise } from './maybe-promise.ts';
 
 /**
  * A poll's answer when the runner it was given is no longer as given: PostgreSQL's, for a runner
- * from its cache (store/pg/runner-cache.ts) paused, deleted or edited on another instance. The
- * caller reads the runner again (RunnersDomain.byToken) and answers from that. SQLite never gives it:
- * its runners are read from the only writer's own store.
+ * from its cache (store/pg/runner-cache.ts) paused, deleted or edited on another instance.
+ * BuildRules.pollAs reads the runner again and polls with that; no caller outside the domain sees
+ * it. SQLite never gives it: its runners are read from the only writer's own store.
  */
 export const RUNNER_CHANGED = Symbol('runner changed');
 

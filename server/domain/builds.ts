@@ -11,6 +11,7 @@ import type { ArchiveListing, ListingSummary } from '../store/artifact-listings.
 import type { Taken } from './dispatch-batch.ts';
 import { canRetry, retryInput, type RetryResult } from './build-retry.ts';
 import { allOf, andThen, inOrder, isPromise, type Loose, type MaybePromise } from './maybe-promise.ts';
+import type { RunnersDomain } from './runners.ts';
 import { RUNNER_CHANGED, type DomainBackend, type DomainPorts, type Publish } from './backend.ts';
 
 export type UpdateResult =
@@ -29,8 +30,6 @@ export type UpdateResult =
  */
 export const finishAnswer = (finished: Build | undefined): UpdateResult => (finished ? { ok: true, build: finished } : { ok: false, reason: 'not-found' });
 
-export { RUNNER_CHANGED };
-
 /** What handlers and jobs may ask of builds: every answer at once on SQLite, possibly a promise on PostgreSQL. */
 export type BuildsDomain = Loose<BuildRules>;
 
@@ -45,6 +44,8 @@ export class BuildRules {
   constructor(
     private readonly b: DomainBackend,
     private readonly events: AppEvents,
+    /** Where a poll's runner is read (RunnerRules: on PostgreSQL through the runners polls start from). */
+    private readonly runners: Pick<RunnersDomain, 'byToken' | 'byTokenForPoll'>,
   ) {
     this.p = b.ports;
   }
@@ -78,11 +79,22 @@ export class BuildRules {
   }
 
   /**
-   * Records the runner's contact and, when `take`, hands it the oldest pending build it may take
-   * (the backend's dispatch: SQLite batches the polls of one event-loop turn in one transaction).
+   * A runner's poll by its token: records its contact and, when `admit` says so, hands it the oldest
+   * pending build it may take (the backend's dispatch: SQLite batches the polls of one event-loop
+   * turn in one transaction). `admit` judges the runner found, throwing the caller's answer for one
+   * it refuses. On PostgreSQL the first attempt may start from the runner this instance read last;
+   * when the poll finds that runner changed, it is read again and judged anew.
    */
-  poll(runner: Runner, info: RunnerInfo | undefined, take: boolean): Promise<Taken | undefined | typeof RUNNER_CHANGED> {
-    return this.b.dispatch.poll(runner, info, take);
+  async pollAs(token: string, info: RunnerInfo | undefined, admit: (found: Runner | undefined) => { runner: Runner; take: boolean }): Promise<Taken | undefined> {
+    for (let cached = true; ; cached = false) {
+      // Awaited only when it is a promise: on SQLite an await of a plain value cost a promise and a
+      // microtask turn per poll, for work already done.
+      const found = cached ? this.runners.byTokenForPoll(token) : this.runners.byToken(token);
+      const { runner, take } = admit(isPromise(found) ? await found : found);
+      const taken = await this.b.dispatch.poll(runner, info, take);
+      if (taken !== RUNNER_CHANGED) return taken;
+      if (!cached) return undefined;
+    }
   }
 
   /**

@@ -21,9 +21,10 @@ export interface Domain {
 }
 
 export function createDomain(backend: DomainBackend, events: AppEvents): Domain {
+  const runners = new RunnerRules(backend);
   return {
-    builds: new BuildRules(backend, events),
-    runners: new RunnerRules(backend),
+    builds: new BuildRules(backend, events, runners),
+    runners,
     projects: new ProjectRules(backend.ports),
     users: new UserRules(backend.ports),
   };
