@@ -27,7 +27,7 @@ import { UiStateFile } from './ui-state.ts';
  */
 export interface Store extends Transactions {
   layout: DataDirLayout;
-  /** Where the job system keeps its jobs, retries, dead set and counters (SQLite: every step done when the call returns;  swaps in the Redis adapter in app.ts). */
+  /** Where the job system keeps its jobs, retries, dead set and counters (SQLite: every step done when the call returns; open-backends.ts may choose the Redis or the database adapter instead). */
   jobBackend: SyncJobBackend;
   /** The instance's tokens (the `settings` table; not user settings: those are in config.ts and settings.json). */
   secrets: SecretsPort;
@@ -68,12 +68,12 @@ export function databaseOf(store: Store): Db {
 export interface OpenStoreOptions {
   /**
    * Delete archive files no build row names (a crash between an upload's file and its row). Off
-   * when the builds are in PostgreSQL (app.ts): the rows to check against are there, not in this
+   * when the builds are in PostgreSQL (open-backends.ts): the rows to check against are there, not in this
    * file, and another instance may be between its upload's file and its row at this moment.
    */
   sweepArtifacts?: boolean;
   /**
-   * Database mode (app.ts): the data dir is shared by the servers on that database. This one takes
+   * Database mode (open-backends.ts): the data dir is shared by the servers on that database. This one takes
    * a slot (data-dir-shared.ts: `instance` names it, else the lowest free one) and its SQLite file,
    * which then holds only what stays per server (the monitor; the UI state file is beside it), its
    * logs and temp uploads are the slot's; traces and artifacts are everyone's.

@@ -51,7 +51,7 @@ export interface PgBackend {
   backend: DomainBackend;
   /** This instance's id in notifications. */
   instanceId: string;
-  /** The job system's backend shares it (app.ts): whatever uses it must be stopped before close(). */
+  /** The job system's backend and the monitor share it (open-backends.ts): whatever uses it must be stopped before close(). */
   pool: Pool;
   close(): Promise<void>;
 }
