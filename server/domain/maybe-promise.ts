@@ -6,9 +6,9 @@
 export type MaybePromise<T> = T | Promise<T>;
 
 /**
- * A domain class's public shape with every method's answer loosened to MaybePromise: derived from
- * the SQLite class so a method added there appears here, and the PostgreSQL class, which implements
- * this type, fails to compile until it has it too.
+ * C's public shape with every method's answer loosened to MaybePromise: what callers see of a domain
+ * class, and what the domain sees of a port (a synchronous SQLite adapter and an asynchronous
+ * PostgreSQL one both fit, and one that lacks a method fails to compile).
  */
 export type Loose<C> = {
   [K in keyof C]: C[K] extends (...args: infer A) => infer R ? (...args: A) => MaybePromise<Awaited<R>> : C[K];
