@@ -1,4 +1,4 @@
-// Benchmark: the job system on Redis (issue 12). No-op jobs (SyntheticJob, duration_ms 0) go through
+// Benchmark: the job system on Redis. No-op jobs (SyntheticJob, duration_ms 0) go through
 // the real JobSystem on the real RedisJobBackend, enqueued one per call with `jobs.enqueue` (what
 // POST /api/v3/sim/jobs calls), fetched, run and acknowledged with the configured concurrency. The
 // reference is a bare ioredis client doing the same Redis round trips per job, in the same run on the

@@ -25,6 +25,8 @@ import { controlApi } from './control-api/plugin.ts';
 import { settingsApi } from './settings-api/plugin.ts';
 import { appApi } from './app-api/plugin.ts';
 import { Monitor } from './monitor/monitor.ts';
+import { OwnsEverything } from './monitor/owns-everything.ts';
+import { SharedOwnership } from './monitor/shared-ownership.ts';
 import type { MonitorApi } from './monitor/api.ts';
 import { uiServing } from './ui/plugin.ts';
 import { JobSystem } from './jobs/job-system.ts';
@@ -52,13 +54,13 @@ export interface JobscopeServer {
 export interface ServerDeps {
   clock?: Clock;
   /**
-   * `serve --database` (issue 13; tests pass it directly): builds,
+   * `serve --database` (tests pass it directly): builds,
    * runners, projects, users, traces' lengths, listings and (without --redis) the job system in
    * this PostgreSQL database, and the admin API's user tokens looked up there. The data dir is then
    * shared by the servers on that database: traces and artifacts are everyone's, and each server
    * holds a slot in it (store/data-dir-shared.ts) with its own SQLite file for the UI state, logs and
    * temp uploads. The monitor (connections, history, alerts) is the database's too, each connection
-   * sampled by one instance at a time (monitor/shared-monitor.ts).
+   * sampled by one instance at a time (monitor/shared-ownership.ts).
    */
   database?: string;
   /** With `database`: this server's slot in the shared data dir (store/data-dir-shared.ts); default the lowest free one. */
@@ -154,12 +156,16 @@ async function assemble(
   await app.register(controlApi, { prefix: '/api/v3/sim', ctx });
   await app.register(settingsApi, { prefix: '/api/app', ctx });
   const monitorLog = { info: (msg: string) => app.log.info(msg), warn: (msg: string) => app.log.warn(msg) };
-  // In database mode the monitor is the deployment's, in the database (monitor/shared-monitor.ts);
-  // loaded only then, as the PostgreSQL store is.
-  const shared = backends.sharedMonitor;
-  const monitor: MonitorApi = ctx.services.add(
-    shared ? new (await import('./monitor/shared-monitor.ts')).SharedMonitor(ctx, monitorLog, clock, shared) : new Monitor(ctx, monitorLog, clock),
-  );
+  // In database mode the monitor is the deployment's, in the database, each connection sampled by
+  // the instance holding it (monitor/shared-ownership.ts); its adapter loaded only then, as the
+  // PostgreSQL store is.
+  const session = backends.sharedMonitor;
+  let monitor: MonitorApi;
+  if (session) {
+    const shared = (await import('./store/pg/monitor-store.ts')).pgSharedMonitorStore(session.pool, session.url);
+    monitor = new Monitor<'later'>(ctx, monitorLog, clock, shared, (host) => new SharedOwnership(shared, host));
+  } else monitor = new Monitor(ctx, monitorLog, clock, ctx.store.monitor, (host) => new OwnsEverything(ctx.store.monitor, host));
+  ctx.services.add(monitor);
   await app.register(appApi, { prefix: '/api/app', ctx, monitor });
   await app.register(uiServing, { ctx });
   await app.register(metricsApi, { ctx });

@@ -1,4 +1,4 @@
-// The seam between handlers and the domain (issue 13): on SQLite every domain method answers at once,
+// The seam between handlers and the domain: on SQLite every domain method answers at once,
 // on PostgreSQL most answer with a promise. Handlers see one type, MaybePromise, and await it (or,
 // on the trace PATCH, follow it with `then` below, which stays synchronous when the answer is a
 // value: the SQLite trace path keeps no promise per part).

@@ -14,12 +14,9 @@ import { PRIVATE_FILE_MODE } from './private-files.ts';
 const STREAM_CHUNK = 1024 * 1024;
 /**
  * Bytes gathered from the parser's 64 KiB chunks before a writev(2) is issued; the write then takes
- * everything queued (up to HOLD and a chunk), as the bare reference does. Until 2026-11-27 a write
- * took only this much: on the machine of 2026-11-22 (a VM whose free pages went back to its host)
- * writes of ≥ 512 KiB faulted their page cache in at ~240 MB/s against 3-4 GB/s for 256 KiB. The
- * machine since writes 256 KiB, 512 KiB and 1 MiB alike (4.2-4.7 GB/s, 256 MiB into a new file),
- * and taking the whole queue moved the 1 GiB upload from 0.45-0.67x the bare node:http upload to
- * 0.62-0.88x (bench/artifacts-ab.ts, 4 rounds each, the server's CPU 1.29-1.65 -> 1.03-1.30 s a GiB).
+ * everything queued (up to HOLD and a chunk), as the bare reference does: fewer, larger writes cost
+ * the server less CPU a GiB. A write of only this much suits a machine whose large writes fault their
+ * page cache in slowly (docs/benchmark-bounds.md, "Artifact upload and download", has the figures).
  */
 const WRITE_BATCH = 256 * 1024;
 /** Bytes queued behind the write in flight before the socket is paused: as the bare reference holds. */

@@ -25,4 +25,10 @@ export class StorageError extends Error {
   }
 }
 
+/**
+ * Said when a change was sent and the engine went away before it answered: it may or may not have
+ * been made. A client that repeats it blindly may make it twice (an enqueue), so it is told to look.
+ */
+export const OUTCOME_UNKNOWN = 'a change sent just then may or may not have been made: check before repeating it';
+
 export const isStorageError = (err: unknown): err is StorageError => err instanceof StorageError;

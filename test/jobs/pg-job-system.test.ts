@@ -12,7 +12,7 @@ import { JobSystem } from '../../server/jobs/job-system.ts';
 import { SYNTHETIC, syntheticJob } from '../../server/jobs/builtin/synthetic.ts';
 import { openPgDatabase, type PgDatabase } from '../../server/store/pg/index.ts';
 import { PgJobBackend } from '../../server/store/pg/jobs-index.ts';
-import { waitFor } from './lib.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const missing = postgresMissing();
 const pg = usePostgres();

@@ -1,4 +1,4 @@
-// The PostgreSQL store of issue 13 (several `jobscope serve` instances sharing one database and one
+// The PostgreSQL store (several `jobscope serve` instances sharing one database and one
 // data folder): its parts, each tested on a real cluster (test/store/pg-*.test.ts). Connecting
 // (connect.ts), the schema and its migrations under an advisory lock (migrations.ts, migrate.ts),
 // errors that say what to do (errors.ts), dispatch with FOR UPDATE SKIP LOCKED in GitLab's fair order
@@ -13,8 +13,8 @@
 // test/store/pg-server-*.test.ts runs two instances on one database).
 //
 // `serve --database` (config.ts) passes buildServer's `database` option. In that mode the
-// builds, runners, projects, users (also the admin API's tokens), the monitor (monitor/shared-monitor.ts
-// on pgMonitorStore: one sampler per connection across instances) and the job system (without
+// builds, runners, projects, users (also the admin API's tokens), the monitor (monitor/shared-ownership.ts
+// on pgSharedMonitorStore: one sampler per connection across instances) and the job system (without
 // --redis) are in the database; the data dir is shared, each server holding a slot in it with its
 // own SQLite file for what stays per server: the UI state.
 import type { Pool } from 'pg';

@@ -1,4 +1,4 @@
-// Build traces for several instances sharing one PostgreSQL database and one traces folder (issue 13):
+// Build traces for several instances sharing one PostgreSQL database and one traces folder:
 // TracesPort's results (store/ports.ts), asynchronous. Not wired to serve yet (see index.ts).
 //
 // The database is the truth for a trace's length (build_traces.length), not the file: on one server
