@@ -34,6 +34,7 @@ import { systemClock } from '../server/clock.ts';
 import { openStore } from '../server/store/index.ts';
 import { AppEvents } from '../server/context.ts';
 import { createDomain } from '../server/domain/index.ts';
+import { sqliteDomainBackend } from '../server/store/sqlite-domain-backend.ts';
 import { JobSystem } from '../server/jobs/job-system.ts';
 import { registerBuiltins } from '../server/jobs/builtin/index.ts';
 import { SYNTHETIC } from '../server/jobs/builtin/synthetic.ts';
@@ -140,7 +141,7 @@ async function startJobSystem(redisUrl: string) {
   });
   const jobs: JobSystem = new JobSystem(config, backend, { clock });
   jobs.log = { warn: (obj, msg) => log(`job system: ${msg ?? ''} ${String((obj as { err?: unknown }).err ?? '')}`) };
-  registerBuiltins(jobs, { config, domain: createDomain(store, new AppEvents()) });
+  registerBuiltins(jobs, { config, domain: createDomain(sqliteDomainBackend(store), new AppEvents()) });
   await jobs.start();
   const side: Side = {
     async enqueue() {

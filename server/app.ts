@@ -4,10 +4,9 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import formbody from '@fastify/formbody';
 import { streamMultipart } from './http/multipart.ts';
 import type { Config } from './config.ts';
-import { openStore, type Store } from './store/index.ts';
+import { openBackends, type Backends } from './store/open-backends.ts';
 import { AppEvents, RunnerQueue, type AppContext } from './context.ts';
 import { createDomain, type Domain } from './domain/index.ts';
-import type { PgDomain } from './store/pg/domain.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { installBodyParsers } from './http/body-parsers.ts';
 import { refuseNonFiniteNumbers } from './http/finite-numbers.ts';
@@ -31,9 +30,6 @@ import { SharedOwnership } from './monitor/shared-ownership.ts';
 import type { MonitorApi } from './monitor/api.ts';
 import { uiServing } from './ui/plugin.ts';
 import { JobSystem } from './jobs/job-system.ts';
-import type { JobBackend } from './jobs/backend.ts';
-import { openRedisJobBackend } from './store/redis-job-backend.ts';
-import { normalizeRedisUrl } from './sidekiq/redis-url.ts';
 import { DemoLoad } from './jobs/demo-load.ts';
 import { registerJobServices } from './jobs/service.ts';
 import { systemClock, type Clock } from './clock.ts';
@@ -41,7 +37,6 @@ import { metricsApi } from './metrics-api/plugin.ts';
 import { createSimulator, simulatorApi } from './simulator-api/plugin.ts';
 import { SimulatorLifecycle } from './simulator-api/service.ts';
 import { Services } from './lifecycle.ts';
-import { clientBoundsOf } from './redis/bounded-client.ts';
 
 export interface JobscopeServer {
   app: FastifyInstance;
@@ -72,67 +67,38 @@ export interface ServerDeps {
   instance?: string;
 }
 
-/**
- * SQLite in the data dir; with --redis the Redis adapter in Sidekiq's layout (also beside a
- * database: Sidekiq's clients see the jobs there); with a database and no --redis its job tables,
- * shared by every instance, so a periodic job or an upload's listing runs once, not once per instance.
- */
-async function jobBackendOf(config: Config, store: Store, clock: Clock, kindOf: (cls: string) => string | undefined, pg: PgDomain | undefined, log: () => JobSystem['log']): Promise<JobBackend> {
-  if (config.redisUrl) {
-    const checked = normalizeRedisUrl(config.redisUrl);
-    if ('error' in checked) throw new Error(`--redis: ${checked.error}`);
-    return openRedisJobBackend({ url: config.redisUrl, processTtlS: config.redisProcessTtlS, beatEveryMs: config.redisBeatMs, now: () => clock.now(), kindOf, maxQueuesRead: config.sidekiqMaxQueues, deadMax: config.jobDeadMax, log: { info: (o, m) => { const l = log(); (l.info ?? l.warn).call(l, o, m); }, warn: (o, m) => log().warn(o, m) }, bounds: clientBoundsOf(config) });
-  }
-  if (!pg) return store.jobBackend;
-  const { PgJobBackend } = await import('./store/pg/jobs.ts');
-  // The pool is the domain's: the job system stops (leave()) with the services, before pg.close() ends it.
-  return new PgJobBackend({ pool: pg.pool, now: () => clock.now(), processTtlMs: config.redisProcessTtlS * 1000, beatEveryMs: config.redisBeatMs, maxQueuesRead: config.sidekiqMaxQueues });
-}
-
 export async function buildServer(config: Config, deps: ServerDeps = {}): Promise<JobscopeServer> {
-  const store = openStore(config, deps.database === undefined ? {} : { sweepArtifacts: false, shared: { instance: deps.instance } });
   const events = new AppEvents();
   const runnerQueue = new RunnerQueue();
-  let pg: PgDomain | undefined;
+  const clock = deps.clock ?? systemClock;
+  let jobs: JobSystem | undefined;
+  const backends = await openBackends(config, {
+    database: deps.database,
+    instance: deps.instance,
+    events,
+    runnerQueue,
+    clock,
+    kindOf: (cls) => jobs!.kindOfClass(cls),
+    jobLog: () => jobs!.log,
+  });
   try {
-    if (deps.database !== undefined) {
-      // Loaded only here: a server on SQLite never loads the PostgreSQL modules.
-      const { openPgDomain } = await import('./store/pg/domain.ts');
-      pg = await openPgDomain(deps.database, {
-        events,
-        tracesDir: store.layout.tracesDir,
-        artifacts: store.artifacts,
-        fsync: config.fsync,
-        maxTraceBytes: config.maxTraceBytes,
-        adminToken: config.adminToken,
-        registrationToken: config.registrationToken,
-        connectTimeoutMs: config.databaseConnectTimeoutMs,
-        statementTimeoutMs: config.databaseStatementTimeoutMs,
-        // X-GitLab-Last-Update is the database's, the same on every instance (store/pg/runner-queue.ts).
-        runnerQueue,
-      });
-      // The tokens every instance shares, from the database's settings table.
-      store.adminToken = pg.adminToken;
-      store.registrationToken = pg.registrationToken;
-      store.tokenUsers = pg.users;
-    }
-    return await assemble(config, store, deps, { events, runnerQueue, domain: pg?.domain ?? createDomain(store, events), pg });
+    jobs = new JobSystem(config, backends.jobBackend, { clock });
+    return await assemble(config, backends, clock, { events, runnerQueue, jobs, domain: createDomain(backends.domain, events) });
   } catch (err) {
     // A plugin that fails to register must not leave the data dir locked.
-    await pg?.close().catch(() => undefined);
-    store.close();
+    await backends.close().catch(() => undefined);
     throw err;
   }
 }
 
 async function assemble(
   config: Config,
-  store: Store,
-  deps: ServerDeps,
-  parts: { events: AppEvents; runnerQueue: RunnerQueue; domain: Domain; pg: PgDomain | undefined },
+  backends: Backends,
+  clock: Clock,
+  parts: { events: AppEvents; runnerQueue: RunnerQueue; jobs: JobSystem; domain: Domain },
 ): Promise<JobscopeServer> {
-  const clock = deps.clock ?? systemClock;
-  const jobs: JobSystem = new JobSystem(config, await jobBackendOf(config, store, clock, (cls) => jobs.kindOfClass(cls), parts.pg, () => jobs.log), { clock });
+  const { store } = backends;
+  const { jobs } = parts;
   const { events } = parts;
   const ctx: AppContext = {
     config,
@@ -193,9 +159,10 @@ async function assemble(
   // In database mode the monitor is the deployment's, in the database, each connection sampled by
   // the instance holding it (monitor/shared-ownership.ts); its adapter loaded only then, as the
   // PostgreSQL store is.
+  const session = backends.sharedMonitor;
   let monitor: MonitorApi;
-  if (parts.pg && deps.database !== undefined) {
-    const shared = (await import('./store/pg/monitor-store.ts')).pgSharedMonitorStore(parts.pg.pool, deps.database);
+  if (session) {
+    const shared = (await import('./store/pg/monitor-store.ts')).pgSharedMonitorStore(session.pool, session.url);
     monitor = new Monitor<'later'>(ctx, monitorLog, clock, shared, (host) => new SharedOwnership(shared, host));
   } else monitor = new Monitor(ctx, monitorLog, clock, ctx.store.monitor, (host) => new OwnsEverything(ctx.store.monitor, host));
   ctx.services.add(monitor);
@@ -239,11 +206,7 @@ async function assemble(
       try {
         await ctx.services.stopAll();
       } finally {
-        try {
-          await parts.pg?.close();
-        } finally {
-          store.close();
-        }
+        await backends.close();
       }
     },
   };

@@ -4,6 +4,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { closeLingeringly } from './lingering-close.ts';
 import { StorageError } from '../store/storage-error.ts';
+import { fileStorageError } from '../store/file-errors.ts';
 
 export class ApiError extends Error {
   constructor(
@@ -25,31 +26,6 @@ export const recordNotFound = () => new ApiError(404, '404 Not found');
 export const conflict = (what?: string) => new ApiError(409, what ? `409 Conflict - ${what}` : '409 Conflict');
 export const tooLarge = () => new ApiError(413, '413 Request Entity Too Large');
 
-const STORAGE_ERRORS: Record<string, [number, string]> = {
-  ENOSPC: [507, '507 Insufficient Storage - the data dir is full; free some space and retry'],
-  // A file outgrew the process's file-size limit (ulimit -f / RLIMIT_FSIZE; Node ignores SIGXFSZ).
-  EFBIG: [507, '507 Insufficient Storage - a file in the data dir reached the file-size limit of this process (ulimit -f); raise it and retry'],
-  EDQUOT: [507, '507 Insufficient Storage - the disk quota of the data dir is used up; free some space and retry'],
-  EROFS: [503, '503 Service Unavailable - the data dir is read-only; make it writable and retry'],
-  EACCES: [503, '503 Service Unavailable - the data dir is not writable by this process; fix its permissions and retry'],
-  EPERM: [503, '503 Service Unavailable - the data dir is not writable by this process; fix its permissions and retry'],
-  EIO: [503, '503 Service Unavailable - the disk of the data dir reported an I/O error; check it and retry'],
-};
-
-const SQLITE_IO_MESSAGE = '503 Service Unavailable - the database in the data dir could not be written (disk full, read-only or failing); free some space or make it writable, then retry';
-
-/**
- * A file-system error met while storing a client's upload, as the ApiError the client should see
- * (507/503 with what to do), or undefined when it is no storage trouble. Upload code wraps its
- * errors in "broken multipart body" 400s otherwise, blaming the client for a full disk.
- */
-export function storageError(err: unknown): ApiError | undefined {
-  const code = (err as { code?: unknown })?.code;
-  const known = typeof code === 'string' ? STORAGE_ERRORS[code] : undefined;
-  return known ? new ApiError(known[0], known[1]) : undefined;
-}
-
-/** Maps any thrown value to a status and message a client can act on. */
 /** A storage adapter's trouble kind as its answer: 507 when full, else 503, with Retry-After when the adapter knows one. */
 function storageTrouble(err: StorageError): { status: number; message: string; headers: Record<string, string>; bug: false } {
   const status = err.kind === 'full' ? 507 : 503;
@@ -58,16 +34,14 @@ function storageTrouble(err: StorageError): { status: number; message: string; h
   return { status, message: `${line} - ${err.message}`, headers, bug: false };
 }
 
+/** Maps any thrown value to a status and message a client can act on. */
 export function describeError(err: unknown): { status: number; message: string; headers: Record<string, string>; bug: boolean } {
   if (err instanceof ApiError) return { status: err.status, message: err.message, headers: err.headers, bug: false };
   if (err instanceof StorageError) return storageTrouble(err);
+  // A file-system failure no adapter turned into its kind (the store's files are written in many places).
+  const file = fileStorageError(err);
+  if (file) return storageTrouble(file);
   const e = err as Partial<FastifyError> & { code?: string; errno?: number };
-  const storage = typeof e.code === 'string' ? STORAGE_ERRORS[e.code] : undefined;
-  if (storage) return { status: storage[0], message: storage[1], headers: {}, bug: false };
-  if (/SQLITE_FULL|database or disk is full/i.test(String(e.message))) return { status: 507, message: STORAGE_ERRORS.ENOSPC![1], headers: {}, bug: false };
-  if (/SQLITE_READONLY|readonly database/i.test(String(e.message))) return { status: 503, message: STORAGE_ERRORS.EROFS![1], headers: {}, bug: false };
-  // The WebAssembly SQLite reports a full disk and a failing one alike as "disk I/O error".
-  if (/disk I\/O error|SQLITE_IOERR/i.test(String(e.message))) return { status: 503, message: SQLITE_IO_MESSAGE, headers: {}, bug: false };
   if (e.validation) return { status: 400, message: `400 (Bad request) ${e.message}`, headers: {}, bug: false };
   if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || e.statusCode === 413) return { status: 413, message: '413 Request Entity Too Large', headers: {}, bug: false };
   if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return { status: 415, message: '415 Unsupported Media Type', headers: {}, bug: false };

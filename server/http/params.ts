@@ -2,6 +2,8 @@
 // `readParams` gives the same view, into a null-prototype object with prototype-polluting keys dropped.
 import type { FastifyRequest } from 'fastify';
 import { ApiError, badRequest, tooLarge } from './errors.ts';
+import { StorageError } from '../store/storage-error.ts';
+import { fileStorageError } from '../store/file-errors.ts';
 
 export type Params = Record<string, unknown>;
 
@@ -75,10 +77,13 @@ export async function readParams(request: FastifyRequest): Promise<Params> {
   return out;
 }
 
-/** Busboy's errors carry no status; a broken multipart body is the client's fault. */
+/**
+ * Busboy's errors carry no status; a broken multipart body is the client's fault. Storage trouble
+ * met while storing the upload is not: it is answered as its kind (errors.ts), not as a 400.
+ */
 export function asMultipartError(err: unknown): unknown {
   const e = err as { statusCode?: number; message?: string };
-  if (typeof e?.statusCode === 'number' || err instanceof ApiError) return err;
+  if (typeof e?.statusCode === 'number' || err instanceof ApiError || err instanceof StorageError || fileStorageError(err)) return err;
   return badRequest(`broken multipart body: ${e?.message ?? 'unreadable'}`);
 }
 

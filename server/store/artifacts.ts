@@ -8,7 +8,6 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import { Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { storageError } from '../http/errors.ts';
 import { chunksReleasable, markArchiveRead, release } from '../http/released-buffers.ts';
 import { PRIVATE_FILE_MODE } from './private-files.ts';
 
@@ -55,19 +54,14 @@ export class ArtifactStore {
     const tmpPath = path.join(this.tmpDir, `upload-${crypto.randomBytes(8).toString('hex')}`);
     // Opened here, not lazily by the stream: a source that fails before a lazy open completes would
     // have the file created after the cleanup below ran, leaving a stray temp file per refused upload.
-    let fd: number;
-    try {
-      fd = fs.openSync(tmpPath, 'wx', PRIVATE_FILE_MODE);
-    } catch (err) {
-      throw storageError(err) ?? err;
-    }
+    const fd = fs.openSync(tmpPath, 'wx', PRIVATE_FILE_MODE);
     const sink = new UploadSink(fd, this.opts.maxBytes, this.opts.fsync, chunksReleasable(source));
     try {
       await pipeline(source, sink);
     } catch (err) {
       sink.destroy();
       fs.rmSync(tmpPath, { force: true });
-      throw storageError(err) ?? err;
+      throw err;
     }
     return { tmpPath, size: sink.size };
   }

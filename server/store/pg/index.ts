@@ -7,9 +7,9 @@
 // async adapters of the builds, runners, projects, users and secrets ports (ports-async.ts), checked
 // against the SQLite ones step by step (test/store/pg-adapters.test.ts, pg-builds.test.ts).
 //
-// The domain on these (domain.ts, domain-builds.ts, domain-people.ts) is what handlers await in place
-// of the SQLite one (server/domain/maybe-promise.ts): buildServer's internal `database` option runs
-// the runner API on it (test/api/backends.ts runs the runner API suite on both stores;
+// The domain runs on these through backend.ts (ports and the strategies that differ from SQLite's),
+// opened by open-backend.ts; handlers await its answers (server/domain/maybe-promise.ts):
+// buildServer's internal `database` option runs the runner API on it (test/api/backends.ts runs the runner API suite on both stores;
 // test/store/pg-server-*.test.ts runs two instances on one database).
 //
 // `serve --database` (config.ts) passes buildServer's `database` option. In that mode the
