@@ -8,12 +8,8 @@ export default defineConfig({
   // Two spec files at a time: every spec starts its own server on port 0 with its own temp data dir
   // in its worker (support.ts), so files share nothing; tests inside a file share its server and
   // stay in order (fullyParallel: false). A spec mostly waits (for samples, for the UI), so one worker
-  // left the CPU idle: dashboard + queues-delete + restart took 70 s with 27 s of CPU, and 57 s with
-  // two workers. Three were tried (2026-11-25: no faster on the loaded machine, 360-377 s for the
-  // suite) and not kept. (builds.spec.ts's artifact step used to fail now and then with either
-  // count: the build page stopped refetching at the build's finish, before the archive's file list
-  // was written; fixed in the page in 744bffb, with a test that holds the list back.)
-  // PW_WORKERS=1 runs the files one by one.
+  // leaves the CPU idle; three were no faster than two on the loaded machine (docs/benchmark-bounds.md,
+  // "npm test"). PW_WORKERS=1 runs the files one by one.
   workers: Number(process.env.PW_WORKERS ?? 2),
   fullyParallel: false,
   timeout: 60_000,

@@ -5,7 +5,7 @@
 // the route's multipart parser in front, upload-server.ts's `?multipart`); a raw file copy of
 // the same size on the same disk (no HTTP) and a plain write are reported beside them; and the
 // server's peak RSS growth while it streams, sampled from /proc.
-// Goals (issue 14): upload ≥ 0.8× the bare upload, download ≥ 0.9× the bare download, RSS growth < 64 MiB.
+// Goals: upload ≥ 0.8× the bare upload, download ≥ 0.9× the bare download, RSS growth < 64 MiB.
 //   node --import tsx bench/artifacts.ts [--quick]
 import crypto from 'node:crypto';
 import fs from 'node:fs';

@@ -11,7 +11,7 @@
 // Then the poll latency at a steady 1,000 polls/s offered (each runner every 200 ms), over fresh builds:
 // a fixed rate, the same for ours and the bare reference, below both closed-loop rates on this machine
 // (ours 2,834–3,575 builds/s, bare 4,421–5,387 in the last full run), so rounds and runs compare.
-// Goals (issue 14): ≥ 0.85× the bare reference's builds/s, paced p99 < 10 ms. `runners` sets the count
+// Goals: ≥ 0.85× the bare reference's builds/s, paced p99 < 10 ms. `runners` sets the count
 // for the scale curve (bench/curves.ts), which measures the closed loop only (`paced: false`). Each
 // side's server CPU per build handed out is reported too: on a loaded machine it moves less than a rate.
 //   node --import tsx bench/dispatch.ts [--quick]

@@ -2,7 +2,7 @@
 // `jobscope` bin start it (bin/jobscope.js: the server bundled by scripts/launcher.js, on plain node),
 // settled a few seconds after it prints its listening line; then its peak RSS while 200 runners
 // stream: each registered, holding a running build, sending 4 KiB trace parts in a loop (with a
-// pause, as runners do), and polling builds/register now and then. Goal (issue 14): < 85 MiB idle, < 250 MiB
+// pause, as runners do), and polling builds/register now and then. Goal: < 85 MiB idle, < 250 MiB
 // loaded. The reference column is the RSS of a bare node:http process (bench/reference/trace-server.ts,
 // started through the same launcher): what Node itself costs here. Idle is also measured for the
 // server bundled as the packaged app is (scripts/build-bundle.ts) and run by plain node, no launcher.

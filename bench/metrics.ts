@@ -2,7 +2,7 @@
 // against a `jobscope serve` child process running the demo load at that size. The reference is a
 // bare node:http server (also a child process) answering the same pre-serialised JSON, measured in
 // the same run with the same client: the ratio is what our routing, auth, snapshot and
-// serialisation cost on top of the bare minimum. Goal (issue 14): p99 <= 1.5x the bare server's. `queues` sets the count for the scale
+// serialisation cost on top of the bare minimum. Goal: p99 <= 1.5x the bare server's. `queues` sets the count for the scale
 // curve (bench/curves.ts): the demo load has at most 2,000 queues, so past that the rest are synthetic
 // queues holding one waiting job each (enqueued through the control API).
 //   node --import tsx bench/metrics.ts [--quick]

@@ -1,4 +1,4 @@
-// Benchmark: dispatch on PostgreSQL (issue 13). 200 runners poll `builds/register` (each waiting for
+// Benchmark: dispatch on PostgreSQL. 200 runners poll `builds/register` (each waiting for
 // its answer, then asking again) over 10,000 pending builds until none is left, against three sides
 // on one machine, in alternating rounds:
 //   ours   two `jobscope serve --database` children on one throwaway cluster (test/helpers/postgres.ts)
@@ -20,7 +20,7 @@
 // rounds and runs did not compare. 400/s is below every side's closed-loop rate here (PostgreSQL ×2
 // 891–1,140 builds/s in the last full run, bare 1,878–2,322, SQLite ~3,600).
 //
-// Goals (issue 13 asks only for the ratios and p99s): ours ≥ 0.5× bare. Ours does per poll what a
+// Goals (only the ratios and p99s are asked for): ours ≥ 0.5× bare. Ours does per poll what a
 // runner needs and the bare loop skips (runner looked up by token, its contact time written, GitLab's
 // fair order across projects, the whole BuildDetails answer, a NOTIFY to the other instances), in the
 // same kind of one-statement claim; half the floor says the claim, not the work around it, bounds a

@@ -1,4 +1,4 @@
-// Benchmark: trace appends on PostgreSQL (issue 13). 32 streams of 4 KiB parts (PATCH trace.txt with
+// Benchmark: trace appends on PostgreSQL. 32 streams of 4 KiB parts (PATCH trace.txt with
 // Content-Range, each stream waiting for its 202 before the next part, as a runner does; as
 // bench/traces.ts) against three sides on one machine, measured in alternating rounds:
 //   ours   two `jobscope serve --database` children on one throwaway cluster and one shared data dir,
@@ -13,7 +13,7 @@
 // At the end every acknowledged byte is checked: the lengths read back through both instances, and
 // the bare table and files, equal the offsets.
 //
-// Goals (issue 13 asks only for the ratios and p99s): ours ≥ 0.5× bare: ours also authenticates the
+// Goals (only the ratios and p99s are asked for): ours ≥ 0.5× bare: ours also authenticates the
 // build token, reads the build, and checks the file's size and links per part (its kept descriptor
 // may have been cut, deleted or replaced by another instance: store/pg/traces-files.ts); half the
 // floor says the protocol, not that work, bounds an append. The ratio to one SQLite server is reported with no goal (see bench/pg-dispatch.ts).

@@ -1,5 +1,5 @@
 // Benchmark: a hostile Redis fails only its own connection. A sidekiq connection's source samples,
-// every 2 s as the monitor does, a hostile RESP server (its own process: bench/probes/
+// every 2 s as the monitor does, a hostile RESP server (its own process: bench/lib/
 // hostile-redis-server.ts) that announces 2^31 elements, or a 600 MB string, and floods; meanwhile
 // this process's event-loop delay (perf_hooks, 10 ms resolution) and RSS are watched. The
 // reference is the same loop against a real, small redis-server. Goal: event-loop delay p99 within
@@ -22,7 +22,7 @@ const INTERVAL_MS = 2000;
 const FLOOD_BYTES = 512 * 2 ** 20;
 
 async function hostileServer(mode: string): Promise<{ url: string; stop(): void }> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(REPO, 'bench/probes/hostile-redis-server.ts'), mode, String(FLOOD_BYTES)], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
+  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(REPO, 'bench/lib/hostile-redis-server.ts'), mode, String(FLOOD_BYTES)], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     proc.stdout!.on('data', (d: Buffer) => {

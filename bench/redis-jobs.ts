@@ -1,4 +1,4 @@
-// Benchmark: the job system on Redis (issue 12). No-op jobs (SyntheticJob, duration_ms 0) go through
+// Benchmark: the job system on Redis. No-op jobs (SyntheticJob, duration_ms 0) go through
 // the real JobSystem on the real RedisJobBackend, enqueued one per call with `jobs.enqueue` (what
 // POST /api/v3/sim/jobs calls), fetched, run and acknowledged with the configured concurrency. The
 // reference is a bare ioredis client doing the same Redis round trips per job, in the same run on the
@@ -34,6 +34,7 @@ import { systemClock } from '../server/clock.ts';
 import { openStore } from '../server/store/index.ts';
 import { AppEvents } from '../server/context.ts';
 import { createDomain } from '../server/domain/index.ts';
+import { sqliteDomainBackend } from '../server/store/sqlite/domain-backend.ts';
 import { JobSystem } from '../server/jobs/job-system.ts';
 import { registerBuiltins } from '../server/jobs/builtin/index.ts';
 import { SYNTHETIC } from '../server/jobs/builtin/synthetic.ts';
@@ -140,7 +141,7 @@ async function startJobSystem(redisUrl: string) {
   });
   const jobs: JobSystem = new JobSystem(config, backend, { clock });
   jobs.log = { warn: (obj, msg) => log(`job system: ${msg ?? ''} ${String((obj as { err?: unknown }).err ?? '')}`) };
-  registerBuiltins(jobs, { config, domain: createDomain(store, new AppEvents()) });
+  registerBuiltins(jobs, { config, domain: createDomain(sqliteDomainBackend(store), new AppEvents()) });
   await jobs.start();
   const side: Side = {
     async enqueue() {

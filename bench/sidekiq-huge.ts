@@ -1,7 +1,7 @@
 // Benchmark: watching a huge Sidekiq must not stall it. A real redis-server (child process) with
 // 1,000,000 queue names and 10,000 processes (--quick: 100,000 and 1,000) is sampled by the
 // SidekiqSource the monitor uses, every 2 s as the sampler does, while another client (its own
-// process, bench/probes/ping-observer.ts) PINGs it every 2 ms. The figure is that client's PING p99
+// process, bench/lib/ping-observer.ts) PINGs it every 2 ms. The figure is that client's PING p99
 // while watched, against the same Redis unwatched just before (the reference): goal ≤ 2× and under
 // 100 ms; the rounds alternate unwatched, watched by the script way and by the pipelines way (a
 // read-only ACL user). Also the sample's own time at that size, against a bare SSCAN of the set.
@@ -46,10 +46,10 @@ async function seed(r: Redis, queues: number, processes: number): Promise<void> 
   await p.exec();
 }
 
-/** Every PING round trip (ms) of another client over `ms` (bench/probes/ping-observer.ts, its own process). */
+/** Every PING round trip (ms) of another client over `ms` (bench/lib/ping-observer.ts, its own process). */
 function pingObserver(port: number, ms: number): Promise<number[]> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--import', 'tsx', path.join(REPO, 'bench/probes/ping-observer.ts'), String(port), String(ms)], { cwd: REPO, encoding: 'utf8', maxBuffer: 64 * 2 ** 20 }, (err, out) => {
+    execFile(process.execPath, ['--import', 'tsx', path.join(REPO, 'bench/lib/ping-observer.ts'), String(port), String(ms)], { cwd: REPO, encoding: 'utf8', maxBuffer: 64 * 2 ** 20 }, (err, out) => {
       if (err) reject(err);
       else resolve(JSON.parse(out) as number[]);
     });

@@ -1,4 +1,4 @@
-// Benchmark: one sample of a sidekiq connection (issue 12) — a real redis-server (child process)
+// Benchmark: one sample of a sidekiq connection — a real redis-server (child process)
 // seeded in Sidekiq's layout with 1,000 queues and 500 live processes, read by the SidekiqSource the
 // monitor uses (the read script, parsing, compound_metrics plus the extras). Goal: p99 < 50 ms.
 // The reference is a bare ioredis client doing the same reads the plain way (the two pipelines that

@@ -55,7 +55,7 @@ export async function embedded(): Promise<Host> {
   };
 }
 
-/** The server as a `jobscope serve` child (bench/probes/simulator-split.ts): its CPU apart from the client's. */
+/** The server as a `jobscope serve` child (bench/experiments/simulator-split.ts): its CPU apart from the client's. */
 export const child = (): Promise<Host> => startJobscope('sim');
 
 const cpuMs = (c: NodeJS.CpuUsage) => (c.user + c.system) / 1000;
@@ -106,8 +106,8 @@ export async function referenceRun(shape: Shape, host: () => Promise<Host> = emb
     // and keeps it). Without them the server did less work for the loop than for the simulator, and
     // that difference was counted as the simulator's cost.
     // The builds too are the fleet's (its commands, and artifacts options with an expire_in, which the
-    // server parses on every read of the build and applies to the upload): created bare, as before
-    // 2026-11-27, they cost the server less for the loop than for the simulator.
+    // server parses on every read of the build and applies to the upload): created bare, they would
+    // cost the server less for the loop than for the simulator.
     const json = { 'User-Agent': RUNNER_USER_AGENT, Accept: 'application/json', 'Content-Type': 'application/json', 'Accept-Encoding': 'gzip' };
     const { 'Accept': _accept, ...update } = json; // the runner's PUTs send no Accept
     const info = runnerInfo(true);
@@ -188,21 +188,17 @@ export async function run({ quick = false }: { quick?: boolean } = {}) {
     ? { runners: 10, builds: 100, traceKb: 16, partKb: 4, artifactKb: 16 }
     : { runners: 20, builds: 400, traceKb: 16, partKb: 4, artifactKb: 64 };
   // Warm both paths first: whichever ran first would otherwise pay for the JIT of the server too.
-  // The process's first call warms longer: after 40 builds a side, the first measured simulator run
-  // still took 15-17 ms of CPU a build against 10-12 in the later rounds; after 200 a side (2026-11-27,
-  // eight alternating pairs after it, in two processes) the first pair still gave 0.63 and 0.66 of
-  // the loop's CPU a build where the seven after it gave 0.60-0.95, median 0.83. Two full runs a side
-  // (800 builds) before the first measured one.
+  // The process's first call warms longer: after 40 and even 200 builds a side, the first measured
+  // pair still came out apart from the later ones (docs/benchmark-bounds.md, "Simulator vs its bare
+  // loop"). Two full runs a side (800 builds) before the first measured one.
   const warm = { ...shape, builds: calls === 0 && !quick ? shape.builds * 2 : shape.runners * 2 };
   await simulatorRun(warm);
   await referenceRun(warm);
   // Each call (npm run bench makes three, its rounds) swaps which side goes first: a run leaves the
-  // process warmer for the next (the bare loop alone, five runs in a row: 8.7, 6.9, 6.2, 4.9, 6.1 ms
-  // of CPU a build), so the side always second was favoured.
+  // process warmer for the next, so the side always second was favoured.
   // And within a call, ABBA (simulator, loop, loop, simulator, or the mirror): a drift that goes on
-  // after the warm-up falls on both sides alike. With one pair, the side second came out ahead
-  // (2026-11-27, three calls in a process, twice: 0.76, 0.90, 0.73 and 0.57, 0.79, 0.71, the loop
-  // first in the middle call each time). --quick keeps one pair.
+  // after the warm-up falls on both sides alike; with one pair, the side second came out ahead.
+  // --quick keeps one pair.
   const simFirst = calls++ % 2 === 0;
   const order: ('sim' | 'ref')[] = simFirst ? ['sim', 'ref', 'ref', 'sim'] : ['ref', 'sim', 'sim', 'ref'];
   const runs: { sim: Run[]; ref: Run[] } = { sim: [], ref: [] };
@@ -212,7 +208,7 @@ export async function run({ quick = false }: { quick?: boolean } = {}) {
   const value = (sim.builds * 60) / sim.seconds;
   const reference = (ref.builds * 60) / ref.seconds;
   const ratio = value / reference;
-  // Issue 14: the simulator's journal, state tracking and generated logs and archives may cost at
+  // The goal: the simulator's journal, state tracking and generated logs and archives may cost at
   // most a fifth of the bare loop's throughput.
   const goal = 0.8;
   return {

@@ -1,5 +1,5 @@
 // Benchmark: the dashboard in Chromium (browser mode), two figures from one run.
-//  1. Redraw cost with 50 series × 1,000 points (issue 14: p95 under 10 ms): the dashboard's chart
+//  1. Redraw cost with 50 series × 1,000 points (p95 under 10 ms): the dashboard's chart
 //     component on synthetic data (the #/bench dev hook), main-thread time per data update (render,
 //     commit, effects, style and layout; see renderer/views/bench/ChartBenchView.tsx). The reference,
 //     measured in the same page the same way, is bare DOM code setting the `points` of 50 SVG
@@ -25,7 +25,7 @@ const round = (x: number) => roundTo(x, 2);
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DEFAULT_UI_DIR = path.join(REPO, 'dist/renderer');
-/** Issue 14: p95 of a redraw under 10 ms (uPlot-class), and the first chart within 400 ms of ready. */
+/** The goals: p95 of a redraw under 10 ms (uPlot-class), and the first chart within 400 ms of ready. */
 const GOAL_P95_MS = 10;
 const GOAL_FIRST_CHART_MS = 400;
 const SERIES = 50;
@@ -205,7 +205,7 @@ export async function firstChart(browser: Browser, ready: number, url: string): 
   }
 }
 
-/** Issue 14: alternating rounds of ours (a fresh server and data directory each, timed from its
+/** Alternating rounds of ours (a fresh server and data directory each, timed from its
  *  listening) and of the bare reference (bench/reference/first-chart-server.ts), in turn first. */
 async function firstChartRounds(browser: Browser, uiDir: string, dataDir: string, rounds: number) {
   const ours: FirstChart[] = [];

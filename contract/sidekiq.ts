@@ -1,4 +1,4 @@
-// A `sidekiq` connection: any Sidekiq watched read-only through its Redis (issue 12 part 1).
+// A `sidekiq` connection: any Sidekiq watched read-only through its Redis.
 // What the app API takes to add one, what its `current` adds to compound_metrics (what GitLab's
 // endpoint hides), and the paged peeks into a queue and the retry and dead sets.
 import { Type, type Static } from '@sinclair/typebox';

@@ -4,10 +4,9 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import formbody from '@fastify/formbody';
 import { streamMultipart } from './http/multipart.ts';
 import type { Config } from './config.ts';
-import { openStore, type Store } from './store/index.ts';
+import { openBackends, type Backends } from './store/open-backends.ts';
 import { AppEvents, RunnerQueue, type AppContext } from './context.ts';
 import { createDomain, type Domain } from './domain/index.ts';
-import type { PgDomain } from './store/pg/domain.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { installBodyParsers } from './http/body-parsers.ts';
 import { refuseNonFiniteNumbers } from './http/finite-numbers.ts';
@@ -26,12 +25,11 @@ import { controlApi } from './control-api/plugin.ts';
 import { settingsApi } from './settings-api/plugin.ts';
 import { appApi } from './app-api/plugin.ts';
 import { Monitor } from './monitor/monitor.ts';
+import { OwnsEverything } from './monitor/owns-everything.ts';
+import { SharedOwnership } from './monitor/shared-ownership.ts';
 import type { MonitorApi } from './monitor/api.ts';
 import { uiServing } from './ui/plugin.ts';
 import { JobSystem } from './jobs/job-system.ts';
-import type { JobBackend } from './jobs/backend.ts';
-import { openRedisJobBackend } from './store/redis/job-backend.ts';
-import { normalizeRedisUrl } from './sidekiq/redis-url.ts';
 import { DemoLoad } from './jobs/demo-load.ts';
 import { registerJobServices } from './jobs/service.ts';
 import { systemClock, type Clock } from './clock.ts';
@@ -39,7 +37,6 @@ import { metricsApi } from './metrics-api/plugin.ts';
 import { createSimulator, simulatorApi } from './simulator-api/plugin.ts';
 import { SimulatorLifecycle } from './simulator-api/service.ts';
 import { Services } from './lifecycle.ts';
-import { clientBoundsOf } from './redis/bounded-client.ts';
 
 export interface JobscopeServer {
   app: FastifyInstance;
@@ -57,80 +54,51 @@ export interface JobscopeServer {
 export interface ServerDeps {
   clock?: Clock;
   /**
-   * `serve --database` (issue 13; tests pass it directly): builds,
+   * `serve --database` (tests pass it directly): builds,
    * runners, projects, users, traces' lengths, listings and (without --redis) the job system in
    * this PostgreSQL database, and the admin API's user tokens looked up there. The data dir is then
    * shared by the servers on that database: traces and artifacts are everyone's, and each server
-   * holds a slot in it (store/files/data-dir-shared.ts) with its own SQLite file for the UI state, logs and
+   * holds a slot in it (store/data-dir-shared.ts) with its own SQLite file for the UI state, logs and
    * temp uploads. The monitor (connections, history, alerts) is the database's too, each connection
-   * sampled by one instance at a time (monitor/shared-monitor.ts).
+   * sampled by one instance at a time (monitor/shared-ownership.ts).
    */
   database?: string;
-  /** With `database`: this server's slot in the shared data dir (store/files/data-dir-shared.ts); default the lowest free one. */
+  /** With `database`: this server's slot in the shared data dir (store/data-dir-shared.ts); default the lowest free one. */
   instance?: string;
 }
 
-/**
- * SQLite in the data dir; with --redis the Redis adapter in Sidekiq's layout (also beside a
- * database: Sidekiq's clients see the jobs there); with a database and no --redis its job tables,
- * shared by every instance, so a periodic job or an upload's listing runs once, not once per instance.
- */
-async function jobBackendOf(config: Config, store: Store, clock: Clock, kindOf: (cls: string) => string | undefined, pg: PgDomain | undefined, log: () => JobSystem['log']): Promise<JobBackend> {
-  if (config.redisUrl) {
-    const checked = normalizeRedisUrl(config.redisUrl);
-    if ('error' in checked) throw new Error(`--redis: ${checked.error}`);
-    return openRedisJobBackend({ url: config.redisUrl, processTtlS: config.redisProcessTtlS, beatEveryMs: config.redisBeatMs, now: () => clock.now(), kindOf, maxQueuesRead: config.sidekiqMaxQueues, deadMax: config.jobDeadMax, log: { info: (o, m) => { const l = log(); (l.info ?? l.warn).call(l, o, m); }, warn: (o, m) => log().warn(o, m) }, bounds: clientBoundsOf(config) });
-  }
-  if (!pg) return store.jobBackend;
-  const { PgJobBackend } = await import('./store/pg/job-backend.ts');
-  // The pool is the domain's: the job system stops (leave()) with the services, before pg.close() ends it.
-  return new PgJobBackend({ pool: pg.pool, now: () => clock.now(), processTtlMs: config.redisProcessTtlS * 1000, beatEveryMs: config.redisBeatMs, maxQueuesRead: config.sidekiqMaxQueues });
-}
-
 export async function buildServer(config: Config, deps: ServerDeps = {}): Promise<JobscopeServer> {
-  const store = openStore(config, deps.database === undefined ? {} : { sweepArtifacts: false, shared: { instance: deps.instance } });
   const events = new AppEvents();
   const runnerQueue = new RunnerQueue();
-  let pg: PgDomain | undefined;
+  const clock = deps.clock ?? systemClock;
+  let jobs: JobSystem | undefined;
+  const backends = await openBackends(config, {
+    database: deps.database,
+    instance: deps.instance,
+    events,
+    runnerQueue,
+    clock,
+    kindOf: (cls) => jobs!.kindOfClass(cls),
+    jobLog: () => jobs!.log,
+  });
   try {
-    if (deps.database !== undefined) {
-      // Loaded only here: a server on SQLite never loads the PostgreSQL modules.
-      const { openPgDomain } = await import('./store/pg/domain.ts');
-      pg = await openPgDomain(deps.database, {
-        events,
-        tracesDir: store.layout.tracesDir,
-        artifacts: store.artifacts,
-        fsync: config.fsync,
-        maxTraceBytes: config.maxTraceBytes,
-        adminToken: config.adminToken,
-        registrationToken: config.registrationToken,
-        connectTimeoutMs: config.databaseConnectTimeoutMs,
-        statementTimeoutMs: config.databaseStatementTimeoutMs,
-        // X-GitLab-Last-Update is the database's, the same on every instance (store/pg/runner-queue.ts).
-        runnerQueue,
-      });
-      // The tokens every instance shares, from the database's settings table.
-      store.adminToken = pg.adminToken;
-      store.registrationToken = pg.registrationToken;
-      store.tokenUsers = pg.users;
-    }
-    return await assemble(config, store, deps, { events, runnerQueue, domain: pg?.domain ?? createDomain(store, events), pg });
+    jobs = new JobSystem(config, backends.jobBackend, { clock });
+    return await assemble(config, backends, clock, { events, runnerQueue, jobs, domain: createDomain(backends.domain, events) });
   } catch (err) {
     // A plugin that fails to register must not leave the data dir locked.
-    await pg?.close().catch(() => undefined);
-    store.close();
+    await backends.close().catch(() => undefined);
     throw err;
   }
 }
 
 async function assemble(
   config: Config,
-  store: Store,
-  deps: ServerDeps,
-  parts: { events: AppEvents; runnerQueue: RunnerQueue; domain: Domain; pg: PgDomain | undefined },
+  backends: Backends,
+  clock: Clock,
+  parts: { events: AppEvents; runnerQueue: RunnerQueue; jobs: JobSystem; domain: Domain },
 ): Promise<JobscopeServer> {
-  const clock = deps.clock ?? systemClock;
-  const jobs: JobSystem = new JobSystem(config, await jobBackendOf(config, store, clock, (cls) => jobs.kindOfClass(cls), parts.pg, () => jobs.log), { clock });
+  const { store } = backends;
+  const { jobs } = parts;
   const { events } = parts;
   const ctx: AppContext = {
     config,
@@ -188,13 +156,15 @@ async function assemble(
   await app.register(controlApi, { prefix: '/api/v3/sim', ctx });
   await app.register(settingsApi, { prefix: '/api/app', ctx });
   const monitorLog = { info: (msg: string) => app.log.info(msg), warn: (msg: string) => app.log.warn(msg) };
-  // In database mode the monitor is the deployment's, in the database (monitor/shared-monitor.ts);
-  // loaded only then, as the PostgreSQL store is.
-  const monitor: MonitorApi = ctx.services.add(
-    parts.pg && deps.database !== undefined
-      ? new (await import('./monitor/shared-monitor.ts')).SharedMonitor(ctx, monitorLog, clock, { pool: parts.pg.pool, url: deps.database })
-      : new Monitor(ctx, monitorLog, clock),
-  );
+  // In database mode the monitor is the deployment's, in the database, each connection sampled by
+  // the instance holding it (monitor/shared-ownership.ts); its adapter loaded only then, as the
+  // PostgreSQL store is.
+  const shared = backends.sharedMonitor;
+  let monitor: MonitorApi;
+  if (shared) {
+    monitor = new Monitor<'later'>(ctx, monitorLog, clock, shared, (host) => new SharedOwnership(shared, host));
+  } else monitor = new Monitor(ctx, monitorLog, clock, ctx.store.monitor, (host) => new OwnsEverything(ctx.store.monitor, host));
+  ctx.services.add(monitor);
   await app.register(appApi, { prefix: '/api/app', ctx, monitor });
   await app.register(uiServing, { ctx });
   await app.register(metricsApi, { ctx });
@@ -235,11 +205,7 @@ async function assemble(
       try {
         await ctx.services.stopAll();
       } finally {
-        try {
-          await parts.pg?.close();
-        } finally {
-          store.close();
-        }
+        await backends.close();
       }
     },
   };

@@ -6,10 +6,9 @@
 # browser tests use it). vitest and Playwright run side by side, vitest at a lower CPU priority
 # (TEST_SUITES=overlap, the default): the browser suite mostly waits (quiet, alone: 219 s wall for
 # 139 s of CPU), and niced, vitest takes the CPU it leaves idle, on three workers because its files
-# wait too (child processes, clusters starting). Measured here back to back, warm caches, load ~2.5
-# (2026-11-26): serial (vitest, then Playwright) ~7 min; overlap on two workers 407 s; overlap on
-# three with the temp dirs on /dev/shm 358 s. TEST_SUITES=serial and =together (same priority) stay
-# for comparison. vitest's output streams; the other logs are printed once all have ended, then
+# wait too (child processes, clusters starting). Overlapped on three workers with the temp dirs on
+# /dev/shm was the fastest schedule measured (docs/benchmark-bounds.md, "npm test"); TEST_SUITES=serial
+# and =together (same priority) stay for comparison. vitest's output streams; the other logs are printed once all have ended, then
 # every result in one fixed order.
 set -uo pipefail
 cd "$(dirname "$0")/.."

@@ -9,7 +9,7 @@
 // beyond the last run's spread, but by no more than the runs have moved between themselves, is marked
 // 'within history', not regressed. Between themselves means the second-largest step between
 // consecutive runs, so that one real change among them (a fix that doubled a ratio) does not make
-// every later move look like noise. An A/B of two revisions on one machine (bench/*-ab.ts) tells.
+// every later move look like noise. An A/B of two revisions on one machine (bench/experiments/*-ab.ts) tells.
 import type { BenchResult } from './harness.ts';
 
 /** Min and max over the rounds of one line, and how many rounds there were. */
@@ -137,9 +137,9 @@ export function comparableHistory(after: ResultsFile, runs: ResultsFile[]): Resu
 
 /**
  * What differs between the two runs' machines among what moves a ratio: the ratios cancel the load,
- * not the hardware, as our server and a bare reference do not speed up alike on another CPU (the run
- * of 2026-11-26 on an Intel Xeon after one on an AMD EPYC: the bare dispatch reference 4,747 → 12,206
- * builds/s, ours 2,735 → 5,685). Fields a run did not record are not compared.
+ * not the hardware, as our server and a bare reference do not speed up alike on another CPU (an Intel
+ * Xeon after an AMD EPYC more than doubled the bare dispatch reference and ours by less: see
+ * docs/benchmark-bounds.md). Fields a run did not record are not compared.
  */
 export function machineChange(before: ResultsFile, after: ResultsFile): string[] {
   const keys = ['cpu', 'cores', 'node'] as const;
@@ -164,11 +164,11 @@ export function table(rows: Row[], before: ResultsFile, after: ResultsFile): str
   const notes: string[] = [];
   if (Boolean(before.quick) !== Boolean(after.quick)) notes.push(`note: one run is --quick and the other is not (before quick=${Boolean(before.quick)}, after quick=${Boolean(after.quick)}): sizes differ, so ratios may too`);
   const moved = machineChange(before, after);
-  if (moved.length) notes.push(`note: the two runs are on different machines (${moved.join(', ')}). Ours and a bare reference do not scale alike with the hardware, so a mark may be the machine's, not the code's: before believing one, compare two revisions on this machine (bench/dispatch-ab.ts, traces-ab.ts, artifacts-ab.ts, startup.ts --bundle A --bundle B) or against a run made here (--against REV).`);
+  if (moved.length) notes.push(`note: the two runs are on different machines (${moved.join(', ')}). Ours and a bare reference do not scale alike with the hardware, so a mark may be the machine's, not the code's: before believing one, compare two revisions on this machine (bench/experiments/dispatch-ab.ts, traces-ab.ts, artifacts-ab.ts, bench/startup.ts --bundle A --bundle B) or against a run made here (--against REV).`);
   const loads = [before, after].map((f) => f.machine?.load_average_at_start?.join(' / ') ?? '?');
   notes.push(`load average at start: before ${loads[0]}, after ${loads[1]}. Ratios are median (min–max) over the rounds; a line moved when the ranges do not overlap.`);
   if (rows.some((r) => r.mark === 'within history'))
-    notes.push('within history: the line moved beyond the last run’s spread, but by no more than it moved between consecutive committed runs on this machine (the second-largest such step, over the runs counted beside it). Not a regression by itself: an A/B of the two revisions (bench/*-ab.ts, startup.ts --bundle A --bundle B) tells.');
+    notes.push('within history: the line moved beyond the last run’s spread, but by no more than it moved between consecutive committed runs on this machine (the second-largest such step, over the runs counted beside it). Not a regression by itself: an A/B of the two revisions (bench/experiments/*-ab.ts, startup.ts --bundle A --bundle B) tells.');
   return [line(head), line(head.map((_, i) => '-'.repeat(widths[i]!))), ...body.map(line), '', ...notes].join('\n');
 }
 

@@ -82,7 +82,7 @@ export interface BenchServer extends Child {
 
 /** `jobscope serve` on a fresh data dir in os.tmpdir() (the same disk as the raw references). */
 export async function startJobscope(tag: string, extra: string[] = []): Promise<BenchServer> {
-  // Another checkout's server under this checkout's client and reference (bench/dispatch-ab.ts): an
+  // Another checkout's server under this checkout's client and reference (bench/experiments/dispatch-ab.ts): an
   // A/B between versions then differs in the server alone.
   const root = process.env.JOBSCOPE_BENCH_SERVER_ROOT || REPO;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `jobscope-bench-${tag}-`));

@@ -1,4 +1,4 @@
-// What the PostgreSQL benches of issue 13 (bench/pg-dispatch.ts, bench/pg-traces.ts) share: two
+// What the PostgreSQL benches (bench/pg-dispatch.ts, bench/pg-traces.ts) share: two
 // `jobscope serve --database` children on one database and one data dir (as a deployment behind a
 // load balancer runs them), two bare reference children on the same cluster, a round-robin spread
 // of requests over either pair, each line's median round, and CPU time per operation.

@@ -2,7 +2,7 @@
 // the retry set (retry now, delete) and the dead set (retry, delete), each list paged the way
 // GitLab's API pages (`page`, `per_page`, X-Total… headers) so that the arrays stay what they were
 // for callers that know no pages. Everything is read from the job system (its memory mirror or
-// its backend; on Redis a queue's views are Redis's, jobs/queue-views.ts), never with SQL here.
+// its backend; on a shared backend a queue's views are the backend's, jobs/shared-queue-views.ts), never with SQL here.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
@@ -17,7 +17,7 @@ import { pageHeaders, paging } from '../http/paging.ts';
 import { keyOf, type FailedSet } from '../jobs/entry-key.ts';
 import { EntryKeyError, NotAJobError, type GivenKey } from '../jobs/failed-entries.ts';
 import { jsonMemberText } from '../util/json-members.ts';
-import type { Acted } from '../jobs/job-system.ts';
+import type { Acted } from '../jobs/failed-set-actions.ts';
 import type { FailedJob, Job } from '../jobs/types.ts';
 import { deleteRefusal, type QueueState } from '../jobs/queue-views.ts';
 import { isoTime, isoTimeOr0 } from '../util/times.ts';

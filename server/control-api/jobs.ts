@@ -7,7 +7,7 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../context.ts';
 import { DeletedQueue, EnqueuedJobs, LoadPatch, LoadStatus, NewJobs, QueueParams, QueueView, type LoadStatus as LoadStatusT } from '../../contract/jobs.ts';
 import { conflict, notFound } from '../http/errors.ts';
-import { QueueKindError, QueueLimitError } from '../jobs/job-system.ts';
+import { QueueKindError, QueueLimitError } from '../jobs/queue-errors.ts';
 import { SYNTHETIC } from '../jobs/builtin/synthetic.ts';
 import { deleteRefusal } from '../jobs/queue-views.ts';
 import type { LoadStatus as DemoStatus } from '../jobs/demo-load.ts';

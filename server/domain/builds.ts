@@ -3,15 +3,15 @@
 // (build:pending, build:finished, artifacts:stored) and the trace release, so no caller can forget one.
 import type { Readable } from 'node:stream';
 import type { AppEvents } from '../events.ts';
-import type { Store } from '../store/index.ts';
 import type { Build, BuildCredentials, BuildFilter, NewBuild } from '../store/ports/build.ts';
 import type { Runner, RunnerInfo } from '../store/ports/runner.ts';
 import type { AppendResult } from '../store/ports/trace.ts';
-import type { StagedUpload } from '../store/ports/artifact.ts';
-import type { ArchiveListing, ListingSummary } from '../store/ports/artifact.ts';
-import { DispatchBatch, type Taken } from './dispatch-batch.ts';
+import type { ArchiveListing, ListingSummary, StagedUpload } from '../store/ports/artifact.ts';
+import type { Taken } from './dispatch-batch.ts';
 import { canRetry, retryInput, type RetryResult } from './build-retry.ts';
-import type { Loose } from './maybe-promise.ts';
+import { allOf, andThen, inOrder, isPromise, type Loose, type MaybePromise } from './maybe-promise.ts';
+import type { RunnersDomain } from './runners.ts';
+import { RUNNER_CHANGED, type DomainBackend, type DomainPorts, type Publish } from './backend.ts';
 
 export type UpdateResult =
   /** `Ci::Build.where(runner_id:).running.find(id)` found nothing: the runner hears 404. */
@@ -29,58 +29,71 @@ export type UpdateResult =
  */
 export const finishAnswer = (finished: Build | undefined): UpdateResult => (finished ? { ok: true, build: finished } : { ok: false, reason: 'not-found' });
 
+/** What handlers and jobs may ask of builds: every answer at once on SQLite, possibly a promise on PostgreSQL. */
+export type BuildsDomain = Loose<BuildRules>;
+
 /**
- * A poll's answer when the runner it was given is no longer as given: PostgreSQL's, for a runner
- * from its cache (store/pg/runner-cache.ts) paused, deleted or edited on another instance. The
- * caller reads the runner again (RunnersDomain.byToken) and answers from that. SQLite never gives it:
- * its runners are read from the only writer's own store.
+ * The build rules, once, over a backend's ports and strategies (backend.ts). Written with andThen,
+ * not await: over SQLite's ports every step answers at once, so a check and the write after it stay
+ * in one synchronous turn and no other request's work slips between.
  */
-export const RUNNER_CHANGED = Symbol('runner changed');
-
-/** What handlers and jobs may ask of builds, on either store: the SQLite class's methods, each answer possibly a promise. */
-export type BuildsDomain = Loose<SqliteBuildsDomain>;
-
-/** The build rules over the synchronous SQLite ports: every answer at once (dispatch batches its polls, see poll). */
-export class SqliteBuildsDomain {
-  private readonly batch: DispatchBatch;
+export class BuildRules {
+  private readonly p: DomainPorts;
 
   constructor(
-    private readonly store: Store,
+    private readonly b: DomainBackend,
     private readonly events: AppEvents,
+    /** Where a poll's runner is read (RunnerRules: on PostgreSQL through the runners polls start from). */
+    private readonly runners: Pick<RunnersDomain, 'byToken' | 'byTokenForPoll'>,
   ) {
-    this.batch = new DispatchBatch(store);
+    this.p = b.ports;
   }
 
-  byId(id: number): Build | undefined {
-    return this.store.builds.byId(id);
+  byId(id: number): MaybePromise<Build | undefined> {
+    return this.p.builds.byId(id);
   }
 
-  byIds(ids: number[]): Build[] {
-    return this.store.builds.byIds(ids);
+  byIds(ids: number[]): MaybePromise<Build[]> {
+    return this.p.builds.byIds(ids);
   }
 
-  list(filter: BuildFilter = {}): Build[] {
-    return this.store.builds.list(filter);
+  list(filter: BuildFilter = {}): MaybePromise<Build[]> {
+    return this.p.builds.list(filter);
   }
 
   /** What the build-token endpoints authenticate against (cached while a build streams its trace). */
-  credentials(id: number): BuildCredentials | undefined {
-    return this.store.builds.credentials(id);
+  credentials(id: number): MaybePromise<BuildCredentials | undefined> {
+    return this.p.builds.credentials(id);
   }
 
   /** `count` pending builds of one input, all or none (a failure part-way stores none, so a retry cannot duplicate). */
-  create(input: NewBuild, count: number): Build[] {
-    const created = this.store.tx(() => Array.from({ length: count }, () => this.store.builds.create(input)));
-    for (const b of created) this.events.emit('build:pending', b);
-    return created;
+  create(input: NewBuild, count: number): MaybePromise<Build[]> {
+    const created = this.b.unit((p, publish) =>
+      andThen(p.builds.createMany(input, count), (out) => andThen(allOf(out.map((build) => publish({ kind: 'build:pending', build }))), () => out)),
+    );
+    return andThen(created, (out) => {
+      for (const b of out) this.events.emit('build:pending', b);
+      return out;
+    });
   }
 
   /**
-   * Records the runner's contact and, when `take`, hands it the oldest pending build it may take.
-   * Polls of one event-loop turn share one transaction (dispatch-batch.ts).
+   * A runner's poll by its token: records its contact and, when `admit` says so, hands it the oldest
+   * pending build it may take (the backend's dispatch: SQLite batches the polls of one event-loop
+   * turn in one transaction). `admit` judges the runner found, throwing the caller's answer for one
+   * it refuses. On PostgreSQL the first attempt may start from the runner this instance read last;
+   * when the poll finds that runner changed, it is read again and judged anew.
    */
-  poll(runner: Runner, info: RunnerInfo | undefined, take: boolean): Promise<Taken | undefined | typeof RUNNER_CHANGED> {
-    return this.batch.poll(runner, info, take);
+  async pollAs(token: string, info: RunnerInfo | undefined, admit: (found: Runner | undefined) => { runner: Runner; take: boolean }): Promise<Taken | undefined> {
+    for (let cached = true; ; cached = false) {
+      // Awaited only when it is a promise: on SQLite an await of a plain value cost a promise and a
+      // microtask turn per poll, for work already done.
+      const found = cached ? this.runners.byTokenForPoll(token) : this.runners.byToken(token);
+      const { runner, take } = admit(isPromise(found) ? await found : found);
+      const taken = await this.b.dispatch.poll(runner, info, take);
+      if (taken !== RUNNER_CHANGED) return taken;
+      if (!cached) return undefined;
+    }
   }
 
   /**
@@ -88,161 +101,194 @@ export class SqliteBuildsDomain {
    * sent, then the final state. Only a build running on this runner may be updated. `trace: null`:
    * one was sent that is not text.
    */
-  update(runner: Runner, id: number | undefined, change: { info?: RunnerInfo; trace?: string | null; state?: string }): UpdateResult {
-    this.store.runners.touch(runner, change.info);
-    const build = id === undefined ? undefined : this.store.builds.byId(id);
-    if (!build || build.runner_id !== runner.id || build.status !== 'running') return { ok: false, reason: 'not-found' };
-    if (change.trace === null) return { ok: false, reason: 'trace-invalid' };
-    if (change.trace !== undefined && !this.store.traces.replace(build.id, Buffer.from(change.trace, 'utf8')).ok) {
-      return { ok: false, reason: 'trace-too-large' };
-    }
-    if (change.state === 'success' || change.state === 'failed') {
-      return finishAnswer(this.finish(build.id, change.state));
-    }
-    return { ok: true, build };
+  update(runner: Runner, id: number | undefined, change: { info?: RunnerInfo; trace?: string | null; state?: string }): MaybePromise<UpdateResult> {
+    return andThen(this.p.runners.touch(runner, change.info), () =>
+      andThen(id === undefined ? undefined : this.p.builds.byId(id), (build): MaybePromise<UpdateResult> => {
+        if (!build || build.runner_id !== runner.id || build.status !== 'running') return { ok: false, reason: 'not-found' };
+        if (change.trace === null) return { ok: false, reason: 'trace-invalid' };
+        const state = change.state === 'success' || change.state === 'failed' ? change.state : undefined;
+        if (change.trace === undefined) return state ? andThen(this.finish(build.id, state), finishAnswer) : { ok: true, build };
+        return this.replaceTrace(build, Buffer.from(change.trace, 'utf8'), state);
+      }),
+    );
+  }
+
+  /**
+   * The PUT's full trace, and its final state when given, as one unit conditional on the build still
+   * running: the PUT that loses a race (to a cancel, to the runner's other PUT) leaves neither its
+   * trace nor its state.
+   */
+  private replaceTrace(build: Build, trace: Buffer, state: 'success' | 'failed' | undefined): MaybePromise<UpdateResult> {
+    let finished: Build | undefined;
+    const then = state && ((p: DomainPorts, publish: Publish) => andThen(this.finishIn(p, publish, build.id, (builds) => builds.finish(build.id, state)), (b) => ((finished = b), b !== undefined)));
+    return andThen(this.b.traces.replaceWhileRunning(build.id, trace, then), (stored): MaybePromise<UpdateResult> => {
+      if (!stored) return { ok: false, reason: 'not-found' };
+      if (!stored.ok) return { ok: false, reason: 'trace-too-large' };
+      if (!state) return { ok: true, build };
+      return andThen(this.b.traces.release(build.id), () => finishAnswer(this.announce(finished)));
+    });
   }
 
   /** running → success|failed; the finished build, or undefined when it was not running. */
-  finish(id: number, status: 'success' | 'failed'): Build | undefined {
-    return this.settle(id, () => this.store.builds.finish(id, status));
+  finish(id: number, status: 'success' | 'failed'): MaybePromise<Build | undefined> {
+    return this.settle(id, (builds) => builds.finish(id, status));
   }
 
   /** pending|running → canceled; the canceled build, or undefined when it was neither. */
-  cancel(id: number): Build | undefined {
-    return this.settle(id, () => this.store.builds.cancel(id));
+  cancel(id: number): MaybePromise<Build | undefined> {
+    return this.settle(id, (builds) => builds.cancel(id));
   }
 
   /**
    * GitLab's retry: a new pending build of a finished build's definition (build-retry.ts); the old
-   * one stays. Check and create run in one synchronous turn, so no status change slips between.
+   * one stays. A finished build never runs again, so nothing the check read can change before the create.
    */
-  retry(id: number): RetryResult {
-    const old = this.store.builds.byId(id);
-    if (!old) return { ok: false, reason: 'not-found' };
-    if (!canRetry(old)) return { ok: false, reason: 'not-finished', status: old.status };
-    return { ok: true, build: this.create(retryInput(old), 1)[0]! };
+  retry(id: number): MaybePromise<RetryResult> {
+    return andThen(this.p.builds.byId(id), (old): MaybePromise<RetryResult> => {
+      if (!old) return { ok: false, reason: 'not-found' };
+      if (!canRetry(old)) return { ok: false, reason: 'not-finished', status: old.status };
+      return andThen(this.create(retryInput(old), 1), (created) => ({ ok: true, build: created[0]! }));
+    });
   }
 
-  /** Fails builds running past their timeout (the build's, else the project's); how many. */
-  failStuck(now: number): number {
-    let failed = 0;
-    for (const build of this.store.builds.stuck(now)) if (this.finish(build.id, 'failed')) failed++;
-    return failed;
+  /** Fails builds running past their timeout (the build's, else the project's); how many. Each finish is conditional on running: instances sweeping at once fail each build once. */
+  failStuck(now: number): MaybePromise<number> {
+    return andThen(this.p.builds.stuck(now), (stuck) => andThen(inOrder(stuck, (build) => this.finish(build.id, 'failed')), (done) => done.filter(Boolean).length));
   }
 
-  /** The one way a build leaves pending/running: write, release its trace, re-read, tell everyone. */
-  private settle(id: number, write: () => boolean): Build | undefined {
-    if (!this.store.tx(write)) return undefined;
-    this.store.traces.release(id);
-    const done = this.store.builds.byId(id);
-    if (done) this.events.emit('build:finished', done);
-    return done;
+  /** The one way a build leaves pending/running: write and re-read in one unit (others hear of it at its commit), release its trace, tell everyone here. */
+  private settle(id: number, write: (builds: DomainPorts['builds']) => MaybePromise<boolean>): MaybePromise<Build | undefined> {
+    const done = this.b.unit((p, publish) => this.finishIn(p, publish, id, write));
+    return andThen(done, (b) => andThen(this.b.traces.release(id), () => this.announce(b)));
+  }
+
+  private finishIn(p: DomainPorts, publish: Publish, id: number, write: (builds: DomainPorts['builds']) => MaybePromise<boolean>): MaybePromise<Build | undefined> {
+    return andThen(write(p.builds), (written) =>
+      written ? andThen(p.builds.byId(id), (b) => (b ? andThen(publish({ kind: 'build:finished', build: b }), () => b) : undefined)) : undefined,
+    );
+  }
+
+  private announce(finished: Build | undefined): Build | undefined {
+    if (finished) this.events.emit('build:finished', finished);
+    return finished;
   }
 
   /**
-   * Appends a trace part at `start` (GitLab's incremental trace rule). Synchronous on purpose: the
-   * trace PATCH is the hottest path and never waits; undefined when there is no such build.
-   * `checked`: the build as the request's token was checked against it (not looked up again).
+   * Appends a trace part at `start` (GitLab's incremental trace rule). Synchronous on SQLite on
+   * purpose: the trace PATCH is the hottest path and never waits; undefined when there is no such
+   * build. `checked`: the build as the request's token was checked against it (not looked up again).
    */
-  appendTrace(id: number, start: number, bytes: Buffer, checked?: BuildCredentials): { build: BuildCredentials; result: AppendResult } | undefined {
-    const build = checked?.id === id ? checked : this.store.builds.credentials(id);
-    if (!build) return undefined;
-    return { build, result: this.store.traces.append(build.id, start, bytes) };
+  appendTrace(id: number, start: number, bytes: Buffer, checked?: BuildCredentials): MaybePromise<{ build: BuildCredentials; result: AppendResult } | undefined> {
+    const build = checked?.id === id ? checked : this.p.builds.credentials(id);
+    if (isPromise(build)) return build.then((b) => b && this.appendTo(b, start, bytes));
+    return build && this.appendTo(build, start, bytes);
   }
 
-  traceLength(id: number): number {
-    return this.store.traces.length(id);
+  private appendTo(build: BuildCredentials, start: number, bytes: Buffer): MaybePromise<{ build: BuildCredentials; result: AppendResult } | undefined> {
+    const result = this.b.traces.append(build, start, bytes);
+    if (isPromise(result)) return result.then((r) => r && { build, result: r });
+    return result && { build, result };
   }
 
-  readTrace(id: number, start = 0): { body: Buffer | Readable | null; length: number } {
-    return this.store.traces.read(id, start);
+  traceLength(id: number): MaybePromise<number> {
+    return this.b.traces.length(id);
+  }
+
+  readTrace(id: number, start = 0): MaybePromise<{ body: Buffer | Readable | null; length: number }> {
+    return this.b.traces.read(id, start);
   }
 
   /** Streams an upload into a staging file; nothing is visible until storeArtifacts. */
   stageArtifacts(source: Readable): Promise<StagedUpload> {
-    return this.store.artifacts.stage(source);
+    return this.p.artifacts.stage(source);
   }
 
   discardArtifacts(staged: StagedUpload): void {
-    this.store.artifacts.discard(staged);
+    this.p.artifacts.discard(staged);
   }
 
   get maxArtifactBytes(): number {
-    return this.store.artifacts.maxBytes;
+    return this.p.artifacts.maxBytes;
   }
 
   /**
    * Makes a staged upload the build's archive: the file is in place before the row points at it,
-   * the replaced archive goes after, and the listing job hears of it. The build as it is now.
+   * the replaced archive goes after, and the listing job hears of it (in-process only: the job it
+   * triggers is this instance's, and must run once). The build as it is now.
    */
   async storeArtifacts(buildId: number, staged: StagedUpload, meta: { filename: string; expire_at: number | null }): Promise<Build> {
-    const old = this.store.builds.byId(buildId)?.artifacts_key ?? null;
-    let key: string;
-    try {
-      key = this.store.artifacts.commit(buildId, staged);
-    } catch (err) {
-      this.store.artifacts.discard(staged);
-      throw err;
-    }
-    this.store.tx(() => this.store.builds.setArtifacts(buildId, { key, filename: meta.filename, size: staged.size, expire_at: meta.expire_at }));
-    // The answer is the build as this upload left it, read before the await below: meanwhile the
-    // expiry job may already erase an archive uploaded with `expire_in: 0` (the model test caught
-    // a 201 without artifacts_file under load), and GitLab answers with what was stored.
-    const stored = this.store.builds.byId(buildId)!;
-    if (old && old !== key) await this.store.artifacts.removeAsync(old);
-    this.events.emit('artifacts:stored', { buildId, key });
-    return stored;
+    // andThen, not await, up to the removal: on SQLite the steps stay in one synchronous turn.
+    return await andThen(this.p.builds.byId(buildId), (before) => {
+      const old = before?.artifacts_key ?? null;
+      let key: string;
+      try {
+        key = this.p.artifacts.commit(buildId, staged);
+      } catch (err) {
+        this.p.artifacts.discard(staged);
+        throw err;
+      }
+      const set = this.b.write((p) => p.builds.setArtifacts(buildId, { key, filename: meta.filename, size: staged.size, expire_at: meta.expire_at }));
+      // The answer is the build as this upload left it, read before the removal's await: meanwhile
+      // the expiry job may already erase an archive uploaded with `expire_in: 0` (the model test
+      // caught a 201 without artifacts_file under load), and GitLab answers with what was stored.
+      return andThen(set, () =>
+        andThen(this.p.builds.byId(buildId), async (stored) => {
+          if (old && old !== key) await this.p.artifacts.removeAsync(old);
+          this.events.emit('artifacts:stored', { buildId, key });
+          return stored!;
+        }),
+      );
+    });
   }
 
   /** Erases the build's archive (the row forgets it first, so no reader is pointed at a missing file). */
-  deleteArtifacts(build: Pick<Build, 'id' | 'artifacts_key'>): Build | undefined {
-    if (build.artifacts_key) {
-      this.store.tx(() => this.store.builds.clearArtifacts(build.id));
-      this.store.artifacts.remove(build.artifacts_key);
-    }
-    return this.store.builds.byId(build.id);
+  deleteArtifacts(build: Pick<Build, 'id' | 'artifacts_key'>): MaybePromise<Build | undefined> {
+    const key = build.artifacts_key;
+    if (!key) return this.p.builds.byId(build.id);
+    return andThen(this.b.write((p) => p.builds.clearArtifacts(build.id)), () => {
+      this.p.artifacts.remove(key);
+      return this.p.builds.byId(build.id);
+    });
   }
 
   /** Erases every archive whose expiry has passed at `now`; how many. */
-  expireArtifacts(now: number): number {
-    const expired = this.store.builds.expiredArtifacts(now);
-    for (const build of expired) this.deleteArtifacts(build);
-    return expired.length;
+  expireArtifacts(now: number): MaybePromise<number> {
+    return andThen(this.p.builds.expiredArtifacts(now), (expired) => andThen(inOrder(expired, (build) => this.deleteArtifacts(build)), () => expired.length));
   }
 
   /** The archive's size on disk and a stream of it; throws when the file cannot be opened. */
   openArtifacts(key: string): { size: number; stream: Readable } {
-    const size = this.store.artifacts.size(key);
-    return { size, stream: this.store.artifacts.open(key) };
+    const size = this.p.artifacts.size(key);
+    return { size, stream: this.p.artifacts.open(key) };
   }
 
   /** Where archive `key` is when it is still the build's current, unlisted one; undefined when there is nothing to list. */
-  archiveToList(buildId: number, key: string): string | undefined {
-    if (!this.isCurrentArchive(buildId, key)) return undefined;
-    if (this.store.listings.summary(buildId)) return undefined;
-    return this.store.artifacts.pathOf(key);
+  archiveToList(buildId: number, key: string): MaybePromise<string | undefined> {
+    return andThen(this.isCurrentArchive(buildId, key), (current) =>
+      current ? andThen(this.p.listings.summary(buildId), (listed) => (listed ? undefined : this.p.artifacts.pathOf(key))) : undefined,
+    );
   }
 
   /** Whether `key` is still the build's archive (a newer upload or an expiry may have replaced it). */
-  isCurrentArchive(buildId: number, key: string): boolean {
-    return this.store.builds.byId(buildId)?.artifacts_key === key;
+  isCurrentArchive(buildId: number, key: string): MaybePromise<boolean> {
+    return andThen(this.p.builds.byId(buildId), (b) => b?.artifacts_key === key);
   }
 
   /** Stores the file list of archive `key`; false when the build's archive is no longer that one. */
-  recordListing(buildId: number, key: string, listing: ArchiveListing): boolean {
-    return this.store.tx(() => this.store.listings.set(buildId, key, listing));
+  recordListing(buildId: number, key: string, listing: ArchiveListing): MaybePromise<boolean> {
+    return this.b.write((p) => p.listings.set(buildId, key, listing));
   }
 
   /** Archives stored without a listing (their job was lost, or an older version kept none). */
-  unlistedArchives(): { id: number; key: string }[] {
-    return this.store.listings.unlisted();
+  unlistedArchives(): MaybePromise<{ id: number; key: string }[]> {
+    return this.p.listings.unlisted();
   }
 
-  listingSummary(buildId: number): ListingSummary | undefined {
-    return this.store.listings.summary(buildId);
+  listingSummary(buildId: number): MaybePromise<ListingSummary | undefined> {
+    return this.p.listings.summary(buildId);
   }
 
-  listing(buildId: number): ArchiveListing | undefined {
-    return this.store.listings.get(buildId);
+  listing(buildId: number): MaybePromise<ArchiveListing | undefined> {
+    return this.p.listings.get(buildId);
   }
 }

@@ -1,22 +1,22 @@
 // Projects: each has its runners token (project runners register with it) and CI token.
-import type { Store } from '../store/index.ts';
 import type { Project } from '../store/ports/project.ts';
-import type { Loose } from './maybe-promise.ts';
+import type { Loose, MaybePromise } from './maybe-promise.ts';
+import type { DomainPorts } from './backend.ts';
 
-export type ProjectsDomain = Loose<SqliteProjectsDomain>;
+export type ProjectsDomain = Loose<ProjectRules>;
 
-export class SqliteProjectsDomain {
-  constructor(private readonly store: Store) {}
+export class ProjectRules {
+  constructor(private readonly p: DomainPorts) {}
 
-  create(input: { name: string; shared_runners_enabled?: boolean; build_timeout?: number }): Project {
-    return this.store.projects.create(input);
+  create(input: { name: string; shared_runners_enabled?: boolean; build_timeout?: number }): MaybePromise<Project> {
+    return this.p.projects.create(input);
   }
 
-  byId(id: number): Project | undefined {
-    return this.store.projects.byId(id);
+  byId(id: number): MaybePromise<Project | undefined> {
+    return this.p.projects.byId(id);
   }
 
-  list(): Project[] {
-    return this.store.projects.list();
+  list(): MaybePromise<Project[]> {
+    return this.p.projects.list();
   }
 }

@@ -1,10 +1,10 @@
 // Runners: registration (with the instance's registration token or a project's runners token),
 // contact, pause and removal. The runner cache by token digest lives behind RunnersPort, which is
 // the only writer of the runners table.
-import type { Store } from '../store/index.ts';
 import type { NewRunner, Runner, RunnerInfo } from '../store/ports/runner.ts';
 import { safeEqual } from '../auth/tokens.ts';
-import type { Loose } from './maybe-promise.ts';
+import { andThen, type Loose, type MaybePromise } from './maybe-promise.ts';
+import type { DomainBackend, DomainPorts } from './backend.ts';
 
 /** Only the keys GitLab copies from `info` into the runner row (helpers.rb `update_runner_info`). */
 export function pickInfo(info: unknown): RunnerInfo | undefined {
@@ -24,70 +24,69 @@ export type RegisterResult =
   /** GitLab's validation: a runner that takes no untagged builds must have tags, else it is not saved. */
   | { ok: false; reason: 'invalid' };
 
-export type RunnersDomain = Loose<SqliteRunnersDomain>;
+export type RunnersDomain = Loose<RunnerRules>;
 
-export class SqliteRunnersDomain {
-  constructor(private readonly store: Store) {}
+export class RunnerRules {
+  private readonly p: DomainPorts;
 
-  byToken(token: string): Runner | undefined {
-    return this.store.runners.byToken(token);
+  constructor(private readonly b: DomainBackend) {
+    this.p = b.ports;
   }
 
-  /**
-   * The runner a poll starts from. PostgreSQL may answer from the runner it read last (its poll
-   * checks it against the row, see store/pg/runner-cache.ts); here the store's own cache is current.
-   */
-  byTokenForPoll(token: string): Runner | undefined {
-    return this.store.runners.byToken(token);
+  byToken(token: string): MaybePromise<Runner | undefined> {
+    return andThen(this.p.runners.byToken(token), (runner) => {
+      this.b.pollRunners.remember(token, runner);
+      return runner;
+    });
   }
 
-  byId(id: number): Runner | undefined {
-    return this.store.runners.byId(id);
+  /** The runner a poll starts from: on PostgreSQL maybe the one read last (its poll checks it against the row). */
+  byTokenForPoll(token: string): MaybePromise<Runner | undefined> {
+    return this.b.pollRunners.get(token) ?? this.byToken(token);
   }
 
-  list(): Runner[] {
-    return this.store.runners.list();
+  byId(id: number): MaybePromise<Runner | undefined> {
+    return this.p.runners.byId(id);
+  }
+
+  list(): MaybePromise<Runner[]> {
+    return this.p.runners.list();
   }
 
   /** Builds handed to each runner so far, by runner id (absent: none). */
-  buildCounts(): Map<number, number> {
-    return this.store.runners.buildCounts();
+  buildCounts(): MaybePromise<Map<number, number>> {
+    return this.p.runners.buildCounts();
   }
 
-  buildCount(id: number): number {
-    return this.store.runners.buildCount(id);
+  buildCount(id: number): MaybePromise<number> {
+    return this.p.runners.buildCount(id);
   }
 
-  register(token: string, fields: Omit<NewRunner, 'is_shared' | 'project_id' | 'active'>): RegisterResult {
-    let projectId: number | null = null;
-    let shared = false;
-    if (safeEqual(token, this.store.registrationToken)) shared = true;
-    else {
-      const project = this.store.projects.byRunnersToken(token);
-      if (!project) return { ok: false, reason: 'forbidden' };
-      projectId = project.id;
-    }
-    if (!fields.run_untagged && fields.tag_list.length === 0) return { ok: false, reason: 'invalid' };
-    return { ok: true, runner: this.store.runners.create({ ...fields, is_shared: shared, project_id: projectId }) };
+  register(token: string, fields: Omit<NewRunner, 'is_shared' | 'project_id' | 'active'>): MaybePromise<RegisterResult> {
+    const shared = safeEqual(token, this.b.registrationToken);
+    return andThen(shared ? undefined : this.p.projects.byRunnersToken(token), (project): MaybePromise<RegisterResult> => {
+      if (!shared && !project) return { ok: false, reason: 'forbidden' };
+      if (!fields.run_untagged && fields.tag_list.length === 0) return { ok: false, reason: 'invalid' };
+      return andThen(this.p.runners.create({ ...fields, is_shared: shared, project_id: project?.id ?? null }), (runner) => ({ ok: true, runner }));
+    });
   }
 
   /** Records contact (and the runner's self-description, when sent). */
-  touch(runner: Runner, info?: RunnerInfo): void {
-    this.store.runners.touch(runner, info);
+  touch(runner: Runner, info?: RunnerInfo): MaybePromise<void> {
+    return this.p.runners.touch(runner, info);
   }
 
   /** Pauses or resumes; the runner as it is now, or undefined when there is none. */
-  setActive(id: number, active: boolean): Runner | undefined {
-    if (!this.store.runners.setActive(id, active)) return undefined;
-    return this.store.runners.byId(id);
+  setActive(id: number, active: boolean): MaybePromise<Runner | undefined> {
+    return andThen(this.p.runners.setActive(id, active), (found) => (found ? this.p.runners.byId(id) : undefined));
   }
 
-  delete(id: number): boolean {
-    return this.store.runners.delete(id);
+  delete(id: number): MaybePromise<boolean> {
+    return this.p.runners.delete(id);
   }
 
   /** Marks runners silent since `before` as offline; how many changed. */
-  markOffline(before: number): number {
-    return this.store.tx(() => this.store.runners.markOffline(before));
+  markOffline(before: number): MaybePromise<number> {
+    return this.b.write((p) => p.runners.markOffline(before));
   }
 }

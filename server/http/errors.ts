@@ -3,7 +3,8 @@
 // only a real bug is a 500, and that is logged.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { closeLingeringly } from './lingering-close.ts';
-import { fileTrouble, StorageError } from '../store/ports/storage-error.ts';
+import { StorageError } from '../store/ports/storage-error.ts';
+import { fileStorageError } from '../store/ports/file-errors.ts';
 
 export class ApiError extends Error {
   constructor(
@@ -25,8 +26,6 @@ export const recordNotFound = () => new ApiError(404, '404 Not found');
 export const conflict = (what?: string) => new ApiError(409, what ? `409 Conflict - ${what}` : '409 Conflict');
 export const tooLarge = () => new ApiError(413, '413 Request Entity Too Large');
 
-const SQLITE_IO_MESSAGE = '503 Service Unavailable - the database in the data dir could not be written (disk full, read-only or failing); free some space or make it writable, then retry';
-
 /** A storage adapter's trouble kind as its answer: 507 when full, else 503, with Retry-After when the adapter knows one. */
 function storageTrouble(err: StorageError): { status: number; message: string; headers: Record<string, string>; bug: false } {
   const status = err.kind === 'full' ? 507 : 503;
@@ -39,13 +38,10 @@ function storageTrouble(err: StorageError): { status: number; message: string; h
 export function describeError(err: unknown): { status: number; message: string; headers: Record<string, string>; bug: boolean } {
   if (err instanceof ApiError) return { status: err.status, message: err.message, headers: err.headers, bug: false };
   if (err instanceof StorageError) return storageTrouble(err);
-  const file = fileTrouble(err);
+  // A file-system failure no adapter turned into its kind (the store's files are written in many places).
+  const file = fileStorageError(err);
   if (file) return storageTrouble(file);
   const e = err as Partial<FastifyError> & { code?: string; errno?: number };
-  if (/SQLITE_FULL|database or disk is full/i.test(String(e.message))) return storageTrouble(fileTrouble({ code: 'ENOSPC' })!);
-  if (/SQLITE_READONLY|readonly database/i.test(String(e.message))) return storageTrouble(fileTrouble({ code: 'EROFS' })!);
-  // The WebAssembly SQLite reports a full disk and a failing one alike as "disk I/O error".
-  if (/disk I\/O error|SQLITE_IOERR/i.test(String(e.message))) return { status: 503, message: SQLITE_IO_MESSAGE, headers: {}, bug: false };
   if (e.validation) return { status: 400, message: `400 (Bad request) ${e.message}`, headers: {}, bug: false };
   if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || e.statusCode === 413) return { status: 413, message: '413 Request Entity Too Large', headers: {}, bug: false };
   if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return { status: 415, message: '415 Unsupported Media Type', headers: {}, bug: false };

@@ -2,7 +2,8 @@
 // `readParams` gives the same view, into a null-prototype object with prototype-polluting keys dropped.
 import type { FastifyRequest } from 'fastify';
 import { ApiError, badRequest, tooLarge } from './errors.ts';
-import { fileTrouble } from '../store/ports/storage-error.ts';
+import { StorageError } from '../store/ports/storage-error.ts';
+import { fileStorageError } from '../store/ports/file-errors.ts';
 
 export type Params = Record<string, unknown>;
 
@@ -77,12 +78,12 @@ export async function readParams(request: FastifyRequest): Promise<Params> {
 }
 
 /**
- * Busboy's errors carry no status; a broken multipart body is the client's fault. Storage trouble is
- * not: a file-system error whose code says it is one is passed on, for describeError's 507/503.
+ * Busboy's errors carry no status; a broken multipart body is the client's fault. Storage trouble
+ * met while storing the upload is not: it is answered as its kind (errors.ts), not as a 400.
  */
 export function asMultipartError(err: unknown): unknown {
   const e = err as { statusCode?: number; message?: string };
-  if (typeof e?.statusCode === 'number' || err instanceof ApiError || fileTrouble(err)) return err;
+  if (typeof e?.statusCode === 'number' || err instanceof ApiError || err instanceof StorageError || fileStorageError(err)) return err;
   return badRequest(`broken multipart body: ${e?.message ?? 'unreadable'}`);
 }
 

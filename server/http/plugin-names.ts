@@ -3,7 +3,7 @@
 // per register. Our ~30 route plugins are ES module functions, never a CommonJS module's exports, so
 // the walk always ends at the function's own name, but it costs Object.keys(require.cache) each time:
 // in a process that has loaded a few hundred CommonJS modules (every vitest worker, which keeps its
-// modules between files) it was ~15% of an in-process server's start CPU (bench/server-churn.ts).
+// modules between files) it was ~15% of an in-process server's start CPU (bench/experiments/server-churn.ts).
 // Naming each plugin up front with the symbol fastify-plugin sets gives fastify the same name first.
 import type { FastifyInstance } from 'fastify';
 

@@ -1,12 +1,12 @@
 // The job backend: where durable jobs, the retry and dead sets, the queue list and the counters are
 // kept. The job system calls it once per job step and never sees how the step is stored; the SQLite
-// adapter is server/store/sqlite/job-backend.ts. Each method is one step that a Redis adapter in
-// Sidekiq's layout (/work/shared/spec/sidekiq-redis-layout.md) would do as one MULTI or script: the
+// adapter is server/store/sqlite-job-backend.ts. Each method is one step that a Redis adapter in
+// Sidekiq's layout (the spec's sidekiq-redis-layout.md) would do as one MULTI or script: the
 // Sidekiq operation is named on each. A method may answer a value (the SQLite adapter: the job
 // system goes on synchronously, so its enqueue path stays one transaction with no await) or a
-// promise (the Redis adapter: the job system awaits it). `shared` backends (Redis) are also written
-// by other processes: the job system then takes jobs from the backend (`fetch`) instead of from its
-// in-memory mirror, and reads metrics from it.
+// promise (the Redis adapter: the job system awaits it). `shared` backends (Redis, PostgreSQL) are
+// also written by other processes: the job system then takes jobs from the backend (`fetch`,
+// fetch-dispatch.ts) instead of from its in-memory mirror (mirror-dispatch.ts), and reads metrics from it.
 import type { FailedJob, Job, JobCounters } from './types.ts';
 import type { MetricsView } from '../metrics/source.ts';
 import type { EntryKey, FailedSet } from './entry-key.ts';

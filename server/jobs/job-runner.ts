@@ -5,7 +5,6 @@ import { setMaxListeners } from 'node:events';
 import type { Clock } from '../clock.ts';
 import type { Awaitable, JobBackend } from './backend.ts';
 import type { KindRegistry } from './registry.ts';
-import type { RetrySet } from './retry-set.ts';
 import type { Counters } from './counters.ts';
 import type { JobQueue } from './queue.ts';
 import type { FailedJob, Job } from './types.ts';
@@ -13,7 +12,6 @@ import type { FailedJob, Job } from './types.ts';
 export interface JobRunnerDeps {
   kinds: KindRegistry;
   backend: JobBackend;
-  retrySet: RetrySet;
   counts: Counters;
   clock: Clock;
   config: { jobBackoffUnitMs: number; jobDeadMax: number };
@@ -22,10 +20,10 @@ export interface JobRunnerDeps {
   /** A durable job left its queue's waiting jobs. */
   taken(job: Job): void;
   log(): { warn(obj: unknown, msg?: string): void };
-  /** Backoff of a job that failed `count` times before (retry.ts, or Sidekiq's for a Redis backend). */
+  /** Backoff of a job that failed `count` times before (retry.ts, or Sidekiq's for a shared backend). */
   retryDelay(count: number, unitMs: number): number;
-  /** The retry set lives only in the backend (Redis): nothing to mirror in memory. */
-  shared: boolean;
+  /** The failed job went into the retry set (a mirror in memory keeps it too). */
+  retrying(job: FailedJob): void;
 }
 
 export class JobRunner {
@@ -116,7 +114,7 @@ export class JobRunner {
         if (job.retry_count < job.retry) {
           const retry = { ...failed, retry_count: job.retry_count + 1, run_at: now + this.deps.retryDelay(job.retry_count, config.jobBackoffUnitMs) };
           written = backend.retryLater(retry, counters);
-          if (!this.deps.shared) this.deps.retrySet.insert(retry);
+          this.deps.retrying(retry);
         } else written = backend.kill(failed, counters, config.jobDeadMax);
       }
     } catch (err) {

@@ -1,9 +1,8 @@
 // What the control API shows of the queues (Sidekiq Web's Queues and queue pages), from wherever
-// the truth is. Without a shared backend the job system's memory mirror holds every waiting job.
-// On Redis it does not (jobs are fetched from Redis, and other servers and Sidekiq apps push and
-// take there): durable queues are read from Redis as Sidekiq's API reads them, so Jobscope and
-// Sidekiq show the same sizes, latencies and jobs; the demo's memory queues stay in memory.
-import type { Awaitable, SharedJobBackend, SharedQueue } from './backend.ts';
+// the truth is. QueueViews reads the job system's memory, which holds every waiting job when the
+// backend is this process's alone (mirror-dispatch.ts), and the demo's memory queues always. A
+// shared backend's durable queues are read from it instead (shared-queue-views.ts).
+import type { Awaitable } from './backend.ts';
 import type { JobQueue } from './queue.ts';
 import type { Topology } from './topology.ts';
 import type { Job } from './types.ts';
@@ -67,58 +66,44 @@ export interface QueueJobs {
 
 export interface QueueViewsDeps {
   topology: Topology;
-  shared: SharedJobBackend | undefined;
   now(): number;
   isBuiltin(name: string): boolean;
 }
 
 export class QueueViews {
-  constructor(private readonly d: QueueViewsDeps) {}
+  constructor(protected readonly d: QueueViewsDeps) {}
 
-  /** Every queue: on Redis, Sidekiq's Queue.all (queues only a Sidekiq app serves included) and the demo's. */
+  /** Every queue. */
   list(): Awaitable<QueueState[]> {
     const served = this.servedHere();
-    const local = [...this.d.topology.queues()];
-    if (!this.d.shared) return local.map((q) => this.ofMemory(q, served));
-    const memory = local.filter((q) => !q.durable);
-    const memoryNames = new Set(memory.map((q) => q.name));
-    return this.d.shared.queueList().then(({ queues }) => [
-      ...queues.filter((q) => !memoryNames.has(q.name)).map((q) => this.ofShared(q, served)),
-      ...memory.map((q) => this.ofMemory(q, served)),
-    ]);
+    return [...this.d.topology.queues()].map((q) => this.ofMemory(q, served));
   }
 
   /** One queue; undefined when there is none of that name. */
   one(name: string): Awaitable<QueueState | undefined> {
     const q = this.d.topology.queue(name);
-    const shared = this.d.shared;
-    if (!shared || (q && !q.durable)) return q && this.ofMemory(q, this.servedHere());
-    return shared.queueInfo(name).then((r) => (r ? this.ofShared(r, this.servedHere()) : undefined));
+    return q && this.ofMemory(q, this.servedHere());
   }
 
   /** A page of a queue's waiting jobs in the order workers take them; undefined when there is no such queue. */
   jobs(name: string, offset: number, limit: number): Awaitable<QueueJobs | undefined> {
     const q = this.d.topology.queue(name);
-    const shared = this.d.shared;
-    if (!shared || (q && !q.durable)) return q && { total: q.backlog, jobs: q.peek(offset, limit) };
-    return shared.queuePage(name, offset, limit).then((page) => page ?? undefined);
+    return q && { total: q.backlog, jobs: q.peek(offset, limit) };
   }
 
   /** How many jobs wait in the queue now (0 when there is no such queue). */
   backlog(name: string): Awaitable<number> {
-    const q = this.d.topology.queue(name);
-    if (!this.d.shared || (q && !q.durable)) return q?.backlog ?? 0;
-    return this.d.shared.queueSize(name);
+    return this.d.topology.queue(name)?.backlog ?? 0;
   }
 
   /** Pools of this process serving each queue: its own (durable queues) and the demo's simulated ones. */
-  private servedHere(): Map<string, number> {
+  protected servedHere(): Map<string, number> {
     const served = new Map<string, number>();
     for (const p of this.d.topology.processes()) for (const name of p.queueNames()) served.set(name, (served.get(name) ?? 0) + 1);
     return served;
   }
 
-  private ofMemory(q: JobQueue, served: Map<string, number>): QueueState {
+  protected ofMemory(q: JobQueue, served: Map<string, number>): QueueState {
     return {
       name: q.name,
       origin: 'jobscope',
@@ -128,25 +113,6 @@ export class QueueViews {
       oldestEnqueuedAt: q.oldestEnqueuedAt(),
       processes: served.get(q.name) ?? 0,
       builtin: this.d.isBuiltin(q.name),
-    };
-  }
-
-  /**
-   * Processes: this server's own pool counted from memory (its heartbeat lists a new queue only at
-   * the next beat), every other live process from its heartbeat in Redis. Latency is clamped at 0
-   * as the memory view's (a job enqueued by a host whose clock runs ahead is not "-2 s late").
-   */
-  private ofShared(q: SharedQueue, served: Map<string, number>): QueueState {
-    const builtin = this.d.isBuiltin(q.name);
-    return {
-      name: q.name,
-      origin: builtin || q.createdByJobscope ? 'jobscope' : 'sidekiq_app',
-      durable: true,
-      backlog: q.size,
-      latency: q.oldestEnqueuedAt === null ? 0 : Math.max(0, Math.trunc((this.d.now() - q.oldestEnqueuedAt) / 1000)),
-      oldestEnqueuedAt: q.oldestEnqueuedAt,
-      processes: q.otherProcesses + (served.get(q.name) ?? 0),
-      builtin,
     };
   }
 }

@@ -1,7 +1,7 @@
-// Threshold checks on each sample (alerts stored through AlertsRepo), edge-triggered: a rule records one Alert when a value goes over
-// it, and may fire again only after the value has come back under. The "over" state lives in memory,
-// so a violation still going on after a restart is reported once more (a reminder, not a flood).
-import type { AlertsRepo } from '../store/ports/monitor-ports.ts';
+// Threshold checks on each sample (the monitor stores the alerts they raise), edge-triggered: a
+// rule records one Alert when a value goes over it, and may fire again only after the value has
+// come back under. The "over" state lives in memory, so a violation still going on after a restart
+// is reported once more (a reminder, not a flood).
 import type { Alert, Thresholds } from '../../contract/app.ts';
 import type { CompoundMetrics } from '../../contract/metrics.ts';
 
@@ -45,36 +45,4 @@ export function judgeSample(over: Map<string, Set<string>>, connectionId: string
   for (const key of state) if (key.startsWith('failure_rate\u0000') && failedRate === null) now.add(key);
   over.set(connectionId, now);
   return raised;
-}
-
-export class Alerts {
-  /** connection id → keys of the rules currently over their threshold. */
-  private readonly over = new Map<string, Set<string>>();
-
-  constructor(private readonly repo: AlertsRepo) {}
-
-  /** Evaluates one sample; returns the alerts it raised. */
-  evaluate(connectionId: string, at: number, t: Thresholds, m: CompoundMetrics, failedRate: number | null): Alert[] {
-    return this.judge(connectionId, t, m, failedRate).map((a) => {
-      const id = this.repo.add({ connectionId, ...a, at });
-      return { id, connection_id: connectionId, kind: a.kind, queue: a.queue, value: a.value, threshold: a.threshold, at: new Date(at).toISOString() };
-    });
-  }
-
-  /** The checks of one sample that went over their threshold since the last; nothing stored. */
-  judge(connectionId: string, t: Thresholds, m: CompoundMetrics, failedRate: number | null): Check[] {
-    return judgeSample(this.over, connectionId, t, m, failedRate);
-  }
-
-  since(sinceId: number, limit = 500, connectionId?: string): Alert[] {
-    return this.repo.since(sinceId, limit, connectionId);
-  }
-
-  forget(connectionId: string): void {
-    this.over.delete(connectionId);
-  }
-
-  prune(before: number): void {
-    this.repo.deleteBefore(before);
-  }
 }

@@ -1,7 +1,7 @@
-// The monitor the app API's routes are handed: monitor.ts on SQLite (answers at once) or
-// shared-monitor.ts in database mode (answers with promises). Routes await what either answers, as
-// handlers do the domain's (domain/maybe-promise.ts): the SQLite monitor keeps its synchronous code.
+// The monitor the app API's routes are handed, whichever way its store answers: at once on SQLite,
+// with promises on PostgreSQL. Routes await what it answers, as handlers do the domain's
+// (domain/maybe-promise.ts).
 import type { Monitor } from './monitor.ts';
-import type { SharedMonitor } from './shared-monitor.ts';
+import type { Answers } from './ownership.ts';
 
-export type MonitorApi = Monitor | SharedMonitor;
+export type MonitorApi = Monitor<Answers>;

@@ -1,11 +1,10 @@
 // ConnectionHistory writes synchronously inside store.tx (SQLite's way: a sample's rows in one
-// transaction, no await inside). On PostgreSQL the writes must be awaited, so the shared monitor hands
-// ConnectionHistory this store instead: writes are kept as a list, and the monitor then sends them in
-// one transaction of its session (shared-monitor.ts) with the connection's health and the alerts.
+// transaction, no await inside). On PostgreSQL the writes must be awaited, so the shared ownership
+// hands ConnectionHistory this store instead: writes are kept as a list, and it then sends them in
+// one transaction of its session (shared-ownership.ts) with the connection's health and the alerts.
 // If that transaction fails, memory is ahead of the database: the monitor drops the history and
 // loads it again from the rows.
-import type { MonitorHistoryRepo, MonitorStore, SampleRow } from '../store/ports/monitor-ports.ts';
-import type { MonitorHistoryRepoAsync } from '../store/ports/async-ports.ts';
+import type { MonitorHistoryRepo, MonitorStore, SampleRow, SessionRepos } from '../store/ports/monitor-ports.ts';
 
 export type HistoryOp =
   | { op: 'name'; idx: number; name: string }
@@ -40,7 +39,7 @@ export class BufferedHistory implements Pick<MonitorStore, 'history' | 'tx'> {
   }
 }
 
-export async function applyOps(repo: MonitorHistoryRepoAsync, connectionId: string, ops: HistoryOp[]): Promise<void> {
+export async function applyOps(repo: SessionRepos['history'], connectionId: string, ops: HistoryOp[]): Promise<void> {
   for (const o of ops) {
     if (o.op === 'name') await repo.setQueueName(connectionId, o.idx, o.name);
     else if (o.op === 'put') await repo.putSample(connectionId, o.row);

@@ -20,6 +20,11 @@ export interface Retention {
   totalMs: number;
 }
 
+/** What retention drops at `now`: raw rows before rawCut (whole minutes, as rollups cover them), rollups before allCut. */
+export function cutsOf(now: number, retention: Retention): { rawCut: number; allCut: number } {
+  return { rawCut: Math.floor((now - retention.rawMs) / MINUTE) * MINUTE, allCut: now - retention.totalMs };
+}
+
 export interface SampleRates {
   processedRate: number | null;
   failedRate: number | null;
@@ -75,9 +80,7 @@ export class ConnectionHistory {
       this.names[r.idx] = r.name;
     }
     for (const r of rows) if (r.t > (r.tier === RAW ? this.raw : this.rollup).lastT) this.pushStored(r);
-    const rawCut = Math.floor((now - this.retention.rawMs) / MINUTE) * MINUTE;
-    this.raw.dropBefore(rawCut);
-    this.rollup.dropBefore(now - this.retention.totalMs);
+    this.dropFromMemory(now);
   }
 
   private pushStored(r: SampleRow): void {
@@ -176,12 +179,17 @@ export class ConnectionHistory {
   prune(now: number, force = false): void {
     if (!force && now - this.lastPrune < PRUNE_EVERY_MS) return;
     this.lastPrune = now;
-    const rawCut = Math.floor((now - this.retention.rawMs) / MINUTE) * MINUTE;
-    const allCut = now - this.retention.totalMs;
-    this.raw.dropBefore(rawCut);
-    this.rollup.dropBefore(allCut);
+    const { rawCut, allCut } = this.dropFromMemory(now);
     this.store.history.deleteBefore(this.connectionId, RAW, rawCut);
     this.store.history.deleteBefore(this.connectionId, ROLLUP, allCut);
+  }
+
+  /** Drops from memory what retention no longer keeps at `now`; answers where it cut. */
+  private dropFromMemory(now: number): { rawCut: number; allCut: number } {
+    const cuts = cutsOf(now, this.retention);
+    this.raw.dropBefore(cuts.rawCut);
+    this.rollup.dropBefore(cuts.allCut);
+    return cuts;
   }
 
   private monotonic(t: number): number {

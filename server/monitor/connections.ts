@@ -5,6 +5,8 @@ import crypto from 'node:crypto';
 import type { ConnectionView, Thresholds } from '../../contract/app.ts';
 import type { Connection, ConnectionFields, ConnectionsRepo } from '../store/ports/monitor-ports.ts';
 import type { Clock } from '../clock.ts';
+import { andThen, type Loose, type MaybePromise } from '../domain/maybe-promise.ts';
+import type { Answer, Answers } from './ownership.ts';
 import type { RemoteTarget } from './remote-client.ts';
 import { isLoopbackHost } from '../host-address.ts';
 import { isoTime, isoTimeOr0 } from '../util/times.ts';
@@ -72,46 +74,50 @@ export function targetOf(c: Connection): RemoteTarget {
   return { baseUrl: c.baseUrl ?? '', token: c.token ?? '', apiVersion: c.apiVersion, segment: c.segment };
 }
 
-/** The repo plus what the monitor decides itself: ids, creation times, the embedded row. */
-export class Connections {
+/**
+ * The repo plus what the monitor decides itself: ids, creation times, the embedded row, and the
+ * changes its ownership policy announces. Answers as the store does (`A`): at once on SQLite.
+ */
+export class Connections<A extends Answers = 'now'> {
   constructor(
-    private readonly repo: ConnectionsRepo,
+    private readonly repo: Loose<ConnectionsRepo>,
     private readonly clock: Clock,
-  ) {
-    repo.ensureEmbedded(EMBEDDED_ID, DEFAULT_INTERVAL_S, clock.now());
+    private readonly announce: (id: string) => MaybePromise<void>,
+  ) {}
+
+  /** Creates the connection to this server unless it exists (it can be changed, never deleted). */
+  ensureEmbedded(): Answer<A, void> {
+    return this.repo.ensureEmbedded(EMBEDDED_ID, DEFAULT_INTERVAL_S, this.clock.now()) as Answer<A, void>;
   }
 
-  list(): Connection[] {
-    return this.repo.list();
+  list(): Answer<A, Connection[]> {
+    return this.repo.list() as Answer<A, Connection[]>;
   }
 
-  get(id: string): Connection | undefined {
-    return this.repo.get(id);
+  get(id: string): Answer<A, Connection | undefined> {
+    return this.repo.get(id) as Answer<A, Connection | undefined>;
   }
 
-  create(c: ConnectionFields & { baseUrl: string; token: string; kind?: 'gitlab' | 'sidekiq' }): Connection {
+  create(c: ConnectionFields & { baseUrl: string; token: string; kind?: 'gitlab' | 'sidekiq' }): Answer<A, Connection> {
     const prefix = c.kind === 'sidekiq' ? 'sk' : 'gl';
-    return this.repo.create(`${prefix}-${crypto.randomBytes(5).toString('hex')}`, c, this.clock.now());
+    const made = this.repo.create(`${prefix}-${crypto.randomBytes(5).toString('hex')}`, c, this.clock.now());
+    return andThen(made, (m) => andThen(this.announce(m.id), () => m)) as Answer<A, Connection>;
   }
 
-  update(id: string, patch: Partial<ConnectionFields>): Connection | undefined {
-    return this.repo.update(id, patch);
+  update(id: string, patch: Partial<ConnectionFields>): Answer<A, Connection | undefined> {
+    return andThen(this.repo.update(id, patch), (c) => (c ? andThen(this.announce(id), () => c) : c)) as Answer<A, Connection | undefined>;
   }
 
-  setThresholds(id: string, t: Thresholds): void {
-    this.repo.setThresholds(id, t);
+  /** Not announced: the sampling instance reads the connection (thresholds too) afresh at every sample. */
+  setThresholds(id: string, t: Thresholds): Answer<A, void> {
+    return this.repo.setThresholds(id, t) as Answer<A, void>;
   }
 
-  /** Health after a sample. The full sample (kept so `current` survives a restart) is passed only now and then. */
-  setHealth(id: string, at: number, error: string | null, sampleJson?: string): void {
-    this.repo.setHealth(id, at, error, sampleJson);
+  lastSample(id: string): Answer<A, { at: number; json: string } | undefined> {
+    return this.repo.lastSample(id) as Answer<A, { at: number; json: string } | undefined>;
   }
 
-  lastSample(id: string): { at: number; json: string } | undefined {
-    return this.repo.lastSample(id);
-  }
-
-  remove(id: string): boolean {
-    return this.repo.remove(id);
+  remove(id: string): Answer<A, boolean> {
+    return andThen(this.repo.remove(id), (gone) => (gone ? andThen(this.announce(id), () => gone) : gone)) as Answer<A, boolean>;
   }
 }

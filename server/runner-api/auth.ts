@@ -10,17 +10,22 @@ import { forbidden } from '../http/errors.ts';
 import type { Params } from '../http/params.ts';
 import { andThen, type MaybePromise } from '../domain/maybe-promise.ts';
 
-/**
- * GitLab's `authenticate_runner!`: a missing or unknown token is 403, not 400. `forPoll`: the runner
- * may be the one this instance read last (RunnersDomain.byTokenForPoll), for a poll that checks it.
- */
-export function authenticateRunner(ctx: AppContext, params: Params, forPoll = false): MaybePromise<Runner> {
+/** GitLab's `authenticate_runner!`: a missing or unknown token is 403, not 400. */
+export function authenticateRunner(ctx: AppContext, params: Params): MaybePromise<Runner> {
+  return andThen(ctx.domain.runners.byToken(runnerToken(params)), knownRunner);
+}
+
+/** The request's runner token; a missing one is 403. */
+export function runnerToken(params: Params): string {
   const token = asToken(params.token);
   if (!token) throw forbidden();
-  return andThen(forPoll ? ctx.domain.runners.byTokenForPoll(token) : ctx.domain.runners.byToken(token), (runner) => {
-    if (!runner) throw forbidden();
-    return runner;
-  });
+  return token;
+}
+
+/** The runner the token named; none is 403, as a missing token. */
+export function knownRunner(runner: Runner | undefined): Runner {
+  if (!runner) throw forbidden();
+  return runner;
 }
 
 export function buildTokenOf(request: FastifyRequest, params: Params): string | undefined {

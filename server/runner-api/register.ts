@@ -4,9 +4,8 @@ import type { AppContext } from '../context.ts';
 import { notFound } from '../http/errors.ts';
 import { readParams, str } from '../http/params.ts';
 import { pickInfo } from '../domain/runners.ts';
-import { RUNNER_CHANGED } from '../domain/builds.ts';
+import { knownRunner, runnerToken } from './auth.ts';
 import { refuseNul } from '../http/stored-text.ts';
-import { authenticateRunner } from './auth.ts';
 import { buildDetails } from './build-details.ts';
 import { isPromise } from '../domain/maybe-promise.ts';
 
@@ -26,24 +25,22 @@ export async function registerRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const params = await readParams(request);
     const info = pickInfo(params.info);
-    // The first attempt may start from the runner this instance read last (PostgreSQL); its poll
-    // checks that runner against the row, and when it changed the second attempt reads it again.
-    for (let forPoll = true; ; forPoll = false) {
-      // Awaited only when it is a promise (PostgreSQL): on SQLite each await of a plain value cost a
-      // promise and a microtask turn per poll, for work already done.
-      const found = authenticateRunner(ctx, params, forPoll);
-      const runner = isPromise(found) ? await found : found;
+    const token = runnerToken(params);
+    // Read before the take: a build made pending after it moves the value past the one answered, so
+    // the runner's next poll looks again (read after, it would hide that build behind a 204).
+    const fresh = ctx.runnerQueue.fresh();
+    const current = isPromise(fresh) ? await fresh : fresh;
+    const taken = await ctx.domain.builds.pollAs(token, info, (found) => {
+      const runner = knownRunner(found);
       // Where GitLab stored `info` (authenticate_runner!, before the paused check); see http/stored-text.ts.
       refuseNul('info', info);
       if (!runner.active) throw notFound();
-      const current = ctx.runnerQueue.value;
       // A runner that already saw this queue state only records contact (GitLab's 204 short cut).
-      const taken = await ctx.domain.builds.poll(runner, info, str(params.last_update) !== current);
-      if (taken === RUNNER_CHANGED && forPoll) continue;
-      if (!taken || taken === RUNNER_CHANGED) return buildNotFound(request, reply, current);
-      const details = buildDetails(ctx, taken.build, request.host, taken);
-      return reply.code(201).send(isPromise(details) ? await details : details);
-    }
+      return { runner, take: str(params.last_update) !== current };
+    });
+    if (!taken) return buildNotFound(request, reply, current);
+    const details = buildDetails(ctx, taken.build, request.host, taken);
+    return reply.code(201).send(isPromise(details) ? await details : details);
   };
   for (const url of ['/builds/register', '/builds/register.json']) {
     app.post(url, { schema: { tags: ['runner API v1'], summary: 'Take the oldest pending build (201), or none (204/404)' } }, handler);

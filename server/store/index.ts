@@ -28,7 +28,7 @@ import { UiStateFile } from './files/ui-state.ts';
  */
 export interface Store extends Transactions {
   layout: DataDirLayout;
-  /** Where the job system keeps its jobs, retries, dead set and counters (SQLite: every step done when the call returns;  swaps in the Redis adapter in app.ts). */
+  /** Where the job system keeps its jobs, retries, dead set and counters (SQLite: every step done when the call returns; open-backends.ts may choose the Redis or the database adapter instead). */
   jobBackend: SyncJobBackend;
   /** The instance's tokens (the `settings` table; not user settings: those are in config.ts and settings.json). */
   secrets: SecretsPort;
@@ -46,8 +46,8 @@ export interface Store extends Transactions {
   adminToken: string;
   registrationToken: string;
   /**
-   * Who a PRIVATE-TOKEN belongs to (auth/admin.ts): `users` here; in database mode app.ts swaps in
-   * the database's users, as it swaps the tokens, so the admin API never reads this file's users.
+   * Who a PRIVATE-TOKEN belongs to (auth/admin.ts): `users` here; in database mode the database's
+   * (OpenStoreOptions.credentials), so the admin API never reads this file's users.
    */
   tokenUsers: { byToken(token: string): User | undefined | Promise<User | undefined> };
   close(): void;
@@ -69,17 +69,19 @@ export function databaseOf(store: Store): Db {
 export interface OpenStoreOptions {
   /**
    * Delete archive files no build row names (a crash between an upload's file and its row). Off
-   * when the builds are in PostgreSQL (app.ts): the rows to check against are there, not in this
+   * when the builds are in PostgreSQL (open-backends.ts): the rows to check against are there, not in this
    * file, and another instance may be between its upload's file and its row at this moment.
    */
   sweepArtifacts?: boolean;
   /**
-   * Database mode (app.ts): the data dir is shared by the servers on that database. This one takes
+   * Database mode (open-backends.ts): the data dir is shared by the servers on that database. This one takes
    * a slot (data-dir-shared.ts: `instance` names it, else the lowest free one) and its SQLite file,
    * which then holds only what stays per server (the monitor; the UI state file is beside it), its
    * logs and temp uploads are the slot's; traces and artifacts are everyone's.
    */
   shared?: { instance?: string };
+  /** The instance's tokens and token users when they are kept elsewhere (database mode: the database's); else this file's. */
+  credentials?: Pick<Store, 'adminToken' | 'registrationToken' | 'tokenUsers'>;
 }
 
 export function openStore(config: Config, opts: OpenStoreOptions = {}): Store {
@@ -106,7 +108,6 @@ export function openStore(config: Config, opts: OpenStoreOptions = {}): Store {
     tx: (fn) => db.tx(fn),
     secrets,
     users,
-    tokenUsers: users,
     projects: new Projects(db),
     runners: new Runners(db),
     builds,
@@ -115,8 +116,11 @@ export function openStore(config: Config, opts: OpenStoreOptions = {}): Store {
     listings: new ArtifactListings(db),
     monitor: sqliteMonitorStore(db),
     uiState: new UiStateFile(layout.stateDir, layout.tmpDir, { fsync: config.fsync }),
-    adminToken: secrets.ensure('admin_token', config.adminToken, () => newToken(16)),
-    registrationToken: secrets.ensure('registration_token', config.registrationToken, () => newToken()),
+    ...(opts.credentials ?? {
+      adminToken: secrets.ensure('admin_token', config.adminToken, () => newToken(16)),
+      registrationToken: secrets.ensure('registration_token', config.registrationToken, () => newToken()),
+      tokenUsers: users,
+    }),
     close() {
       if (closed) return;
       closed = true;

@@ -1,4 +1,4 @@
-// The runner API suite on both stores (issue 13): eachBackend runs a file's tests once on SQLite
+// The runner API suite on both stores: eachBackend runs a file's tests once on SQLite
 // and once on PostgreSQL, through the same startServer signature. On PostgreSQL the file's cluster
 // (usePostgres: one per file) gets one migrated template database, and each data dir its own copy
 // (CREATE DATABASE … TEMPLATE, a file copy with copyStrategy: cheaper than migrating again); a server started again

@@ -1,4 +1,4 @@
-// Issue 10 item 10: one request creating builds does bounded work. count × the size of one build is
+// One request creating builds does bounded work. count × the size of one build is
 // capped (--max-build-batch-mb), a batch answers with ids instead of every full build, and the
 // batch is stored whole or not at all. On both stores (backends.ts); a batch that fails part-way is
 // made to fail by each store's own means: SQLite's file past the process's file-size limit, and

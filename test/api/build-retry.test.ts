@@ -1,4 +1,4 @@
-// POST /api/v3/sim/builds/:id/retry (issue 15 item 1): GitLab's retry. A finished build (success,
+// POST /api/v3/sim/builds/:id/retry: GitLab's retry. A finished build (success,
 // failed, canceled) gets a new pending build with its project, name, stage, ref, commands,
 // variables, tags and options; the old one stays as it was. A pending or running build answers 409.
 // On both stores (backends.ts).

@@ -1,4 +1,4 @@
-// Concurrency rules of issue 2: a build is handed out exactly once however many polls arrive together,
+// Concurrency rules: a build is handed out exactly once however many polls arrive together,
 // and rival trace parts for one offset leave exactly one winner and a clean chain of winners' bytes.
 // Every request goes on its own connection, so the server really sees them at the same time. On both
 // stores (backends.ts): on PostgreSQL the handout and the trace offset are decided by the database.

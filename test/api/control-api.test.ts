@@ -1,4 +1,4 @@
-// The control API (/api/v3/sim) of issue 2: who may call it, users, instance, projects, builds
+// The control API (/api/v3/sim): who may call it, users, instance, projects, builds
 // (create, list, filters, trace with Range, cancel) and runners with their last contact. On both
 // stores (backends.ts): the same answers whichever store is behind the server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

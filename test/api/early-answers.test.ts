@@ -1,4 +1,4 @@
-// Answers given before a request's body was read (issue 10, item 15): a small body is drained so the
+// Answers given before a request's body was read: a small body is drained so the
 // client can finish sending, read the 4xx and reuse its connection; and POST /runners/delete is no route.
 import net from 'node:net';
 import { afterAll, beforeAll, expect, test } from 'vitest';

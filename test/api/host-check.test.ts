@@ -1,4 +1,4 @@
-// DNS rebinding (issue 10, item 9): bound to loopback, the server answers only requests whose Host
+// DNS rebinding: bound to loopback, the server answers only requests whose Host
 // names it; and tokens given by flag or environment must be long enough not to be guessed.
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';

@@ -1,4 +1,4 @@
-// What the Runners view reads and does through the control API (issue 15, item 2), as GitLab's admin
+// What the Runners view reads and does through the control API, as GitLab's admin
 // Runners page: every runner with what it sent about itself at register or poll (version, revision,
 // platform, architecture), how many builds it was handed, and pause/resume/delete with GitLab's
 // consequences for the runner (a paused runner's poll is 404, a deleted one's is 403). On both stores

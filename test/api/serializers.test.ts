@@ -1,10 +1,10 @@
 // Response serializers (server/http/lazy-serializers.ts) are compiled once per process for each schema
 // and reused by the next server built with the same one: a reused serializer must write what a fresh
 // compile writes, and a schema must never get another schema's serializer.
-import { afterAll, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { Type } from '@sinclair/typebox';
 import { lazySerializers } from '../../server/http/lazy-serializers.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { useServers } from '../helpers/server-set.ts';
 import { control, runningBuild } from './lib.ts';
 
 type Serialize = (doc: unknown) => string;
@@ -36,16 +36,12 @@ test('a reused serializer of a union still picks the branch each document matche
   }
 });
 
-const servers: TestServer[] = [];
-afterAll(async () => {
-  for (const s of servers) await s.close();
-});
+const servers = useServers({}, 'all');
 
 test('a second server in the process answers a build the way the first does', async () => {
   const shapes: string[][] = [];
   for (let i = 0; i < 2; i++) {
-    const s = await startServer();
-    servers.push(s);
+    const s = await servers.start();
     const { build } = await runningBuild(s, { commands: 'echo same' }, 'same');
     const view = await control(s, `/builds/${build.id}`);
     expect(view.status).toBe(200);

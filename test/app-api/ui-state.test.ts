@@ -3,20 +3,12 @@
 // poisoned file reading as nothing saved.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { describe, expect, it } from 'vitest';
+import type { TestServer } from '../helpers/server.ts';
+import { useServers } from '../helpers/server-set.ts';
 import { http } from '../helpers/http.ts';
 
-const open: TestServer[] = [];
-afterEach(async () => {
-  for (const s of open.splice(0).reverse()) await s.close();
-});
-
-async function start(overrides: Record<string, unknown> = {}) {
-  const s = await startServer({ monitorIntervalMs: 3_600_000, ...overrides });
-  open.push(s);
-  return s;
-}
+const { start, close } = useServers({ monitorIntervalMs: 3_600_000 });
 
 const put = (s: TestServer, json: unknown) => http(`${s.url}/api/app/ui-state`, { method: 'PUT', json, token: s.adminToken });
 const get = (s: TestServer) => http(`${s.url}/api/app/ui-state`, { token: s.adminToken });
@@ -33,8 +25,7 @@ describe('GET/PUT /api/app/ui-state', () => {
     expect((await get(s)).body.values).toEqual(values);
     expect(fs.statSync(path.join(s.dataDir, 'ui-state.json')).mode & 0o777).toBe(0o600);
 
-    await s.close({ keepData: true });
-    open.pop();
+    await close(s, { keepData: true });
     const again = await start({ dataDir: s.dataDir });
     expect(again.url).not.toBe(s.url);
     expect((await get(again)).body.values).toEqual(values);

@@ -94,7 +94,7 @@ describe('compare', () => {
 });
 
 describe('compare with the committed runs before', () => {
-  // The upload's ratios over the committed runs of 2026-11-26/27, unchanged code, newest first.
+  // The upload's ratios over committed runs of unchanged code, newest first.
   const upload = [0.64, 0.52, 0.59, 0.55, 0.63, 0.6];
   const runs = (ratios: number[]) => ratios.map((r, i) => ({ ...file([line('upload', 'MiB/s', r, [r - 0.02, r + 0.02])]), date: `run ${i}` }));
 

@@ -18,18 +18,23 @@ describe('pgStorageError', () => {
       [pgError('53200'), 503, /no room/],
       [pgError('53300'), 503, /no room/],
       [pgError('25006'), 503, /read-only/],
-      [pgError('57P01'), 503, /lost or it is shutting down/],
+      // A session ended under a statement already sent: a commit may have been made.
+      [pgError('57P01'), 503, /lost under this request \(a change sent just then may or may not have been made: check before repeating it\)/],
       [pgError('57P03'), 503, /lost or it is shutting down/],
       [pgError('08006'), 503, /lost/],
       [pgError('57014'), 503, /statement timeout/],
       [Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }), 503, /cannot be reached \(ECONNREFUSED\)/],
-      [Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }), 503, /cannot be reached/],
-      [new Error('Connection terminated unexpectedly'), 503, /lost/],
-      [new Error('Connection terminated due to connection timeout'), 503, /lost/],
+      [Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }), 503, /broke \(ECONNRESET\) under this request \(a change sent just then may or may not have been made/],
+      [new Error('Connection terminated unexpectedly'), 503, /lost under this request \(a change sent just then may or may not have been made/],
+      [new Error('Connection terminated due to connection timeout'), 503, /lost under this request/],
       [new Error('Client has encountered a connection error and is not queryable'), 503, /lost/],
       [new Error('timeout exceeded when trying to connect'), 503, /connect timeout/],
-      [new Error('Query read timeout'), 503, /did not answer this request within the statement timeout/],
+      [new Error('Query read timeout'), 503, /did not answer this request within the statement timeout .*may or may not have been made/],
     ];
+    // Nothing was sent: the answer does not say a change may have been made.
+    for (const err of [pgError('57P03'), pgError('08006'), Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }), new Error('timeout exceeded when trying to connect')]) {
+      expect(describeError(pgStorageError(err)).message).not.toMatch(/may or may not/);
+    }
     for (const [err, status, message] of cases) {
       const e = pgStorageError(err);
       expect(e, (err as Error).message).toBeInstanceOf(StorageError);

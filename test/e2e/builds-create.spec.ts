@@ -1,4 +1,4 @@
-// Builds and projects from the UI alone (issue 15 item 1): a project created in the Projects view
+// Builds and projects from the UI alone: a project created in the Projects view
 // with its runners token copyable, builds created from the "New build" form with variables, tags
 // and artifacts, the server's validation errors shown beside the field, a runner (real runner API
 // requests from the test) finishing one while the list updates without a reload, retry and cancel

@@ -1,4 +1,4 @@
-// The Runners view (issue 15, item 2), as GitLab's admin Runners page: the registration token and the
+// The Runners view, as GitLab's admin Runners page: the registration token and the
 // register command for this server, copied to the clipboard; two runners registered over HTTP, listed
 // with what they sent (version, platform), online, tags and builds; pausing one makes its poll get no
 // build (GitLab: 404) until it is resumed; deleting the other (after a confirm) revokes its token.

@@ -9,6 +9,7 @@ import { IPC } from '../../electron/bridge-types.ts';
 import { tempDir } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
 import { FakeTray, FakeWindow, fakeElectron } from './fake-electron.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const PRELOAD = '/opt/jobscope/dist-electron/preload.cjs';
 const env = { JOBSCOPE_LOG_LEVEL: 'silent', JOBSCOPE_MONITOR_INTERVAL_MS: '3600000' };
@@ -155,7 +156,7 @@ describe('Electron shell (faked Electron, real backend)', () => {
     expect((await http(`${d.url}/api/v3/sim/projects`, { json: { name: 'p' }, token })).status).toBe(201);
     expect((await http(`${d.url}/api/app/reset`, { json: { confirm: 'reset' }, token })).status).toBe(202);
     const win = FakeWindow.all[0]!;
-    for (let i = 0; i < 100 && win.reloads === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    await waitFor('the window to reload', () => win.reloads > 0, 5000, 50);
     expect(win.reloads).toBe(1);
     expect(d.server).not.toBe(before);
     expect((await http(`${d.url}/api/v3/sim/projects`, { token })).body).toEqual([]);

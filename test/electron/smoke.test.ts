@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { electronBinary } from '../../scripts/electron-binary.ts';
 import { packageRoot } from '../../server/ui/package-root.ts';
 import { tempDir } from '../helpers/server.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const root = packageRoot();
 const bin = electronBinary(root);
@@ -21,8 +22,7 @@ describe.skipIf(!bin)('Electron smoke (skipped: the Electron binary is not insta
     const child = xvfb ? spawn('/usr/bin/xvfb-run', ['-a', bin!, ...args], { cwd: root }) : spawn(bin!, args, { cwd: root });
     try {
       const db = path.join(userData, 'jobscope.db');
-      const until = Date.now() + 30_000;
-      while (!fs.existsSync(db) && Date.now() < until) await new Promise((r) => setTimeout(r, 200));
+      await waitFor("the data dir's database", () => fs.existsSync(db), 30_000, 200);
       expect(fs.existsSync(db)).toBe(true);
     } finally {
       const exited = new Promise((r) => child.once('exit', r));

@@ -8,6 +8,7 @@ import { describeWorst, worstQueue } from '../../hosts/worst-queue.ts';
 import { tempDir } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
 import { FakeTray, FakeWindow, fakeElectron } from './fake-electron.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const PRELOAD = '/opt/jobscope/dist-electron/preload.cjs';
 const ICON = 'renderer/public/tray-icon.png';
@@ -41,22 +42,17 @@ async function launch() {
   return { ...f, d, token: d.server.ctx.store.adminToken };
 }
 
-async function until(cond: () => boolean, what: () => string) {
-  for (let i = 0; i < 300 && !cond(); i++) await new Promise((r) => setTimeout(r, 100));
-  expect(cond(), what()).toBe(true);
-}
-
 describe('tray status (faked Electron, real backend)', () => {
   it('shows the worst queue from the server and follows it', async () => {
     const { d, token } = await launch();
     const tray = FakeTray.all[0]!;
     expect(tray).toBeDefined();
     expect((tray.image as { path?: string }).path).toBe(ICON);
-    await until(() => /every queue is empty/.test(tray.tooltip), () => `tooltip: ${tray.tooltip}`);
+    await waitFor(() => `tooltip: ${tray.tooltip}`, () => /every queue is empty/.test(tray.tooltip), 30_000, 100);
 
     const r = await http(`${d.url}/api/v3/sim/jobs`, { json: { queue: 'mailers', count: 30, duration_ms: 60_000 }, token });
     expect([201, 202]).toContain(r.status);
-    await until(() => /worst queue mailers \(This Jobscope\): 29 waiting/.test(tray.tooltip), () => `tooltip: ${tray.tooltip}`);
+    await waitFor(() => `tooltip: ${tray.tooltip}`, () => /worst queue mailers \(This Jobscope\): 29 waiting/.test(tray.tooltip), 30_000, 100);
     expect(tray.title).toMatch(/^mailers \d+ s$/);
     expect(tray.menu[0]).toMatchObject({ label: expect.stringMatching(/^Worst queue: mailers .*29 waiting/), enabled: false });
   });
@@ -72,7 +68,7 @@ describe('tray status (faked Electron, real backend)', () => {
     tray.choose('Open Jobscope');
     expect(win.focused).toBe(2);
     tray.choose('Quit Jobscope');
-    await until(() => rec.quitDone, () => 'quit did not finish');
+    await waitFor('the quit to finish', () => rec.quitDone, 30_000, 100);
     expect(tray.destroyed).toBe(true);
     await expect(fetch(`${d.url}/api/app/status`)).rejects.toThrow();
   });

@@ -7,12 +7,9 @@
 import path from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
-/** Longest first, from per-file durations of full runs on the 2-core machine (see vitest.config.ts):
- *  CI's run at ec465d4 (2026-11-26, /work/notes/s6/ci3.log: model halves 62 and 60 s, crash 29, fleet 17,
- *  hostile 13, pg-round-robin 13, redis-jobs 12, asar 11, cli 9), files of 5 s or more. The PostgreSQL
- *  files are ~1-2 s shorter since they share a cluster per worker (test/helpers/postgres.ts). Since the
- *  model's two halves became four files (12-27 s of CPU each at load ~20, the halves 35 s), crash.test.ts
- *  (11 child starts, 17-26 s of CPU and waits) goes first; then the model files, costliest first. */
+/** Longest first, from per-file durations of full runs on the 2-core machine (see vitest.config.ts;
+ *  the figures are in docs/benchmark-bounds.md, "npm test"), files of 5 s or more. crash.test.ts (11
+ *  child starts, CPU and waits) goes first, then the four model files, costliest first. */
 export const LONG_FILES = [
   'test/reliability/crash.test.ts',
   'test/reliability/model-inproc-a2.test.ts',

@@ -7,16 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { postmasterPid } from './postgres.ts';
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
+import { alive, postmasterPid } from './postgres.ts';
 
 /** Stops the postmasters under `root` (immediate shutdown) and removes it. */
 export async function removeClusters(root: string): Promise<void> {

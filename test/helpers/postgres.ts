@@ -40,8 +40,7 @@ export interface TestPostgres {
   /**
    * An outage for a test: `pg_ctl stop -m fast|immediate`, SIGKILL to the postmaster, or 'freeze':
    * SIGSTOP to it and every process it started (a server that holds its connections and answers
-   * nothing). The data stays; resume() starts it again on the same port, or sends SIGCONT. A cluster
-   * of its own only (startPostgres): the shared one's other databases are no test's to take down.
+   * nothing). The data stays; resume() starts it again on the same port, or sends SIGCONT.
    */
   halt(how: 'fast' | 'immediate' | 'kill' | 'freeze'): Promise<void>;
   resume(): Promise<void>;
@@ -268,6 +267,16 @@ declare module 'vitest' {
   }
 }
 
+/** Whether a process of that pid exists (signal 0). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The postmaster's pid from its data dir, or null when it is not running there. */
 export function postmasterPid(data: string): number | null {
   try {
@@ -396,9 +405,11 @@ async function sharedHandle(entry: Shared, opts: StartOptions): Promise<TestPost
     createDatabase: base.createDatabase,
     copyStrategy: base.copyStrategy,
     psql: (sql, db = database) => base.psql(sql, db),
+    // A worker's files run one after another: a test may take the shared cluster down while it
+    // runs, as long as it brings it back (the model suites heal every fault before they end).
+    halt: base.halt,
+    resume: base.resume,
     stop: release,
-    halt: () => Promise.reject(new Error('halt() needs a cluster of its own: startPostgres()')),
-    resume: () => Promise.reject(new Error('resume() needs a cluster of its own: startPostgres()')),
   };
 }
 

@@ -18,8 +18,10 @@ export interface TestRedis {
   /** SIGSTOP: the server keeps its socket open but answers nothing (a "slow" Redis). */
   pause(): void;
   resume(): void;
-  /** SIGKILL (kill -9): no shutdown save; the dir stays, so startRedis(args, { port, dir }) restarts it. */
-  kill(): Promise<void>;
+  /** SIGKILL, and the exit awaited: what it had not written to its files is gone. */
+  kill9(): Promise<void>;
+  /** Starts it again on the same port, dir and options (after kill9 or stop): an append-only file is read back. */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -43,37 +45,48 @@ function canConnect(port: number): Promise<boolean> {
 }
 
 /**
- * Starts redis-server; `args` are extra options, e.g. ['--requirepass', 'secret']; `at` restarts
- * one on the port and dir of another (after kill()), with what it persisted there.
+ * Starts redis-server; `args` are extra options, e.g. ['--requirepass', 'secret'] (later options win);
+ * `at` names the port (one nothing listens on yet) and dir to use.
  */
 export async function startRedis(args: string[] = [], at: { port?: number; dir?: string } = {}): Promise<TestRedis> {
   const dir = at.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-redis-'));
   const port = at.port ?? (await freePort());
-  const child: ChildProcess = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--logfile', path.join(dir, 'redis.log'), ...args],
-    { stdio: 'ignore' },
-  );
+  let child!: ChildProcess;
   let exited = false;
-  const exit = new Promise<void>((resolve) => child.once('exit', () => ((exited = true), resolve())));
-  // Wait for the port to accept, not for a fixed time: the machine may be loaded.
-  for (;;) {
-    if (exited) throw new Error(`redis-server exited at start; see ${path.join(dir, 'redis.log')}`);
-    if (await canConnect(port)) break;
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  let exit!: Promise<void>;
+  const launch = async () => {
+    child = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--logfile', path.join(dir, 'redis.log'), ...args],
+      { stdio: 'ignore' },
+    );
+    exited = false;
+    const proc = child;
+    exit = new Promise<void>((resolve) => proc.once('exit', () => ((exited = true), resolve())));
+    // Wait for the port to accept, not for a fixed time: the machine may be loaded.
+    for (;;) {
+      if (exited) throw new Error(`redis-server exited at start; see ${path.join(dir, 'redis.log')}`);
+      if (await canConnect(port)) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  await launch();
   return {
     port,
     url: `redis://127.0.0.1:${port}/0`,
     dir,
-    pid: child.pid!,
+    get pid() {
+      return child.pid!;
+    },
     pause: () => void child.kill('SIGSTOP'),
     resume: () => void child.kill('SIGCONT'),
-    async kill() {
-      if (!exited) {
-        child.kill('SIGKILL');
-        await exit;
-      }
+    async kill9() {
+      if (!exited) child.kill('SIGKILL');
+      await exit;
+    },
+    async restart() {
+      if (!exited) throw new Error('redis-server is still running: kill9() or stop() it first');
+      await launch();
     },
     async stop() {
       if (!exited) {
@@ -90,13 +103,16 @@ export async function startRedis(args: string[] = [], at: { port?: number; dir?:
 export interface RedisHandle {
   readonly url: string;
   readonly client: Redis;
+  /** The redis-server itself: to kill, stop or restart it. */
+  readonly server: TestRedis;
 }
 
-export function useRedis(): RedisHandle {
+/** `args`: startRedis's extra options (e.g. append-only). */
+export function useRedis(args: string[] = []): RedisHandle {
   let server: TestRedis | undefined;
   let client: Redis | undefined;
   beforeAll(async () => {
-    server = await startRedis();
+    server = await startRedis(args);
     client = new Redis(server.url);
   });
   afterAll(async () => {
@@ -109,6 +125,9 @@ export function useRedis(): RedisHandle {
     },
     get client() {
       return client!;
+    },
+    get server() {
+      return server!;
     },
   };
 }

@@ -19,8 +19,10 @@ export function tempDir(prefix = 'jobscope-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
+export type ServerOverrides = Partial<Record<keyof Config, unknown>>;
+
 /** `deps.clock`: a ManualClock (server/clock.ts) moves the job system's and the metrics' time by hand. */
-export async function startServer(overrides: Partial<Record<keyof Config, unknown>> = {}, deps: ServerDeps = {}): Promise<TestServer> {
+export async function startServer(overrides: ServerOverrides = {}, deps: ServerDeps = {}): Promise<TestServer> {
   const dataDir = (overrides.dataDir as string | undefined) ?? tempDir();
   const config = resolveConfig({ port: 0, logLevel: 'silent', ...overrides, dataDir }, {});
   const server = await buildServer(config, deps);

@@ -4,27 +4,20 @@
 import path from 'node:path';
 import yazl from 'yazl';
 import sqlite from 'node-sqlite3-wasm';
-import { afterAll, describe, expect, it } from 'vitest';
-import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
+import { describe, expect, it } from 'vitest';
+import { tempDir, type TestServer } from '../helpers/server.ts';
+import { useServers } from '../helpers/server-set.ts';
 import { http, RUNNER_UA } from '../helpers/http.ts';
 import { createBuild, createProject, registerRunner, requestBuild } from '../helpers/fixtures.ts';
-import { waitFor } from './lib.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const MAX_ENTRIES = 50;
 const MAX_NAME_BYTES = 20_000;
 const ENTRIES = 400;
 const NAME_LEN = 1000; // 400 names of 1000 bytes: 400 KB of names, past both limits
 
-const servers: TestServer[] = [];
-afterAll(async () => {
-  for (const s of servers) await s.close();
-});
-
-async function start(dataDir = tempDir()) {
-  const s = await startServer({ dataDir, artifactListingMaxEntries: MAX_ENTRIES, artifactListingMaxNameBytes: MAX_NAME_BYTES });
-  servers.push(s);
-  return s;
-}
+const servers = useServers({ artifactListingMaxEntries: MAX_ENTRIES, artifactListingMaxNameBytes: MAX_NAME_BYTES }, 'all');
+const start = (dataDir = tempDir()) => servers.start({ dataDir });
 
 const longName = (i: number) => `dir-${i}/${'x'.repeat(NAME_LEN - `dir-${i}/`.length - 4)}.txt`;
 
@@ -87,7 +80,7 @@ describe('archive listings are bounded', () => {
   });
 
   it('the build list carries no file names, only the count', async () => {
-    const s = servers[0]!;
+    const s = servers.list[0]!;
     const list = await listAnswer(s);
     expect(list.status).toBe(200);
     for (const b of list.builds) {
@@ -102,8 +95,7 @@ describe('archive listings are bounded', () => {
     let s = await start(dataDir);
     const id = await buildWithArtifacts(s, await zipOf(names));
     await listed(s, id);
-    await s.close({ keepData: true });
-    servers.splice(servers.indexOf(s), 1);
+    await servers.close(s, { keepData: true });
 
     // What an older version left: every name in the row (here 20,000 names, ~20 MB), no listing table.
     const db = new sqlite.Database(path.join(dataDir, 'jobscope.db'));

@@ -10,7 +10,7 @@ import { JobSystem } from '../../server/jobs/job-system.ts';
 import type { JobBackend, SyncJobBackend } from '../../server/jobs/backend.ts';
 import { SYNTHETIC, syntheticJob } from '../../server/jobs/builtin/synthetic.ts';
 import { tempDir } from '../helpers/server.ts';
-import { waitFor } from './lib.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 /** Every method of `sync` answered on a later macrotask, as a promise; counts the calls in flight. */
 function asyncOf(sync: SyncJobBackend): JobBackend & { calls: string[] } {

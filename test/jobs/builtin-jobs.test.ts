@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { http, RUNNER_UA } from '../helpers/http.ts';
 import { createBuild, createProject, registerRunner, requestBuild } from '../helpers/fixtures.ts';
-import { metrics, waitFor } from './lib.ts';
+import { metrics } from './lib.ts';
+import { waitFor } from '../helpers/wait.ts';
 import type { Build } from '../../server/store/ports/build.ts';
 
 let s: TestServer;

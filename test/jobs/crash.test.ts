@@ -3,7 +3,8 @@
 import fs from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/server.ts';
-import { metrics, postJobs, spawnServe, waitFor, type Child } from './lib.ts';
+import { metrics, postJobs, spawnServe, type Child } from './lib.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const TOKEN = 'crash-test-admin-token';
 const dataDir = tempDir('jobscope-jobs-crash-');

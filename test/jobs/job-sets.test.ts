@@ -7,7 +7,8 @@ import { tempDir, type TestServer } from '../helpers/server.ts';
 import { eachBackend } from '../api/backends.ts';
 import { http } from '../helpers/http.ts';
 import { ManualClock } from '../../server/clock.ts';
-import { postJobs, waitFor } from './lib.ts';
+import { postJobs } from './lib.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 eachBackend((startServer) => {
   const servers: TestServer[] = [];

@@ -1,4 +1,4 @@
-// Helpers shared by the job system and metrics tests: polling with a deadline, metrics reads,
+// Helpers shared by the job system and metrics tests: metrics reads, jobs posted through the API,
 // and a `jobscope serve` child process for the kill -9 test.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
@@ -8,20 +8,12 @@ import { jobscopeNodeArgs } from '../helpers/cli-process.ts';
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls `probe` until it returns a value other than undefined/false; fails with `what` after `timeoutMs`. */
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 8000, stepMs = 25): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== false) return v as T;
-    last = v;
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} (last: ${JSON.stringify(last)})`);
-    await sleep(stepMs);
-  }
-}
+/**
+ * A server's settings for a job system on Redis: the builds' periodic jobs off (they would add queues
+ * and jobs), a fast poll, and busy slots reaching Redis with a heartbeat every 0.1 s instead of 5 s,
+ * so waits for them end at once.
+ */
+export const onRedis = (redisUrl: string) => ({ redisUrl, stuckBuildsEveryMs: 0, artifactExpiryEveryMs: 0, runnerContactEveryMs: 0, jobPollMs: 50, redisBeatMs: 100 });
 
 export async function metrics(url: string, token: string, endpoint: string, prefix = '/api/v4/sidekiq') {
   const r = await http(`${url}${prefix}/${endpoint}`, { token });

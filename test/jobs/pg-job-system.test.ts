@@ -1,4 +1,4 @@
-// The job system on PostgreSQL (server/store/pg/job-backend.ts under server/jobs/job-system.ts), as the
+// The job system on PostgreSQL (server/store/pg/jobs.ts under server/jobs/job-system.ts), as the
 // Redis tests check it on Redis, with the database as the oracle: jobs run, a failing one retries
 // with backoff and ends in the dead set, counters are kept; two instances (two job systems on two
 // pools) on one database run every job exactly once; and a process that stops beating mid-job (a
@@ -12,7 +12,7 @@ import { JobSystem } from '../../server/jobs/job-system.ts';
 import { SYNTHETIC, syntheticJob } from '../../server/jobs/builtin/synthetic.ts';
 import { openPgDatabase, type PgDatabase } from '../../server/store/pg/index.ts';
 import { PgJobBackend } from '../../server/store/pg/job-backend.ts';
-import { waitFor } from './lib.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const missing = postgresMissing();
 const pg = usePostgres();

@@ -2,21 +2,16 @@
 // workers run, busy never exceeds concurrency, counters survive a restart, a failing job ends in
 // the dead set after its retries, and bad input is a 4xx with a message.
 import fs from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
+import { describe, expect, it } from 'vitest';
+import { startServer, tempDir, type ServerOverrides } from '../helpers/server.ts';
+import { useServers } from '../helpers/server-set.ts';
 import { http } from '../helpers/http.ts';
 import { ManualClock } from '../../server/clock.ts';
-import { metrics, postJobs, sleep, waitFor } from './lib.ts';
+import { metrics, postJobs } from './lib.ts';
+import { sleep, waitFor } from '../helpers/wait.ts';
 
-const servers: TestServer[] = [];
-async function start(overrides: Record<string, unknown> = {}, clock?: ManualClock) {
-  const s = await startServer(overrides, { clock });
-  servers.push(s);
-  return s;
-}
-afterEach(async () => {
-  for (const s of servers.splice(0)) await s.close();
-});
+const servers = useServers();
+const start = (overrides: ServerOverrides = {}, clock?: ManualClock) => servers.start(overrides, { clock });
 
 describe('queues and workers', () => {
   it('backlog rises after POST sim/jobs, drains as workers run; busy never exceeds concurrency', async () => {

@@ -1,24 +1,19 @@
 // Queues can go away: deleted through the control API (pending jobs dropped, built-in queues
 // refused), forgotten once empty and idle, capped in number, and the dashboard history records at
 // most --history-max-queues of them per sample.
-import { afterAll, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { describe, expect, it } from 'vitest';
+import type { TestServer } from '../helpers/server.ts';
+import { useServers } from '../helpers/server-set.ts';
 import { http } from '../helpers/http.ts';
 import type { History } from '../../contract/app.ts';
 import { ManualClock } from '../../server/clock.ts';
-import { metrics as jobMetrics, postJobs, waitFor } from './lib.ts';
+import { metrics as jobMetrics, postJobs } from './lib.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { addConnection, metrics, monitor } from '../monitor/support.ts';
 
 const BUILTIN = ['stuck_builds', 'artifact_expiry', 'runner_contact', 'archive_listing'];
-const servers: TestServer[] = [];
-afterAll(async () => {
-  for (const s of servers) await s.close();
-});
-async function start(overrides: Record<string, unknown> = {}) {
-  const s = await startServer({ monitorIntervalMs: 3_600_000, ...overrides });
-  servers.push(s);
-  return s;
-}
+const servers = useServers({ monitorIntervalMs: 3_600_000 }, 'all');
+const start = servers.start;
 
 type Q = { name: string; backlog: number };
 const queues = async (s: TestServer) => (await http(`${s.url}/api/v3/sim/jobs/queues`, { token: s.adminToken })).body as Q[];
@@ -37,8 +32,7 @@ describe('deleting a queue', () => {
     expect((await del(s, 'doomed')).status).toBe(404);
 
     const dataDir = s.dataDir;
-    await s.close({ keepData: true });
-    servers.splice(servers.indexOf(s), 1);
+    await servers.close(s, { keepData: true });
     const again = await start({ dataDir });
     expect((await queues(again)).map((q) => q.name)).not.toContain('doomed');
   });
@@ -99,8 +93,7 @@ describe('forgetting idle queues on the job system’s clock', () => {
   it('the timer forgets a queue once it has been idle for --queue-forget-idle-minutes, with no call and no wait', async () => {
     const clock = new ManualClock();
     // Built-in periodic jobs off: the half hour moved would run them and keep their pool busy.
-    const s = await startServer({ monitorIntervalMs: 3_600_000, queueForgetIdleMinutes: 30, stuckBuildsEveryMs: 0, artifactExpiryEveryMs: 0, runnerContactEveryMs: 0 }, { clock });
-    servers.push(s);
+    const s = await start({ queueForgetIdleMinutes: 30, stuckBuildsEveryMs: 0, artifactExpiryEveryMs: 0, runnerContactEveryMs: 0 }, { clock });
     await postJobs(s.url, s.adminToken, { queue: 'brief' });
     await waitFor('brief done', async () => (await jobMetrics(s.url, s.adminToken, 'job_stats')).jobs.processed === 1);
     clock.advance(29 * 60_000);

@@ -3,24 +3,18 @@
 // `serve --redis` shared with a Sidekiq app (Debian's ruby-sidekiq 6.4 pushes through its own
 // client into a real redis-server). Whatever the view says, DELETE then does: 200 where deletable,
 // else 409 whose message is the view's reason word for word (after GitLab's "409 Conflict - ").
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedis, type TestRedis } from '../helpers/redis.ts';
 import { sidekiqRuby } from '../helpers/sidekiq-oracle.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import type { TestServer } from '../helpers/server.ts';
+import { useServers } from '../helpers/server-set.ts';
 import { http } from '../helpers/http.ts';
-import { postJobs, waitFor } from './lib.ts';
+import { postJobs } from './lib.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 type QueueView = { name: string; origin: 'jobscope' | 'sidekiq_app'; durable: boolean; builtin: boolean; backlog: number; deletable: boolean; delete_refusal: string | null };
 
-const servers: TestServer[] = [];
-async function start(overrides: Record<string, unknown> = {}) {
-  const s = await startServer({ stuckBuildsEveryMs: 0, artifactExpiryEveryMs: 0, runnerContactEveryMs: 0, jobPollMs: 50, monitorIntervalMs: 3_600_000, ...overrides });
-  servers.push(s);
-  return s;
-}
-afterEach(async () => {
-  for (const s of servers.splice(0)) await s.close();
-});
+const { start } = useServers({ stuckBuildsEveryMs: 0, artifactExpiryEveryMs: 0, runnerContactEveryMs: 0, jobPollMs: 50, monitorIntervalMs: 3_600_000 });
 
 const sim = (s: TestServer, p: string, method = 'GET') => http(`${s.url}/api/v3/sim${p}`, { method, token: s.adminToken });
 const list = async (s: TestServer) => new Map(((await sim(s, '/jobs/queues')).body as QueueView[]).map((q) => [q.name, q]));

@@ -8,7 +8,7 @@ import { startServer, type TestServer } from '../helpers/server.ts';
 import { ManualClock } from '../../server/clock.ts';
 import type { NewJob } from '../../server/jobs/backend.ts';
 import type { JobSystem } from '../../server/jobs/job-system.ts';
-import { waitFor } from './lib.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const redis = useRedis();
 

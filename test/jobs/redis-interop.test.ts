@@ -9,21 +9,19 @@ import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { useRedis } from '../helpers/redis.ts';
 import { sidekiqRuby, startSidekiqApp, warmOracle } from '../helpers/sidekiq-oracle.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import type { TestServer } from '../helpers/server.ts';
+import { useServers } from '../helpers/server-set.ts';
 import { http } from '../helpers/http.ts';
-import { postJobs, waitFor } from './lib.ts';
+import { onRedis, postJobs } from './lib.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const redis = useRedis();
 beforeAll(() => warmOracle());
 
-const servers: TestServer[] = [];
-async function start(overrides: Record<string, unknown> = {}) {
-  const s = await startServer({ redisUrl: redis.url, stuckBuildsEveryMs: 0, artifactExpiryEveryMs: 0, runnerContactEveryMs: 0, jobPollMs: 50, redisBeatMs: 100, ...overrides });
-  servers.push(s);
-  return s;
-}
+const servers = useServers(() => onRedis(redis.url));
+const start = servers.start;
 afterEach(async () => {
-  for (const s of servers.splice(0)) await s.close();
+  await servers.closeAll();
   await redis.client.flushdb();
 });
 

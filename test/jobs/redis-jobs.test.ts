@@ -6,9 +6,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startRedis, type TestRedis } from '../helpers/redis.ts';
 import { sidekiqRuby, sidekiqView, warmOracle } from '../helpers/sidekiq-oracle.ts';
-import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
+import { tempDir, type TestServer } from '../helpers/server.ts';
+import { useServers } from '../helpers/server-set.ts';
 import { http } from '../helpers/http.ts';
-import { metrics, postJobs, spawnServe, waitFor } from './lib.ts';
+import { metrics, onRedis, postJobs, spawnServe } from './lib.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 let redis: TestRedis;
 beforeAll(async () => {
@@ -19,23 +21,10 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-const servers: TestServer[] = [];
-async function start(overrides: Record<string, unknown> = {}) {
-  const s = await startServer({
-    redisUrl: redis.url,
-    stuckBuildsEveryMs: 0,
-    artifactExpiryEveryMs: 0,
-    runnerContactEveryMs: 0,
-    jobPollMs: 50,
-    // Busy slots reach Redis with the heartbeat: every 0.1 s instead of 5 s, so waits for them end at once.
-    redisBeatMs: 100,
-    ...overrides,
-  });
-  servers.push(s);
-  return s;
-}
+const servers = useServers(() => onRedis(redis.url));
+const start = servers.start;
 afterEach(async () => {
-  for (const s of servers.splice(0)) await s.close();
+  await servers.closeAll();
   await sidekiqRuby(redis.url, 'Sidekiq.redis { |c| c.flushdb }');
 });
 

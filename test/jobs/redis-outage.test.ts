@@ -6,18 +6,19 @@
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startRedis, type TestRedis } from '../helpers/redis.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import type { TestServer } from '../helpers/server.ts';
+import { useServers } from '../helpers/server-set.ts';
 import { http } from '../helpers/http.ts';
 import { RedisJobBackend } from '../../server/store/redis/job-backend.ts';
-import { sleep, waitFor } from './lib.ts';
+import { sleep, waitFor } from '../helpers/wait.ts';
 
 const PERSIST = ['--appendonly', 'yes', '--appendfsync', 'always'];
 
 const redises: TestRedis[] = [];
-const servers: TestServer[] = [];
+const servers = useServers();
 const clients: Redis[] = [];
 afterEach(async () => {
-  for (const s of servers.splice(0)) await s.close();
+  await servers.closeAll();
   for (const c of clients.splice(0)) c.disconnect();
   for (const r of redises.splice(0)) await r.stop();
 });
@@ -30,16 +31,15 @@ async function persistentRedis(): Promise<TestRedis> {
 
 /** kill -9, a pause while it is down, then the same port and files again. */
 async function killAndRestart(r: TestRedis, downMs: number): Promise<TestRedis> {
-  await r.kill();
+  await r.kill9();
   await sleep(downMs);
-  const again = await startRedis(PERSIST, { port: r.port, dir: r.dir });
-  redises[redises.indexOf(r)] = again;
-  return again;
+  await r.restart();
+  return r;
 }
 
 /** A server on the Redis whose `tally` jobs record each run of their `n` in `runs`. */
 async function tallyServer(url: string, runs: Map<number, number>, overrides: Record<string, unknown> = {}): Promise<TestServer> {
-  const s = await startServer({
+  const s = await servers.start({
     redisUrl: url,
     stuckBuildsEveryMs: 0,
     artifactExpiryEveryMs: 0,
@@ -49,7 +49,6 @@ async function tallyServer(url: string, runs: Map<number, number>, overrides: Re
     redisBeatMs: 200,
     ...overrides,
   });
-  servers.push(s);
   s.server.ctx.jobs.register('tally', {
     class: 'TallyJob',
     queue: 'tally',
@@ -93,7 +92,7 @@ describe('serve --redis through Redis outages', () => {
 
     for (const at of [800, 2200]) {
       await waitFor(`${at} jobs ran`, async () => runs.size >= at, 60_000);
-      await redis.kill();
+      await redis.kill9();
       const refused = await enqueueOverHttp(s);
       expect(refused.status, JSON.stringify(refused.body)).toBe(503);
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);

@@ -6,10 +6,12 @@ import type { ChildProcess } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startRedis, type TestRedis } from '../helpers/redis.ts';
 import { sidekiqRuby, sidekiqView, startSidekiqApp, warmOracle } from '../helpers/sidekiq-oracle.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import type { TestServer } from '../helpers/server.ts';
+import { useServers } from '../helpers/server-set.ts';
 import { http } from '../helpers/http.ts';
 import { idOfJid } from '../../server/store/redis/job-backend.ts';
-import { postJobs, waitFor } from './lib.ts';
+import { onRedis, postJobs } from './lib.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 let redis: TestRedis;
 beforeAll(async () => {
@@ -20,20 +22,16 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-const servers: TestServer[] = [];
+const servers = useServers(() => onRedis(redis.url));
+const start = servers.start;
 let app: ChildProcess | null = null;
-async function start(overrides: Record<string, unknown> = {}) {
-  const s = await startServer({ redisUrl: redis.url, stuckBuildsEveryMs: 0, artifactExpiryEveryMs: 0, runnerContactEveryMs: 0, jobPollMs: 50, redisBeatMs: 100, ...overrides });
-  servers.push(s);
-  return s;
-}
 afterEach(async () => {
   if (app && app.exitCode === null) {
     app.kill('SIGCONT');
     app.kill('SIGKILL');
   }
   app = null;
-  for (const s of servers.splice(0)) await s.close();
+  await servers.closeAll();
   await sidekiqRuby(redis.url, 'Sidekiq.redis { |c| c.flushdb }');
 });
 

@@ -4,19 +4,20 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { useRedis } from '../helpers/redis.ts';
 import { sidekiqRuby, sidekiqView, warmOracle } from '../helpers/sidekiq-oracle.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { useServers } from '../helpers/server-set.ts';
+import { onRedis } from './lib.ts';
 import { orderQueues, parseQueueOrder, type QueueOrder } from '../../server/jobs/queue-order.ts';
 import { Command } from 'commander';
 import { resolveConfig } from '../../server/config.ts';
 import { addSettingFlags, configFromFlags } from '../../hosts/cli-config.ts';
 import { seededRandom } from '../../common/prng.ts';
-import { sleep, waitFor } from './lib.ts';
+import { sleep, waitFor } from '../helpers/wait.ts';
 
 const redis = useRedis();
 beforeAll(() => warmOracle());
-const servers: TestServer[] = [];
+const servers = useServers();
 afterEach(async () => {
-  for (const s of servers.splice(0)) await s.close();
+  await servers.closeAll();
   await redis.client.flushdb();
 });
 
@@ -80,8 +81,7 @@ counts = Hash.new(0); ${N}.times { counts[f.queues_cmd.first] += 1 }; print JSON
   });
 
   it('a server given --queues takes jobs only from those queues and lists only them in its heartbeat', async () => {
-    const s = await startServer({ redisUrl: redis.url, jobQueues: 'mine,2 also', stuckBuildsEveryMs: 0, artifactExpiryEveryMs: 0, runnerContactEveryMs: 0, jobPollMs: 20, redisBeatMs: 100 });
-    servers.push(s);
+    await servers.start({ ...onRedis(redis.url), jobQueues: 'mine,2 also', jobPollMs: 20 });
     // Pushed by Sidekiq's client, as a Sidekiq app would.
     await sidekiqRuby(redis.url, `%w[mine also other].each { |q| 3.times { Sidekiq::Client.push("class" => "SyntheticJob", "queue" => q, "args" => [{}]) } }`);
     await waitFor('the named queues drained', async () => {

@@ -1,4 +1,4 @@
-// `serve --redis URL` on a Redis shared with a real, running Sidekiq 6.4 (issue 12): Sidekiq's Busy
+// `serve --redis URL` on a Redis shared with a real, running Sidekiq 6.4: Sidekiq's Busy
 // view (Sidekiq::Workers) lists Jobscope's running jobs as it lists its own, and Jobscope's metrics
 // API reports the whole Redis (queues only Sidekiq serves, Sidekiq's process) exactly as GitLab's
 // endpoint, a thin view over Sidekiq's API, would. Real redis-server, real `sidekiq` process (the
@@ -8,9 +8,11 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startRedis, type TestRedis } from '../helpers/redis.ts';
 import { sidekiqConfig, sidekiqRuby, sidekiqView, startSidekiqApp, warmOracle, type OracleView } from '../helpers/sidekiq-oracle.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import type { TestServer } from '../helpers/server.ts';
+import { useServers } from '../helpers/server-set.ts';
 import type { CompoundMetrics, JobStats, ProcessMetrics, QueueMetrics } from '../../contract/metrics.ts';
-import { metrics, postJobs, waitFor } from './lib.ts';
+import { metrics, onRedis, postJobs } from './lib.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 let redis: TestRedis;
 let raw: Redis;
@@ -24,7 +26,8 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-const servers: TestServer[] = [];
+const servers = useServers(() => onRedis(redis.url));
+const start = servers.start;
 const sidekiqs: ChildProcess[] = [];
 afterEach(async () => {
   // SIGKILL: a TERM would wait up to 25 s for the fixture's SleepJob.
@@ -35,15 +38,9 @@ afterEach(async () => {
       await exited;
     }
   }
-  for (const s of servers.splice(0)) await s.close();
+  await servers.closeAll();
   await raw.flushdb();
 });
-
-async function start(overrides: Record<string, unknown> = {}): Promise<TestServer> {
-  const s = await startServer({ redisUrl: redis.url, stuckBuildsEveryMs: 0, artifactExpiryEveryMs: 0, runnerContactEveryMs: 0, jobPollMs: 50, redisBeatMs: 100, ...overrides });
-  servers.push(s);
-  return s;
-}
 
 /** The fixture Sidekiq app working `queue` with `concurrency` threads, tag "ruby_app". */
 function startSidekiq(queue: string, concurrency: number): ChildProcess {
@@ -121,7 +118,7 @@ describe('Sidekiq’s Busy view of a Jobscope process (<identity>:workers)', () 
     await s.server.ctx.jobs.enqueue('gate', { n: 2 });
     await waitFor('the second job listed', async () => (await sidekiqView(redis.url)).workers.length === 1, 20_000, 50);
     expect(await raw.exists(workersKey)).toBe(1);
-    await servers.pop()!.close();
+    await servers.close(s);
     expect(await raw.exists(workersKey)).toBe(0);
     expect(await raw.sismember('processes', identity)).toBe(0);
     expect((await sidekiqView(redis.url)).workers).toEqual([]);

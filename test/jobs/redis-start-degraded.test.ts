@@ -9,7 +9,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { freePort, startRedis, type TestRedis } from '../helpers/redis.ts';
 import { tempDir } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
-import { metrics, spawnServe, waitFor, type Child } from './lib.ts';
+import { metrics, spawnServe, type Child } from './lib.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const TOKEN = 'degraded-start-admin-token';
 const dirs: string[] = [];

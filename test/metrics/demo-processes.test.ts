@@ -1,7 +1,7 @@
 // The demo's simulated worker processes look like real Sidekiq processes in process_metrics: each
 // has its own pid (not the server's) and a start time before the demo began, as processes that were
 // already running when someone opened the dashboard. Both come from the demo's seed: the same seed
-// gives the same processes, another seed other ones (issue 15, item 9). On both stores (test/api/
+// gives the same processes, another seed other ones. On both stores (test/api/
 // backends.ts): with a database the server's own entry is its heartbeat in the job tables and the
 // demo's processes are added from memory (JobSystem.read()), so the two must still come out apart.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -65,13 +65,3 @@ export async function addConnection(s: TestServer, body: Record<string, unknown>
   if (r.status !== 201) throw new Error(`add connection: ${r.status} ${JSON.stringify(r.body)}`);
   return (r.body as { id: string }).id;
 }
-
-export async function waitFor<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}

@@ -1,4 +1,4 @@
-// Bodies are not buffered before authentication (issue 10, item 5): a wrong-token request with a big
+// Bodies are not buffered before authentication: a wrong-token request with a big
 // body is refused while the client is still sending it, runner bodies read before their token is
 // known are small, and the bytes held across all requests are bounded (503 with Retry-After).
 import crypto from 'node:crypto';

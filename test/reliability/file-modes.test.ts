@@ -1,4 +1,4 @@
-// Issue 10 item 14: the data dir holds build traces, artifacts, tokens (in the database) and logs;
+// The data dir holds build traces, artifacts, tokens (in the database) and logs;
 // nobody but its owner may read them. Every folder is 0700 and every file 0600, whatever the umask,
 // including data dirs that an older version left world-readable (tightened at start).
 import fs from 'node:fs';

@@ -1,4 +1,4 @@
-// The stateful model-based test (issue 10, "find the next ones yourselves"): random sequences of
+// The stateful model-based test: random sequences of
 // runner, control and app API requests, restarts and kill -9, checked against a small model after
 // every step (test/reliability/model/). Seeds are printed; replay with FC_SEED=<seed>, and
 // FC_PATH=<path> from a failure report to rerun just the shrunk case. Longer: `npm run soak`.

@@ -1,4 +1,4 @@
-// Issue 13's job half: two `jobscope serve --database` processes on one cluster, synthetic jobs that
+// The job system of `serve --database`: two `jobscope serve --database` processes on one cluster, synthetic jobs that
 // take a while, and one instance killed with SIGKILL while it runs some. Its claims stay until its
 // heartbeat expires on the database's clock (--redis-process-ttl-s, beats every --redis-beat-ms);
 // then the other instance frees them and runs those jobs again (at-least-once, as Sidekiq's
@@ -15,6 +15,7 @@ import { tempDir } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
 import { jobscopeNodeArgs } from '../helpers/cli-process.ts';
 import { spawnServer, type ChildServer } from './support.ts';
+import { waitUntil } from '../helpers/wait.ts';
 
 const ADMIN = 'admin-token-of-the-kill9-jobs-test';
 const JOBS = 30;
@@ -42,16 +43,6 @@ const HISTORY = `
   CREATE TRIGGER job_history AFTER INSERT OR UPDATE OR DELETE ON jobs FOR EACH ROW EXECUTE FUNCTION job_history_log();`;
 
 type Proc = { pid: number; busy: number; hostname: string };
-
-async function until<T>(get: () => Promise<T>, ok: (v: T) => boolean, what: string, tries = 600): Promise<T> {
-  let v = await get();
-  for (let i = 0; i < tries && !ok(v); i++) {
-    await new Promise((r) => setTimeout(r, 25));
-    v = await get();
-  }
-  if (!ok(v)) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v)}`);
-  return v;
-}
 
 describe.skipIf(postgresMissing() !== null)('kill -9 of one serve --database instance while it runs jobs', () => {
   const cluster = usePostgres({ database: 'jobscope_k9' });
@@ -109,14 +100,15 @@ describe.skipIf(postgresMissing() !== null)('kill -9 of one serve --database ins
     // means a claim made in the last 150 ms (the database's clock), so the job has most of its
     // JOB_MS left: a job seen held near its end could be acknowledged before the signal lands, and
     // the kill would then cut nothing off (seen once in CI, under load).
-    await until(
+    await waitUntil(
+      'A ending one job while holding another it claimed just now',
       async () => (await sql.query<{ ended: number; fresh: number }>(
         `SELECT (SELECT count(*)::int FROM job_history WHERE owner = $1 AND event = 'end') AS ended,
                 (SELECT count(*)::int FROM jobs j WHERE j.claimed_by = $1
                    AND (SELECT max(h.at) FROM job_history h WHERE h.job_id = j.id AND h.event = 'claim' AND h.owner = $1)
                        > clock_timestamp() - interval '150 milliseconds') AS fresh`, [procA])).rows[0]!,
       (r) => r.ended >= 1 && r.fresh >= 1,
-      'A ending one job while holding another it claimed just now',
+      15_000,
     );
     await a.kill9();
     const inFlight = (await sql.query<{ id: string }>('SELECT id FROM jobs WHERE claimed_by = $1 ORDER BY id', [procA])).rows.map((r) => Number(r.id));
@@ -126,7 +118,7 @@ describe.skipIf(postgresMissing() !== null)('kill -9 of one serve --database ins
     const listed = await processes(b.url);
     expect(listed.map((p) => p.pid).sort()).toEqual([a.pid, b.pid].sort());
 
-    await until(async () => (await sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM jobs WHERE queue = 'k9'`)).rows[0]!.n, (n) => n === 0, 'every k9 job ended');
+    await waitUntil('every k9 job ended', async () => (await sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM jobs WHERE queue = 'k9'`)).rows[0]!.n, (n) => n === 0, 15_000);
     const history = (await sql.query<{ job_id: string; event: string; owner: string | null }>(`SELECT job_id, event, owner FROM job_history WHERE queue = 'k9' AND event <> 'push' ORDER BY seq`)).rows;
     const of = (id: number) => history.filter((h) => Number(h.job_id) === id).map((h) => `${h.event}:${h.owner === procA ? 'A' : h.owner === procB ? 'B' : h.owner}`);
     // Each job: one end, by the process holding its last claim. A claim of A's is either ended by A
@@ -149,7 +141,7 @@ describe.skipIf(postgresMissing() !== null)('kill -9 of one serve --database ins
     // After the TTL: A's heartbeat row is gone (the sweep that freed its jobs removed it), and so is its process entry.
     expect((await sql.query('SELECT identity FROM job_processes')).rows.map((r) => r.identity)).toEqual([procB]);
     // B's entry: its busy is its last beat's, so it reads 0 once a beat after its last job is written.
-    const left = await until(() => processes(b.url), (ps) => ps.length !== 1 || ps[0]!.busy === 0, "B's beat after its last job");
+    const left = await waitUntil("B's beat after its last job", () => processes(b.url), (ps) => ps.length !== 1 || ps[0]!.busy === 0, 15_000);
     expect(left.map((p) => ({ pid: p.pid, busy: p.busy }))).toEqual([{ pid: b.pid, busy: 0 }]);
     expect(b.log()).not.toMatch(/"level":(50|60)/);
   }, 60_000);

@@ -1,4 +1,4 @@
-// `serve --database <url>` (issue 13): the flag, JOBSCOPE_DATABASE_URL and their checks in-process
+// `serve --database <url>`: the flag, JOBSCOPE_DATABASE_URL and their checks in-process
 // (it is parsing); one spawned `serve --database` against a real cluster with a password that starts,
 // keeps a runner in the database and never prints the password; one spawned against a closed port that
 // exits with code 3 and a message saying what to do.

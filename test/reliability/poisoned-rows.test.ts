@@ -1,24 +1,18 @@
-// Issue 10 item 1: a value accepted today must not break reads tomorrow. An expire_in no JS Date can
+// A value accepted today must not break reads tomorrow. An expire_in no JS Date can
 // hold is capped at write time, and rows that an older version (or a hand edit) left out of range or
 // unparsable are read as null/clamped values, so every list and detail route still answers after a
 // restart.
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
+import { useServers } from '../helpers/server-set.ts';
 import { createBuild, createProject, registerRunner } from '../helpers/fixtures.ts';
 import { control, makeZip, multipart, pieces, raw, runnerJson, runningBuild, uploadArtifacts, RUNNER_UA } from '../api/lib.ts';
 import { Db } from '../../server/store/sqlite/db.ts';
 
 const YEAR_MS = 365.25 * 86400_000;
-const open: TestServer[] = [];
-afterAll(async () => {
-  for (const s of open) await s.close();
-});
-async function start(overrides: Parameters<typeof startServer>[0] = {}) {
-  const s = await startServer(overrides);
-  open.push(s);
-  return s;
-}
+const servers = useServers({}, 'all');
+const start = servers.start;
 
 /** Every control-API list and detail a UI or script reads about builds, projects and runners. */
 async function readEverything(s: TestServer, ids: { build: number; project: number }) {
@@ -105,8 +99,7 @@ describe('stored rows never break a read', () => {
     );
     db.close();
 
-    s = await startServer({ dataDir });
-    open.push(s);
+    s = await start({ dataDir });
     const statuses = await readEverything(s, { build: build.id, project: project.id });
     for (const [p, status] of Object.entries(statuses)) expect(status, p).toBe(200);
     for (const id of [build.id, pending.id]) {

@@ -1,4 +1,4 @@
-// Request timeouts (issue 10, item 4): a slow-loris crowd (sockets that trickle headers or bodies, or
+// Request timeouts: a slow-loris crowd (sockets that trickle headers or bodies, or
 // say nothing) cannot keep its sockets or stop a runner's poll, while a slow upload that keeps
 // progressing outlives every timeout window and is stored. Timeouts are test-sized through config:
 // the defaults (20 s headers, 30 s body window, 60 s idle) would only make the same waits longer.

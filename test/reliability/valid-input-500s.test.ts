@@ -1,4 +1,4 @@
-// Issue 10 item 13: inputs that are valid on their face and used to answer 500. History and its CSV
+// Inputs that are valid on their face and used to answer 500. History and its CSV
 // export read one range the same way (clamped into what a Date holds); JSON nested past a bound is a
 // 400 on every route instead of a stack overflow when it is stored or answered; build options are
 // bounded in size.

@@ -1,23 +1,22 @@
-// Issue 10 item 3: the SQLite WAL must not grow for as long as the server runs. A cached statement
+// The SQLite WAL must not grow for as long as the server runs. A cached statement
 // left mid-step after get() kept a read transaction open, and SQLite cannot checkpoint past an open
 // reader: every write then appended to the WAL for good (600 MB over a 4 KB database after 20,000
 // job requests). These tests drive real writes through the running server and watch the -wal file.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
+import { describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/server.ts';
+import { useServers } from '../helpers/server-set.ts';
 import { createBuild, createProject, registerRunner, requestBuild } from '../helpers/fixtures.ts';
 import { http } from '../helpers/http.ts';
 import { patchTrace, runnerJson } from '../api/lib.ts';
 import { Db } from '../../server/store/sqlite/db.ts';
 import { SYNTHETIC } from '../../server/jobs/builtin/synthetic.ts';
 import { databaseOf } from '../../server/store/index.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const MiB = 1024 * 1024;
-const open: TestServer[] = [];
-afterAll(async () => {
-  for (const s of open) await s.close();
-});
+const servers = useServers({}, 'all');
 
 const walSize = (dataDir: string) => {
   try {
@@ -59,8 +58,7 @@ describe('statements leave no read open', () => {
 
 describe('the WAL stays bounded while the server runs', () => {
   it('50,000 writes (job enqueues and runs, runner polls, builds, trace parts, updates) keep the -wal under 8 MiB', async () => {
-    const s = await startServer();
-    open.push(s);
+    const s = await servers.start();
     const project = await createProject(s, 'wal-soak');
     const runner = await registerRunner(s, project.runners_token);
     const { jobs } = s.server.ctx;
@@ -104,13 +102,11 @@ describe('the WAL stays bounded while the server runs', () => {
   });
 
   it('the checkpoint timer (--wal-checkpoint-every-ms) truncates the WAL to nothing while the server idles', async () => {
-    const s = await startServer({ walCheckpointEveryMs: 100 });
-    open.push(s);
+    const s = await servers.start({ walCheckpointEveryMs: 100 });
     const { jobs } = s.server.ctx;
     for (let i = 0; i < 300; i++) jobs.enqueue(SYNTHETIC, { duration_ms: 0 }, { queue: 'idle' });
     // Wait for the event, not for a time: the WAL is emptied by a later tick of the timer.
-    const deadline = Date.now() + 20_000;
-    while (walSize(s.dataDir) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await waitFor('the WAL emptied', () => walSize(s.dataDir) === 0, 20_000, 50);
     expect(walSize(s.dataDir)).toBe(0);
     // And the data is in the database file, not lost with the WAL.
     expect(databaseOf(s.server.ctx.store).get<{ n: number }>('SELECT count(*) AS n FROM schema_migrations')!.n).toBeGreaterThan(0);

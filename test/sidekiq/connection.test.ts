@@ -10,7 +10,8 @@ import { startServer, type TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
 import { startRedis, freePort, type TestRedis } from '../helpers/redis.ts';
 import { sidekiqConfig, sidekiqRuby, sidekiqView, startSidekiqApp, warmOracle, type OracleView } from '../helpers/sidekiq-oracle.ts';
-import { monitor, waitFor } from '../monitor/support.ts';
+import { monitor } from '../monitor/support.ts';
+import { waitFor } from '../helpers/wait.ts';
 import type { ConnectionView, CurrentSample } from '../../contract/app.ts';
 import type { PeekPage } from '../../contract/sidekiq.ts';
 

@@ -1,5 +1,5 @@
 // `jobscope simulate --target <a Jobscope> --admin-token T` needs no --registration-token: the admin
-// token reads it from the target's GET /api/v3/sim/instance (issue 15, item 9). A wrong admin token
+// token reads it from the target's GET /api/v3/sim/instance. A wrong admin token
 // is a usage error (exit 2) that says which token the target refused.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';

@@ -8,6 +8,7 @@ import { http as req } from '../helpers/http.ts';
 import { REDACTED, redactEntry } from '../../simulator/journal-redact.ts';
 import type { JournalEntry } from '../../contract/simulator.ts';
 import { databaseOf } from '../../server/store/index.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -36,7 +37,7 @@ describe('secrets in journal exports', () => {
   beforeAll(async () => {
     const start = await api('/fleet', { json: { runners: 2, builds: 3, behaviour: { update_ms: 0, poll_ms: 20, trace_kb: 1, part_kb: 0.5, artifact_kb: 2 } } });
     expect(start.status).toBe(201);
-    for (let i = 0; i < 150 && (await api('/fleet')).body.state !== 'finished'; i++) await new Promise((r) => setTimeout(r, 100));
+    await waitFor('the fleet to finish', async () => (await api('/fleet')).body.state === 'finished', 15_000);
     // The console too: a register (registration token in the body, runner token in the answer),
     // then an unregister and a build request carrying the runner token.
     const reg = await api('/console/register', { json: { description: 'secret-test' } });

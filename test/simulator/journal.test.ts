@@ -8,6 +8,7 @@ import { Journal, type NewEntry } from '../../simulator/journal.ts';
 import { shellQuote } from '../../simulator/journal-export.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { http as req } from '../helpers/http.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const run = promisify(execFile);
 
@@ -97,7 +98,7 @@ describe('HAR and curl export over the app API', () => {
   it('exports the journal of a fleet as valid HAR 1.2 holding every entry', async () => {
     const start = await api('/fleet', { json: { runners: 2, builds: 4, behaviour: { update_ms: 0, poll_ms: 20, trace_kb: 1, part_kb: 0.5, artifact_kb: 2 } } });
     expect(start.status).toBe(201);
-    for (let i = 0; i < 100 && (await api('/fleet')).body.state !== 'finished'; i++) await new Promise((r) => setTimeout(r, 100));
+    await waitFor('the fleet to finish', async () => (await api('/fleet')).body.state === 'finished', 10_000);
     const page = await api('/journal?limit=10000');
     const har = await api('/journal.har');
     expect(har.status).toBe(200);

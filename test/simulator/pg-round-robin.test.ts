@@ -1,4 +1,4 @@
-// Two `jobscope serve --database` processes behind a round-robin proxy (issue 13), the simulator's
+// Two `jobscope serve --database` processes behind a round-robin proxy, the simulator's
 // fleet through the proxy: every request may reach either instance, so a build handed out by one is
 // PATCHed, uploaded to and finished on both. Then the same with one instance killed with SIGKILL
 // mid-stream: runners carry on through the other, no build is handed out twice and no acknowledged

@@ -8,10 +8,10 @@ import { startServer, type TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
 import { createBuild, createProject } from '../helpers/fixtures.ts';
 import { fleetOn, proxy } from './support.ts';
+import { sleep } from '../helpers/wait.ts';
 
 const hdr = (e: JournalEntry, list: 'request_headers' | 'response_headers', name: string) => e[list].find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1];
 const json = (e: JournalEntry) => JSON.parse(e.request_body.text!);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('virtual runner protocol', () => {
   let s: TestServer;

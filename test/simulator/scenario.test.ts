@@ -9,6 +9,7 @@ import type { Scenario } from '../../contract/simulator.ts';
 import { startServer, tempDir, type TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
 import { registerRunner } from '../helpers/fixtures.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const SAMPLE: Scenario = {
   name: 'mixed fleet',
@@ -112,7 +113,7 @@ describe('scenarios over the app API', () => {
     expect(start.body.seed).toBe(99);
     const busy = await api('/fleet', { json: { runners: 1 } });
     expect(busy.status).toBe(409);
-    for (let i = 0; i < 100 && (await api('/fleet')).body.state !== 'finished'; i++) await new Promise((r) => setTimeout(r, 100));
+    await waitFor('the fleet to finish', async () => (await api('/fleet')).body.state === 'finished', 10_000);
     const st = (await api('/fleet')).body;
     expect(st.state).toBe('finished');
     expect(st.totals.builds_done).toBe(6);
@@ -133,7 +134,7 @@ describe('scenarios over the app API', () => {
       json: { scenario: { builds: 4, defaults: { trace_kb: 1, update_ms: 0, poll_ms: 20, artifact_kb: 1 }, runners: [{ name: 'own', tokens }] } },
     });
     expect(r.status).toBe(201);
-    for (let i = 0; i < 100 && (await api('/fleet')).body.state !== 'finished'; i++) await new Promise((x) => setTimeout(x, 100));
+    await waitFor('the fleet to finish', async () => (await api('/fleet')).body.state === 'finished', 10_000);
     const st = (await api('/fleet')).body;
     expect(st.totals.builds_done).toBe(4);
     expect(st.runners.map((x: { name: string }) => x.name)).toEqual(['own-1', 'own-2']);

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresMissing, startPostgres, type TestPostgres } from '../helpers/postgres.ts';
 import { connectPg } from '../../server/store/pg/connect.ts';
 import { PgStoreError } from '../../server/store/database-url.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
@@ -79,7 +80,7 @@ describe.skipIf(missing)(`PostgreSQL store: a connection cut while idle${missing
     try {
       const before = (await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
       expect(pg.psql(`SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'idle-victim') t`).trim()).toBe('1');
-      while (errors.length === 0) await new Promise((r) => setTimeout(r, 20));
+      await waitFor("the idle client's error", () => errors.length > 0, 10_000, 20);
       expect(errors[0].message).toMatch(/terminat/i);
       const after = (await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
       expect(after).not.toBe(before);

@@ -13,6 +13,7 @@ import { ManualClock } from '../../server/clock.ts';
 import { JobSystem } from '../../server/jobs/job-system.ts';
 import { openPgDatabase, type PgDatabase } from '../../server/store/pg/index.ts';
 import { PgJobBackend } from '../../server/store/pg/job-backend.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const missing = postgresMissing();
 const cluster = usePostgres();
@@ -23,14 +24,6 @@ afterEach(async () => {
   for (const close of closing.splice(0).reverse()) await close();
 });
 process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
-
-async function until(ok: () => boolean | Promise<boolean>, what: string, tries = 800): Promise<void> {
-  for (let i = 0; i < tries; i++) {
-    if (await ok()) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 describe.skipIf(missing)('JobSystem.stop() on PostgreSQL', () => {
   it('waits for a periodic enqueue in flight before leaving the database', async () => {
@@ -60,16 +53,18 @@ describe.skipIf(missing)('JobSystem.stop() on PostgreSQL', () => {
     await holder.query(`SELECT pg_advisory_xact_lock(hashtext('jobscope-once'), hashtext('elsewhere' || chr(10) || 'tick'))`);
     jobs.every(60_000, () => jobs.enqueueOnce('tick'));
     clock.advance(60_000);
-    await until(
+    await waitFor(
+      'the periodic push waiting for the lock',
       // Not read by the holder: inside its transaction pg_stat_activity stays as first read.
       async () => (await db.pool.query(`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND wait_event = 'advisory'`)).rowCount === 1,
-      'the periodic push waiting for the lock',
+      8000,
+      10,
     );
 
     const stopped = jobs.stop(20_000).then(() => events.push('stopped'));
     // Released once the stop has left the database, or after ~0.3 s when it waits (as it must:
     // the order below, not this wait, is what is checked).
-    await until(() => events.includes('leave') || events.includes('stopped'), 'the stop to leave', 30).catch(() => undefined);
+    await waitFor('the stop to leave', () => events.includes('leave') || events.includes('stopped'), 300, 10).catch(() => undefined);
     await holder.query('COMMIT');
     await stopped;
     expect(events).toEqual(['pushed', 'leave', 'stopped']);

@@ -16,7 +16,7 @@ import { openPgDatabase, type PgDatabase } from '../../server/store/pg/index.ts'
 import { PgJobBackend } from '../../server/store/pg/job-backend.ts';
 import type { NewJob } from '../../server/jobs/backend.ts';
 import type { Job } from '../../server/jobs/types.ts';
-import { waitFor } from '../jobs/lib.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const missing = postgresMissing();
 const pg = usePostgres();

@@ -1,4 +1,4 @@
-// The monitor of two instances on one PostgreSQL database (issue 13): connections, history and
+// The monitor of two instances on one PostgreSQL database: connections, history and
 // alerts are the database's, so either instance answers the same; each connection is sampled by one
 // instance at a time (store/pg/monitor-session.ts), and another takes over when that one stops or
 // loses its session. One ManualClock moves both instances' sampling and claims.
@@ -8,10 +8,11 @@ import { startServer, type TestServer } from '../helpers/server.ts';
 import { postgresMissing, usePostgres } from '../helpers/postgres.ts';
 import { http } from '../helpers/http.ts';
 import { ManualClock } from '../../server/clock.ts';
-import type { SharedMonitor } from '../../server/monitor/shared-monitor.ts';
+import type { Monitor } from '../../server/monitor/monitor.ts';
 import { databaseOf } from '../../server/store/index.ts';
 import { PgAlerts } from '../../server/store/pg/monitor-alerts.ts';
-import { metrics, startFakeGitLab, waitFor, type FakeGitLab } from '../monitor/support.ts';
+import { metrics, startFakeGitLab, type FakeGitLab } from '../monitor/support.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const cluster = usePostgres();
 const INTERVAL = 5_000;
@@ -25,7 +26,7 @@ describe.skipIf(postgresMissing() !== null)('the monitor of two instances on one
   let fake: FakeGitLab;
   const clock = new ManualClock(Date.UTC(2026, 10, 26, 12, 0, 0));
   const servers = () => [a, b].filter((s): s is TestServer => s !== undefined);
-  const monitorOf = (s: TestServer) => s.server.ctx.services.get<SharedMonitor>('monitor')!;
+  const monitorOf = (s: TestServer) => s.server.ctx.services.get<Monitor<'later'>>('monitor')!;
   const settle = async () => {
     await Promise.all(servers().map((s) => monitorOf(s).idle()));
   };

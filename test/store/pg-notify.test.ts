@@ -15,19 +15,11 @@ import { postgresMissing, usePostgres } from '../helpers/postgres.ts';
 import { openPgDatabase, type PgDatabase } from '../../server/store/pg/index.ts';
 import { startPgNotify, type PgChangeReceived, type PgNotifyBridge } from '../../server/store/pg/notify.ts';
 import { PG_NOTIFY_PAYLOAD_LIMIT, decodeChange, encodeChange } from '../../server/store/pg/notify-payload.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const missing = postgresMissing();
 const pg = usePostgres();
 let dbCount = 0;
-
-/** Resolves when `cond` holds; fails the test after a generous deadline (a hang, not a slowness check). */
-async function until(cond: () => boolean, what: string, deadlineMs = 20_000): Promise<void> {
-  const end = Date.now() + deadlineMs;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 interface Instance {
   name: string;
@@ -115,7 +107,7 @@ describe.skipIf(missing)(`PostgreSQL notify across instances${missing ? ` (skipp
     try {
       await seedProject(a);
       const id = await createBuild(a, 'first');
-      await until(() => b.heard.length > 0, 'b to hear the build');
+      await waitFor('b to hear the build', () => b.heard.length > 0, 20_000, 10);
       expect(b.heard).toEqual([{ origin: a.bridge.instanceId, kind: 'build:pending', buildId: id, projectId: 1 }]);
       const { rows } = await b.db.pool.query<{ name: string; status: string }>('SELECT name, status FROM builds WHERE id = $1', [b.heard[0].buildId]);
       expect(rows).toEqual([{ name: 'first', status: 'pending' }]);
@@ -125,11 +117,11 @@ describe.skipIf(missing)(`PostgreSQL notify across instances${missing ? ` (skipp
         await tx.query(`UPDATE builds SET status = 'canceled' WHERE id = $1`, [id]);
         changed({ kind: 'build:finished', buildId: id, projectId: 1, status: 'canceled' });
       });
-      await until(() => a.heard.length > 0, 'a to hear the cancel');
+      await waitFor('a to hear the cancel', () => a.heard.length > 0, 20_000, 10);
       expect(a.heard).toEqual([{ origin: b.bridge.instanceId, kind: 'build:finished', buildId: id, projectId: 1, status: 'canceled' }]);
       // b's own cancel committed between a's two builds: b hears a's second build right after the first.
       const third = await createBuild(a, 'third');
-      await until(() => b.heard.length > 1, 'b to hear the third build');
+      await waitFor('b to hear the third build', () => b.heard.length > 1, 20_000, 10);
       expect(b.heard.map((c) => c.buildId)).toEqual([id, third]);
       expect(a.errors.concat(b.errors)).toEqual([]);
     } finally {
@@ -160,7 +152,7 @@ describe.skipIf(missing)(`PostgreSQL notify across instances${missing ? ` (skipp
       // Own change on a, then one on b: both committed after the rollback, in this order.
       const own = await createBuild(a, 'own');
       const other = await createBuild(b, 'other');
-      await until(() => a.heard.length > 0 && b.heard.length > 0, 'both to hear the other');
+      await waitFor('both to hear the other', () => a.heard.length > 0 && b.heard.length > 0, 20_000, 10);
       // a hears only b's (not its own, committed before it); b hears only a's committed one, not the rolled-back one.
       expect(a.heard.map((c) => c.buildId)).toEqual([other]);
       expect(b.heard.map((c) => c.buildId)).toEqual([own]);
@@ -179,14 +171,14 @@ describe.skipIf(missing)(`PostgreSQL notify across instances${missing ? ` (skipp
       const [before] = applicationPids(name);
       expect(before).toBeTruthy();
       expect(pg.psql(`SELECT pg_terminate_backend(${before})`).trim()).toBe('t');
-      await until(() => b.resyncs.length > 0, 'b to resync');
+      await waitFor('b to resync', () => b.resyncs.length > 0, 20_000, 10);
       expect(b.bridge.listening).toBe(true);
       expect(b.errors.map((e) => e.message).join('\n')).toMatch(/terminat/i);
       const after = applicationPids(name);
       expect(after).toHaveLength(1);
       expect(after[0]).not.toBe(before);
       const id = await createBuild(a, 'after-reconnect');
-      await until(() => b.heard.length > 0, 'b to hear a change after the reconnect');
+      await waitFor('b to hear a change after the reconnect', () => b.heard.length > 0, 20_000, 10);
       expect(b.heard.map((c) => c.buildId)).toEqual([id]);
       expect(b.resyncs).toHaveLength(1);
       expect(a.resyncs).toEqual([]);
@@ -204,15 +196,15 @@ describe.skipIf(missing)(`PostgreSQL notify across instances${missing ? ` (skipp
       pg.psql(`ALTER DATABASE ${database} WITH ALLOW_CONNECTIONS false`, 'postgres');
       pg.psql(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '${database}-b-listen'`, 'postgres');
       // Lost, then at least three refused attempts (each reported): it keeps trying.
-      await until(() => b.errors.length >= 4, 'b to fail to reconnect a few times');
+      await waitFor('b to fail to reconnect a few times', () => b.errors.length >= 4, 20_000, 10);
       expect(b.bridge.listening).toBe(false);
       expect(b.resyncs).toEqual([]);
       expect(b.errors.slice(1).every((e) => /not currently accepting connections/.test(e.message))).toBe(true);
       pg.psql(`ALTER DATABASE ${database} WITH ALLOW_CONNECTIONS true`, 'postgres');
-      await until(() => b.resyncs.length > 0, 'b to resync once the database accepts connections');
+      await waitFor('b to resync once the database accepts connections', () => b.resyncs.length > 0, 20_000, 10);
       expect(b.resyncs).toHaveLength(1);
       const id = await createBuild(a, 'after-outage');
-      await until(() => b.heard.length > 0, 'b to hear a change after the outage');
+      await waitFor('b to hear a change after the outage', () => b.heard.length > 0, 20_000, 10);
       expect(b.heard.map((c) => c.buildId)).toEqual([id]);
     } finally {
       pg.psql(`ALTER DATABASE ${database} WITH ALLOW_CONNECTIONS true`, 'postgres');
@@ -232,7 +224,7 @@ describe.skipIf(missing)(`PostgreSQL notify across instances${missing ? ` (skipp
       }
       await seedProject(a);
       const id = await createBuild(a, 'next');
-      await until(() => b.heard.length > 0, 'b to hear the committed build');
+      await waitFor('b to hear the committed build', () => b.heard.length > 0, 20_000, 10);
       expect(b.heard.map((c) => c.buildId)).toEqual([id]);
     } finally {
       await a.close();
@@ -268,12 +260,12 @@ describe.skipIf(missing)(`PostgreSQL notify across instances${missing ? ` (skipp
     try {
       await seedProject(a);
       const first = await createBuild(a, 'before-freeze');
-      await until(() => b.heard.length > 0, 'b to hear through the proxy');
+      await waitFor('b to hear through the proxy', () => b.heard.length > 0, 20_000, 10);
       freeze();
-      await until(() => b.resyncs.length > 0, 'b to notice the silent connection and resync');
+      await waitFor('b to notice the silent connection and resync', () => b.resyncs.length > 0, 20_000, 10);
       expect(b.errors.map((e) => e.message).join('\n')).toMatch(/did not answer within 500 ms/);
       const second = await createBuild(a, 'after-freeze');
-      await until(() => b.heard.length > 1, 'b to hear a change on the new connection');
+      await waitFor('b to hear a change on the new connection', () => b.heard.length > 1, 20_000, 10);
       expect(b.heard.map((c) => c.buildId)).toEqual([first, second]);
     } finally {
       await a.close();
@@ -296,7 +288,7 @@ describe.skipIf(missing)(`PostgreSQL notify across instances${missing ? ` (skipp
       } finally {
         tx.release();
       }
-      await until(() => b.heard.length >= 1000, 'b to hear 1,000 changes', 60_000);
+      await waitFor('b to hear 1,000 changes', () => b.heard.length >= 1000, 60_000, 10);
       expect(b.heard.map((c) => c.buildId)).toEqual(Array.from({ length: 1000 }, (_, i) => i + 1));
       expect(b.errors).toEqual([]);
     } finally {

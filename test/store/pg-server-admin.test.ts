@@ -1,4 +1,4 @@
-// Admin API users in database mode (issue 13): a user made through one instance is in the shared
+// Admin API users in database mode: a user made through one instance is in the shared
 // database, and its PRIVATE-TOKEN works on every instance (admin: 200, not admin: 403, unknown:
 // 401), read through the database's users (Store.tokenUsers), not the data dir's SQLite.
 import pg from 'pg';

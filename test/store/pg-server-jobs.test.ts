@@ -1,5 +1,5 @@
-// The job system of two instances on one PostgreSQL database and no --redis (issue 13): jobs are
-// rows in the database's job tables (store/pg/job-backend.ts), not in each data dir's SQLite, so a job
+// The job system of two instances on one PostgreSQL database and no --redis: jobs are
+// rows in the database's job tables (store/pg/jobs.ts), not in each data dir's SQLite, so a job
 // enqueued on one instance runs once, on whichever instance fetched it, and a periodic job both
 // instances schedule waits once, and a stuck build both sweep for is failed once.
 import pg from 'pg';
@@ -10,16 +10,9 @@ import { databaseOf } from '../../server/store/index.ts';
 import type { JobKind } from '../../server/jobs/types.ts';
 import { createBuild, createProject, registerRunner } from '../helpers/fixtures.ts';
 import { runnerJson } from '../api/lib.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const cluster = usePostgres();
-
-async function until(ok: () => boolean | Promise<boolean>, what: string, tries = 400): Promise<void> {
-  for (let i = 0; i < tries; i++) {
-    if (await ok()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 describe.skipIf(postgresMissing() !== null)('the job system of two instances on one PostgreSQL database', () => {
   let a: TestServer;
@@ -62,9 +55,9 @@ describe.skipIf(postgresMissing() !== null)('the job system of two instances on 
     const jobs = [];
     for (let n = 0; n < 40; n++) jobs.push(...(await a.server.ctx.jobs.enqueue('h9_probe', { n })));
     expect(jobs).toHaveLength(40);
-    await until(() => runs.length >= 40, '40 probe runs');
+    await waitFor('40 probe runs', () => runs.length >= 40);
     // Jobs still finishing would show as extra runs: the queue is empty and nothing is claimed.
-    await until(async () => (await sql.query("SELECT count(*) AS n FROM jobs WHERE class = 'H9Probe'")).rows[0].n === '0', 'no probe rows left');
+    await waitFor('no probe rows left', async () => (await sql.query("SELECT count(*) AS n FROM jobs WHERE class = 'H9Probe'")).rows[0].n === '0');
     expect(runs.map((r) => r.n).sort((x, y) => x - y)).toEqual(Array.from({ length: 40 }, (_, i) => i));
     expect(runs.some((r) => r.on === 'b')).toBe(true);
     expect(runs.some((r) => r.on === 'a')).toBe(true);
@@ -105,12 +98,12 @@ describe.skipIf(postgresMissing() !== null)('the job system of two instances on 
     const runner = await registerRunner(a, project.runners_token);
     const taken = await runnerJson(`${a.url}/ci/api/v1/builds/register.json`, 'POST', { token: runner.token });
     expect(taken.json.id).toBe(build.id);
-    await until(async () => (await sql.query('SELECT status FROM builds WHERE id = $1', [build.id])).rows[0].status === 'failed', 'the stuck build failed', 800);
+    await waitFor('the stuck build failed', async () => (await sql.query('SELECT status FROM builds WHERE id = $1', [build.id])).rows[0].status === 'failed', 20_000);
     // Several more sweeps on both: a second failure would be a second finish each instance hears.
     const processed = async () => Number((await sql.query("SELECT value FROM job_counters WHERE name = 'processed'")).rows[0].value);
     const then = await processed();
-    await until(async () => (await processed()) >= then + 6, 'six more sweeps');
-    await until(() => finished.a >= 1 && finished.b >= 1, 'both instances heard the finish');
+    await waitFor('six more sweeps', async () => (await processed()) >= then + 6);
+    await waitFor('both instances heard the finish', () => finished.a >= 1 && finished.b >= 1);
     expect(finished).toEqual({ a: 1, b: 1 });
   });
 });

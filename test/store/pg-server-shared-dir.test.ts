@@ -1,4 +1,4 @@
-// One data dir shared by two servers on one PostgreSQL database (issue 13, no symlinks): each takes
+// One data dir shared by two servers on one PostgreSQL database (no symlinks): each takes
 // a slot (instances/<n>.pid) and keeps its own SQLite file (the monitor), UI state, logs and temp
 // uploads under it; traces and artifacts are the folder's (pg-server-instances.test.ts uploads an
 // archive through one and downloads it through the other in one folder). A SQLite-mode server and a database-mode

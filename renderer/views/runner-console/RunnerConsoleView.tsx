@@ -1,4 +1,4 @@
-// The Runner console (issue 5 §6): act as one runner by hand against this server or another
+// The Runner console: act as one runner by hand against this server or another
 // coordinator. Each button makes exactly one runner-API request through the backend (which shapes
 // it as gitlab-ci-multi-runner 1.x does, with what was edited here) and logs the raw exchange.
 import { useEffect, useState, type ReactNode } from 'react';

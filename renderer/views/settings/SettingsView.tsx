@@ -1,4 +1,4 @@
-// The Settings view (issue 7 §3): server settings saved for the next start, the theme, demo mode,
+// The Settings view: server settings saved for the next start, the theme, demo mode,
 // reset data, and the server log. The settings it shows are the server's config schema
 // (server/config.ts) with what is saved in <data dir>/settings.json (server/settings-api/).
 import { useQuery } from '@tanstack/react-query';

@@ -1,4 +1,4 @@
-// The Simulator view (issue 5 §6): start a fleet of virtual runners from a form or a scenario,
+// The Simulator view: start a fleet of virtual runners from a form or a scenario,
 // watch each runner's state, the fleet's throughput and every exchange in the journal.
 import { useEffect } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';

@@ -10,21 +10,26 @@ import { Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { chunksReleasable, markArchiveRead, release } from '../../util/released-buffers.ts';
 import { PRIVATE_FILE_MODE } from '../../util/private-files.ts';
-import { TooLargeError, type StagedUpload } from '../ports/artifact.ts';
+import type { StagedUpload } from '../ports/artifact.ts';
 
 const STREAM_CHUNK = 1024 * 1024;
 /**
  * Bytes gathered from the parser's 64 KiB chunks before a writev(2) is issued; the write then takes
- * everything queued (up to HOLD and a chunk), as the bare reference does. Until 2026-11-27 a write
- * took only this much: on the machine of 2026-11-22 (a VM whose free pages went back to its host)
- * writes of ≥ 512 KiB faulted their page cache in at ~240 MB/s against 3-4 GB/s for 256 KiB. The
- * machine since writes 256 KiB, 512 KiB and 1 MiB alike (4.2-4.7 GB/s, 256 MiB into a new file),
- * and taking the whole queue moved the 1 GiB upload from 0.45-0.67x the bare node:http upload to
- * 0.62-0.88x (bench/artifacts-ab.ts, 4 rounds each, the server's CPU 1.29-1.65 -> 1.03-1.30 s a GiB).
+ * everything queued (up to HOLD and a chunk), as the bare reference does: fewer, larger writes cost
+ * the server less CPU a GiB. A write of only this much suits a machine whose large writes fault their
+ * page cache in slowly (docs/benchmark-bounds.md, "Artifact upload and download", has the figures).
  */
 const WRITE_BATCH = 256 * 1024;
 /** Bytes queued behind the write in flight before the socket is paused: as the bare reference holds. */
 const HOLD = 4 * WRITE_BATCH;
+
+export class TooLargeError extends Error {
+  constructor(readonly limit: number) {
+    super(`413 Request Entity Too Large`);
+  }
+}
+
+export type { StagedUpload };
 
 export class ArtifactStore {
   constructor(
@@ -47,8 +52,6 @@ export class ArtifactStore {
     const tmpPath = path.join(this.tmpDir, `upload-${crypto.randomBytes(8).toString('hex')}`);
     // Opened here, not lazily by the stream: a source that fails before a lazy open completes would
     // have the file created after the cleanup below ran, leaving a stray temp file per refused upload.
-    // A file-system error is thrown as it is: its code says what trouble it is (fileTrouble), which
-    // the layer that answers maps (507/503), so a full disk is never taken for a broken upload.
     const fd = fs.openSync(tmpPath, 'wx', PRIVATE_FILE_MODE);
     const sink = new UploadSink(fd, this.opts.maxBytes, this.opts.fsync, chunksReleasable(source));
     try {
@@ -132,7 +135,7 @@ export class ArtifactStore {
  * reference does. (Holding each batch's callback until its write returned, as this sink did, left
  * the stream machinery's 1 MiB buffer to drain completely before the socket was read again, and the
  * file idle while it refilled.) Chunks of a source the route marked are given back (detached) as
- * soon as their write returned (see util/released-buffers.ts). Every byte is written (write(2)
+ * soon as their write returned (see http/released-buffers.ts). Every byte is written (write(2)
  * returned) before 'finish', so an upload acknowledged after the pipeline settles survives kill -9.
  */
 class UploadSink extends Writable {

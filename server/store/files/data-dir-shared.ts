@@ -1,4 +1,4 @@
-// The data dir shared by several servers on one database (issue 13): traces/ and artifacts/ are
+// The data dir shared by several servers on one database: traces/ and artifacts/ are
 // everyone's; each server holds a numbered slot, instances/<name>.pid, and keeps what is its own in
 // instances/<name>/ (the SQLite file of its UI state, its logs; the monitor is in the database) and
 // its temp uploads in tmp/<name>/. The lowest free slot is taken, so a server restarted on the folder

@@ -1,4 +1,4 @@
-// The PostgreSQL store of issue 13 (several `jobscope serve` instances sharing one database and one
+// The PostgreSQL store (several `jobscope serve` instances sharing one database and one
 // data folder): its parts, each tested on a real cluster (test/store/pg-*.test.ts). Connecting
 // (connect.ts), the schema and its migrations under an advisory lock (migrations.ts, migrate.ts),
 // errors that say what to do (errors.ts), dispatch with FOR UPDATE SKIP LOCKED in GitLab's fair order
@@ -7,14 +7,14 @@
 // async adapters of the builds, runners, projects, users and secrets ports (ports/async-ports.ts), checked
 // against the SQLite ones step by step (test/store/pg-adapters.test.ts, pg-builds.test.ts).
 //
-// The domain on these (domain.ts, domain-builds.ts, domain-people.ts) is what handlers await in place
-// of the SQLite one (server/domain/maybe-promise.ts): buildServer's internal `database` option runs
-// the runner API on it (test/api/backends.ts runs the runner API suite on both stores;
+// The domain runs on these through backend.ts (ports and the strategies that differ from SQLite's),
+// opened by open-backend.ts; handlers await its answers (server/domain/maybe-promise.ts):
+// buildServer's internal `database` option runs the runner API on it (test/api/backends.ts runs the runner API suite on both stores;
 // test/store/pg-server-*.test.ts runs two instances on one database).
 //
 // `serve --database` (config.ts) passes buildServer's `database` option. In that mode the
-// builds, runners, projects, users (also the admin API's tokens), the monitor (monitor/shared-monitor.ts
-// on pgMonitorStore: one sampler per connection across instances) and the job system (without
+// builds, runners, projects, users (also the admin API's tokens), the monitor (monitor/shared-ownership.ts
+// on pgSharedMonitorStore: one sampler per connection across instances) and the job system (without
 // --redis) are in the database; the data dir is shared, each server holding a slot in it with its
 // own SQLite file for what stays per server: the UI state.
 import type { Pool } from 'pg';

@@ -1,4 +1,4 @@
-// The job system on PostgreSQL for several instances sharing one database (issue 13, when --redis is
+// The job system on PostgreSQL for several instances sharing one database (when --redis is
 // not given): a SharedJobBackend (jobs/backend.ts), the same contract the Redis adapter keeps in
 // Sidekiq's layout, in rows (migration 3):
 // - queues: job_queues names; a waiting job is a 'queued' row no process has claimed.
@@ -28,9 +28,17 @@ import type { MetricsView } from '../../metrics/source.ts';
 import { DB_NOW_MS, JOB_COLUMNS, retryColumn, storableError, toJob, type PgJobRow } from './jobs-rows.ts';
 import { PgJobReads } from './jobs-reads.ts';
 import { inTransaction } from './transaction.ts';
+import { PendingEnds } from '../pending-ends.ts';
+import { StorageError } from '../ports/storage-error.ts';
 import type { Queryable } from './connect.ts';
 
 const SIX_MONTHS_MS = 180 * 24 * 3600 * 1000;
+
+/** How long a read or clear of the retry and dead sets waits for ends still being written. */
+const SETTLE_MS = 2000;
+
+/** A job's end as PendingEnds holds it until written. */
+type PgEnd = { kind: 'done'; job: Job; counters: JobCounters } | { kind: 'retry'; job: FailedJob; counters: JobCounters } | { kind: 'dead'; job: FailedJob; counters: JobCounters; keep: number };
 
 export interface PgJobBackendOptions {
   pool: Pool;
@@ -52,7 +60,6 @@ export interface PgJobBackendOptions {
 const addCounters = (p: string, f: string) => `INSERT INTO job_counters (name, value)
   SELECT name, value FROM (VALUES ('processed', ${p}::bigint), ('failed', ${f}::bigint)) AS c(name, value) WHERE value <> 0
   ON CONFLICT (name) DO UPDATE SET value = job_counters.value + excluded.value`;
-const ADD_COUNTERS = addCounters('$2', '$3');
 
 export class PgJobBackend implements SharedJobBackend {
   readonly shared = true as const;
@@ -173,55 +180,66 @@ export class PgJobBackend implements SharedJobBackend {
     // fetch() already claimed the row for this process.
   }
 
-  /** Job ends asked for in this turn of the event loop, written together on the next tick. */
-  private acks: { id: number; counters: JobCounters; done: (err?: unknown) => void }[] = [];
+  // A job's end (done, retry later, dead) is written only while this process still claims the job,
+  // and its counters only with it: an end whose answer was lost in an outage is written again by
+  // PendingEnds and then changes and counts nothing. Ends that fail because the database is away are
+  // kept until it is back, never left for a restart (the job would run again).
+  private readonly ends = new PendingEnds<PgEnd>({
+    write: (batch) => this.writeEnds(batch),
+    isOutage: (err) => err instanceof StorageError && (err.kind === 'unavailable' || err.kind === 'busy'),
+    onOutage: () => this.troubled(),
+  });
 
   ack(job: Job, counters: JobCounters): Promise<void> {
-    return new Promise((resolve, reject) => {
-      // Jobs fetched together end together: one statement (one round trip, one lock of the counter
-      // rows, which every instance's ends update) for all of this turn's ends instead of one each.
-      if (this.acks.length === 0) process.nextTick(() => this.flushAcks());
-      this.acks.push({ id: job.id, counters, done: (err) => (err === undefined ? resolve() : reject(err as Error)) });
-    });
+    return this.ends.end({ kind: 'done', job, counters });
   }
 
-  private flushAcks(): void {
-    const batch = this.acks;
-    this.acks = [];
-    const processed = batch.reduce((n, a) => n + a.counters.processed, 0);
-    const failed = batch.reduce((n, a) => n + a.counters.failed, 0);
-    this.pool
-      .query(`WITH gone AS (DELETE FROM jobs WHERE id = ANY($1::bigint[])), counted AS (${ADD_COUNTERS}) SELECT 1`, [batch.map((a) => a.id), processed, failed])
-      .then(
-        () => batch.forEach((a) => a.done()),
-        (err: unknown) => batch.forEach((a) => a.done(err ?? new Error('PostgreSQL ack failed'))),
-      );
+  retryLater(job: FailedJob, counters: JobCounters): Promise<void> {
+    return this.ends.end({ kind: 'retry', job, counters });
   }
 
-  async retryLater(job: FailedJob, counters: JobCounters): Promise<void> {
-    await this.pool.query(
-      `WITH moved AS (
-         UPDATE jobs SET state = 'retry', retry_count = $4, run_at = $5, failed_at = $6, error = $7, claimed_by = NULL, claimed_at = NULL WHERE id = $1
-       ), counted AS (${ADD_COUNTERS}) SELECT 1`,
-      [job.id, counters.processed, counters.failed, job.retry_count, job.run_at ?? this.opts.now(), job.failed_at, storableError(job.error)],
-    );
+  kill(job: FailedJob, counters: JobCounters, keep: number): Promise<void> {
+    return this.ends.end({ kind: 'dead', job, counters, keep });
   }
 
-  async kill(job: FailedJob, counters: JobCounters, keep: number): Promise<void> {
+  /** One transaction for a turn's ends: the done ones in one statement, each failed one in its own. */
+  private async writeEnds(batch: PgEnd[]): Promise<void> {
     const now = this.opts.now();
     await inTransaction(this.pool, 'BEGIN', async (client) => {
-      await client.query(
-        `WITH buried AS (
-           UPDATE jobs SET state = 'dead', retry_count = $4, run_at = NULL, failed_at = $5, error = $6, claimed_by = NULL, claimed_at = NULL WHERE id = $1
-         ), counted AS (${ADD_COUNTERS}) SELECT 1`,
-        [job.id, counters.processed, counters.failed, job.retry_count, job.failed_at ?? now, storableError(job.error)],
-      );
-      // A second statement: the trim must see the death just written (a CTE's change is not visible to its siblings).
-      await client.query(
-        `DELETE FROM jobs WHERE state = 'dead' AND (failed_at < $1 OR id IN (
-           SELECT id FROM jobs WHERE state = 'dead' ORDER BY failed_at DESC, id DESC OFFSET $2))`,
-        [now - SIX_MONTHS_MS, keep],
-      );
+      const done = batch.filter((e) => e.kind === 'done');
+      if (done.length > 0) {
+        await client.query(
+          `WITH gone AS (DELETE FROM jobs WHERE id = ANY($1::bigint[]) AND claimed_by = $4 RETURNING id),
+           c AS (SELECT coalesce(sum(u.p), 0) AS p, coalesce(sum(u.f), 0) AS f FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) AS u(id, p, f) JOIN gone USING (id)),
+           counted AS (${addCounters('(SELECT p FROM c)', '(SELECT f FROM c)')}) SELECT 1`,
+          [done.map((e) => e.job.id), done.map((e) => e.counters.processed), done.map((e) => e.counters.failed), this.identity],
+        );
+      }
+      let trim: number | undefined;
+      for (const e of batch) {
+        if (e.kind === 'done') continue;
+        const failed = e.job as FailedJob;
+        const set =
+          e.kind === 'retry'
+            ? { sql: `state = 'retry', retry_count = $4, run_at = $5, failed_at = $6, error = $7`, values: [failed.retry_count, failed.run_at ?? now, failed.failed_at, storableError(failed.error)] }
+            : { sql: `state = 'dead', retry_count = $4, run_at = NULL, failed_at = $5, error = $6`, values: [failed.retry_count, failed.failed_at ?? now, storableError(failed.error)] };
+        const me = `$${set.values.length + 4}`;
+        await client.query(
+          `WITH moved AS (
+             UPDATE jobs SET ${set.sql}, claimed_by = NULL, claimed_at = NULL WHERE id = $1 AND claimed_by = ${me} RETURNING id
+           ), counted AS (${addCounters('(SELECT $2::bigint FROM moved)', '(SELECT $3::bigint FROM moved)')}) SELECT 1`,
+          [failed.id, e.counters.processed, e.counters.failed, ...set.values, this.identity],
+        );
+        if (e.kind === 'dead') trim = e.keep;
+      }
+      // A second statement: the trim must see the deaths just written (a CTE's change is not visible to its siblings).
+      if (trim !== undefined) {
+        await client.query(
+          `DELETE FROM jobs WHERE state = 'dead' AND (failed_at < $1 OR id IN (
+             SELECT id FROM jobs WHERE state = 'dead' ORDER BY failed_at DESC, id DESC OFFSET $2))`,
+          [now - SIX_MONTHS_MS, trim],
+        );
+      }
     });
   }
 
@@ -243,11 +261,13 @@ export class PgJobBackend implements SharedJobBackend {
   }
 
   async dead(limit: number, offset = 0): Promise<FailedJob[]> {
+    await this.ends.settled(SETTLE_MS);
     const { rows } = await this.pool.query<PgJobRow>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE state = 'dead' ORDER BY failed_at DESC, id DESC LIMIT $1 OFFSET $2`, [limit, offset]);
     return rows.map(toJob);
   }
 
   async deadSize(): Promise<number> {
+    await this.ends.settled(SETTLE_MS);
     const { rows } = await this.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM jobs WHERE state = 'dead'`);
     return rows[0]?.n ?? 0;
   }
@@ -259,10 +279,12 @@ export class PgJobBackend implements SharedJobBackend {
   }
 
   async clearRetries(): Promise<number> {
+    await this.ends.settled(SETTLE_MS);
     return (await this.pool.query(`DELETE FROM jobs WHERE state = 'retry'`)).rowCount ?? 0;
   }
 
   async deadByIds(ids: number[] | undefined): Promise<FailedJob[]> {
+    await this.ends.settled(SETTLE_MS);
     if (!ids) return (await this.pool.query<PgJobRow>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE state = 'dead' ORDER BY failed_at, id`)).rows.map(toJob);
     const { rows } = await this.pool.query<PgJobRow>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id = ANY($1::bigint[]) AND state = 'dead'`, [ids]);
     const byId = new Map(rows.map((r) => [r.id, toJob(r)]));
@@ -270,6 +292,7 @@ export class PgJobBackend implements SharedJobBackend {
   }
 
   async clearDead(): Promise<number> {
+    await this.ends.settled(SETTLE_MS);
     return (await this.pool.query(`DELETE FROM jobs WHERE state = 'dead'`)).rowCount ?? 0;
   }
 
@@ -283,7 +306,21 @@ export class PgJobBackend implements SharedJobBackend {
   async fetch(queues: string[], max: number): Promise<Job[]> {
     // After leave(): a claim now would wait a whole TTL for a process that will never run it.
     if (queues.length === 0 || max < 1 || this.left) return [];
-    const { rows } = await this.pool.query<PgJobRow>(
+    const { rows } = await this.claimRows(queues, max).catch((err: unknown) => {
+      if (err instanceof StorageError) this.troubled();
+      throw err;
+    });
+    // The database answers again: ends kept through an outage are written now, not at the backoff's end.
+    this.ends.retryNow();
+    // The function answers queue by queue but a query's rows have no promised order: put them in fetch order.
+    const rank = new Map(queues.map((q, i) => [q, i] as const).reverse());
+    return rows
+      .map(toJob)
+      .sort((a, b) => rank.get(a.queue)! - rank.get(b.queue)! || a.enqueued_at - b.enqueued_at || a.id - b.id);
+  }
+
+  private claimRows(queues: string[], max: number) {
+    return this.pool.query<PgJobRow>(
       `WITH alive AS (
          INSERT INTO job_processes (identity, hostname, pid, tag, concurrency, started_at, beat_at, expires_at)
          VALUES ($3, $5, $6, '', $2, ${DB_NOW_MS}, ${DB_NOW_MS}, ${DB_NOW_MS} + $7)
@@ -292,11 +329,6 @@ export class PgJobBackend implements SharedJobBackend {
        SELECT ${JOB_COLUMNS} FROM jobscope_fetch_jobs($1::text[], $2, $3, $4)`,
       [queues, max, this.identity, this.opts.now(), os.hostname(), process.pid, this.ttlMs],
     );
-    // The function answers queue by queue but a query's rows have no promised order: put them in fetch order.
-    const rank = new Map(queues.map((q, i) => [q, i] as const).reverse());
-    return rows
-      .map(toJob)
-      .sort((a, b) => rank.get(a.queue)! - rank.get(b.queue)! || a.enqueued_at - b.enqueued_at || a.id - b.id);
   }
 
   async moveDue(now: number): Promise<number> {
@@ -316,9 +348,23 @@ export class PgJobBackend implements SharedJobBackend {
     return rows[0]?.n ?? 0;
   }
 
-  /** Frees the claims of processes whose heartbeat expired, and forgets those processes; returns the jobs freed. */
+  /** When this process last saw the database fail a statement for an outage (epoch ms; 0: never). */
+  private troubleAt = 0;
+
+  private troubled(): void {
+    this.troubleAt = Date.now();
+  }
+
+  /**
+   * Frees the claims of processes whose heartbeat expired, and forgets those processes; returns the jobs freed.
+   *
+   * Not until this process has seen the database answer for a whole TTL since its last outage: every
+   * instance was cut off alike, and a live one's row may have expired meanwhile while its jobs still
+   * run and their ends wait to be written. After a TTL of answers every live process has beaten
+   * again; a row still expired then is a process that is gone.
+   */
   async recoverOrphans(): Promise<number> {
-    if (this.left) return 0;
+    if (this.left || Date.now() - this.troubleAt < this.ttlMs) return 0;
     const { rows } = await this.pool.query<{ n: number }>(
       `WITH dead AS (
          DELETE FROM job_processes WHERE expires_at <= ${DB_NOW_MS} AND identity <> $1 RETURNING identity
@@ -340,7 +386,13 @@ export class PgJobBackend implements SharedJobBackend {
     // The job system's beat timer may fire while it stops: a process that left writes no more beats
     // (one would list it as alive for a whole TTL after it is gone).
     if (this.left) return Promise.resolve();
-    const written = this.writeBeat(p);
+    const written = this.writeBeat(p).then(
+      () => this.ends.retryNow(),
+      (err: unknown) => {
+        if (err instanceof StorageError) this.troubled();
+        throw err;
+      },
+    );
     this.beating = written.catch(() => undefined);
     return written;
   }
@@ -359,6 +411,7 @@ export class PgJobBackend implements SharedJobBackend {
   }
 
   async retries(): Promise<FailedJob[]> {
+    await this.ends.settled(SETTLE_MS);
     return (await this.pool.query<PgJobRow>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE state = 'retry' ORDER BY run_at, id`)).rows.map(toJob);
   }
 
@@ -396,6 +449,12 @@ export class PgJobBackend implements SharedJobBackend {
 
   /** Jobs cut off by the stop go back to their queues at once (in their old place: they run next); the heartbeat goes. */
   async leave(): Promise<void> {
+    // Ends still pending (the database came back late in the stop) are written before the claims
+    // are freed: otherwise finished jobs would go back to their queues and run twice.
+    const until = Date.now() + Math.min(this.ttlMs, 5000);
+    this.ends.retryNow();
+    while (this.ends.pending > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    this.ends.close('the job backend left before the database came back; the job stays claimed until its claim expires');
     this.left = true;
     await this.beating;
     await this.pool.query(

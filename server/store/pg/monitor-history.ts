@@ -36,7 +36,7 @@ export class PgMonitorHistory implements MonitorHistoryRepoAsync {
 
   /**
    * Rows of one tier after time `t`, by time: what an instance that does not sample the connection
-   * reads to follow the one that does (monitor/shared-monitor.ts), instead of all of them each time.
+   * reads to follow the one that does (monitor/shared-ownership.ts), instead of all of them each time.
    */
   async samplesAfter(connectionId: string, tier: number, t: number): Promise<SampleRow[]> {
     const after = Number.isFinite(t) ? safe(Math.floor(t)) : Number.MIN_SAFE_INTEGER;

@@ -1,4 +1,4 @@
-// The monitor's own PostgreSQL session (issue 13): who samples which connection across instances,
+// The monitor's own PostgreSQL session: who samples which connection across instances,
 // and the changes to connections other instances make, heard at once.
 //
 // Each connection is sampled by the instance holding a session-level advisory lock on it
@@ -18,6 +18,7 @@ import type { Client, Notification } from 'pg';
 import { explainConnectError } from './start-errors.ts';
 import { checkUrl } from '../database-url.ts';
 import type { Queryable } from './connect.ts';
+import type { MonitorSessionOptions } from '../ports/monitor-ports.ts';
 
 /** Connection changes (added, edited, removed): ids only, as notify.ts does for builds. */
 export const MONITOR_CHANNEL = 'jobscope_monitor';
@@ -25,16 +26,6 @@ export const MONITOR_CHANNEL = 'jobscope_monitor';
 const INT8_OID = 20;
 const LOCK_CLASS = "hashtext('jobscope-monitor')";
 const ORIGIN = /^[0-9a-zA-Z_-]{1,64}$/;
-
-export interface MonitorSessionOptions {
-  /** Tags this instance's notifications so it can drop its own. */
-  instanceId: string;
-  /** The session is gone: every lock with it. The monitor stops sampling what it held. */
-  onLost: (err: Error) => void;
-  /** Another instance changed this connection (or '' for "re-check every one"). */
-  onChange: (connectionId: string) => void;
-  onError?: (err: Error) => void;
-}
 
 export interface MonitorSession {
   /** Of these connection ids, the ones this session now holds (taken now or before). */

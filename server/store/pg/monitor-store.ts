@@ -8,6 +8,8 @@ import { PgAlerts } from './monitor-alerts.ts';
 import { PgMonitorHistory } from './monitor-history.ts';
 import { inTransaction } from './transaction.ts';
 import type { Queryable } from './connect.ts';
+import type { SharedMonitorStore } from '../ports/monitor-ports.ts';
+import { openMonitorSession } from './monitor-session.ts';
 
 export interface PgMonitorRepos {
   connections: PgConnections;
@@ -25,4 +27,28 @@ export const reposOn = (db: Queryable): PgMonitorRepos => ({ connections: new Pg
 
 export function pgMonitorStore(pool: Pool): PgMonitorStore {
   return { ...reposOn(pool), tx: (fn) => inTransaction(pool, 'BEGIN', (client) => fn(reposOn(client))) };
+}
+
+/**
+ * The monitor's store of `serve --database` (monitor/shared-ownership.ts): the pool's repos, and per
+ * instance a session of its own (monitor-session.ts) whose writes get repos on that session.
+ */
+export function pgSharedMonitorStore(pool: Pool, url: string): SharedMonitorStore {
+  return {
+    ...reposOn(pool),
+    openSession: async (opts) => {
+      const s = await openMonitorSession(url, opts);
+      return {
+        get alive() {
+          return s.alive;
+        },
+        claim: (ids) => s.claim(ids),
+        release: (id) => s.release(id),
+        write: (fn) => s.write((db) => fn(reposOn(db))),
+        // Through the pool: the change committed there, and the session may be busy with a sample.
+        announce: (id) => s.announce(pool, id),
+        close: () => s.close(),
+      };
+    },
+  };
 }

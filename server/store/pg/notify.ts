@@ -1,4 +1,4 @@
-// Changes seen across instances (issue 13): what one `jobscope serve` commits to the shared database,
+// Changes seen across instances: what one `jobscope serve` commits to the shared database,
 // the others hear about through LISTEN/NOTIFY and re-emit on an AppEvents-like emitter, so their
 // X-GitLab-Last-Update, a trace PATCH's Build-Status: canceled and the UI's live views follow
 // changes made on any instance. Not wired to serve yet (see index.ts).

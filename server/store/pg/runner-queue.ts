@@ -18,6 +18,7 @@ const COUNTER_KEY = 'runner_queue_counter';
 /** What this follows the rows into: context.ts RunnerQueue, whose value the runner API answers. */
 export interface FollowingQueue {
   follow(epoch: string, counter: number): void;
+  rereadWith?(read: () => Promise<void>): void;
 }
 
 export class PgRunnerQueue {
@@ -34,6 +35,7 @@ export class PgRunnerQueue {
     await secrets.ensure(COUNTER_KEY, undefined, () => '0');
     const shared = new PgRunnerQueue(pool, epoch, queue);
     await shared.refresh();
+    queue.rereadWith?.(() => shared.refresh());
     return shared;
   }
 

@@ -115,7 +115,7 @@ export async function takeBuild(db: Queryable, runner: Pick<Runner, 'id' | 'is_s
   return rows.length ? toBuild(rows[0]) : undefined;
 }
 
-// The poll in one statement (PgBuildsDomain.poll): what were four round trips (stillActive, the
+// The poll in one statement (backend.ts dispatch): what were four round trips (stillActive, the
 // contact write, the take, the project read) one after the other, each waiting on the last. The
 // runner check is an uncorrelated CTE, so PostgreSQL evaluates it once before choosing (a paused,
 // deleted or changed runner reads no build and locks none), reading the runner row as committed

@@ -1,8 +1,8 @@
-// Build traces for several instances sharing one PostgreSQL database and one traces folder (issue 13):
-// TracesPort's results (store/ports/ports.ts), asynchronous. Not wired to serve yet (see index.ts).
+// Build traces for several instances sharing one PostgreSQL database and one traces folder:
+// TracesPort's results (store/ports.ts), asynchronous. Not wired to serve yet (see index.ts).
 //
 // The database is the truth for a trace's length (build_traces.length), not the file: on one server
-// (store/files/traces.ts) one process writes each file and its size is the length; here any instance may
+// (store/traces.ts) one process writes each file and its size is the length; here any instance may
 // write, and a file's size says nothing about which of its bytes were acknowledged.
 //
 // An append locks the build's build_traces row (SELECT … FOR UPDATE) and, holding it, checks the
@@ -41,7 +41,7 @@ import type { Queryable } from './connect.ts';
 import { AppendHandles, openForRead, readRange, writeWhole, type AppendHandlesOptions } from './traces-files.ts';
 import { inTransactionSteps, type Committed } from './transaction.ts';
 
-/** Reads up to this size are returned as a Buffer, longer ones as a stream (as store/files/traces.ts). */
+/** Reads up to this size are returned as a Buffer, longer ones as a stream (as store/traces.ts). */
 const READ_AT_ONCE = 64 * 1024;
 
 interface TraceRow {
@@ -160,7 +160,7 @@ export class PgTraceStore {
       }
       if (row.length - start > READ_AT_ONCE) return { body: handle.createReadStream({ start, end: row.length - 1 }), length: row.length };
       const body = await readRange(handle, start, row.length);
-      // A file cut short behind our back: what it holds, and a length that says so (as store/files/traces.ts).
+      // A file cut short behind our back: what it holds, and a length that says so (as store/traces.ts).
       return { body, length: start + body.length };
     }
   }

@@ -1,5 +1,6 @@
-// Users on PostgreSQL: UsersPort of store/ports/ports.ts, asynchronous, with the semantics of
-// store/sqlite/users.ts (tokens stored with their SHA-256 digest, looked up by the digest).
+// Users on PostgreSQL: UsersPort of store/ports.ts, asynchronous, with the semantics of
+// store/users.ts (tokens stored with their SHA-256 digest, looked up by the digest).
+import { UsernameTakenError } from '../ports/port-errors.ts';
 import { digest, newToken } from '../../auth/tokens.ts';
 import type { User } from '../ports/user.ts';
 import { storedInt, storedTimeOr0 } from '../rows/row-values.ts';
@@ -24,13 +25,7 @@ const toUser = (r: PgUserRow): User => ({
   created_at: storedTimeOr0(r.created_at),
 });
 
-/** What creating a taken username throws (as the SQLite adapter's UNIQUE failure; the domain checks first). */
-export class UsernameTakenError extends Error {
-  constructor(username: string) {
-    super(`UNIQUE constraint failed: users.username (${JSON.stringify(username)} is taken)`);
-    this.name = 'UsernameTakenError';
-  }
-}
+export { UsernameTakenError };
 
 export class PgUsers implements UsersPortAsync {
   constructor(private readonly db: Queryable) {}

@@ -4,10 +4,9 @@
 import type { BuildsPort, ListingsPort, ProjectsPort, RunnersPort, SecretsPort, UsersPort } from './ports.ts';
 import type { AlertsRepo, ConnectionsRepo, MonitorHistoryRepo } from './monitor-ports.ts';
 
-/** P with each method returning a promise of what it returned (callbacks passed in, such as ensure's make, stay synchronous). */
-export type AsyncPort<P> = {
-  [K in keyof P]: P[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<R> : P[K];
-};
+import type { AsyncPort } from './async-port.ts';
+
+export type { AsyncPort };
 
 export type RunnersPortAsync = AsyncPort<RunnersPort>;
 export type ProjectsPortAsync = AsyncPort<ProjectsPort>;

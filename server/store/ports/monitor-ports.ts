@@ -1,11 +1,12 @@
 // The monitor's storage ports: watched connections, their sampled history and threshold alerts.
 // The SQLite adapters are store/monitor-*.ts; server/monitor/ reaches storage through these only.
 //
-// Synchronous, like the other ports (store/ports/ports.ts): a sample is recorded in one transaction with
-// no await inside it, and start-up rebuilds the in-memory history by iterating rows. An asynchronous
-// adapter (PostgreSQL) fits behind the monitor's own methods (record, start), which would await it;
-// the routes call the monitor, never these ports.
+// Synchronous, like the other ports (store/ports.ts): a sample is recorded in one transaction with
+// no await inside it, and start-up rebuilds the in-memory history by iterating rows. The shared,
+// asynchronous store (PostgreSQL) is SharedMonitorStore below; the routes call the monitor, never
+// these ports.
 import type { Alert, Thresholds } from '../../../contract/app.ts';
+import type { AsyncPort } from './async-port.ts';
 
 export interface Connection {
   id: string;
@@ -83,4 +84,57 @@ export interface MonitorStore {
   history: MonitorHistoryRepo;
   /** One atomic unit of monitor writes; nested calls join the outer one. */
   tx<T>(fn: () => T): T;
+}
+
+// A store several instances share (PostgreSQL in `serve --database`): every answer comes later, and
+// which instance samples a connection is decided on a session of its own (MonitorSession). The
+// adapter is store/pg/monitor-store.ts; the monitor's policy that uses it, monitor/shared-ownership.ts.
+
+export type ConnectionsRepoLater = AsyncPort<ConnectionsRepo>;
+export type AlertsRepoLater = AsyncPort<AlertsRepo>;
+
+export interface SharedHistoryRepo extends Omit<AsyncPort<MonitorHistoryRepo>, 'queueNames' | 'samples'> {
+  queueNames(connectionId: string): Promise<{ idx: number; name: string }[]>;
+  samples(connectionId: string): Promise<SampleRow[]>;
+  /** The rows of one tier after `t`: how an instance that does not sample a connection follows it. */
+  samplesAfter(connectionId: string, tier: number, t: number): Promise<SampleRow[]>;
+  queueNamesFrom(connectionId: string, idx: number): Promise<{ idx: number; name: string }[]>;
+}
+
+/** What one sample writes, on the session, in one transaction. */
+export interface SessionRepos {
+  connections: Pick<ConnectionsRepoLater, 'setHealth'>;
+  /** Alert ids grow in commit order: clients poll with `since`, and instances commit in any order. */
+  alerts: { addInCommitOrder(a: NewAlert): Promise<number> };
+  history: Pick<SharedHistoryRepo, 'setQueueName' | 'putSample' | 'deleteBefore'>;
+}
+
+export interface MonitorSessionOptions {
+  /** Tags this instance's notifications so it can drop its own. */
+  instanceId: string;
+  /** The session is gone: every lock with it. The monitor stops sampling what it held. */
+  onLost: (err: Error) => void;
+  /** Another instance changed this connection (or '' for "re-check every one"). */
+  onChange: (connectionId: string) => void;
+  onError?: (err: Error) => void;
+}
+
+export interface MonitorSession {
+  /** Of these connection ids, the ones this session now holds (taken now or before). */
+  claim(ids: string[]): Promise<string[]>;
+  release(id: string): Promise<void>;
+  /** Runs fn in a transaction on the session: it commits only while the session (and what it holds) lives. */
+  write<T>(fn: (repos: SessionRepos) => Promise<T>): Promise<T>;
+  /** Tells the other instances a connection changed (after its change committed). */
+  announce(connectionId: string): Promise<void>;
+  readonly alive: boolean;
+  /** Frees what it holds and ends the session; the others take over at their next claim. */
+  close(): Promise<void>;
+}
+
+export interface SharedMonitorStore {
+  connections: ConnectionsRepoLater;
+  alerts: AlertsRepoLater;
+  history: SharedHistoryRepo;
+  openSession(opts: MonitorSessionOptions): Promise<MonitorSession>;
 }

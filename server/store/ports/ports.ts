@@ -6,9 +6,9 @@
 // synchronous and two paths depend on that for their speed and their guarantees: the dispatch batch
 // (many polls, one transaction, no await inside it: exactly-once hand-out follows from one thread)
 // and the trace PATCH (a synchronous handler, no promise per part). An asynchronous adapter
-// (PostgreSQL) fits behind the domain, not below it: the domain's methods that handlers call are
-// awaited by them (their results may become promises without a handler changing), and only those
-// two hot paths would be rewritten inside server/domain/ with an async port.
+// (PostgreSQL) answers the same ports with promises (the domain sees both as Loose ports,
+// domain/backend.ts), and those two hot paths are strategies of its backend instead: the domain's
+// rules are written once over values or promises, and on SQLite every answer stays a value.
 //
 // Caches live behind the port that writes their table, so "only this class writes the table" holds
 // by construction: the runner cache (by token digest) in RunnersPort, the build credentials cache in
@@ -29,6 +29,8 @@ export interface Transactions {
 
 export interface BuildsPort {
   create(input: NewBuild): Build;
+  /** `count` builds of one input, in order: all or none, as create's missing project. */
+  createMany(input: NewBuild, count: number): Build[];
   byId(id: number): Build | undefined;
   byIds(ids: number[]): Build[];
   byToken(token: string): Build | undefined;

@@ -25,23 +25,10 @@ export class StorageError extends Error {
   }
 }
 
+/**
+ * Said when a change was sent and the engine went away before it answered: it may or may not have
+ * been made. A client that repeats it blindly may make it twice (an enqueue), so it is told to look.
+ */
+export const OUTCOME_UNKNOWN = 'a change sent just then may or may not have been made: check before repeating it';
+
 export const isStorageError = (err: unknown): err is StorageError => err instanceof StorageError;
-
-/** File-system error codes that are storage trouble, as their kind and what to do (what a client reads). */
-const FILE_TROUBLE: Record<string, [StorageTroubleKind, string]> = {
-  ENOSPC: ['full', 'the data dir is full; free some space and retry'],
-  // A file outgrew the process's file-size limit (ulimit -f / RLIMIT_FSIZE; Node ignores SIGXFSZ).
-  EFBIG: ['full', 'a file in the data dir reached the file-size limit of this process (ulimit -f); raise it and retry'],
-  EDQUOT: ['full', 'the disk quota of the data dir is used up; free some space and retry'],
-  EROFS: ['read-only', 'the data dir is read-only; make it writable and retry'],
-  EACCES: ['read-only', 'the data dir is not writable by this process; fix its permissions and retry'],
-  EPERM: ['read-only', 'the data dir is not writable by this process; fix its permissions and retry'],
-  EIO: ['unavailable', 'the disk of the data dir reported an I/O error; check it and retry'],
-};
-
-/** A file-system error (by its code) as the StorageError it means, or undefined when it is no storage trouble. */
-export function fileTrouble(err: unknown): StorageError | undefined {
-  const code = (err as { code?: unknown })?.code;
-  const known = typeof code === 'string' && Object.hasOwn(FILE_TROUBLE, code) ? FILE_TROUBLE[code] : undefined;
-  return known ? new StorageError(known[0], known[1], undefined, { cause: err }) : undefined;
-}

@@ -1,4 +1,4 @@
-// The job backend on Redis, in Sidekiq 6.4's layout (/work/shared/spec/sidekiq-redis-layout.md), so
+// The job backend on Redis, in Sidekiq 6.4's layout (the spec's sidekiq-redis-layout.md), so
 // Sidekiq's own API, a real Sidekiq and other Jobscope servers share one truth:
 // - queues: SADD queues <name>, LPUSH queue:<name> <payload> (Sidekiq's client); Jobscope also keeps
 //   the names it created in `jobscope:queues` (the queues Jobscope servers serve besides their
@@ -32,9 +32,10 @@ import { viewOf } from '../../sidekiq/source.ts';
 import { readQueue, readQueueList, readQueuePage, type QueueReadOptions } from './queue-reads.ts';
 import { withJsonMembers } from '../../util/json-members.ts';
 import { pushOnceArgs, pushUnlessPendingArgs } from './push-once.ts';
-import { EndWriter, type JobEnd } from './job-end.ts';
+import { endArgs, type JobEnd } from './job-end.ts';
+import { PendingEnds } from '../pending-ends.ts';
 import { defineScripts, JOB_SCRIPTS } from '../../redis/lua-scripts.ts';
-import { RedisLink, RedisNoAnswer } from './outage.ts';
+import { isRedisOutage, RedisLink, RedisNoAnswer } from './outage.ts';
 import { redisHost } from '../../sidekiq/redis-url.ts';
 
 const SIX_MONTHS_S = 180 * 24 * 3600;
@@ -124,6 +125,9 @@ const GUARDED = [
   'deleteSharedQueue', 'read', 'entries', 'removeEntries', 'requeueEntries',
 ] as const;
 
+/** The guarded calls that change what a client asked for: a lost answer leaves their outcome unknown. */
+const WRITES = new Set<string>(['addQueue', 'deleteQueues', 'push', 'pushUnlessWaiting', 'pushUnlessPending', 'requeue', 'deleteFailed', 'clearRetries', 'clearDead', 'deleteSharedQueue', 'removeEntries', 'requeueEntries']);
+
 export class RedisJobBackend implements SharedJobBackend, EntryAddressed {
   readonly shared = true as const;
   readonly identity = `${os.hostname()}:${process.pid}:${crypto.randomBytes(6).toString('hex')}`;
@@ -132,7 +136,7 @@ export class RedisJobBackend implements SharedJobBackend, EntryAddressed {
   readonly link: RedisLink;
   private readonly redis: Scripted;
   private readonly working: string;
-  private readonly ends: EndWriter;
+  private readonly ends: PendingEnds<JobEnd>;
   private readonly answerMs: number;
   /** Entries fetched into the working list and not yet ended: what return-strays.lua keeps. */
   private readonly held = new Map<string, number>();
@@ -153,7 +157,7 @@ export class RedisJobBackend implements SharedJobBackend, EntryAddressed {
     const most = Math.floor((opts.processTtlS * 1000) / 3);
     this.beatEveryMs = opts.beatEveryMs ? Math.min(opts.beatEveryMs, most) : Math.min(5000, most);
     this.answerMs = opts.answerMs ?? 5000;
-    this.link = new RedisLink(redisHost(opts.url));
+    this.link = new RedisLink(redisHost(opts.url), (opts.bounds ?? DEFAULT_CLIENT_BOUNDS).commandTimeoutMs);
     this.link.log = opts.log;
     const redis = new opts.Redis(opts.url, boundedOptions(opts.bounds ?? DEFAULT_CLIENT_BOUNDS, { ...FAIL_FAST, lazyConnect: true, connectionName: 'jobscope-jobs', maxRetriesPerRequest: 3 }));
     // Without a listener ioredis prints each connection error as "Unhandled error event"; the
@@ -171,9 +175,9 @@ export class RedisJobBackend implements SharedJobBackend, EntryAddressed {
     defineScripts(redis, JOB_SCRIPTS);
     this.redis = redis as Scripted;
     this.working = `working:${this.identity}`;
-    this.ends = new EndWriter({
-      run: (args) => this.answered(this.redis.jsEnd(this.working, ...args)),
-      head: () => [day(this.opts.now()), String(FIVE_YEARS_S), String(this.opts.now() / 1000 - SIX_MONTHS_S)],
+    this.ends = new PendingEnds<JobEnd>({
+      write: (batch) => this.answered(this.redis.jsEnd(this.working, ...endArgs([day(this.opts.now()), String(FIVE_YEARS_S), String(this.opts.now() / 1000 - SIX_MONTHS_S)], batch))),
+      isOutage: isRedisOutage,
     });
     this.guard();
   }
@@ -187,11 +191,11 @@ export class RedisJobBackend implements SharedJobBackend, EntryAddressed {
     const self = this as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
     for (const name of GUARDED) {
       const call = self[name]!.bind(this);
-      self[name] = (...a: unknown[]) => this.answered(call(...a), name === 'fetch');
+      self[name] = (...a: unknown[]) => this.answered(call(...a), name === 'fetch', WRITES.has(name));
     }
   }
 
-  private answered<T>(p: Promise<T>, fetching = false): Promise<T> {
+  private answered<T>(p: Promise<T>, fetching = false, writes = false): Promise<T> {
     let cut: ((err: Error) => void) | undefined;
     const deadline = new Promise<never>((_, reject) => {
       cut = reject;
@@ -212,7 +216,7 @@ export class RedisJobBackend implements SharedJobBackend, EntryAddressed {
         // The script may still run (or have run) without this process seeing its jobs.
         if (fetching) this.strayMarks++;
         p.catch(() => undefined);
-        throw this.link.translate(err);
+        throw this.link.translate(err, writes);
       },
     );
   }
@@ -710,7 +714,7 @@ export class RedisJobBackend implements SharedJobBackend, EntryAddressed {
       const until = Date.now() + this.answerMs;
       this.ends.retryNow();
       while (this.ends.pending > 0 && this.link.reason === undefined && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
-      this.ends.close();
+      this.ends.close('the job backend left before Redis came back; the job stays in its working list');
       this.leaving = true;
       // Jobs cut off by the stop go back to the tails of their queues at once (they run next).
       await this.answered(this.redis.jsOrphans(this.working, 'jobscope:working', this.identity, 'always'));

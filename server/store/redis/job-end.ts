@@ -3,11 +3,65 @@
 // - one script per batch: for each job, LREM from the working list; ONLY if that removed the entry
 //   are its counters added and its retry or dead entry written. A reply lost with the connection
 //   (the write done, the answer never read) is retried, finds no entry and does nothing.
-// - an end that fails because Redis is away stays pending and is retried with backoff (capped) and
-//   at once when the connection is ready again; its job keeps its slot and stays in the heartbeat's
-//   workers meanwhile, as it is still in the working list. Never dropped for a restart to redo.
+// - an end that fails because Redis is away stays pending (pending-ends.ts) and is retried; its job
+//   keeps its slot and stays in the heartbeat's workers meanwhile, as it is still in the working list.
 import type { JobCounters } from '../../jobs/types.ts';
-import { isRedisOutage } from './outage.ts';
+
+// KEYS[1] working list; ARGV[1] today (stat:<name>:<day>), ARGV[2] their TTL, ARGV[3] the dead set's
+// oldest score kept; then 7 per end: raw, processed, failed, set ('' | 'retry' | 'dead'), score,
+// payload, keep (dead_max_jobs). An empty raw (a job never fetched) is written unconditionally.
+export const END = `
+local processed, failed, ended = 0, 0, 0
+for i = 4, #ARGV, 7 do
+  local raw = ARGV[i]
+  if raw == '' or redis.call('LREM', KEYS[1], 1, raw) == 1 then
+    ended = ended + 1
+    processed = processed + tonumber(ARGV[i + 1])
+    failed = failed + tonumber(ARGV[i + 2])
+    local set = ARGV[i + 3]
+    if set ~= '' then redis.call('ZADD', set, ARGV[i + 4], ARGV[i + 5]) end
+    if set == 'dead' then
+      redis.call('ZREMRANGEBYSCORE', 'dead', '-inf', ARGV[3])
+      redis.call('ZREMRANGEBYRANK', 'dead', 0, -(tonumber(ARGV[i + 6]) + 1))
+    end
+  end
+end
+for name, n in pairs({ processed = processed, failed = failed }) do
+  if n > 0 then
+    redis.call('INCRBY', 'stat:' .. name, n)
+    redis.call('INCRBY', 'stat:' .. name .. ':' .. ARGV[1], n)
+    redis.call('EXPIRE', 'stat:' .. name .. ':' .. ARGV[1], ARGV[2])
+  end
+end
+return ended`;
+
+/** A Lua function putting an entry back at the tail of its job's queue (named in its payload, else default): it runs next. */
+export const BACK_TO_QUEUE = `
+local function back_to_queue(v)
+  local ok, job = pcall(cjson.decode, v)
+  local q = 'default'
+  if ok and type(job) == 'table' and type(job.queue) == 'string' then q = job.queue end
+  redis.call('SADD', 'queues', q)
+  redis.call('RPUSH', 'queue:' .. q, v)
+end`;
+
+// Entries of this process's working list that no job of it holds (a fetch whose answer was lost in
+// an outage: Redis moved them, this process never saw them) back to the tails of their queues.
+// KEYS[1] working list; ARGV the entries held, with repeats.
+export const RETURN_STRAYS = `${BACK_TO_QUEUE}
+local held = {}
+for i = 1, #ARGV do held[ARGV[i]] = (held[ARGV[i]] or 0) + 1 end
+local n = 0
+for _, v in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
+  if (held[v] or 0) > 0 then
+    held[v] = held[v] - 1
+  else
+    redis.call('LREM', KEYS[1], 1, v)
+    back_to_queue(v)
+    n = n + 1
+  end
+end
+return n`;
 
 export interface JobEnd {
   raw: string;
@@ -16,104 +70,11 @@ export interface JobEnd {
   set?: { key: 'retry' | 'dead'; score: number; payload: string; keep: number };
 }
 
-interface Pending extends JobEnd {
-  done(err?: unknown): void;
-}
-
-export interface EndWriterDeps {
-  /** Runs end.lua (args as above), its failures for an outage told apart by isRedisOutage. */
-  run(args: string[]): Promise<unknown>;
-  /** ARGV[1..3] of the script now. */
-  head(): string[];
-}
-
-const FIRST_RETRY_MS = 100;
-const MOST_RETRY_MS = 5000;
-
-/** Ends asked for in one turn of the event loop are written in one script call; outages retried. */
-export class EndWriter {
-  private queued: Pending[] = [];
-  /** Ends whose write failed for an outage, waiting for the next try. */
-  private waiting: Pending[] = [];
-  private retryMs = FIRST_RETRY_MS;
-  private timer: NodeJS.Timeout | undefined;
-  private flushing = 0;
-  private closed = false;
-
-  constructor(private readonly deps: EndWriterDeps) {}
-
-  /** Resolves once the end is in Redis (however many outages that takes); rejects only for a non-outage error or close(). */
-  end(e: JobEnd): Promise<void> {
-    return new Promise((resolve, reject) => {
-      if (this.closed) return reject(new Error('the job backend has left'));
-      // After this turn's microtasks: the ends of every job that finished in it are collected.
-      if (this.queued.length === 0) process.nextTick(() => this.flush(this.take()));
-      this.queued.push({ ...e, done: (err) => (err === undefined ? resolve() : reject(err as Error)) });
-    });
+/** The END script's arguments after the head: 7 per end (see scripts/end.lua). */
+export function endArgs(head: string[], batch: JobEnd[]): string[] {
+  const args = [...head];
+  for (const e of batch) {
+    args.push(e.raw, String(e.counters.processed), String(e.counters.failed), e.set?.key ?? '', String(e.set?.score ?? 0), e.set?.payload ?? '', String(e.set?.keep ?? 0));
   }
-
-  /** How many ends are not yet written. */
-  get pending(): number {
-    return this.queued.length + this.waiting.length + this.flushing;
-  }
-
-  /** The connection is ready again: try the waiting ends now instead of at the backoff's end. */
-  retryNow(): void {
-    if (this.waiting.length === 0) return;
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    this.retryMs = FIRST_RETRY_MS;
-    const batch = this.waiting;
-    this.waiting = [];
-    this.flush(batch);
-  }
-
-  /** Gives up on what is not written (the process leaves): those jobs stay in the working list. */
-  close(): void {
-    this.closed = true;
-    clearTimeout(this.timer);
-    for (const p of [...this.queued, ...this.waiting]) p.done(new Error('the job backend left before Redis came back; the job stays in its working list'));
-    this.queued = [];
-    this.waiting = [];
-  }
-
-  private take(): Pending[] {
-    const batch = this.queued;
-    this.queued = [];
-    return batch;
-  }
-
-  private flush(batch: Pending[]): void {
-    if (batch.length === 0) return;
-    const args = [...this.deps.head()];
-    for (const p of batch) {
-      args.push(p.raw, String(p.counters.processed), String(p.counters.failed), p.set?.key ?? '', String(p.set?.score ?? 0), p.set?.payload ?? '', String(p.set?.keep ?? 0));
-    }
-    this.flushing += batch.length;
-    this.deps.run(args).then(
-      () => {
-        this.flushing -= batch.length;
-        this.retryMs = FIRST_RETRY_MS;
-        for (const p of batch) p.done();
-      },
-      (err: unknown) => {
-        this.flushing -= batch.length;
-        if (!isRedisOutage(err) || this.closed) {
-          for (const p of batch) p.done(err ?? new Error('Redis script failed'));
-          return;
-        }
-        this.waiting.push(...batch);
-        if (this.timer === undefined) {
-          const wait = this.retryMs;
-          this.retryMs = Math.min(MOST_RETRY_MS, this.retryMs * 2);
-          this.timer = setTimeout(() => {
-            this.timer = undefined;
-            const again = this.waiting;
-            this.waiting = [];
-            this.flush(again);
-          }, wait);
-        }
-      },
-    );
-  }
+  return args;
 }

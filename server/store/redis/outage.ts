@@ -4,7 +4,7 @@
 // once when it ends, as fields, never the client's error object (its references to the client and
 // its command queue are what filled the log with `[Circular]`).
 import { describeRedisError } from '../../sidekiq/errors.ts';
-import { StorageError } from '../ports/storage-error.ts';
+import { OUTCOME_UNKNOWN, StorageError } from '../ports/storage-error.ts';
 
 /** How long a client should wait before trying again while the job Redis is away. */
 export const OUTAGE_RETRY_AFTER_S = 5;
@@ -53,28 +53,44 @@ export class RedisLink {
   upSince = 0;
   log: Log | undefined;
 
-  constructor(readonly host: string) {}
+  constructor(
+    readonly host: string,
+    /** The client's command timeout (--redis-command-timeout-ms), named when a command runs out of it. */
+    private readonly commandTimeoutMs = 0,
+  ) {}
 
-  /** The sentence for an error, in the job system's words. */
+  /** The sentence for an error, in the job system's words (the watched side's name its own flags). */
   describe(err: unknown): string {
-    if (err instanceof RedisNoAnswer) return `no answer from Redis at ${this.host} within ${err.ms / 1000} s: is it overloaded or paused (SIGSTOP), or is a firewall dropping packets?`;
+    if (err instanceof RedisNoAnswer) return this.noAnswer(err.ms);
+    if (/Command timed out/.test(String((err as { message?: unknown } | null)?.message))) return `${this.noAnswer(this.commandTimeoutMs)} (raise --redis-command-timeout-ms if it is just slow)`;
     if (err instanceof StorageError) return err.message;
     return describeRedisError(err, this.host, 0);
   }
 
-  /** An outage error as the StorageError every caller gets (503 + Retry-After); others unchanged. */
-  translate(err: unknown): unknown {
+  private noAnswer(ms: number): string {
+    return `no answer from Redis at ${this.host} within ${ms / 1000} s: is it overloaded or paused (SIGSTOP), or is a firewall dropping packets?`;
+  }
+
+  /**
+   * An outage error as the StorageError every caller gets (503 + Retry-After); others unchanged.
+   * `wrote`: the call changes Redis; unless the command was never sent (no connection: the client
+   * refuses at once), the answer says the change may have been made.
+   */
+  translate(err: unknown, wrote = false): unknown {
     if (err instanceof StorageError || !isRedisOutage(err)) return err;
+    const message = String((err as { message?: unknown }).message);
     // "Closed" and "not writeable" follow every refusal, lookup failure or reset: they would
     // replace its sentence with a vaguer one.
-    const vague = /Connection is closed|Stream isn't writeable/.test(String((err as { message?: unknown }).message));
+    const vague = /Connection is closed|Stream isn't writeable/.test(message);
     if (!vague || this.reason === undefined) this.down(this.describe(err));
-    return this.unavailable();
+    const unsent = /Stream isn't writeable|ECONNREFUSED|ENOTFOUND|EAI_AGAIN/.test(message);
+    return this.unavailable(undefined, wrote && !unsent);
   }
 
   /** The StorageError of the current (or given) outage. */
-  unavailable(reason = this.reason ?? `not connected to Redis at ${this.host}`): StorageError {
-    return new StorageError('unavailable', `the job system's Redis is unreachable (${reason}); jobs are kept and run once it is back: try again in a few seconds`, OUTAGE_RETRY_AFTER_S);
+  unavailable(reason = this.reason ?? `not connected to Redis at ${this.host}`, outcomeUnknown = false): StorageError {
+    const unknown = outcomeUnknown ? `; ${OUTCOME_UNKNOWN}` : '';
+    return new StorageError('unavailable', `the job system's Redis is unreachable (${reason})${unknown}; jobs are kept and run once it is back: try again in a few seconds`, OUTAGE_RETRY_AFTER_S);
   }
 
   down(reason: string): void {

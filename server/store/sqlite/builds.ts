@@ -79,6 +79,11 @@ export class Builds {
     return this.byId(lastInsertRowid)!;
   }
 
+  /** All or none only inside a transaction (the domain's unit): each row is its own insert. */
+  createMany(input: NewBuild, count: number): Build[] {
+    return Array.from({ length: count }, () => this.create(input));
+  }
+
   byId(id: number): Build | undefined {
     const r = this.db.get<BuildRow>('SELECT * FROM builds WHERE id = ?', [id]);
     return r && toBuild(r);

@@ -9,6 +9,7 @@
 import sqlite from 'node-sqlite3-wasm';
 import { MIGRATIONS } from './migrations.ts';
 import { FRESH_SCHEMA, FRESH_SCHEMA_VERSION } from './fresh-schema.ts';
+import { sqliteStorageError } from './sqlite-errors.ts';
 
 const { Database } = sqlite;
 export type SqlValue = string | number | bigint | boolean | null | Uint8Array;
@@ -149,7 +150,7 @@ export class Db {
       out = fn(s);
     } catch (err) {
       this.drop(sql, s);
-      throw err;
+      throw sqliteStorageError(err) ?? err;
     }
     if (leftMidStep) this.release(sql, s);
     return out;
@@ -196,7 +197,7 @@ export class Db {
       finished = true;
     } catch (err) {
       this.drop(sql, s);
-      throw err;
+      throw sqliteStorageError(err) ?? err;
     } finally {
       // Reached without `finished` when the caller's loop stops early (the generator's return()).
       if (!finished && !s.isFinalized) this.release(sql, s);
@@ -210,7 +211,11 @@ export class Db {
   }
 
   exec(sql: string): void {
-    this.db.exec(sql);
+    try {
+      this.db.exec(sql);
+    } catch (err) {
+      throw sqliteStorageError(err) ?? err;
+    }
   }
 
   /** Called after every rolled-back transaction: in-memory caches of rows drop what it may have changed. */

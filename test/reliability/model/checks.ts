@@ -136,6 +136,11 @@ export async function checkCounters(model: Model, real: RealSystem, drained: boo
   assert.ok(failed >= model.counters.failed, `failed went down: ${failed} < ${model.counters.failed}`);
   model.counters.processed = processed;
   model.counters.failed = failed;
+  if (model.exact && !model.jobs.loose) {
+    const j = model.jobs;
+    assert.ok(processed - model.counters.processed0 <= j.acked + j.maybe, `processed ${processed - model.counters.processed0} > ${j.acked} acknowledged jobs + ${j.maybe} of unknown outcome: a job ran twice`);
+    assert.ok(failed - model.counters.failed0 <= j.failing + j.maybeFailing, `failed ${failed - model.counters.failed0} > ${j.failing} failing jobs + ${j.maybeFailing} of unknown outcome: a job failed twice`);
+  }
   if (drained) {
     assert.ok(processed - model.counters.processed0 >= model.jobs.acked, `processed ${processed - model.counters.processed0} < ${model.jobs.acked} acknowledged jobs`);
     assert.ok(failed - model.counters.failed0 >= model.jobs.failing, `failed ${failed - model.counters.failed0} < ${model.jobs.failing} failing jobs`);

@@ -7,9 +7,12 @@ import yazl from 'yazl';
 import { prng } from '../support.ts';
 import { Model, QUEUES, type MArtifact, type MBuild, type MRunner } from './model.ts';
 import { checkConnections, checkTokensStayHome, checkCounters, checkDownload, checkSettings, checkTrace, checkTraceTail, sweep } from './checks.ts';
-import { REGISTRATION, type RealSystem } from './system.ts';
+import { REGISTRATION, type Mode, type RealSystem } from './system.ts';
 import { afterStep, assertMessage, body, pick, type Cmd } from './step.ts';
 import { hardeningArbitraries } from './hardening.ts';
+import { faultArbitraries, Guarded } from './outage.ts';
+import { unfixed } from './known-unfixed.ts';
+import { RaceUpdateCancel } from './race.ts';
 
 /**
  * Bytes a step sends, derived from its seed: the same sequence sends the same bytes. Text (with
@@ -88,7 +91,9 @@ class Poll implements Cmd {
   check = (m: Readonly<Model>) => m.runners.length > 0;
   async run(m: Model, r: RealSystem) {
     const runner = pick(m.runners, this.runner);
-    const sent = this.sendLastUpdate ? runner.lastUpdate : undefined;
+    // Two instances: what one gave is compared with what the other gives (known-unfixed.ts).
+    const perInstance = r.instances.length > 1 && unfixed('pg-last-update');
+    const sent = this.sendLastUpdate && !perInstance ? runner.lastUpdate : undefined;
     const res = await r.runner('POST', '/ci/api/v1/builds/register.json', { token: runner.token, ...(sent ? { last_update: sent.value } : {}) });
     const what = `poll by runner ${runner.id}`;
     if (runner.deleted) return assert.equal(res.status, 403, `${what} (deleted): ${body(res)}`), afterStep(m, r);
@@ -99,8 +104,8 @@ class Poll implements Cmd {
       assert.equal(res.status, 204, `${what}: expected no build, got ${res.status} ${body(res)}`);
       const value = String(res.headers['x-gitlab-last-update'] ?? '');
       assert.ok(value !== '', `${what}: 204 without X-GitLab-Last-Update`);
-      if (sent && sent.epoch === m.epoch) assert.equal(value, sent.value, `${what}: the queue value changed without a reason`);
-      if (runner.lastUpdate && runner.lastUpdate.epoch !== m.epoch) assert.notEqual(value, runner.lastUpdate.value, `${what}: a stale queue value was given again`);
+      if (sent && sent.epoch === m.epoch) assert.equal(value, sent.value, `${what}: the queue value changed without a reason\nrecent requests:\n  ${r.recent.join('\n  ')}`);
+      if (runner.lastUpdate && runner.lastUpdate.epoch !== m.epoch && !perInstance) assert.notEqual(value, runner.lastUpdate.value, `${what}: a stale queue value was given again`);
       runner.lastUpdate = { value, epoch: m.epoch };
       return afterStep(m, r);
     }
@@ -244,7 +249,7 @@ class Cancel implements Cmd {
 export const EXPIRE_IN: [string, number | undefined][] = [
   ['1 week', 604800], ['7d', 604800], ['2 hrs 30 min', 9000], ['3600', 3600], ['1 sec', 1], ['0.2', 0.2], ['0', 0],
   ['bogus', undefined], ['', undefined], ['1 year', 31557600],
-  // Past what a Date holds or far past the cap: stored as --max-artifact-expire-days (issue 10 item 1).
+  // Past what a Date holds or far past the cap: stored as --max-artifact-expire-days.
   ['300000 years', 300000 * 31557600], ['9'.repeat(99), Number('9'.repeat(99))], ['36526 days', 36526 * 86400], ['36524 days', 36524 * 86400],
   ['99999999999999999999 years', 99999999999999999999 * 31557600], ['2 days', 172800],
   // Not durations: no expiry, as GitLab.
@@ -421,6 +426,11 @@ class EnqueueJobs implements Cmd {
     }
     await afterStep(m, r);
   }
+  unknownOutcome(m: Model) {
+    m.jobs.maybe += this.count;
+    if (this.fail) m.jobs.maybeFailing += this.count;
+    if (this.fail && this.retry === 0) m.jobs.deadMax += this.count;
+  }
   toString = () => `EnqueueJobs(queue#${this.queue}, ${this.count}, fail=${this.fail}, retry=${this.retry}, ${this.durationMs} ms)`;
 }
 
@@ -456,6 +466,9 @@ class DrainJobs implements Cmd {
       m.jobs.deadMin = 0;
     }
     await afterStep(m, r);
+  }
+  unknownOutcome(m: Model) {
+    if (this.clearDead) m.jobs.deadMin = 0;
   }
   toString = () => `DrainJobs(clearDead=${this.clearDead})`;
 }
@@ -524,7 +537,7 @@ class PatchConnection implements Cmd {
     if (this.change === 'name') patch = { name: `renamed ${this.n}` };
     else if (this.change === 'interval') patch = { interval_s: 2 + (this.n % 59) };
     else if (this.change === 'enabled') patch = { enabled: this.n % 2 === 0 };
-    // With the token again: a changed URL must not carry the old one (issue 10 item 6), either way has_token.
+    // With the token again: a changed URL must not carry the old one, either way has_token.
     else if (this.change === 'url') patch = { base_url: url, private_token: (token = m.giveToken(url)) };
     else if (this.change === 'urlNoToken') patch = { base_url: url };
     else patch = { private_token: (token = m.giveToken(c.url ?? 'http://embedded.invalid')) };
@@ -591,9 +604,10 @@ class DeleteConnection implements Cmd {
 
 class Restart implements Cmd {
   check = () => true;
+  duringFault = false;
   async run(m: Model, r: RealSystem) {
     await r.restart();
-    m.restarted();
+    m.restarted(r.mode === 'pg');
     m.restarts++;
     m.steps++;
     await sweep(m, r);
@@ -603,9 +617,10 @@ class Restart implements Cmd {
 
 export class Kill9 implements Cmd {
   check = () => true;
+  duringFault = false;
   async run(m: Model, r: RealSystem) {
     await r.kill9();
-    m.restarted();
+    m.restarted(r.mode === 'pg');
     m.kills++;
     m.steps++;
     await sweep(m, r);
@@ -616,10 +631,43 @@ export class Kill9 implements Cmd {
 /** The command generator; restart and kill weights are per mille of steps. */
 export function commandArbitrary(opts: { restartWeight: number; killWeight: number }): fc.Arbitrary<Cmd> {
   const idx = fc.nat({ max: 1_000_000 });
+  const { builds, runnersAndJobs, seed, token } = coreArbitraries(idx);
+  // The order of the steps is part of a seed's sequences (seeds.ts counts their steps): kept.
+  const arbs: fc.WeightedArbitrary<Cmd>[] = [
+    ...builds,
+    {
+      weight: 90,
+      arbitrary: fc
+        .tuple(idx, fc.oneof({ arbitrary: fc.integer({ min: 0, max: 16 * 1024 }), weight: 60 }, { arbitrary: fc.constant(1200 * 1024), weight: 1 }), fc.oneof({ arbitrary: fc.constant(0), weight: 3 }, { arbitrary: fc.integer({ min: 1, max: 6 }), weight: 1 }), idx, fc.boolean(), idx, token, fc.boolean(), seed)
+        .map(([b, n, z, e, ef, f, t, tf, s]) => new Upload(b, n, z, e, ef, f, t === 'query' ? 'build' : t, tf, s)),
+    },
+    { weight: 50, arbitrary: fc.tuple(idx, fc.constantFrom<'runner' | 'control'>('runner', 'control')).map(([b, v]) => new Download(b, v)) },
+    { weight: 20, arbitrary: fc.tuple(idx, token).map(([b, t]) => new DeleteArtifacts(b, t)) },
+    ...runnersAndJobs,
+    { weight: 10, arbitrary: fc.tuple(idx, idx).map(([s, v]) => new ChangeSetting(s, v)) },
+    { weight: 6, arbitrary: fc.tuple(fc.integer({ min: 2, max: 60 }), fc.boolean(), fc.nat({ max: 4 })).map(([i, e, u]) => new AddConnection(i, e, u)) },
+    {
+      weight: 12,
+      arbitrary: fc
+        .tuple(idx, fc.constantFrom<ConnChange>('name', 'interval', 'enabled', 'url', 'urlNoToken', 'urlNoToken', 'token'), idx)
+        .map(([c, k, n]) => new PatchConnection(c, k, n)),
+    },
+    { weight: 5, arbitrary: idx.map((c) => new TestConnection(c)) },
+    ...hardeningArbitraries(idx),
+    { weight: 3, arbitrary: idx.map((c) => new DeleteConnection(c)) },
+  ];
+  if (opts.restartWeight > 0) arbs.push({ weight: opts.restartWeight, arbitrary: fc.constant(new Restart()) });
+  if (opts.killWeight > 0) arbs.push({ weight: opts.killWeight, arbitrary: fc.constant(new Kill9()) });
+  const all = fc.oneof(...arbs).map((c): Cmd => new WithinBudget(c));
+  return process.env.MODEL_TRACE ? all.map((c) => new Traced(c)) : all;
+}
+
+/** The steps both step sets hold: projects, builds, runners, traces, updates, cancels (`builds`); runners and jobs. */
+function coreArbitraries(idx: fc.Arbitrary<number>) {
   const seed = fc.integer({ min: 1, max: 1_000_000 });
   const token = fc.constantFrom<TokenKind>('build', 'build', 'build', 'build', 'project', 'query', 'other');
   const traceSize = fc.oneof({ arbitrary: fc.integer({ min: 0, max: 3000 }), weight: 80 }, { arbitrary: fc.constant(700 * 1024), weight: 1 });
-  const arbs: fc.WeightedArbitrary<Cmd>[] = [
+  const builds: fc.WeightedArbitrary<Cmd>[] = [
     { weight: 20, arbitrary: fc.boolean().map((s) => new CreateProject(s)) },
     { weight: 60, arbitrary: fc.tuple(idx, fc.option(fc.integer({ min: 1, max: 5 }), { nil: undefined })).map(([p, c]) => new CreateBuilds(p, c)) },
     { weight: 25, arbitrary: fc.tuple(fc.option(idx, { nil: null, freq: 2 }), fc.boolean()).map(([p, j]) => new RegisterRunner(p, j)) },
@@ -637,14 +685,8 @@ export function commandArbitrary(opts: { restartWeight: number; killWeight: numb
         .map(([b, own, o, st, ts, s]) => new UpdateBuild(b, own || o % 5 !== 0, o, st, ts, s)),
     },
     { weight: 40, arbitrary: idx.map((b) => new Cancel(b)) },
-    {
-      weight: 90,
-      arbitrary: fc
-        .tuple(idx, fc.oneof({ arbitrary: fc.integer({ min: 0, max: 16 * 1024 }), weight: 60 }, { arbitrary: fc.constant(1200 * 1024), weight: 1 }), fc.oneof({ arbitrary: fc.constant(0), weight: 3 }, { arbitrary: fc.integer({ min: 1, max: 6 }), weight: 1 }), idx, fc.boolean(), idx, token, fc.boolean(), seed)
-        .map(([b, n, z, e, ef, f, t, tf, s]) => new Upload(b, n, z, e, ef, f, t === 'query' ? 'build' : t, tf, s)),
-    },
-    { weight: 50, arbitrary: fc.tuple(idx, fc.constantFrom<'runner' | 'control'>('runner', 'control')).map(([b, v]) => new Download(b, v)) },
-    { weight: 20, arbitrary: fc.tuple(idx, token).map(([b, t]) => new DeleteArtifacts(b, t)) },
+  ];
+  const runnersAndJobs: fc.WeightedArbitrary<Cmd>[] = [
     { weight: 12, arbitrary: fc.tuple(idx, fc.boolean()).map(([x, a]) => new PauseRunner(x, a)) },
     { weight: 6, arbitrary: fc.tuple(idx, fc.boolean()).map(([x, v]) => new DeleteRunner(x, v)) },
     {
@@ -654,21 +696,31 @@ export function commandArbitrary(opts: { restartWeight: number; killWeight: numb
         .map(([q, c, f, rt, d]) => new EnqueueJobs(q, c, f, rt, d)),
     },
     { weight: 4, arbitrary: fc.boolean().map((c) => new DrainJobs(c)) },
-    { weight: 10, arbitrary: fc.tuple(idx, idx).map(([s, v]) => new ChangeSetting(s, v)) },
-    { weight: 6, arbitrary: fc.tuple(fc.integer({ min: 2, max: 60 }), fc.boolean(), fc.nat({ max: 4 })).map(([i, e, u]) => new AddConnection(i, e, u)) },
-    {
-      weight: 12,
-      arbitrary: fc
-        .tuple(idx, fc.constantFrom<ConnChange>('name', 'interval', 'enabled', 'url', 'urlNoToken', 'urlNoToken', 'token'), idx)
-        .map(([c, k, n]) => new PatchConnection(c, k, n)),
-    },
-    { weight: 5, arbitrary: idx.map((c) => new TestConnection(c)) },
-    ...hardeningArbitraries(idx),
-    { weight: 3, arbitrary: idx.map((c) => new DeleteConnection(c)) },
   ];
+  return { builds, runnersAndJobs, seed, token };
+}
+
+/**
+ * The step set of the mode suites (SQLite, Redis, PostgreSQL with two instances): builds, runners,
+ * traces, updates, cancels, jobs, a PUT raced against a cancel, restarts (kill -9 of every instance
+ * for child processes), and the mode's faults; no artifacts, connections or settings (their files
+ * are the data dir's, the same in every mode). Each step is guarded (outage.ts) and names the
+ * instance its requests go to.
+ */
+export function modeCommandArbitrary(mode: Mode, opts: { restartWeight: number; killWeight: number; faultWeight: number }): fc.Arbitrary<Cmd> {
+  const idx = fc.nat({ max: 1_000_000 });
+  const { builds, runnersAndJobs } = coreArbitraries(idx);
+  const arbs: fc.WeightedArbitrary<Cmd>[] = [
+    ...builds,
+    ...runnersAndJobs,
+    { weight: 40, arbitrary: fc.tuple(idx, fc.integer({ min: 1, max: 20 }), fc.boolean(), fc.constant<false | 0>(0), fc.constantFrom(0, 20)).map(([q, c, f, rt, d]) => new EnqueueJobs(q, c, f, rt, d)) },
+    { weight: 8, arbitrary: fc.boolean().map((c) => new DrainJobs(c)) },
+    ...faultArbitraries(mode, opts.faultWeight),
+  ];
+  if (!(mode === 'pg' && unfixed('pg-cancel-race'))) arbs.push({ weight: 30, arbitrary: fc.tuple(idx, fc.constantFrom<'success' | 'failed'>('success', 'failed'), fc.nat({ max: 1 })).map(([b, st, o]) => new RaceUpdateCancel(b, st, o)) });
   if (opts.restartWeight > 0) arbs.push({ weight: opts.restartWeight, arbitrary: fc.constant(new Restart()) });
   if (opts.killWeight > 0) arbs.push({ weight: opts.killWeight, arbitrary: fc.constant(new Kill9()) });
-  const all = fc.oneof(...arbs).map((c): Cmd => new WithinBudget(c));
+  const all = fc.tuple(fc.oneof(...arbs), fc.nat({ max: 1 })).map(([c, i]): Cmd => new Guarded(c, i));
   return process.env.MODEL_TRACE ? all.map((c) => new Traced(c)) : all;
 }
 

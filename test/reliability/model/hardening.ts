@@ -1,4 +1,4 @@
-// Steps for the hardening of issue 10, each checked against the model: build batches bounded by
+// Hardening steps, each checked against the model: build batches bounded by
 // count × size (and JSON nesting), invalid settings (through the API, and written into
 // settings.json by hand before a start), queue deletion, and Host headers that do not name the server.
 import assert from 'node:assert/strict';
@@ -34,7 +34,7 @@ type BatchShape = { kind: 'fixed'; cmdBytes: number; optBytes: number } | { kind
 type Expect = { status: 201 | 400 | 413 | 'either'; why: string };
 
 /**
- * POST /projects/:id/builds with `count` and large commands or options (issue 10 items 10 and 13):
+ * POST /projects/:id/builds with `count` and large commands or options:
  * count × the stored size of one build over --max-build-batch-mb is a 413 and stores nothing; options
  * over 1 MiB, commands over 1 MiB, or a body nested deeper than 64 levels are a 400; otherwise
  * {count, ids} and the model gains exactly those builds. A ratio shape sizes each build from the
@@ -143,7 +143,7 @@ class BuildBatch implements Cmd {
 const BUILTIN_QUEUES = ['stuck_builds', 'artifact_expiry', 'runner_contact', 'archive_listing'];
 
 /**
- * DELETE /api/v3/sim/jobs/queues/:name (issue 10 item 11): a built-in queue is a 409, an unknown one a
+ * DELETE /api/v3/sim/jobs/queues/:name: a built-in queue is a 409, an unknown one a
  * 404, a name the schema refuses a 400; a queue of the model's jobs goes away with its waiting jobs
  * (`dropped` of them, never more than it was given), its dead jobs stay.
  */
@@ -178,7 +178,7 @@ class DeleteQueue implements Cmd {
   toString = () => `DeleteQueue(${this.kind}, ${this.n})`;
 }
 
-/** Values PUT /api/app/settings must refuse with 400, saving nothing (issue 10 item 8): JSON bodies as sent. */
+/** Values PUT /api/app/settings must refuse with 400, saving nothing: JSON bodies as sent. */
 const BAD_PUTS: string[] = [
   '{"values":{"log-level":"bogus"}}',
   '{"values":{"sim-journal-entries":1e15}}',
@@ -266,7 +266,7 @@ class WriteSettingsFile implements Cmd {
   toString = () => `WriteSettingsFile(${this.broken ? 'broken' : 'bad values'}, ${JSON.stringify(this.picks)})`;
 }
 
-/** Host values that do not name this server (bound to 127.0.0.1): 421 before anything runs (issue 10 item 9). */
+/** Host values that do not name this server (bound to 127.0.0.1): 421 before anything runs. */
 const FOREIGN_HOSTS = ['evil.example', 'evil.example:80', 'localhost.evil.example', '127.0.0.1.nip.io', '[::2]:80', '10.0.0.1', '0.0.0.0', 'a b', 'local host', 'LOCALHOST.evil:80'];
 const OWN_HOSTS = ['localhost', 'LOCALHOST:1', '127.0.0.1:9', '127.200.1.2', '[::1]', '[::1]:8080', 'localhost.', 'localhost:65535'];
 type HostRequest = 'get' | 'register' | 'build' | 'settings' | 'trace';

@@ -2,11 +2,11 @@
 // data dir, and shrinks a failing one. The seed is printed first; replay a failure with
 // FC_SEED=<seed> (and FC_PATH=<path> from the failure report to go straight to the shrunk case).
 import fc from 'fast-check';
-import { commandArbitrary, Kill9 } from './commands.ts';
-import type { Cmd } from './step.ts';
+import { commandArbitrary, Kill9, modeCommandArbitrary } from './commands.ts';
 import { sweep } from './checks.ts';
 import { Model } from './model.ts';
-import { RealSystem } from './system.ts';
+import { heal } from './outage.ts';
+import { RealSystem, type Backing, type Mode } from './system.ts';
 import type { ConnectionView } from '../../../contract/app.ts';
 
 export interface ModelRunOptions {
@@ -34,6 +34,14 @@ export interface ModelRunOptions {
   firstRun?: number;
   /** Stop generating new runs after this long (the runs done so far still count). */
   timeLimitMs?: number;
+  /**
+   * Where the job system and the data live (system.ts): given, the run uses the mode step set
+   * (commands.ts's modeCommandArbitrary) with its faults, and the job counters are checked exactly.
+   */
+  mode?: Mode;
+  backing?: Backing;
+  /** The faults' weight (the other steps weigh ~800 together); 0 = none. */
+  faultWeight?: number;
 }
 
 export interface ModelRunTotals {
@@ -41,11 +49,16 @@ export interface ModelRunTotals {
   steps: number;
   restarts: number;
   kills: number;
+  faults: number;
+  /** Steps answered 503 during a fault (not applied), and steps of unknown outcome. */
+  notApplied: number;
+  unknown: string[];
   ms: number;
 }
 
-async function setupModel(real: RealSystem): Promise<Model> {
+async function setupModel(real: RealSystem, exact: boolean): Promise<Model> {
   const m = new Model();
+  m.exact = exact;
   const stats = (await real.admin('GET', '/api/v3/sidekiq/job_stats')).json().jobs;
   m.counters = { processed0: stats.processed, failed0: stats.failed, processed: stats.processed, failed: stats.failed };
   for (const c of (await real.admin('GET', '/api/app/connections')).json() as ConnectionView[]) {
@@ -61,8 +74,9 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunTotals> {
   const numRuns = Number(process.env.FC_RUNS) || opts.numRuns;
   const budget = opts.steps === undefined ? '' : `, until ${opts.steps} steps`;
   const from = path === undefined ? '' : ` from path ${path}`;
-  console.log(`[model:${opts.name}] seed ${seed}${from}, ${numRuns} runs of up to ${opts.maxCommands} steps${budget} (${opts.kind} server); replay with FC_SEED=${seed}`);
-  const totals: ModelRunTotals = { runs: 0, steps: 0, restarts: 0, kills: 0, ms: 0 };
+  const mode = opts.mode === undefined ? '' : `, ${opts.mode} mode, fault weight ${opts.faultWeight ?? 0}`;
+  console.log(`[model:${opts.name}] seed ${seed}${from}, ${numRuns} runs of up to ${opts.maxCommands} steps${budget} (${opts.kind} server${mode}); replay with FC_SEED=${seed}`);
+  const totals: ModelRunTotals = { runs: 0, steps: 0, restarts: 0, kills: 0, faults: 0, notApplied: 0, unknown: [], ms: 0 };
   const started = Date.now();
   // A time limit stops fast-check from starting runs, not the one in progress: it is awaited below,
   // so its steps are counted here and it never overlaps what the caller runs next.
@@ -76,20 +90,27 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunTotals> {
   let failedAt = 0;
   let firstFailure = '';
   const shrinkBudgetMs = Number(process.env.FC_SHRINK_MS) || 120_000;
-  const commands = fc.commands([commandArbitrary({ restartWeight: opts.restartWeight, killWeight: opts.killWeight })], { maxCommands: opts.maxCommands, size: 'max' });
-  const runOnce = async (cmds: Iterable<Cmd>, stepLimit: number) => {
+  const weights = { restartWeight: opts.restartWeight, killWeight: opts.killWeight };
+  const arbitrary = opts.mode === undefined ? commandArbitrary(weights) : modeCommandArbitrary(opts.mode, { ...weights, faultWeight: opts.faultWeight ?? 0 });
+  const commands = fc.commands([arbitrary], { maxCommands: opts.maxCommands, size: 'max' });
+  const runOnce = async (cmds: Iterable<fc.AsyncCommand<Model, RealSystem>>, stepLimit: number) => {
     active++;
     const runStarted = Date.now();
     const cpuStarted = process.cpuUsage();
-    const real = await RealSystem.start(opts.kind);
+    const real = await RealSystem.start({ kind: opts.kind, mode: opts.mode, backing: opts.backing, exact: opts.mode !== undefined });
     let model: Model | undefined;
     try {
-      model = await setupModel(real);
+      model = await setupModel(real, opts.mode !== undefined);
       model.stepLimit = stepLimit;
       const m = model;
-      await fc.asyncModelRun(() => ({ model: m, real }), cmds);
+      try {
+        await fc.asyncModelRun(() => ({ model: m, real }), cmds);
+      } finally {
+        // The file's Redis or PostgreSQL is up again for the next run, whatever happened.
+        await heal(m, real).catch(() => undefined);
+      }
       // A child-process run ends with a kill -9 when the sequence held none: every run has one.
-      if (opts.kind === 'child' && m.kills === 0) await new Kill9().run(m, real);
+      if (real.kind === 'child' && m.kills === 0) await new Kill9().run(m, real);
       await sweep(m, real);
     } finally {
       await real.close();
@@ -97,13 +118,17 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunTotals> {
       if (model) {
         // Each run's steps: what a file holding part of a seed's runs must add up to (the model files say how they are split).
         const cpu = process.cpuUsage(cpuStarted);
+        const faults = opts.mode === undefined ? '' : `, ${model.faults} faults (${model.notApplied} steps answered 503, ${model.unknown.length} of unknown outcome)`;
         console.log(
-          `[model:${opts.name}] ${failed ? 'shrinking, try' : 'run'} ${(opts.firstRun ?? 0) + totals.runs}: ${model.steps} steps, ${model.restarts} restarts, ${model.kills} kill -9 in ${((Date.now() - runStarted) / 1000).toFixed(1)} s (${((cpu.user + cpu.system) / 1e6).toFixed(1)} s CPU in this process)`,
+          `[model:${opts.name}] ${failed ? 'shrinking, try' : 'run'} ${(opts.firstRun ?? 0) + totals.runs}: ${model.steps} steps, ${model.restarts} restarts, ${model.kills} kill -9${faults} in ${((Date.now() - runStarted) / 1000).toFixed(1)} s (${((cpu.user + cpu.system) / 1e6).toFixed(1)} s CPU in this process)`,
         );
         totals.runs++;
         totals.steps += model.steps;
         totals.restarts += model.restarts;
         totals.kills += model.kills;
+        totals.faults += model.faults;
+        totals.notApplied += model.notApplied;
+        totals.unknown.push(...model.unknown);
       }
     }
   };
@@ -145,6 +170,8 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunTotals> {
   }
   while (active > 0) await new Promise((resolve) => setTimeout(resolve, 50));
   totals.ms = Date.now() - started;
-  console.log(`[model:${opts.name}] ${totals.runs} runs, ${totals.steps} steps, ${totals.restarts} restarts, ${totals.kills} kill -9 in ${(totals.ms / 1000).toFixed(1)} s`);
+  const faults = opts.mode === undefined ? '' : `, ${totals.faults} faults (${totals.notApplied} steps answered 503, ${totals.unknown.length} of unknown outcome)`;
+  console.log(`[model:${opts.name}] ${totals.runs} runs, ${totals.steps} steps, ${totals.restarts} restarts, ${totals.kills} kill -9${faults} in ${(totals.ms / 1000).toFixed(1)} s`);
+  for (const u of totals.unknown.slice(0, 20)) console.log(`[model:${opts.name}] unknown outcome: ${u}`);
   return totals;
 }

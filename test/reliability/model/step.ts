@@ -5,7 +5,12 @@ import type { Model, MBuild } from './model.ts';
 import { checkBuild, checkRoute, cheapRoutes } from './checks.ts';
 import type { Answer, RealSystem } from './system.ts';
 
-export type Cmd = fc.AsyncCommand<Model, RealSystem>;
+export type Cmd = fc.AsyncCommand<Model, RealSystem> & {
+  /** false: not run while a fault is in force (it needs a healthy system, as a restart does). */
+  duringFault?: boolean;
+  /** Widens the model for this step run with an unknown outcome (outage.ts's reconcile has read the entities). */
+  unknownOutcome?(m: Model): void;
+};
 export const pick = <T>(xs: readonly T[], n: number): T => xs[n % xs.length]!;
 export const body = (r: Answer) => r.body.subarray(0, 300).toString('utf8');
 

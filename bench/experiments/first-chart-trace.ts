@@ -2,7 +2,7 @@
 // main thread. Three fresh servers and pages as bench/ui.ts opens them; the third is traced (Chromium's
 // timeline and its sampling profiler), and the renderer's top-level tasks up to the chart's marker are
 // printed with what ran inside them, then the sampled time by script and by function.
-//   node --import tsx bench/probes/first-chart-trace.ts      (after `npx vite build`)
+//   node --import tsx bench/experiments/first-chart-trace.ts      (after `npx vite build`)
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

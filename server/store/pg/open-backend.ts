@@ -1,28 +1,32 @@
-// The domain on PostgreSQL, as one server instance opens it (issue 13): the database brought up to
+// The domain's backend on PostgreSQL, as one server instance opens it: the database brought up to
 // date (migrate.ts, under an advisory lock), the LISTEN connection (notify.ts), the instance tokens
-// from the shared settings table, and the build, runner, project and user rules over them
-// (domain-builds.ts, domain-people.ts). Changes other instances commit are re-emitted on this
-// instance's AppEvents, so its log and live views see their new builds and finishes; X-GitLab-Last-Update
-// follows the database's counter (runner-queue.ts), the same value on every instance.
+// from the shared settings table, and the ports and strategies over them (backend.ts). Changes
+// other instances commit are re-emitted on this instance's AppEvents, so its log and live views see
+// their new builds and finishes; X-GitLab-Last-Update follows the database's counter
+// (runner-queue.ts), the same value on every instance.
 import type { Pool } from 'pg';
 import type { AppEvents } from '../../events.ts';
-import type { Domain } from '../../domain/index.ts';
+import type { DomainBackend } from '../../domain/backend.ts';
+import type { User } from '../ports/user.ts';
 import type { ArtifactsPort } from '../ports/ports.ts';
 import { newToken } from '../../auth/tokens.ts';
 import { openPgDatabase } from './index.ts';
 import { startPgNotify, type PgChangeReceived } from './notify.ts';
 import { PgSecrets } from './secrets.ts';
-import { RunnerCache } from './runner-cache.ts';
 import { PgTraceStore } from './traces.ts';
-import { PgBuildsDomain } from './domain-builds.ts';
-import { PgProjectsDomain, PgRunnersDomain, PgUsersDomain } from './domain-people.ts';
+import { PgBuilds } from './builds.ts';
+import { PgUsers } from './users.ts';
+import { pgDomainBackend } from './backend.ts';
 import { PgRunnerQueue, type FollowingQueue } from './runner-queue.ts';
 
-export interface PgDomainOptions {
+export interface PgBackendOptions {
   events: AppEvents;
-  /** The traces folder (shared by every instance). */
-  tracesDir: string;
-  artifacts: ArtifactsPort;
+  /**
+   * Opens the files this instance keeps (the data dir's slot), once the instance's credentials are
+   * read from the database, so they are the files' from the start: the traces folder (shared by
+   * every instance) and the archives.
+   */
+  files: (credentials: PgCredentials) => { tracesDir: string; artifacts: ArtifactsPort };
   fsync: boolean;
   maxTraceBytes: number;
   /** Given ones override the stored tokens and are stored, as on SQLite (Secrets.ensure). */
@@ -36,20 +40,23 @@ export interface PgDomainOptions {
   statementTimeoutMs?: number;
 }
 
-export interface PgDomain {
-  domain: Domain;
-  /** The users the admin API's PRIVATE-TOKENs belong to (Store.tokenUsers in database mode). */
-  users: PgUsersDomain;
+/** The tokens every instance shares, from the database's settings table, and whose PRIVATE-TOKENs the admin API accepts. */
+export interface PgCredentials {
   adminToken: string;
   registrationToken: string;
+  tokenUsers: { byToken(token: string): Promise<User | undefined> };
+}
+
+export interface PgBackend {
+  backend: DomainBackend;
   /** This instance's id in notifications. */
   instanceId: string;
-  /** The job system's backend shares it (app.ts): whatever uses it must be stopped before close(). */
+  /** The job system's backend and the monitor share it (open-backends.ts): whatever uses it must be stopped before close(). */
   pool: Pool;
   close(): Promise<void>;
 }
 
-export async function openPgDomain(url: string, opts: PgDomainOptions): Promise<PgDomain> {
+export async function openPgBackend(url: string, opts: PgBackendOptions): Promise<PgBackend> {
   const db = await openPgDatabase(url, { connectTimeoutMs: opts.connectTimeoutMs, statementTimeoutMs: opts.statementTimeoutMs });
   const report = (err: unknown) => opts.onError?.(err instanceof Error ? err : new Error(String(err)));
   let notify;
@@ -64,18 +71,12 @@ export async function openPgDomain(url: string, opts: PgDomainOptions): Promise<
     // Sequential: ensure() of two keys at once would race nothing, but the order keeps ids and logs readable.
     const adminToken = await secrets.ensure('admin_token', opts.adminToken, () => newToken(16));
     const registrationToken = await secrets.ensure('registration_token', opts.registrationToken, () => newToken());
-    const traces = new PgTraceStore(db.pool, opts.tracesDir, { fsync: opts.fsync, maxBytes: opts.maxTraceBytes });
-    const runnerCache = new RunnerCache();
     const runnerQueue = await PgRunnerQueue.open(db.pool, opts.runnerQueue);
-    const builds = new PgBuildsDomain({ pool: db.pool, notify, events: opts.events, traces, artifacts: opts.artifacts, runnerCache, runnerQueue });
+    const files = opts.files({ adminToken, registrationToken, tokenUsers: new PgUsers(db.pool) });
+    const traces = new PgTraceStore(db.pool, files.tracesDir, { fsync: opts.fsync, maxBytes: opts.maxTraceBytes });
     // A database failure under a request answers 507/503 as SQLite's does: the pool raises it so (storage-errors.ts).
-    const users = new PgUsersDomain(db.pool);
-    const domain: Domain = {
-      builds,
-      runners: new PgRunnersDomain(db.pool, registrationToken, runnerCache),
-      projects: new PgProjectsDomain(db.pool),
-      users,
-    };
+    const backend = pgDomainBackend({ pool: db.pool, notify, traces, artifacts: files.artifacts, runnerQueue, registrationToken });
+    const builds = new PgBuilds(db.pool);
     // A notification carries ids only (notify-payload.ts): the committed rows are read, then emitted.
     // Those that arrive together are read in one query, in arrival order: a request for 1,000 builds
     // on another instance commits 1,000 notifications at once, and a read each filled this
@@ -107,10 +108,7 @@ export async function openPgDomain(url: string, opts: PgDomainOptions): Promise<
     notify.events.on('resync', () => void runnerQueue.refresh().catch(report));
     const bridge = notify;
     return {
-      domain,
-      users,
-      adminToken,
-      registrationToken,
+      backend,
       instanceId: bridge.instanceId,
       pool: db.pool,
       async close() {

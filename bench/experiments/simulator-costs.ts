@@ -1,5 +1,5 @@
 // Probe, not a benchmark (nothing is judged): what the simulator line's gap is made of.
-//   node --import tsx bench/probes/simulator-costs.ts [--requests N]
+//   node --import tsx bench/experiments/simulator-costs.ts [--requests N]
 // 1. The wire: one run of each side of bench/simulator.ts (400 builds), every request the embedded
 //    server gets counted at its `request` event, by method and path, with the bytes its sockets read
 //    and wrote: the two sides must send the same requests, or the ratio measures the requests.

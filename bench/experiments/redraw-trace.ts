@@ -3,7 +3,7 @@
 // tracing, with layout invalidation tracking; printed: the redraw times, what the renderer's main
 // thread spent per redraw by trace event, how many layout objects each layout had dirty, and what
 // invalidated them (text changed, SVG resources, nodes added or removed).
-//   node --import tsx bench/probes/redraw-trace.ts [ui dir, default dist/renderer]   (after `npx vite build`)
+//   node --import tsx bench/experiments/redraw-trace.ts [ui dir, default dist/renderer]   (after `npx vite build`)
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

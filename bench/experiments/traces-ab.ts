@@ -1,11 +1,11 @@
-// A/B of the trace-append benchmark between checkouts' servers, as bench/dispatch-ab.ts does for
+// A/B of the trace-append benchmark between checkouts' servers, as bench/experiments/dispatch-ab.ts does for
 // dispatch: this checkout's client and bare reference against each side's `bin/jobscope.js`, in
 // alternating rounds (ABBA). Each figure is a ratio to the reference measured in the same round;
 // the server CPU per part of both is given too, since on a loaded machine it moves less than a rate.
-//   node --import tsx bench/traces-ab.ts <rounds> <label>=<checkout> <label>=<checkout>... [--streams N] [--seconds S] [--inner N]
+//   node --import tsx bench/experiments/traces-ab.ts <rounds> <label>=<checkout> <label>=<checkout>... [--streams N] [--seconds S] [--inner N]
 import os from 'node:os';
-import { log, round } from './lib/harness.ts';
-import { measure } from './traces.ts';
+import { log, round } from '../lib/harness.ts';
+import { measure } from '../traces.ts';
 
 const argv = process.argv.slice(2);
 const opt = (name: string, dflt: number) => {

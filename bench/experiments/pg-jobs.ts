@@ -1,4 +1,4 @@
-// Benchmark: the job system on PostgreSQL (issue 13, server/store/pg/job-backend.ts) with two instances,
+// Benchmark: the job system on PostgreSQL (server/store/pg/jobs.ts) with two instances,
 // against a bare SKIP LOCKED loop on the same throwaway cluster in the same run.
 //
 // Ours: two JobSystems on two pools (two instances), each --job-concurrency 10, drain N no-op jobs
@@ -10,16 +10,16 @@
 // round trip. Both in this process (the database is a child: it gets the other core).
 // Figure: jobs/s from the start to the last end written, wall and this process's CPU per job,
 // alternating rounds, median of each side; ratio = ours / bare.
-//   node --import tsx bench/pg-jobs.ts [--quick]
+//   node --import tsx bench/experiments/pg-jobs.ts [--quick]
 import os from 'node:os';
 import type { Pool } from 'pg';
-import { startPostgres } from '../test/helpers/postgres.ts';
-import { openPgDatabase, type PgDatabase } from '../server/store/pg/index.ts';
-import { PgJobBackend } from '../server/store/pg/job-backend.ts';
-import { resolveConfig } from '../server/config.ts';
-import { JobSystem } from '../server/jobs/job-system.ts';
-import { SYNTHETIC, syntheticJob } from '../server/jobs/builtin/synthetic.ts';
-import type { Job, JobCounters } from '../server/jobs/types.ts';
+import { startPostgres } from '../../test/helpers/postgres.ts';
+import { openPgDatabase, type PgDatabase } from '../../server/store/pg/index.ts';
+import { PgJobBackend } from '../../server/store/pg/job-backend.ts';
+import { resolveConfig } from '../../server/config.ts';
+import { JobSystem } from '../../server/jobs/job-system.ts';
+import { SYNTHETIC, syntheticJob } from '../../server/jobs/builtin/synthetic.ts';
+import type { Job, JobCounters } from '../../server/jobs/types.ts';
 
 const quick = process.argv.includes('--quick');
 const N = quick ? 2000 : 10_000;

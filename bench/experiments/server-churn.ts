@@ -3,10 +3,10 @@
 // the rest is paid per server). CPU of this process (process.cpuUsage: main thread and V8's and
 // libuv's workers) per startServer + close, the first WARM starts not counted; then one phase of a
 // start at a time, timed the same way, so a change says which part it moved.
-//   node --import tsx bench/server-churn.ts [--starts N] [--warm N]
+//   node --import tsx bench/experiments/server-churn.ts [--starts N] [--warm N]
 import os from 'node:os';
 import { pathToFileURL } from 'node:url';
-import { startServer } from '../test/helpers/server.ts';
+import { startServer } from '../../test/helpers/server.ts';
 
 const cpuMs = (c: NodeJS.CpuUsage) => (c.user + c.system) / 1000;
 

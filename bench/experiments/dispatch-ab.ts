@@ -3,10 +3,10 @@
 // `bin/jobscope.js`, in alternating rounds (ABBA, so load drift hits both alike). Each figure is a
 // ratio to the reference measured right after it in the same round, and so is the server CPU per
 // build; the summary gives median and min–max per side, with the load average seen at each round's start.
-//   node --import tsx bench/dispatch-ab.ts <rounds> <label>=<checkout> <label>=<checkout>... [--quick]
+//   node --import tsx bench/experiments/dispatch-ab.ts <rounds> <label>=<checkout> <label>=<checkout>... [--quick]
 import os from 'node:os';
-import { log, round } from './lib/harness.ts';
-import { run } from './dispatch.ts';
+import { log, round } from '../lib/harness.ts';
+import { run } from '../dispatch.ts';
 
 interface Row {
   side: string;

@@ -1,16 +1,16 @@
-// A/B of the artifact benchmark between checkouts' servers, as bench/traces-ab.ts does for traces:
+// A/B of the artifact benchmark between checkouts' servers, as bench/experiments/traces-ab.ts does for traces:
 // every side's `bin/jobscope.js` and the bare node:http references run at once, and each round
 // uploads then downloads the same bytes through each of them in turn (the order rotates every
 // round, each writer preceded by bench/artifacts.ts's `settle`). Per transfer: MiB/s, its ratio to
 // the bare reference's in the same round, the server's CPU (user + sys from /proc) and, with
 // --trace-gc (passed to every server and reference), the scavenges and mark-compacts it ran.
-//   node --import tsx bench/artifacts-ab.ts <rounds> <label>=<checkout>... [--mib N] [--trace-gc]
+//   node --import tsx bench/experiments/artifacts-ab.ts <rounds> <label>=<checkout>... [--mib N] [--trace-gc]
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createBuilds, log, MiB, project, registerRunner, round, sendJson, startChild, type BenchServer, type Child } from './lib/harness.ts';
-import { download, settle, upload } from './artifacts.ts';
+import { createBuilds, log, MiB, project, registerRunner, round, sendJson, startChild, type BenchServer, type Child } from '../lib/harness.ts';
+import { download, settle, upload } from '../artifacts.ts';
 
 const argv = process.argv.slice(2);
 const traceGc = argv.includes('--trace-gc');

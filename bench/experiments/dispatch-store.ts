@@ -1,6 +1,6 @@
 // The SQLite dispatch path in process, without HTTP: batches of 20 polls through DispatchBatch (one
 // transaction: stillActive, touch, take, project read) over N pending builds, and each build's JSON.
-// Prints CPU µs per poll, to A/B store changes: ROOT=<checkout> node --import tsx bench/dispatch-store.ts
+// Prints CPU µs per poll, to A/B store changes: ROOT=<checkout> node --import tsx bench/experiments/dispatch-store.ts
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -4,7 +4,7 @@
 // next would time one PING through a 2-second stall instead of the thousand a real app's requests
 // would have been (coordinated omission). Run as its own process so what it measures is
 // Redis's answer time, not the bench process's event loop.
-//   node --import tsx bench/probes/ping-observer.ts <port> <ms>
+//   node --import tsx bench/lib/ping-observer.ts <port> <ms>
 import net from 'node:net';
 
 const [port, ms] = process.argv.slice(2).map(Number) as [number, number];

@@ -4,7 +4,7 @@
 // bare loop) in alternating pairs, 400 builds after 400 warm, with the CPU a build of the server
 // (the child, from /proc), of this process's main thread, and of its other threads (V8's compiler
 // and GC helpers, libuv's pool). Linux only (/proc).
-//   node --import tsx bench/probes/simulator-split.ts [--pairs N]
+//   node --import tsx bench/experiments/simulator-split.ts [--pairs N]
 import fs from 'node:fs';
 import { cpuMeter, statCpuMs } from '../lib/pg-bench.ts';
 import { child, referenceRun, simulatorRun, type Shape } from '../simulator.ts';

@@ -1,7 +1,7 @@
 // Probe, not a benchmark: what two idle `jobscope serve --database` instances cost a PostgreSQL
 // cluster and themselves (their samplers, job system and notifications), in 4 s windows. The PG
 // benches charge the cluster's CPU to the work they drive; this says how much of it is background.
-//   node --import tsx bench/probes/pg-idle.ts
+//   node --import tsx bench/experiments/pg-idle.ts
 import path from 'node:path';
 import { startPostgres } from '../../test/helpers/postgres.ts';
 import { cpuMeter, startPgPair } from '../lib/pg-bench.ts';
