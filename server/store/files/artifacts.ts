@@ -10,7 +10,7 @@ import { Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { chunksReleasable, markArchiveRead, release } from '../../util/released-buffers.ts';
 import { PRIVATE_FILE_MODE } from '../../util/private-files.ts';
-import type { StagedUpload } from '../ports/artifact.ts';
+import { TooLargeError, type StagedUpload } from '../ports/artifact.ts';
 
 const STREAM_CHUNK = 1024 * 1024;
 /**
@@ -23,12 +23,7 @@ const WRITE_BATCH = 256 * 1024;
 /** Bytes queued behind the write in flight before the socket is paused: as the bare reference holds. */
 const HOLD = 4 * WRITE_BATCH;
 
-export class TooLargeError extends Error {
-  constructor(readonly limit: number) {
-    super(`413 Request Entity Too Large`);
-  }
-}
-
+export { TooLargeError };
 export type { StagedUpload };
 
 export class ArtifactStore {
