@@ -20,6 +20,7 @@ const HEAD: Record<JobColumn, string> = {
   error: 'Error',
   retries: 'Retries',
   next_retry: 'Next retry at',
+  died: 'Died at',
 };
 
 function cell(col: JobColumn, r: JobRow): ReactNode {
@@ -49,6 +50,8 @@ function cell(col: JobColumn, r: JobRow): ReactNode {
       return r.retryCount ?? '—';
     case 'next_retry':
       return stamp(r.nextRetryAt);
+    case 'died':
+      return <span title={r.failedAt ? `First failed ${stamp(r.failedAt)}` : undefined}>{stamp(r.diedAt)}</span>;
   }
 }
 
