@@ -51,7 +51,7 @@ function cell(col: JobColumn, r: JobRow): ReactNode {
     case 'next_retry':
       return stamp(r.nextRetryAt);
     case 'died':
-      return <span title={r.failedAt ? `First failed ${stamp(r.failedAt)}` : undefined}>{stamp(r.diedAt)}</span>;
+      return <span title={r.failedAt ? `Failed at ${stamp(r.failedAt)}` : undefined}>{stamp(r.diedAt)}</span>;
   }
 }
 

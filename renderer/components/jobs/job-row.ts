@@ -17,13 +17,13 @@ export interface JobRow {
   errorMessage?: string | null;
   retryCount?: number;
   nextRetryAt?: string | null;
-  /** Dead set: when it died (the set's score); `failedAt` is its first failure, as in Sidekiq. */
+  /** Dead set: when it died (the set's score). `failedAt` is Sidekiq's failed_at (its first failure) on a peek, the last failure embedded. */
   diedAt?: string | null;
 }
 
 export type JobColumn = 'id' | 'class' | 'args' | 'queue' | 'enqueued' | 'failed' | 'error' | 'retries' | 'next_retry' | 'died';
 
-// The dead set is ordered by death: its time column is the death, the first failure in its tooltip.
+// The dead set is ordered by death: its time column is the death, the failure time in its tooltip.
 export const RETRY_COLUMNS: JobColumn[] = ['class', 'args', 'queue', 'error', 'failed', 'retries', 'next_retry'];
 export const DEAD_COLUMNS: JobColumn[] = ['class', 'args', 'queue', 'error', 'died', 'retries'];
 
