@@ -8,10 +8,10 @@ export const T = {
   busy: 3,
   concurrency: 4,
   processes: 5,
-  /** Jobs processed since the previous good sample, counter resets taken into account. */
+  /** Jobs processed over the rate window ending at this sample (rate-window.ts), counter resets taken into account. */
   processedInc: 6,
   failedInc: 7,
-  /** Seconds the two increments above cover (0 when there is no previous sample to diff against). */
+  /** Seconds the two increments above cover (0 when there is no earlier sample to diff against). */
   dt: 8,
   /** Good samples folded into the row: 1 for a raw sample, the minute's count for a rollup. */
   count: 9,
