@@ -219,7 +219,7 @@ export class ConnectionHistory {
     const minute = Math.floor(t / MINUTE) * MINUTE;
     if (this.building.empty || this.building.minute === minute) return;
     const row = this.building.finish();
-    this.store.history.putSample(this.connectionId, { tier: ROLLUP, t: row.t, error: row.error ?? null, data: row.tot ? encodeSample(row.tot, row.queues) : null });
+    this.store.history.putSample(this.connectionId, { tier: ROLLUP, t: row.t, error: row.error ?? null, data: encodeSample(row.tot, row.queues) });
     this.rollup.push(row.t, row.n, row.tot, row.queues, row.error);
     this.building.start(minute);
     this.prune(t);

@@ -204,7 +204,7 @@ export default function DashboardView() {
           pausedAt={pausedAt}
           lastSampleAt={shownConn.lastSampleAt}
           lastError={shownConn.lastError}
-          gaps={h?.gaps.length ?? 0}
+          gaps={h?.gaps.reduce((sum, g) => sum + g.count, 0) ?? 0}
           error={(history.error ?? current.error ?? (exportError ? new Error(exportError) : null)) as Error | null}
           every={everyMs / 1000}
         />
