@@ -57,7 +57,7 @@ test('a paused dashboard holds still and says so; Refresh waits for live', async
   await expect(page.getByTestId('refresh')).toBeEnabled();
 });
 
-test('the Dead page shows when a job died, its first failure in the tooltip', async ({ page }) => {
+test('the Dead page shows when a job died, its failure time in the tooltip', async ({ page }) => {
   const redis = await startRedis();
   try {
     // Died 2026-03-04 05:06:07 UTC, first failed three weeks before.
