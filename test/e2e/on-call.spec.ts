@@ -72,7 +72,7 @@ test('the Dead page shows when a job died, its failure time in the tooltip', asy
     await page.getByTestId('connection-picker').selectOption({ label: 'On-call Sidekiq' });
     const row = page.locator('[data-testid="job-row"][data-job="dddddddddddddddddddddddd"]');
     await expect(row.locator('[data-col="died"]')).toHaveText(/04 Mar.*05:06:07/);
-    await expect(row.locator('[data-col="died"] span')).toHaveAttribute('title', /Failed at 11 Feb.*05:06:07/);
+    await expect(row.locator('[data-col="died"] span')).toHaveAttribute('title', /First failed 11 Feb.*05:06:07/);
     await expect(page.getByRole('columnheader', { name: 'Died at' })).toBeVisible();
   } finally {
     await redis.stop();

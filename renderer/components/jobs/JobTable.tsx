@@ -51,8 +51,13 @@ function cell(col: JobColumn, r: JobRow): ReactNode {
     case 'next_retry':
       return stamp(r.nextRetryAt);
     case 'died':
-      return <span title={r.failedAt ? `Failed at ${stamp(r.failedAt)}` : undefined}>{stamp(r.diedAt)}</span>;
+      return <span title={diedTitle(r)}>{stamp(r.diedAt)}</span>;
   }
+}
+
+function diedTitle(r: JobRow): string | undefined {
+  if (r.firstFailedAt) return `First failed ${stamp(r.firstFailedAt)}`;
+  return r.failedAt ? `Last failed ${stamp(r.failedAt)}` : undefined;
 }
 
 export function JobTable({ rows, columns, label, selection, empty, testId = 'job-table' }: {

@@ -13,17 +13,19 @@ export interface JobRow {
   queue?: string;
   enqueuedAt?: string | null;
   failedAt?: string | null;
+  /** The first failure, where it is known apart from `failedAt`. */
+  firstFailedAt?: string | null;
   errorClass?: string | null;
   errorMessage?: string | null;
   retryCount?: number;
   nextRetryAt?: string | null;
-  /** Dead set: when it died (the set's score). `failedAt` is Sidekiq's failed_at (its first failure) on a peek, the last failure embedded. */
+  /** Dead set: when it died (the set's score). */
   diedAt?: string | null;
 }
 
 export type JobColumn = 'id' | 'class' | 'args' | 'queue' | 'enqueued' | 'failed' | 'error' | 'retries' | 'next_retry' | 'died';
 
-// The dead set is ordered by death: its time column is the death, the failure time in its tooltip.
+// The dead set is ordered by death: its time column is the death, the first failure (or, where only that is kept, the last) in its tooltip.
 export const RETRY_COLUMNS: JobColumn[] = ['class', 'args', 'queue', 'error', 'failed', 'retries', 'next_retry'];
 export const DEAD_COLUMNS: JobColumn[] = ['class', 'args', 'queue', 'error', 'died', 'retries'];
 
@@ -50,6 +52,7 @@ export const fromFailed = (j: FailedJobView): JobRow => ({
   queue: j.queue,
   enqueuedAt: j.enqueued_at,
   failedAt: j.failed_at,
+  firstFailedAt: j.first_failed_at,
   errorClass: j.error_class,
   errorMessage: j.error_message ?? j.error,
   retryCount: j.retry_count,
@@ -83,7 +86,9 @@ export function fromPeek(j: PeekJob, index: number, set: 'queue' | 'retry' | 'de
     args: j.args_truncated ? `${j.args}…` : j.args,
     queue: j.queue ?? undefined,
     enqueuedAt: j.enqueued_at,
+    // Sidekiq's failed_at is the first failure; a peek does not read retried_at.
     failedAt: j.failed_at,
+    firstFailedAt: j.failed_at,
     diedAt: set === 'dead' ? j.at : null,
     ...splitError(j.error),
     retryCount: j.retry_count ?? undefined,
