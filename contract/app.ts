@@ -77,7 +77,7 @@ export const History = Type.Object({
   }),
   queues: Type.Record(Type.String(), Type.Object({ backlog: Series, latency: Series })),
   queue_names: Type.Array(Type.String(), { description: 'every queue seen in the range, by peak backlog, highest first' }),
-  gaps: Type.Array(Type.Object({ t: Type.Integer(), error: Type.String() })),
+  gaps: Type.Array(Type.Object({ t: Type.Integer(), error: Type.String(), count: Type.Integer({ minimum: 1, description: 'failed samples in the bucket (the first one’s error is `error`)' }) })),
   queues_untracked: Type.Optional(
     Type.Integer({ description: 'queues of the latest sample that history did not record: it records at most history_max_queues per sample (those it already had first), the rest are not sampled' }),
   ),

@@ -131,6 +131,7 @@ export const FailedJobView = Type.Object({
   created_at: Type.String(),
   enqueued_at: Type.String(),
   failed_at: Type.Union([Type.String(), Type.Null()]),
+  first_failed_at: Type.Union([Type.String(), Type.Null()], { description: 'the first failure (Sidekiq’s failed_at) where the backend keeps it apart from the last (Redis); else null' }),
   run_at: Type.Union([Type.String(), Type.Null()], { description: 'retry set: when it goes back into its queue' }),
   args_raw: ArgsRaw,
   unreadable: Type.Boolean({ description: 'the entry is no job (not JSON, or no class): `args_raw` holds its text; it can be deleted, not retried' }),

@@ -6,12 +6,12 @@ export const GLOSSARY = {
   latency: 'Latency: how long the oldest waiting job of a queue has waited, in seconds (0 when the queue is empty).',
   busy: 'Busy: workers running a job right now, summed over all processes.',
   concurrency: 'Concurrency: worker threads available, summed over all processes — the most jobs that can run at once.',
-  processed: 'Processed: jobs completed since the counters began (a counter; the rate is its change per second).',
+  processed: 'Processed: jobs completed since the counters began (a counter; the rate is its change per second over at least the last 10 s, as Sidekiq adds to it once per 5 s heartbeat).',
   failed: 'Failed: jobs that raised an error (a counter; each retry that fails counts again).',
   enqueued: 'Enqueued: jobs waiting in all queues together (the sum of the backlogs).',
   utilization: 'Utilization: busy ÷ concurrency — how much of the worker capacity is in use.',
   processes: 'Processes: worker processes that reported in the latest sample.',
-  failure_rate: 'Failure rate: failed jobs per second, from the change of the failed counter.',
+  failure_rate: 'Failure rate: failed jobs per second, from the change of the failed counter over at least the last 10 s.',
 } as const;
 
 export type Term = keyof typeof GLOSSARY;

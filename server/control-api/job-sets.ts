@@ -57,6 +57,7 @@ export function failedView(j: FailedJob, set: FailedSet): FailedJobViewT {
     created_at: isoTimeOr0(j.created_at),
     enqueued_at: isoTimeOr0(j.enqueued_at),
     failed_at: isoTime(j.failed_at),
+    first_failed_at: isoTime(j.first_failed_at ?? null),
     run_at: isoTime(j.run_at),
     args_raw: j.unreadable ? (j.raw ?? '') : args_raw,
     unreadable: j.unreadable === true,

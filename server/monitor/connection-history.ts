@@ -6,6 +6,7 @@ import type { CompoundMetrics } from '../../contract/metrics.ts';
 import { NT, T, encodeSample, decodeSample, type QueueTriples } from './sample-codec.ts';
 import { Tier } from './tier.ts';
 import { MinuteRollup, MINUTE } from './rollup.ts';
+import { RateWindow } from './rate-window.ts';
 
 export const RAW = 0;
 export const ROLLUP = 1;
@@ -37,7 +38,8 @@ export class ConnectionHistory {
   private readonly index = new Map<string, number>();
   readonly names: string[] = [];
   private readonly building = new MinuteRollup();
-  private prev: { t: number; processed: number; failed: number } | undefined;
+  /** Rates are taken over a window of recent readings, not from the previous one alone. */
+  private readonly window = new RateWindow();
   private lastPrune = -Infinity;
   /** Queues the last sample recorded: they keep their place when more than maxQueues exist. */
   private tracked = new Set<string>();
@@ -88,7 +90,7 @@ export class ConnectionHistory {
     if (r.data) {
       const { tot, queues } = decodeSample(r.data);
       tier.push(r.t, tot[T.count]!, tot, queues, r.error ?? undefined);
-      if (r.tier === RAW) this.prev = { t: r.t, processed: tot[T.processed]!, failed: tot[T.failed]! };
+      if (r.tier === RAW) this.window.add(r.t, tot[T.processed]!, tot[T.failed]!, MAX_RATE_SPAN_MS);
     } else tier.push(r.t, 0, undefined, [], r.error ?? 'sample failed');
   }
 
@@ -119,13 +121,15 @@ export class ConnectionHistory {
     tot[T.processes] = m.processes.length;
     tot[T.count] = 1;
     let rates: SampleRates = { processedRate: null, failedRate: null };
-    if (this.prev && t - this.prev.t <= MAX_RATE_SPAN_MS) {
-      tot[T.processedInc] = increase(this.prev.processed, m.jobs.processed);
-      tot[T.failedInc] = increase(this.prev.failed, m.jobs.failed);
-      tot[T.dt] = (t - this.prev.t) / 1000;
-      rates = { processedRate: tot[T.processedInc]! / tot[T.dt]!, failedRate: tot[T.failedInc]! / tot[T.dt]! };
+    // Each row holds its window's change: windows overlap, but rollups and buckets divide summed
+    // changes by summed seconds, which stays the average rate.
+    const change = this.window.add(t, m.jobs.processed, m.jobs.failed, MAX_RATE_SPAN_MS);
+    if (change) {
+      tot[T.processedInc] = change.processedInc;
+      tot[T.failedInc] = change.failedInc;
+      tot[T.dt] = change.dt;
+      rates = { processedRate: change.processedInc / change.dt, failedRate: change.failedInc / change.dt };
     }
-    this.prev = { t, processed: m.jobs.processed, failed: m.jobs.failed };
     const queues: QueueTriples = [];
     const newNames: [number, string][] = [];
     const recorded = this.pickQueues(Object.entries(m.queues), leftOut);
@@ -215,14 +219,9 @@ export class ConnectionHistory {
     const minute = Math.floor(t / MINUTE) * MINUTE;
     if (this.building.empty || this.building.minute === minute) return;
     const row = this.building.finish();
-    this.store.history.putSample(this.connectionId, { tier: ROLLUP, t: row.t, error: row.error ?? null, data: row.tot ? encodeSample(row.tot, row.queues) : null });
+    this.store.history.putSample(this.connectionId, { tier: ROLLUP, t: row.t, error: row.error ?? null, data: encodeSample(row.tot, row.queues) });
     this.rollup.push(row.t, row.n, row.tot, row.queues, row.error);
     this.building.start(minute);
     this.prune(t);
   }
-}
-
-/** Counter increase between two readings; a drop means the counter restarted from zero. */
-export function increase(before: number, after: number): number {
-  return after >= before ? after - before : after;
 }

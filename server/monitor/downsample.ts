@@ -86,6 +86,7 @@ export function queryHistory(h: ConnectionHistory, p: HistoryParams): History {
   const lastFailed = new Float64Array(nb).fill(NaN);
   const inc = new Float64Array(nb * 3); // processed inc, failed inc, seconds
   const errors = new Map<number, string>();
+  const failures = new Float64Array(nb); // failed samples folded into the bucket
   const qIdx = wanted.map((n) => nameToIdx.get(n));
   const qSum = wanted.map(() => new Float64Array(nb * 3)); // backlog sum, latency sum, weight
   for (const { tier, start, end } of segs) {
@@ -94,11 +95,15 @@ export function queryHistory(h: ConnectionHistory, p: HistoryParams): History {
     for (let i = start; i < end; i++) {
       const b = Math.floor(t[i]! / step) - b0;
       rows[b] = 1;
+      const o = i * NT;
       const err = tier.errors.get(t[i]!);
-      if (err !== undefined && !errors.has(b)) errors.set(b, err);
+      if (err !== undefined) {
+        if (!errors.has(b)) errors.set(b, err);
+        // A raw gap is one failed sample; a rollup says how many it folded (rows before that: one).
+        failures[b]! += tot[o + T.failedSamples]! > 0 ? tot[o + T.failedSamples]! : 1;
+      }
       const c = n[i]!;
       if (c <= 0) continue;
-      const o = i * NT;
       w[b]! += c;
       gauges[b * 4]! += tot[o + T.enqueued]! * c;
       gauges[b * 4 + 1]! += tot[o + T.busy]! * c;
@@ -154,7 +159,7 @@ export function queryHistory(h: ConnectionHistory, p: HistoryParams): History {
     if (start - prevStart > missingAfter) pushNull(prevStart + step);
     prevStart = start;
     const err = errors.get(b);
-    if (err !== undefined) out.gaps.push({ t: start, error: err });
+    if (err !== undefined) out.gaps.push({ t: start, error: err, count: failures[b]! });
     const c = w[b]!;
     if (c === 0) {
       pushNull(start);

@@ -7,6 +7,7 @@ export const MINUTE = 60_000;
 export class MinuteRollup {
   minute = NaN;
   private n = 0;
+  private gaps = 0;
   private firstError: string | undefined;
   private sums = new Float64Array(NT);
   private last = new Float64Array(NT);
@@ -19,6 +20,7 @@ export class MinuteRollup {
   start(minute: number): void {
     this.minute = minute;
     this.n = 0;
+    this.gaps = 0;
     this.firstError = undefined;
     this.sums.fill(0);
     this.queues.clear();
@@ -40,12 +42,18 @@ export class MinuteRollup {
 
   addGap(error: string): void {
     this.firstError ??= error;
+    this.gaps++;
   }
 
-  /** The finished row: [n, totals or undefined for an all-gap minute, queue triples, error]. */
-  finish(): { t: number; n: number; tot: Float64Array | undefined; queues: QueueTriples; error: string | undefined } {
+  /** The finished row: [n, totals (only failedSamples for an all-gap minute), queue triples, error]. */
+  finish(): { t: number; n: number; tot: Float64Array; queues: QueueTriples; error: string | undefined } {
     const t = this.minute;
-    if (this.n === 0) return { t, n: 0, tot: undefined, queues: [], error: this.firstError ?? 'no good sample' };
+    if (this.n === 0) {
+      const tot = new Float64Array(NT).fill(NaN);
+      tot[T.count] = 0;
+      tot[T.failedSamples] = this.gaps;
+      return { t, n: 0, tot, queues: [], error: this.firstError ?? 'no good sample' };
+    }
     const tot = new Float64Array(NT);
     for (let k = 0; k < NT; k++) tot[k] = this.sums[k]! / this.n;
     tot[T.processed] = this.last[T.processed]!;
@@ -54,6 +62,7 @@ export class MinuteRollup {
     tot[T.failedInc] = this.sums[T.failedInc]!;
     tot[T.dt] = this.sums[T.dt]!;
     tot[T.count] = this.n;
+    tot[T.failedSamples] = this.gaps;
     const queues: QueueTriples = [];
     for (const [idx, [b, l, c]] of this.queues) queues.push(idx, b / c, l / c);
     // A minute with some failed samples keeps the first error, so coarse views still show the trouble.

@@ -8,15 +8,19 @@ export const T = {
   busy: 3,
   concurrency: 4,
   processes: 5,
-  /** Jobs processed since the previous good sample, counter resets taken into account. */
+  /** Jobs processed over the rate window ending at this sample (rate-window.ts), counter resets taken into account. */
   processedInc: 6,
   failedInc: 7,
-  /** Seconds the two increments above cover (0 when there is no previous sample to diff against). */
+  /** Seconds the two increments above cover (0 when there is no earlier sample to diff against). */
   dt: 8,
   /** Good samples folded into the row: 1 for a raw sample, the minute's count for a rollup. */
   count: 9,
+  /** Failed samples folded into a rollup row: a coarse range counts the same failures as a fine one. */
+  failedSamples: 10,
 } as const;
-export const NT = 10;
+export const NT = 11;
+/** Totals of rows written before failedSamples existed: told apart by length (80 + 12k vs 88 + 12k bytes). */
+const NT_BEFORE_FAILED_SAMPLES = 10;
 
 /** Queue values of one sample: [queue index, backlog, latency] per queue. */
 export type QueueTriples = number[];
@@ -38,10 +42,11 @@ export function encodeSample(tot: ArrayLike<number>, queues: QueueTriples): Uint
 
 export function decodeSample(bytes: Uint8Array): { tot: Float64Array; queues: QueueTriples } {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const nt = bytes.byteLength % 12 === (NT_BEFORE_FAILED_SAMPLES * 8) % 12 ? NT_BEFORE_FAILED_SAMPLES : NT;
   const tot = new Float64Array(NT);
-  for (let i = 0; i < NT; i++) tot[i] = view.getFloat64(i * 8, true);
+  for (let i = 0; i < nt; i++) tot[i] = view.getFloat64(i * 8, true);
   const queues: QueueTriples = [];
-  for (let o = NT * 8; o + 12 <= bytes.byteLength; o += 12) {
+  for (let o = nt * 8; o + 12 <= bytes.byteLength; o += 12) {
     queues.push(view.getUint32(o, true), view.getFloat32(o + 4, true), view.getFloat32(o + 8, true));
   }
   return { tot, queues };

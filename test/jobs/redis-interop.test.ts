@@ -218,4 +218,14 @@ describe('serve --redis: what a Sidekiq app may leave in Redis', () => {
     expect(await redis.client.zcard('dead')).toBe(0);
     expect(await redis.client.llen('queue:parked')).toBe(2);
   }, 60_000);
+
+  it('a dead entry answers its death (the score), its first failure (failed_at) and its last (retried_at) apart', async () => {
+    const s = await start();
+    const died = Math.floor(Date.now() / 1000) - 60;
+    await redis.client.zadd('dead', String(died), payload({ class: 'SyntheticJob', queue: 'parked', jid: 'gone', args: [], error_class: 'RuntimeError', error_message: 'boom', failed_at: died - 86400, retried_at: died - 1, retry_count: 25 }));
+    const [dead] = (await list(s, 'dead')) as (Failed & { failed_at: string | null; first_failed_at: string | null })[];
+    expect(dead!.key).toBe(`${died}.0-gone`);
+    expect(dead!.first_failed_at).toBe(new Date((died - 86400) * 1000).toISOString());
+    expect(dead!.failed_at).toBe(new Date((died - 1) * 1000).toISOString());
+  }, 60_000);
 });

@@ -20,6 +20,7 @@ const HEAD: Record<JobColumn, string> = {
   error: 'Error',
   retries: 'Retries',
   next_retry: 'Next retry at',
+  died: 'Died at',
 };
 
 function cell(col: JobColumn, r: JobRow): ReactNode {
@@ -49,7 +50,14 @@ function cell(col: JobColumn, r: JobRow): ReactNode {
       return r.retryCount ?? '—';
     case 'next_retry':
       return stamp(r.nextRetryAt);
+    case 'died':
+      return <span title={diedTitle(r)}>{stamp(r.diedAt)}</span>;
   }
+}
+
+function diedTitle(r: JobRow): string | undefined {
+  if (r.firstFailedAt) return `First failed ${stamp(r.firstFailedAt)}`;
+  return r.failedAt ? `Last failed ${stamp(r.failedAt)}` : undefined;
 }
 
 export function JobTable({ rows, columns, label, selection, empty, testId = 'job-table' }: {

@@ -13,13 +13,21 @@ export interface JobRow {
   queue?: string;
   enqueuedAt?: string | null;
   failedAt?: string | null;
+  /** The first failure, where it is known apart from `failedAt`. */
+  firstFailedAt?: string | null;
   errorClass?: string | null;
   errorMessage?: string | null;
   retryCount?: number;
   nextRetryAt?: string | null;
+  /** Dead set: when it died (the set's score). */
+  diedAt?: string | null;
 }
 
-export type JobColumn = 'id' | 'class' | 'args' | 'queue' | 'enqueued' | 'failed' | 'error' | 'retries' | 'next_retry';
+export type JobColumn = 'id' | 'class' | 'args' | 'queue' | 'enqueued' | 'failed' | 'error' | 'retries' | 'next_retry' | 'died';
+
+// The dead set is ordered by death: its time column is the death, the first failure (or, where only that is kept, the last) in its tooltip.
+export const RETRY_COLUMNS: JobColumn[] = ['class', 'args', 'queue', 'error', 'failed', 'retries', 'next_retry'];
+export const DEAD_COLUMNS: JobColumn[] = ['class', 'args', 'queue', 'error', 'died', 'retries'];
 
 export const ARGS_MAX = 120;
 
@@ -44,11 +52,21 @@ export const fromFailed = (j: FailedJobView): JobRow => ({
   queue: j.queue,
   enqueuedAt: j.enqueued_at,
   failedAt: j.failed_at,
+  firstFailedAt: j.first_failed_at,
   errorClass: j.error_class,
   errorMessage: j.error_message ?? j.error,
   retryCount: j.retry_count,
   nextRetryAt: j.run_at,
 });
+
+/** The time in an entry key `<score>-<jid>` (score: epoch seconds), as ISO text. */
+export function scoreTime(key: string): string | null {
+  const score = Number(key.slice(0, key.indexOf('-')));
+  return key.includes('-') && Number.isFinite(score) ? new Date(score * 1000).toISOString() : null;
+}
+
+/** A dead entry: the death time is the set's score, which Sidekiq Web shows and sorts by. */
+export const fromDead = (j: FailedJobView): JobRow => ({ ...fromFailed(j), diedAt: scoreTime(j.key) });
 
 /** "Timeout::Error: took too long" → class and message (Sidekiq keeps them apart; a peek joins them). */
 export function splitError(error: string | null | undefined): { errorClass: string | null; errorMessage: string | null } {
@@ -68,7 +86,10 @@ export function fromPeek(j: PeekJob, index: number, set: 'queue' | 'retry' | 'de
     args: j.args_truncated ? `${j.args}…` : j.args,
     queue: j.queue ?? undefined,
     enqueuedAt: j.enqueued_at,
-    failedAt: set === 'dead' ? (j.failed_at ?? j.at) : j.failed_at,
+    // Sidekiq's failed_at is the first failure; a peek does not read retried_at.
+    failedAt: j.failed_at,
+    firstFailedAt: j.failed_at,
+    diedAt: set === 'dead' ? j.at : null,
     ...splitError(j.error),
     retryCount: j.retry_count ?? undefined,
     nextRetryAt: set === 'retry' ? j.at : null,

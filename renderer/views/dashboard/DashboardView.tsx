@@ -8,7 +8,7 @@ import { useSelectedConnection } from '../../app/connection-context.tsx';
 import { saveBlob } from '../../app/save-file.ts';
 import { PALETTE, TimeSeriesChart, type Marker, type RefLine, type Series } from '../../components/TimeSeriesChart.tsx';
 import { Glossary } from '../../components/glossary.tsx';
-import { ago, humanDuration, num } from '../../components/format.ts';
+import { ago, clock, humanDuration, num } from '../../components/format.ts';
 import { RANGES, SPARK_POINTS, isRangeKey, type RangeKey } from './ranges.ts';
 import { TOP, adoptEarlyHistory, arrivedEarlyHistory, historyParams } from './early-history.ts';
 import { useUiState } from '../../app/ui-state.ts';
@@ -19,6 +19,7 @@ import { ThresholdsEditor } from './ThresholdsEditor.tsx';
 import { QueuePicker } from './QueuePicker.tsx';
 import { PollControl } from './PollControl.tsx';
 import { usePauses } from './usePauses.ts';
+import { useQueueColours } from './useQueueColours.ts';
 import { useAnnounceChange } from '../../app/announcer.tsx';
 import { usePace, usePaceOverride } from '../../app/pace.tsx';
 
@@ -27,9 +28,11 @@ const formatDuration = (v: number) => humanDuration(v);
 const formatRate = (v: number) => v.toFixed(2);
 const NO_TIMES: number[] = [];
 
-function queueSeries(h: History | undefined, field: 'backlog' | 'latency', names: string[]): Series[] {
+const NO_NAMES: string[] = [];
+
+function queueSeries(h: History | undefined, field: 'backlog' | 'latency', names: string[], colourOf: (name: string) => string): Series[] {
   if (!h) return [];
-  return names.map((q, i) => ({ name: q, values: h.queues[q]?.[field] ?? [], color: PALETTE[i % PALETTE.length]! }));
+  return names.map((q) => ({ name: q, values: h.queues[q]?.[field] ?? [], color: colourOf(q) }));
 }
 
 function thresholdLines(t: Thresholds | undefined, field: 'backlog' | 'latency', names: string[]): RefLine[] {
@@ -109,6 +112,13 @@ export default function DashboardView() {
     refetchInterval: live ? alertsEveryMs : false,
   });
 
+  // The connection list keeps polling (other views need it); a paused screen shows its state as of
+  // the pause, so "Last sample" does not move on while the charts and cards hold still.
+  const liveConn = { lastSampleAt: conn?.last_sample_at ?? null, lastError: conn?.last_error ?? null };
+  const [held, setHeld] = useState({ pausedAt, conn: liveConn });
+  if (held.pausedAt !== pausedAt) setHeld({ pausedAt, conn: liveConn });
+  const shownConn = live ? liveConn : held.conn;
+
   const h = history.data;
   const to = h?.to ?? pausedAt ?? openedAt;
   // The charts show the whole range, however little of it has history: the same range looks the
@@ -135,8 +145,9 @@ export default function DashboardView() {
   });
   const names = useMemo(() => (h ? (queues ?? Object.keys(h.queues)).filter((q) => h.queues[q]) : []), [h, queues]);
 
-  const backlog = useMemo(() => queueSeries(h, 'backlog', names), [h, names]);
-  const latency = useMemo(() => queueSeries(h, 'latency', names), [h, names]);
+  const colourOf = useQueueColours(id, h?.queue_names ?? NO_NAMES);
+  const backlog = useMemo(() => queueSeries(h, 'backlog', names, colourOf), [h, names, colourOf]);
+  const latency = useMemo(() => queueSeries(h, 'latency', names, colourOf), [h, names, colourOf]);
   const workers = useMemo<Series[]>(
     () => (h ? [{ name: 'busy', values: h.totals.busy, color: PALETTE[0]!, kind: 'area' }, { name: 'concurrency', values: h.totals.concurrency, color: PALETTE[3]!, kind: 'step' }] : []),
     [h],
@@ -177,7 +188,9 @@ export default function DashboardView() {
           ))}
         </div>
         <button onClick={togglePause} aria-pressed={!live} data-testid="live-toggle">{live ? '❚❚ Pause' : '▶ Resume live'}</button>
-        <button className="ghost" onClick={() => { void history.refetch(); void spark.refetch(); void current.refetch(); }} data-testid="refresh">↻ Refresh</button>
+        {/* Disabled while paused: a paused screen holds the moment of the pause, and a refresh of
+            that moment would redraw the same window, so it could only look broken. */}
+        <button className="ghost" disabled={!live} title={live ? undefined : 'Paused: the screen holds still; resume live to see new data'} onClick={() => { void history.refetch(); void spark.refetch(); void current.refetch(); }} data-testid="refresh">↻ Refresh</button>
         <QueuePicker all={h?.queue_names ?? []} chosen={queues} onChange={setQueues} top={TOP} />
         <span className="spacer" />
         <button className="ghost" onClick={() => { setExportError(null); void exportCsv().catch((e) => setExportError(`CSV export failed: ${(e as Error).message}`)); }} data-testid="export-csv">Export CSV</button>
@@ -189,9 +202,9 @@ export default function DashboardView() {
         <Health
           live={live}
           pausedAt={pausedAt}
-          lastSampleAt={conn?.last_sample_at ?? null}
-          lastError={conn?.last_error ?? null}
-          gaps={h?.gaps.length ?? 0}
+          lastSampleAt={shownConn.lastSampleAt}
+          lastError={shownConn.lastError}
+          gaps={h?.gaps.reduce((sum, g) => sum + g.count, 0) ?? 0}
           error={(history.error ?? current.error ?? (exportError ? new Error(exportError) : null)) as Error | null}
           every={everyMs / 1000}
         />
@@ -230,14 +243,15 @@ export default function DashboardView() {
 
 function Health({ live, pausedAt, lastSampleAt, lastError, gaps, error, every }: { live: boolean; pausedAt: number | null; lastSampleAt: string | null; lastError: string | null; gaps: number; error: Error | null; every: number }) {
   const ok = !lastError && !error;
+  const dot = !ok ? 'bad' : live ? 'ok' : 'paused';
   // Not a live region: its clock text changes with every sample. Changes of state are announced.
   useAnnounceChange(live ? `Live, every ${every} s` : 'Paused');
   useAnnounceChange(ok ? 'Sampling works' : 'Sampling failed');
   return (
     <div className={`health ${ok ? 'ok' : 'bad'}`} data-testid="connection-health">
-      <span className={`dot ${ok ? 'ok' : 'bad'}`} aria-hidden="true" />
-      <span data-testid="live-state">{live ? `Live, every ${every} s` : `Paused since ${pausedAt !== null ? new Date(pausedAt).toLocaleTimeString() : '—'}`}</span>
-      <span className="muted">Last sample: <span data-testid="last-sample">{lastSampleAt ? `${new Date(lastSampleAt).toLocaleTimeString()} (${ago(lastSampleAt)})` : 'none yet'}</span></span>
+      <span className={`dot ${dot}`} aria-hidden="true" data-testid="health-dot" data-state={dot} />
+      <span data-testid="live-state">{live ? `Live, every ${every} s` : `Paused since ${pausedAt !== null ? clock(pausedAt, 0) : '—'}`}</span>
+      <span className="muted">Last sample{live ? '' : ' before the pause'}: <span data-testid="last-sample">{lastSampleAt ? `${new Date(lastSampleAt).toLocaleTimeString()}${live ? ` (${ago(lastSampleAt)})` : ''}` : 'none yet'}</span></span>
       {gaps > 0 && <span className="muted" data-testid="gap-count">{gaps} failed sample{gaps === 1 ? '' : 's'} in range (shown as gaps)</span>}
       {lastError && <span className="error" data-testid="last-error">Sampling failed: {lastError}</span>}
       {error && <span className="error">{error.message}</span>}

@@ -6,7 +6,7 @@ import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-quer
 import { useClient } from '../../app/client-context.tsx';
 import { jobsApi } from '../../api/jobs.ts';
 import { JobSetPanel, type JobSetActions } from '../../components/jobs/JobSetPanel.tsx';
-import { fromFailed, type JobColumn } from '../../components/jobs/job-row.ts';
+import { DEAD_COLUMNS, RETRY_COLUMNS, fromDead, fromFailed } from '../../components/jobs/job-row.ts';
 import { JobsNav, JobsUnavailable, useSelectedConnectionView } from './job-source.tsx';
 import { SidekiqSet } from './SidekiqJobs.tsx';
 import './jobs.css';
@@ -20,14 +20,14 @@ const SETS = {
   retries: {
     title: 'Retries',
     setName: 'retry set',
-    columns: ['class', 'args', 'queue', 'error', 'failed', 'retries', 'next_retry'] as JobColumn[],
+    columns: RETRY_COLUMNS,
     empty: 'No job is waiting for a retry.',
     list: jobsApi.retries,
   },
   dead: {
     title: 'Dead',
     setName: 'dead set',
-    columns: ['class', 'args', 'queue', 'error', 'failed', 'retries'] as JobColumn[],
+    columns: DEAD_COLUMNS,
     empty: 'The dead set is empty.',
     list: jobsApi.dead,
   },
@@ -76,7 +76,7 @@ function EmbeddedSet({ set }: { set: 'retries' | 'dead' }) {
     <JobSetPanel
       title={spec.title}
       setName={spec.setName}
-      rows={(list.data?.items ?? []).map(fromFailed)}
+      rows={(list.data?.items ?? []).map(set === 'dead' ? fromDead : fromFailed)}
       total={list.data?.total ?? 0}
       page={page}
       perPage={PER_PAGE}

@@ -8,7 +8,7 @@ import { humanDuration, num } from '../../components/format.ts';
 import { JobSetPanel } from '../../components/jobs/JobSetPanel.tsx';
 import { JobTable } from '../../components/jobs/JobTable.tsx';
 import { Pager } from '../../components/jobs/Pager.tsx';
-import { fromPeek } from '../../components/jobs/job-row.ts';
+import { DEAD_COLUMNS, RETRY_COLUMNS, fromPeek } from '../../components/jobs/job-row.ts';
 import { usePace } from '../../app/pace.tsx';
 
 const PER_PAGE = 25;
@@ -89,7 +89,7 @@ export function SidekiqSet({ conn, set }: { conn: ConnectionView; set: 'retries'
       page={page}
       perPage={PER_PAGE}
       onPage={setPage}
-      columns={set === 'retries' ? ['class', 'args', 'queue', 'error', 'failed', 'retries', 'next_retry'] : ['class', 'args', 'queue', 'error', 'failed', 'retries']}
+      columns={set === 'retries' ? RETRY_COLUMNS : DEAD_COLUMNS}
       readOnlyNote={<ReadOnlyNote conn={conn} />}
       empty={jobs.data ? (set === 'retries' ? 'No job is waiting for a retry.' : 'The dead set is empty.') : 'Loading…'}
       error={jobs.error ? (jobs.error as Error).message : null}
