@@ -179,9 +179,14 @@ test('a change made before the backend\'s copy arrives joins the remembered valu
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
   expect(asked).toBe(true);
   release();
-  await expect
-    .poll(async () => (await http(`${s.url}/api/app/ui-state`, { token: s.adminToken })).body.values)
-    .toEqual({ tour_seen: true, 'dashboard.range': '6h', theme: 'dark' });
+  // The dashboard also remembers its series colours per connection (dashboard.colours.<id>): the
+  // three values must all be kept, and nothing else but colours may be there.
+  const remembered = async () => {
+    const values = (await http(`${s.url}/api/app/ui-state`, { token: s.adminToken })).body.values as Record<string, unknown>;
+    const rest = Object.keys(values).filter((k) => !k.startsWith('dashboard.colours.'));
+    return Object.fromEntries(rest.map((k) => [k, values[k]]));
+  };
+  await expect.poll(remembered).toEqual({ tour_seen: true, 'dashboard.range': '6h', theme: 'dark' });
   await expect(page.getByTestId('range-6h')).toHaveAttribute('aria-pressed', 'true');
   await page.unroute('**/api/app/ui-state');
   await page.evaluate(() => localStorage.clear());
