@@ -6,8 +6,20 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { PRIVATE_FILE_MODE } from '../util/private-files.ts';
+import { hideUserinfo } from '../../common/secrets.ts';
 
 export const LOG_FILE = 'jobscope.log';
+
+// Every line passes here, whoever logged it (a request, an error's message, a connection's URL): the
+// one place a credential written as URL userinfo (https://oauth2:PASSWORD@…) is cut out of the log.
+// Lines without an '@' (nearly all) are passed on untouched, not decoded.
+const AT = 0x40;
+function withoutUrlPasswords(buf: Buffer): Buffer {
+  if (!buf.includes(AT)) return buf;
+  const text = buf.toString('utf8');
+  const hidden = hideUserinfo(text, '[redacted]');
+  return hidden === text ? buf : Buffer.from(hidden);
+}
 
 export class RotatingLog extends Writable {
   private fd: number;
@@ -36,7 +48,7 @@ export class RotatingLog extends Writable {
 
   override _write(chunk: string | Buffer, _enc: BufferEncoding, done: (err?: Error | null) => void): void {
     try {
-      const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      const buf = withoutUrlPasswords(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
       if (this.size + buf.length > this.opts.maxBytes && this.size > 0) this.rotate();
       fs.writeSync(this.fd, buf);
       this.size += buf.length;
