@@ -62,7 +62,7 @@ interface ConnectOptions {
  * subclassing: that class is not exported from ioredis's entry point, and importing ioredis here
  * would load it on every server.
  */
-function guardedConnector(bounds: ReplyBounds, onRefused?: (err: ReplyTooLarge) => void) {
+function guardedConnector(bounds: ReplyBounds, onRefused?: (err: ReplyTooLarge) => void, lookup?: net.LookupFunction) {
   return class GuardedConnector {
     firstError?: Error;
     private connecting = false;
@@ -77,7 +77,7 @@ function guardedConnector(bounds: ReplyBounds, onRefused?: (err: ReplyTooLarge) 
     connect(): Promise<net.Socket> {
       this.connecting = true;
       const o = this.options;
-      const where: net.NetConnectOpts = o.path ? { path: o.path } : { port: o.port ?? 6379, host: o.host, family: o.family };
+      const where: net.NetConnectOpts = o.path ? { path: o.path } : { port: o.port ?? 6379, host: o.host, family: o.family, ...(lookup ? { lookup } : {}) };
       return new Promise((resolve, reject) => {
         // As ioredis: a disconnect() in the same tick as connect() wins.
         process.nextTick(() => {
@@ -110,10 +110,14 @@ function guardedConnector(bounds: ReplyBounds, onRefused?: (err: ReplyTooLarge) 
 }
 
 /** `options` with the command timeout and the guarded connector. */
-export function boundedOptions<T extends RedisOptions>(bounds: ClientBounds, options: T, onRefused?: (err: ReplyTooLarge) => void): T {
+/**
+ * `lookup`: how the socket resolves the host (the outbound policy's, which answers only addresses it
+ * allows): the address connected to is the one checked, not a second answer of the same name.
+ */
+export function boundedOptions<T extends RedisOptions>(bounds: ClientBounds, options: T, onRefused?: (err: ReplyTooLarge) => void, lookup?: net.LookupFunction): T {
   return {
     ...options,
     commandTimeout: bounds.commandTimeoutMs,
-    Connector: guardedConnector(bounds, onRefused) as unknown as RedisOptions['Connector'],
+    Connector: guardedConnector(bounds, onRefused, lookup) as unknown as RedisOptions['Connector'],
   };
 }

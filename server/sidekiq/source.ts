@@ -14,12 +14,15 @@ import { describeRedisError, RedisTimeout } from './errors.ts';
 import { redisHost, type RedisTarget } from './redis-url.ts';
 import { boundedOptions, type ReplyBounds, type ReplyTooLarge } from '../redis/bounded-client.ts';
 import { StorageError } from '../store/ports/storage-error.ts';
+import type { LookupFunction } from 'node:net';
 
 export interface SidekiqSourceOptions {
   timeoutMs: number;
   limits: ReadLimits;
   /** Bounds on each reply: past them the read fails and the connection is dropped. */
   reply: ReplyBounds;
+  /** The outbound policy's resolver where it restricts (a server not bound to loopback). */
+  lookup?: LookupFunction;
   now?: () => number;
 }
 
@@ -35,7 +38,7 @@ export interface SidekiqOutcome {
 }
 
 /** The options ioredis gets: no retries, no offline queue, no INFO ready check (a read-only ACL user may lack it). */
-export function clientOptions(target: RedisTarget, timeoutMs: number, reply: ReplyBounds, onRefused?: (err: ReplyTooLarge) => void) {
+export function clientOptions(target: RedisTarget, timeoutMs: number, reply: ReplyBounds, onRefused?: (err: ReplyTooLarge) => void, lookup?: LookupFunction) {
   const u = new URL(target.url);
   return boundedOptions({ ...reply, commandTimeoutMs: timeoutMs }, {
     host: u.hostname.replace(/^\[|\]$/g, ''),
@@ -51,7 +54,7 @@ export function clientOptions(target: RedisTarget, timeoutMs: number, reply: Rep
     enableOfflineQueue: false,
     enableReadyCheck: false,
     connectionName: 'jobscope-readonly',
-  }, onRefused);
+  }, onRefused, lookup);
 }
 
 export function viewOf(s: SidekiqSnapshot): MetricsView {
@@ -121,9 +124,15 @@ export class SidekiqSource implements MetricsSource {
     this.drop();
     this.refused = null;
     const c = new Redis(
-      clientOptions(this.target, this.opts.timeoutMs, this.opts.reply, (err) => {
-        this.refused = err;
-      }),
+      clientOptions(
+        this.target,
+        this.opts.timeoutMs,
+        this.opts.reply,
+        (err) => {
+          this.refused = err;
+        },
+        this.opts.lookup,
+      ),
     );
     // Without retries, connect() rejects with a bare "Connection is closed"; the reason (refused,
     // WRONGPASS, NOAUTH…) comes as an 'error' event, which is also what keeps ioredis from printing it.

@@ -5,16 +5,22 @@ import { SidekiqSource, type SidekiqSourceOptions } from './source.ts';
 import type { RedisTarget } from './redis-url.ts';
 import type { Config } from '../config.ts';
 import { replyBoundsOf } from '../redis/bounded-client.ts';
+import { policyOf } from '../outbound/policy.ts';
 
 /** Day counters a sidekiq connection reads back (Sidekiq Web's default history graph is 30 days). */
 const SIDEKIQ_DAYS = 30;
 
 /** A sidekiq connection's read options from the config, read at each use (settings may change). */
 export function sidekiqOptionsOf(config: Config): SidekiqSourceOptions {
+  const outbound = policyOf(config);
   return {
     timeoutMs: config.sidekiqTimeoutMs,
     limits: { maxQueues: config.sidekiqMaxQueues, maxProcesses: config.sidekiqMaxProcesses, days: SIDEKIQ_DAYS, maxNameBytes: config.sampleMaxNameBytes },
     reply: replyBoundsOf(config),
+    // ioredis would resolve the host itself: where the policy restricts, the socket takes its lookup,
+    // so a name that answers an allowed address at the check and another at the connect (DNS
+    // rebinding) still reaches only an allowed one.
+    lookup: outbound.open ? undefined : outbound.lookup,
   };
 }
 

@@ -161,6 +161,31 @@ describe('the connection goes to the address the lookup checked (DNS rebinding)'
     expect(page.received).toEqual([]);
   });
 
+  it('a sidekiq connection\'s Redis client (ioredis resolves the name itself: the socket takes the lookup)', async () => {
+    const net = await import('node:net');
+    const { SidekiqSource } = await import('../../server/sidekiq/source.ts');
+    let connections = 0;
+    const listener = net.createServer((sock) => {
+      connections++;
+      sock.destroy();
+    });
+    await new Promise<void>((r) => listener.listen(0, '127.0.0.1', r));
+    const port = (listener.address() as import('node:net').AddressInfo).port;
+    const source = new SidekiqSource(
+      { url: `redis://localhost:${port}/0`, password: '', namespace: '' },
+      { timeoutMs: 3000, limits: { maxQueues: 10, maxProcesses: 10, days: 1, maxNameBytes: 256 }, reply: { maxBytes: 1 << 20, maxElements: 1000 }, lookup: strict.lookup },
+    );
+    try {
+      const o = await source.sample();
+      expect(o.ok).toBe(false);
+      expect(o.message).toMatch(/refused by the outbound policy/);
+      expect(connections).toBe(0);
+    } finally {
+      source.close();
+      await new Promise((r) => listener.close(r));
+    }
+  });
+
   it('the simulator\'s HTTP client', async () => {
     const { HttpClient } = await import('../../simulator/http-client.ts');
     const { Journal } = await import('../../simulator/journal.ts');
