@@ -47,10 +47,14 @@ describe('rates over a window of heartbeats', () => {
     for (const r of rates) expect(r).toBeLessThanOrEqual(18.75);
     const failed = h.totals.failed_rate.slice(10).filter((v) => v !== null) as number[];
     for (const r of failed) expect(r).toBeGreaterThan(0);
-    // A whole-range average is still the true rate.
+    // Coarse buckets still give the true rate: over the whole range exactly, and per bucket within one
+    // flush in its ~30 samples (a bucket's edges fall anywhere in the 5 s cycle, by the clock the
+    // test runs at: 14.44/s was seen for a true 15).
     const coarse = await history(id, { from: t0, to: t0 + n * 2000, points: 10 });
     const avg = coarse.totals.processed_rate.filter((v) => v !== null) as number[];
-    for (const r of avg) expect(r).toBeCloseTo(15, 0);
+    expect(avg.length).toBeGreaterThanOrEqual(8);
+    expect(avg.reduce((a, b) => a + b, 0) / avg.length).toBeCloseTo(15, 0);
+    for (const r of avg) expect(Math.abs(r - 15)).toBeLessThanOrEqual(1.5);
   });
 
   it('sums the steps inside the window, so a counter reset counts from zero', () => {
