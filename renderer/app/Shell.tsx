@@ -13,6 +13,7 @@ import { isString, useUiState, useUiStateSync } from './ui-state.ts';
 import { VIEWS, viewFor } from '../views/registry.ts';
 import { HeaderNav } from './HeaderNav.tsx';
 import { PaceContext } from './pace.tsx';
+import { CONTENT_ID, SkipLink } from './SkipLink.tsx';
 
 const MENU = VIEWS.filter((v) => !v.hidden);
 
@@ -43,6 +44,7 @@ export function Shell({ onSignOut, canSignOut }: { onSignOut: () => void; canSig
     <PaceContext.Provider value={pace}>
       <SelectedConnection.Provider value={selected}>
         <div className="shell">
+          <SkipLink />
           <header className="topbar">
             <h1 className="brand">Jobscope</h1>
             <HeaderNav views={MENU} activeId={entry.id} />
@@ -68,7 +70,7 @@ export function Shell({ onSignOut, canSignOut }: { onSignOut: () => void; canSig
           <JobSystemBanner />
           <AlertCenter />
           <LiveAnnouncer />
-          <main className="content">
+          <main className="content" id={CONTENT_ID} tabIndex={-1}>
             <Suspense fallback={<p className="muted">Loading…</p>}>
               <View route={route} />
             </Suspense>

@@ -1,7 +1,7 @@
 // Keyboard shortcuts, as in GitHub and GitLab: "g" then a letter opens a view (g d dashboard,
-// g b builds, and g + the first letter of any other view whose letter no other view shares),
-// "/" focuses the current view's filter, "?" opens the help. None of them fires while typing in a
-// field, with a modifier held, or while a dialog is open.
+// g b builds, the letter a view declares in the registry, and g + the first letter of any other view
+// whose letter no other view shares), "/" focuses the current view's filter, "?" opens the help.
+// None of them fires while typing in a field, with a modifier held, or while a dialog is open.
 import { useEffect } from 'react';
 import { navigate } from './route.ts';
 import type { ViewEntry } from '../views/registry.ts';
@@ -17,16 +17,19 @@ const FIXED: Record<string, string> = { d: 'dashboard', b: 'builds' };
 
 export function viewShortcuts(views: readonly ViewEntry[]): ViewShortcut[] {
   const shown = views.filter((v) => !v.hidden);
+  // The letters, then the registry's declared ones: both win over a first letter.
+  const fixed: Record<string, string> = { ...FIXED };
+  for (const v of shown) if (v.shortcut && !(v.shortcut in fixed)) fixed[v.shortcut] = v.id;
   const out: ViewShortcut[] = [];
-  for (const [key, id] of Object.entries(FIXED)) {
+  for (const [key, id] of Object.entries(fixed)) {
     const v = shown.find((x) => x.id === id);
     if (v) out.push({ key, view: v.id, label: v.label });
   }
   const byLetter = new Map<string, ViewEntry[]>();
   for (const v of shown) {
-    if (Object.values(FIXED).includes(v.id)) continue;
+    if (Object.values(fixed).includes(v.id)) continue;
     const letter = v.label.trim()[0]?.toLowerCase();
-    if (!letter || !/[a-z]/.test(letter) || letter in FIXED) continue;
+    if (!letter || !/[a-z]/.test(letter) || letter in fixed) continue;
     byLetter.set(letter, [...(byLetter.get(letter) ?? []), v]);
   }
   for (const [key, vs] of byLetter) if (vs.length === 1) out.push({ key, view: vs[0]!.id, label: vs[0]!.label });

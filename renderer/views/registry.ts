@@ -1,7 +1,8 @@
 // The navigation: one entry per view, in menu order. Adding a view is one line here:
 //   { id: 'my-view', label: 'My view', component: lazyView(() => import('./my-view/MyView.tsx')) },
 // The component receives the route (`#/<id>/<rest…>?query`). `hidden` keeps an entry routable
-// but out of the menu (dev hooks).
+// but out of the menu (dev hooks). `shortcut` names the letter of "g <letter>" where the label's
+// first letter is shared (Runners and Runner console, Simulator and Settings).
 import type { ComponentType } from 'react';
 import { lazyView } from './lazy-view.ts';
 import type { ViewProps } from './view-props.ts';
@@ -12,6 +13,8 @@ export interface ViewEntry {
   /** preload: load the view's module before it is first shown (lazyView). */
   component: ComponentType<ViewProps> & { preload?: () => Promise<unknown> };
   hidden?: boolean;
+  /** The letter after "g" that opens it, where its first letter is another view's too (shortcuts.ts). */
+  shortcut?: string;
 }
 
 export const VIEWS: ViewEntry[] = [
@@ -23,10 +26,10 @@ export const VIEWS: ViewEntry[] = [
   { id: 'connections', label: 'Connections', component: lazyView(() => import('./connections/ConnectionsView.tsx')) },
   { id: 'projects', label: 'Projects', component: lazyView(() => import('./projects/ProjectsView.tsx')) },
   { id: 'builds', label: 'Builds', component: lazyView(() => import('./builds/BuildsView.tsx')) },
-  { id: 'runners', label: 'Runners', component: lazyView(() => import('./runners/RunnersView.tsx')) },
-  { id: 'simulator', label: 'Simulator', component: lazyView(() => import('./simulator/SimulatorView.tsx')) },
-  { id: 'runner-console', label: 'Runner console', component: lazyView(() => import('./runner-console/RunnerConsoleView.tsx')) },
-  { id: 'settings', label: 'Settings', component: lazyView(() => import('./settings/SettingsView.tsx')) },
+  { id: 'runners', label: 'Runners', component: lazyView(() => import('./runners/RunnersView.tsx')), shortcut: 'r' },
+  { id: 'simulator', label: 'Simulator', component: lazyView(() => import('./simulator/SimulatorView.tsx')), shortcut: 'i' },
+  { id: 'runner-console', label: 'Runner console', component: lazyView(() => import('./runner-console/RunnerConsoleView.tsx')), shortcut: 'o' },
+  { id: 'settings', label: 'Settings', component: lazyView(() => import('./settings/SettingsView.tsx')), shortcut: 's' },
   { id: 'bench', label: 'Chart bench', component: lazyView(() => import('./bench/ChartBenchView.tsx')), hidden: true },
 ];
 

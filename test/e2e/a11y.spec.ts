@@ -1,8 +1,10 @@
 // Accessibility of every view: axe-core (serious and critical rules) on each entry of the views
 // menu, in light and in dark, against a server with something to show (demo load, a running build
-// with a trace, an alert). The views are read from the menu the page renders, so a view added to
+// with a trace long enough to scroll, a server log long enough to scroll, an alert). The views are read from the menu the page renders, so a view added to
 // renderer/views/registry.ts is covered without touching this file.
-import type { Page } from '@playwright/test';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Locator, Page } from '@playwright/test';
 import { test, expect } from './fixtures.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
@@ -29,8 +31,11 @@ test.beforeAll(async ({ browser }) => {
   expect(load.status).toBe(200);
   const { build } = await runningBuild(s, { name: 'rspec', commands: 'bundle exec rspec' }, 'webapp');
   buildId = build.id;
-  const part = Buffer.from('\u001b[32;1mRunning with gitlab-ci-multi-runner 1.11.5\u001b[0;m\n$ bundle exec rspec\n');
+  // Long enough that the trace box scrolls: a region only a mouse could scroll is a serious finding.
+  const specs = Array.from({ length: 120 }, (_, i) => `spec/models/model_${i}_spec.rb .....\n`).join('');
+  const part = Buffer.from(`\u001b[32;1mRunning with gitlab-ci-multi-runner 1.11.5\u001b[0;m\n$ bundle exec rspec\n${specs}`);
   expect((await patchTrace(s, build.id, { token: build.token, range: `0-${part.length}`, body: part })).status).toBe(202);
+  await writeLogLines(s, 80);
   viewPage = await browser.newPage();
   // The keys of renderer/api/session.ts and renderer/app/theme.ts, stored before the page's scripts
   // run on every load: the theme is the one the load's URL names (openView).
@@ -48,6 +53,23 @@ test.afterAll(async () => {
 test.afterEach(async ({}, testInfo) => {
   if (viewPage && testInfo.status !== testInfo.expectedStatus) await testInfo.attach('screenshot', { body: await viewPage.screenshot(), contentType: 'image/png' });
 });
+
+/** Appends lines in the server log's own format (pino's JSON) to the file the server names: the
+ *  test server logs nothing (log level silent), and Settings' log is a scrolling box only with lines in it. */
+async function writeLogLines(server: TestServer, count: number): Promise<void> {
+  const logs = await http(`${server.url}/api/app/logs`, { token: server.adminToken });
+  expect(logs.status).toBe(200);
+  const file = (logs.body as { file: string }).file;
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const now = Date.now();
+  const lines = Array.from({ length: count }, (_, i) => JSON.stringify({ level: 30, time: now - (count - i) * 1000, msg: `monitor sample ${i}`, queue: `queue-${i % 12}` }));
+  fs.appendFileSync(file, lines.join('\n') + '\n');
+}
+
+/** The box scrolls: its content is taller than it is. */
+async function expectScrolls(box: Locator): Promise<void> {
+  expect(await box.evaluate((el) => el.scrollHeight > el.clientHeight)).toBe(true);
+}
 
 /** The views the menu offers, as the page renders them: [id from the href, label]. */
 export async function menuViews(page: Page): Promise<{ id: string; label: string }[]> {
@@ -91,8 +113,15 @@ for (const theme of ['light', 'dark'] as const) {
   }
   test(`a build's page has no serious or critical axe violation (${theme})`, async () => {
     await openView(viewPage, `builds/${buildId}`, theme);
-    await expect(viewPage.getByTestId('trace')).toContainText('Running with');
+    await expect(viewPage.getByTestId('trace')).toContainText('model_119_spec');
+    await expectScrolls(viewPage.getByTestId('trace'));
     await expectAccessible(viewPage, `a build's page (${theme})`);
+  });
+  test(`Settings with its log lines has no serious or critical axe violation (${theme})`, async () => {
+    await openView(viewPage, 'settings', theme);
+    await expect(viewPage.getByTestId('log-row')).toHaveCount(80);
+    await expectScrolls(viewPage.locator('[data-testid="log-viewer"] .log-table'));
+    await expectAccessible(viewPage, `Settings with log lines (${theme})`);
   });
 }
 

@@ -1,4 +1,4 @@
-// Desktop niceties in Chromium against real servers: keyboard shortcuts (g + letter, "/", "?"),
+// Desktop niceties in Chromium against real servers: the skip link, keyboard shortcuts (g + letter, "/", "?"),
 // the help dialog (focus trapped and restored, Esc), view state remembered across a restart on
 // another port with the same data dir (range, filters, connection, theme), and the first-run tour
 // (shown once, skippable, reachable again from the help dialog).
@@ -114,6 +114,32 @@ test('keyboard shortcuts: g + letter opens views, / focuses the filter, ? opens 
   await help.getByRole('button', { name: 'Close' }).click();
   await expect(help).toHaveCount(0);
   await expect(page.getByTestId('help-button')).toBeFocused();
+});
+
+test('the skip link is the first Tab stop, seen when focused, and leads into the view; Runners, Runner console, Simulator and Settings have shortcuts', async ({ page }) => {
+  const s = await uiServer();
+  await openSignedIn(page, s);
+  await expect(page.getByTestId('queues-filter')).toBeVisible();
+
+  // Hidden until focused, then on screen; Enter leaves the route as it was and the focus in <main>.
+  const skip = page.getByRole('link', { name: 'Skip to content' });
+  const route = await hash(page);
+  expect((await skip.boundingBox())!.y).toBeLessThan(0);
+  await page.keyboard.press('Tab');
+  await expect(skip).toBeFocused();
+  await expect(skip).toBeInViewport();
+  await page.keyboard.press('Enter');
+  expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('MAIN');
+  expect(await hash(page)).toBe(route);
+  await page.keyboard.press('Tab');
+  expect(await page.evaluate(() => document.querySelector('main')!.contains(document.activeElement) && document.activeElement !== document.querySelector('main'))).toBe(true);
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+
+  const added = [['r', 'runners', 'Runners'], ['o', 'runner-console', 'Runner console'], ['i', 'simulator', 'Simulator'], ['s', 'settings', 'Settings']] as const;
+  for (const [key, view] of added) await go(page, key, view);
+  await page.keyboard.press('?');
+  const help = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+  for (const [key, , label] of added) await expect(help.getByTestId('shortcut-row').filter({ hasText: `Open ${label}` })).toHaveText(`g then ${key}Open ${label}`);
 });
 
 test('range, filters, connection and theme come back after a restart on another port (same data dir)', async ({ page }) => {

@@ -1,9 +1,10 @@
 // Which "g + letter" shortcuts the views get: g d and g b always (the issue names them), and the
 // first letter of any other view only when no other view shares it (Simulator and Settings both
-// start with "s": neither gets one, rather than one winning by menu order).
+// start with "s": neither gets one by its first letter, rather than one winning by menu order);
+// a letter the registry declares comes before any first letter.
 import { describe, expect, it } from 'vitest';
 import { viewShortcuts } from '../../renderer/app/shortcuts.ts';
-import type { ViewEntry } from '../../renderer/views/registry.ts';
+import { VIEWS, type ViewEntry } from '../../renderer/views/registry.ts';
 
 const view = (id: string, label: string, hidden = false): ViewEntry => ({ id, label, component: () => null, hidden });
 
@@ -32,5 +33,23 @@ describe('view shortcuts', () => {
   it('drops a letter as soon as a second view takes it', () => {
     const got = viewShortcuts([view('dashboard', 'Dashboard'), view('runners', 'Runners'), view('runner-console', 'Runner console'), view('retries', 'Retries')]);
     expect(got.map((s) => s.key)).toEqual(['d']);
+  });
+
+  it('gives a view the letter it declares, which no first letter then takes', () => {
+    const got = viewShortcuts([
+      view('dashboard', 'Dashboard'),
+      view('runners', 'Runners'),
+      { ...view('runner-console', 'Runner console'), shortcut: 'o' },
+      { ...view('simulator', 'Simulator'), shortcut: 'i' },
+      { ...view('settings', 'Settings'), shortcut: 's' },
+      view('search', 'Search'),
+    ]);
+    expect(got.map((s) => `${s.key} ${s.view}`)).toEqual(['d dashboard', 'o runner-console', 'i simulator', 's settings', 'r runners']);
+  });
+
+  it('gives Runners, Runner console, Simulator and Settings a letter each in the app', () => {
+    const keys = Object.fromEntries(viewShortcuts(VIEWS).map((s) => [s.view, s.key]));
+    expect(keys).toMatchObject({ dashboard: 'd', builds: 'b', runners: 'r', 'runner-console': 'o', simulator: 'i', settings: 's' });
+    expect(new Set(Object.values(keys)).size).toBe(Object.keys(keys).length);
   });
 });

@@ -116,8 +116,9 @@ function TraceViewer({ chunks, live, error }: { chunks: string[]; live: boolean;
         <label className="inline small"><input type="checkbox" checked={follow} onChange={(e) => setFollow(e.target.checked)} /> follow</label>
       </div>
       {error && <p className="error small">{error}</p>}
-      {/* Each chunk is ansi_up output with escape_html on: text is escaped, only its own <span>s remain. */}
-      <pre ref={box} className="trace" data-testid="trace" aria-live="polite">
+      {/* Each chunk is ansi_up output with escape_html on: text is escaped, only its own <span>s remain.
+          Focusable so the keyboard can scroll a long trace; a named region so a screen reader says what it is. */}
+      <pre ref={box} className="trace" data-testid="trace" aria-live="polite" tabIndex={0} role="region" aria-label="Build trace">
         {chunks.map((html, i) => <span key={i} dangerouslySetInnerHTML={{ __html: html }} />)}
       </pre>
     </section>

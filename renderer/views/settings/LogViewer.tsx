@@ -41,7 +41,8 @@ export function LogViewer() {
         <button className="ghost" onClick={() => void q.refetch()} disabled={q.isFetching} data-testid="log-refresh">Refresh</button>
       </div>
       {q.error && <p className="error">{(q.error as Error).message}</p>}
-      <div className="table-wrap log-table">
+      {/* A box that scrolls on its own: focusable so the keyboard can scroll it too. */}
+      <div className="table-wrap log-table" tabIndex={0} role="region" aria-label="Server log lines">
         <table data-testid="log-table">
           <thead><tr><th>Time</th><th>Level</th><th>Message</th><th>Fields</th></tr></thead>
           <tbody>
