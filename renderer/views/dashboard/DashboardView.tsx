@@ -156,6 +156,10 @@ export default function DashboardView() {
     () => (h ? [{ name: 'processed/s', values: h.totals.processed_rate, color: PALETTE[2]! }, { name: 'failed/s', values: h.totals.failed_rate, color: PALETTE[3]! }] : []),
     [h],
   );
+  const sets = useMemo<Series[]>(
+    () => (h?.sets ? [{ name: 'retries', values: h.sets.retry, color: PALETTE[1]! }, { name: 'scheduled', values: h.sets.scheduled, color: PALETTE[0]! }, { name: 'dead', values: h.sets.dead, color: PALETTE[3]! }] : []),
+    [h],
+  );
   const markers = useMemo<Record<string, Marker[]>>(() => {
     const by: Record<string, Marker[]> = { latency: [], backlog: [], failure_rate: [] };
     for (const a of alerts.data ?? []) {
@@ -230,6 +234,12 @@ export default function DashboardView() {
           <h3><Glossary term="processed">Processed</Glossary> and <Glossary term="failed">failed</Glossary> per second</h3>
           <TimeSeriesChart testId="chart-rates" t={h?.t ?? NO_TIMES} series={rates} from={windowFrom} to={to} yFormat={formatRate} refLines={failLine} markers={markers.failure_rate} spans={pauseSpans} />
         </div>
+        {sets.length > 0 && (
+          <div className="card">
+            <h3><Glossary term="retries">Retries</Glossary>, <Glossary term="scheduled">scheduled</Glossary> and <Glossary term="dead">dead</Glossary></h3>
+            <TimeSeriesChart testId="chart-sets" integers t={h?.t ?? NO_TIMES} series={sets} from={windowFrom} to={to} yFormat={num} spans={pauseSpans} />
+          </div>
+        )}
       </div>
 
       <div className="tables">
