@@ -13,6 +13,7 @@ import { RANGES, SPARK_POINTS, isRangeKey, type RangeKey } from './ranges.ts';
 import { TOP, adoptEarlyHistory, arrivedEarlyHistory, historyParams } from './early-history.ts';
 import { useUiState } from '../../app/ui-state.ts';
 import { KpiCards } from './KpiCards.tsx';
+import { useTrendHistory } from '../../app/queue-trends.ts';
 import { QueuesTable } from './QueuesTable.tsx';
 import { ProcessesTable } from './ProcessesTable.tsx';
 import { ThresholdsEditor } from './ThresholdsEditor.tsx';
@@ -143,6 +144,7 @@ export default function DashboardView() {
     refetchInterval,
     placeholderData: (prev) => prev,
   });
+  const trends = useTrendHistory(id, { pausedAt });
   const names = useMemo(() => (h ? (queues ?? Object.keys(h.queues)).filter((q) => h.queues[q]) : []), [h, queues]);
 
   const colourOf = useQueueColours(id, h?.queue_names ?? NO_NAMES);
@@ -243,7 +245,7 @@ export default function DashboardView() {
       </div>
 
       <div className="tables">
-        <QueuesTable connectionId={id} current={current.data} spark={spark.data} deletable={conn?.kind === 'embedded'} />
+        <QueuesTable connectionId={id} current={current.data} spark={spark.data} trends={trends} deletable={conn?.kind === 'embedded'} />
         <ProcessesTable connectionId={id} current={current.data} asOf={current.dataUpdatedAt} />
       </div>
       <ThresholdsEditor connectionId={id} thresholds={thresholds.data} queueNames={h?.queue_names ?? Object.keys(current.data?.queues ?? {})} />
