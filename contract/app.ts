@@ -76,6 +76,12 @@ export const History = Type.Object({
     failed_rate: Series,
   }),
   queues: Type.Record(Type.String(), Type.Object({ backlog: Series, latency: Series })),
+  sets: Type.Optional(
+    Type.Object(
+      { retry: Series, scheduled: Series, dead: Series },
+      { description: "Sidekiq's Retries, Scheduled and Dead sizes (bucket averages): only when a sample in the range had them (sidekiq connections)" },
+    ),
+  ),
   queue_names: Type.Array(Type.String(), { description: 'every queue seen in the range, by peak backlog, highest first' }),
   gaps: Type.Array(Type.Object({ t: Type.Integer(), error: Type.String(), count: Type.Integer({ minimum: 1, description: 'failed samples in the bucket (the first one’s error is `error`)' }) })),
   queues_untracked: Type.Optional(

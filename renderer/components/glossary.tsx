@@ -11,6 +11,9 @@ export const GLOSSARY = {
   enqueued: 'Enqueued: jobs waiting in all queues together (the sum of the backlogs).',
   utilization: 'Utilization: busy ÷ concurrency — how much of the worker capacity is in use.',
   processes: 'Processes: worker processes that reported in the latest sample.',
+  retries: 'Retries: failed jobs waiting in Sidekiq’s retry set for their next attempt.',
+  scheduled: 'Scheduled: jobs in Sidekiq’s schedule set, to be enqueued at a later time.',
+  dead: 'Dead: jobs that ran out of retries, kept in Sidekiq’s dead set (the morgue) until they expire or are deleted.',
   failure_rate: 'Failure rate: failed jobs per second, from the change of the failed counter over at least the last 10 s.',
 } as const;
 

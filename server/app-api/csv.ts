@@ -23,6 +23,8 @@ export function historyCsv(h: History): string {
     'processes',
     'processed_per_s',
     'failed_per_s',
+    // Sidekiq's sets only where the history has them: other connections' files keep their columns.
+    ...(h.sets ? ['retries', 'scheduled', 'dead'] : []),
     ...queues.flatMap((q) => [`backlog:${q}`, `latency_s:${q}`]),
     'error',
   ];
@@ -40,6 +42,7 @@ export function historyCsv(h: History): string {
       tt.processed_rate[i]!,
       tt.failed_rate[i]!,
     ];
+    if (h.sets) row.push(h.sets.retry[i]!, h.sets.scheduled[i]!, h.sets.dead[i]!);
     for (const q of queues) row.push(h.queues[q]!.backlog[i]!, h.queues[q]!.latency[i]!);
     row.push(gapAt.get(h.t[i]!) ?? null);
     lines.push(row.map(cell).join(','));

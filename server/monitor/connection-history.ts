@@ -3,7 +3,8 @@
 // storage as compact rows (MonitorHistoryRepo). Writes are one row per sample plus one per minute.
 import type { MonitorStore, SampleRow } from '../store/ports/monitor-ports.ts';
 import type { CompoundMetrics } from '../../contract/metrics.ts';
-import { NT, T, encodeSample, decodeSample, type QueueTriples } from './sample-codec.ts';
+import { NS, NT, T, encodeSample, decodeSample, type QueueTriples } from './sample-codec.ts';
+import { setsOf } from './set-sizes.ts';
 import { Tier } from './tier.ts';
 import { MinuteRollup, MINUTE } from './rollup.ts';
 import { RateWindow } from './rate-window.ts';
@@ -88,8 +89,8 @@ export class ConnectionHistory {
   private pushStored(r: SampleRow): void {
     const tier = r.tier === RAW ? this.raw : this.rollup;
     if (r.data) {
-      const { tot, queues } = decodeSample(r.data);
-      tier.push(r.t, tot[T.count]!, tot, queues, r.error ?? undefined);
+      const { tot, queues, sets } = decodeSample(r.data);
+      tier.push(r.t, tot[T.count]!, tot, queues, r.error ?? undefined, sets);
       if (r.tier === RAW) this.window.add(r.t, tot[T.processed]!, tot[T.failed]!, MAX_RATE_SPAN_MS);
     } else tier.push(r.t, 0, undefined, [], r.error ?? 'sample failed');
   }
@@ -120,6 +121,7 @@ export class ConnectionHistory {
     tot[T.concurrency] = concurrency;
     tot[T.processes] = m.processes.length;
     tot[T.count] = 1;
+    const sets = setsOf(m);
     let rates: SampleRates = { processedRate: null, failedRate: null };
     // Each row holds its window's change: windows overlap, but rollups and buckets divide summed
     // changes by summed seconds, which stays the average rate.
@@ -146,8 +148,8 @@ export class ConnectionHistory {
     this.store.tx(() => {
       for (const [idx, name] of newNames) this.store.history.setQueueName(this.connectionId, idx, name);
       this.closeMinuteIfDone(t);
-      this.store.history.putSample(this.connectionId, { tier: RAW, t, error: null, data: encodeSample(tot, queues) });
-      this.raw.push(t, 1, tot, queues);
+      this.store.history.putSample(this.connectionId, { tier: RAW, t, error: null, data: encodeSample(tot, queues, sets) });
+      this.raw.push(t, 1, tot, queues, undefined, sets);
       this.feedRollup(this.raw.len - 1);
     });
     return rates;
@@ -211,7 +213,7 @@ export class ConnectionHistory {
         const col = this.raw.q[idx];
         if (col && !Number.isNaN(col[i * 2]!)) queues.push(idx, col[i * 2]!, col[i * 2 + 1]!);
       }
-      this.building.addGood(this.raw.tot.subarray(i * NT, i * NT + NT), queues);
+      this.building.addGood(this.raw.tot.subarray(i * NT, i * NT + NT), queues, this.raw.sets.subarray(i * NS, i * NS + NS));
     } else this.building.addGap(this.raw.errors.get(t) ?? 'sample failed');
   }
 
@@ -219,8 +221,8 @@ export class ConnectionHistory {
     const minute = Math.floor(t / MINUTE) * MINUTE;
     if (this.building.empty || this.building.minute === minute) return;
     const row = this.building.finish();
-    this.store.history.putSample(this.connectionId, { tier: ROLLUP, t: row.t, error: row.error ?? null, data: encodeSample(row.tot, row.queues) });
-    this.rollup.push(row.t, row.n, row.tot, row.queues, row.error);
+    this.store.history.putSample(this.connectionId, { tier: ROLLUP, t: row.t, error: row.error ?? null, data: encodeSample(row.tot, row.queues, row.sets) });
+    this.rollup.push(row.t, row.n, row.tot, row.queues, row.error, row.sets);
     this.building.start(minute);
     this.prune(t);
   }

@@ -3,7 +3,7 @@
 // a minute or more (a 7-day range reads ~10k rows, not ~120k), raw samples below that. One pass
 // over typed columns; queues are only aggregated for the series asked for.
 import type { History } from '../../contract/app.ts';
-import { NT, T } from './sample-codec.ts';
+import { NS, NT, S, T } from './sample-codec.ts';
 import type { Tier } from './tier.ts';
 import type { ConnectionHistory } from './connection-history.ts';
 import { MINUTE } from './rollup.ts';
@@ -89,6 +89,8 @@ export function queryHistory(h: ConnectionHistory, p: HistoryParams): History {
   const failures = new Float64Array(nb); // failed samples folded into the bucket
   const qIdx = wanted.map((n) => nameToIdx.get(n));
   const qSum = wanted.map(() => new Float64Array(nb * 3)); // backlog sum, latency sum, weight
+  const setSum = new Float64Array(nb * NS * 2); // per set: size sum, weight
+  let anySets = false;
   for (const { tier, start, end } of segs) {
     const { t, n, tot } = tier;
     const cols = qIdx.map((idx) => (idx === undefined ? undefined : tier.q[idx]));
@@ -117,6 +119,13 @@ export function queryHistory(h: ConnectionHistory, p: HistoryParams): History {
         inc[b * 3 + 1]! += tot[o + T.failedInc]!;
         inc[b * 3 + 2]! += dt;
       }
+      for (let k = 0; k < NS; k++) {
+        const v = tier.sets[i * NS + k]!;
+        if (Number.isNaN(v)) continue;
+        anySets = true;
+        setSum[(b * NS + k) * 2]! += v * c;
+        setSum[(b * NS + k) * 2 + 1]! += c;
+      }
       for (let k = 0; k < cols.length; k++) {
         const col = cols[k];
         if (!col) continue;
@@ -141,11 +150,16 @@ export function queryHistory(h: ConnectionHistory, p: HistoryParams): History {
     queue_names: queueNames,
     gaps: [],
   };
+  const sets = anySets ? { retry: [] as (number | null)[], scheduled: [] as (number | null)[], dead: [] as (number | null)[] } : undefined;
+  if (sets) out.sets = sets;
+  const setSeries: (number | null)[][] = [];
+  if (sets) [setSeries[S.retry], setSeries[S.scheduled], setSeries[S.dead]] = [sets.retry, sets.scheduled, sets.dead];
   const tt = out.totals;
   const series = wanted.map((name) => out.queues[name]!);
   const pushNull = (time: number) => {
     out.t.push(time);
     for (const s of Object.values(tt)) s.push(null);
+    for (const s of setSeries) s.push(null);
     for (const s of series) {
       s.backlog.push(null);
       s.latency.push(null);
@@ -175,6 +189,10 @@ export function queryHistory(h: ConnectionHistory, p: HistoryParams): History {
     const secs = inc[b * 3 + 2]!;
     tt.processed_rate.push(secs > 0 ? round(inc[b * 3]! / secs) : null);
     tt.failed_rate.push(secs > 0 ? round(inc[b * 3 + 1]! / secs) : null);
+    for (let k = 0; k < setSeries.length; k++) {
+      const sw = setSum[(b * NS + k) * 2 + 1]!;
+      setSeries[k]!.push(sw > 0 ? round(setSum[(b * NS + k) * 2]! / sw) : null);
+    }
     for (let k = 0; k < series.length; k++) {
       const acc = qSum[k]!;
       const qw = acc[b * 3 + 2]!;

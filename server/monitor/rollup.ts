@@ -1,6 +1,6 @@
 // Folds the samples of one minute into one row: gauges averaged over the good samples, counters
 // as their last value, increments summed, so rates from rollups equal rates from raw samples.
-import { NT, T, type QueueTriples } from './sample-codec.ts';
+import { NS, NT, T, noSets, type QueueTriples } from './sample-codec.ts';
 
 export const MINUTE = 60_000;
 
@@ -12,6 +12,8 @@ export class MinuteRollup {
   private sums = new Float64Array(NT);
   private last = new Float64Array(NT);
   private queues = new Map<number, [number, number, number]>();
+  /** Sums of the set sizes and how many samples had each. */
+  private sets = new Float64Array(NS * 2);
 
   get empty(): boolean {
     return Number.isNaN(this.minute);
@@ -23,11 +25,17 @@ export class MinuteRollup {
     this.gaps = 0;
     this.firstError = undefined;
     this.sums.fill(0);
+    this.sets.fill(0);
     this.queues.clear();
   }
 
-  addGood(tot: ArrayLike<number>, queues: QueueTriples): void {
+  addGood(tot: ArrayLike<number>, queues: QueueTriples, sets: ArrayLike<number>): void {
     this.n++;
+    for (let k = 0; k < NS; k++) {
+      if (Number.isNaN(sets[k]!)) continue;
+      this.sets[k * 2]! += sets[k]!;
+      this.sets[k * 2 + 1]!++;
+    }
     for (let k = 0; k < NT; k++) this.sums[k]! += tot[k]!;
     for (let k = 0; k < NT; k++) this.last[k] = tot[k]!;
     for (let k = 0; k < queues.length; k += 3) {
@@ -46,13 +54,13 @@ export class MinuteRollup {
   }
 
   /** The finished row: [n, totals (only failedSamples for an all-gap minute), queue triples, error]. */
-  finish(): { t: number; n: number; tot: Float64Array; queues: QueueTriples; error: string | undefined } {
+  finish(): { t: number; n: number; tot: Float64Array; queues: QueueTriples; sets: Float64Array; error: string | undefined } {
     const t = this.minute;
     if (this.n === 0) {
       const tot = new Float64Array(NT).fill(NaN);
       tot[T.count] = 0;
       tot[T.failedSamples] = this.gaps;
-      return { t, n: 0, tot, queues: [], error: this.firstError ?? 'no good sample' };
+      return { t, n: 0, tot, queues: [], sets: noSets(), error: this.firstError ?? 'no good sample' };
     }
     const tot = new Float64Array(NT);
     for (let k = 0; k < NT; k++) tot[k] = this.sums[k]! / this.n;
@@ -65,7 +73,9 @@ export class MinuteRollup {
     tot[T.failedSamples] = this.gaps;
     const queues: QueueTriples = [];
     for (const [idx, [b, l, c]] of this.queues) queues.push(idx, b / c, l / c);
+    const sets = noSets();
+    for (let k = 0; k < NS; k++) if (this.sets[k * 2 + 1]! > 0) sets[k] = this.sets[k * 2]! / this.sets[k * 2 + 1]!;
     // A minute with some failed samples keeps the first error, so coarse views still show the trouble.
-    return { t, n: this.n, tot, queues, error: this.firstError };
+    return { t, n: this.n, tot, queues, sets, error: this.firstError };
   }
 }

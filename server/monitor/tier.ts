@@ -1,7 +1,7 @@
 // One resolution of a connection's history, held in memory as columns (typed arrays), so a
 // 7-day range query is a tight loop over numbers rather than a database scan. The database
 // rows are the durable copy; this is rebuilt from them at start.
-import { NT, type QueueTriples } from './sample-codec.ts';
+import { NS, NT, type QueueTriples } from './sample-codec.ts';
 
 export class Tier {
   len = 0;
@@ -10,6 +10,8 @@ export class Tier {
   /** Good samples folded into the row: 1 for a raw sample, up to 60/interval for a rollup; 0 = gap. */
   n: Float64Array;
   tot: Float64Array;
+  /** Sidekiq's set sizes per row (sample-codec's S), NaN where the sample had none. */
+  sets: Float64Array;
   /** Per queue index: [backlog, latency] per row, NaN where the queue was absent. */
   q: (Float32Array | undefined)[] = [];
   /** Error text of gap rows, by row time. */
@@ -20,19 +22,21 @@ export class Tier {
     this.t = new Float64Array(initialCap);
     this.n = new Float64Array(initialCap);
     this.tot = new Float64Array(initialCap * NT);
+    this.sets = new Float64Array(initialCap * NS).fill(NaN);
   }
 
   get lastT(): number {
     return this.len ? this.t[this.len - 1]! : -Infinity;
   }
 
-  push(t: number, n: number, tot: ArrayLike<number> | undefined, queues: QueueTriples, error?: string): void {
+  push(t: number, n: number, tot: ArrayLike<number> | undefined, queues: QueueTriples, error?: string, sets?: ArrayLike<number>): void {
     if (this.len === this.cap) this.grow();
     const i = this.len++;
     this.t[i] = t;
     this.n[i] = n;
     const base = i * NT;
     for (let k = 0; k < NT; k++) this.tot[base + k] = tot ? tot[k]! : NaN;
+    for (let k = 0; k < NS; k++) this.sets[i * NS + k] = sets ? sets[k]! : NaN;
     for (let k = 0; k < queues.length; k += 3) {
       const col = this.column(queues[k]!);
       col[i * 2] = queues[k + 1]!;
@@ -61,6 +65,7 @@ export class Tier {
     this.t.copyWithin(0, k, this.len);
     this.n.copyWithin(0, k, this.len);
     this.tot.copyWithin(0, k * NT, this.len * NT);
+    this.sets.copyWithin(0, k * NS, this.len * NS);
     this.q.forEach((col, idx) => {
       if (!col) return;
       col.copyWithin(0, k * 2, this.len * 2);
@@ -93,6 +98,9 @@ export class Tier {
     const tot = new Float64Array(cap * NT);
     tot.set(this.tot);
     this.tot = tot;
+    const sets = new Float64Array(cap * NS).fill(NaN);
+    sets.set(this.sets);
+    this.sets = sets;
     this.q = this.q.map((col) => {
       if (!col) return col;
       const next = new Float32Array(cap * 2).fill(NaN);

@@ -13,6 +13,7 @@ import { RANGES, SPARK_POINTS, isRangeKey, type RangeKey } from './ranges.ts';
 import { TOP, adoptEarlyHistory, arrivedEarlyHistory, historyParams } from './early-history.ts';
 import { useUiState } from '../../app/ui-state.ts';
 import { KpiCards } from './KpiCards.tsx';
+import { useTrendHistory } from '../../app/queue-trends.ts';
 import { QueuesTable } from './QueuesTable.tsx';
 import { ProcessesTable } from './ProcessesTable.tsx';
 import { ThresholdsEditor } from './ThresholdsEditor.tsx';
@@ -143,6 +144,7 @@ export default function DashboardView() {
     refetchInterval,
     placeholderData: (prev) => prev,
   });
+  const trends = useTrendHistory(id, { pausedAt });
   const names = useMemo(() => (h ? (queues ?? Object.keys(h.queues)).filter((q) => h.queues[q]) : []), [h, queues]);
 
   const colourOf = useQueueColours(id, h?.queue_names ?? NO_NAMES);
@@ -154,6 +156,10 @@ export default function DashboardView() {
   );
   const rates = useMemo<Series[]>(
     () => (h ? [{ name: 'processed/s', values: h.totals.processed_rate, color: PALETTE[2]! }, { name: 'failed/s', values: h.totals.failed_rate, color: PALETTE[3]! }] : []),
+    [h],
+  );
+  const sets = useMemo<Series[]>(
+    () => (h?.sets ? [{ name: 'retries', values: h.sets.retry, color: PALETTE[1]! }, { name: 'scheduled', values: h.sets.scheduled, color: PALETTE[0]! }, { name: 'dead', values: h.sets.dead, color: PALETTE[3]! }] : []),
     [h],
   );
   const markers = useMemo<Record<string, Marker[]>>(() => {
@@ -230,10 +236,16 @@ export default function DashboardView() {
           <h3><Glossary term="processed">Processed</Glossary> and <Glossary term="failed">failed</Glossary> per second</h3>
           <TimeSeriesChart testId="chart-rates" t={h?.t ?? NO_TIMES} series={rates} from={windowFrom} to={to} yFormat={formatRate} refLines={failLine} markers={markers.failure_rate} spans={pauseSpans} />
         </div>
+        {sets.length > 0 && (
+          <div className="card">
+            <h3><Glossary term="retries">Retries</Glossary>, <Glossary term="scheduled">scheduled</Glossary> and <Glossary term="dead">dead</Glossary></h3>
+            <TimeSeriesChart testId="chart-sets" integers t={h?.t ?? NO_TIMES} series={sets} from={windowFrom} to={to} yFormat={num} spans={pauseSpans} />
+          </div>
+        )}
       </div>
 
       <div className="tables">
-        <QueuesTable connectionId={id} current={current.data} spark={spark.data} deletable={conn?.kind === 'embedded'} />
+        <QueuesTable connectionId={id} current={current.data} spark={spark.data} trends={trends} deletable={conn?.kind === 'embedded'} />
         <ProcessesTable connectionId={id} current={current.data} asOf={current.dataUpdatedAt} />
       </div>
       <ThresholdsEditor connectionId={id} thresholds={thresholds.data} queueNames={h?.queue_names ?? Object.keys(current.data?.queues ?? {})} />

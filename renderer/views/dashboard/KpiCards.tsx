@@ -3,6 +3,7 @@ import type { ReactNode } from 'react';
 import type { CurrentSample, History } from '../../api/client.ts';
 import { Glossary, type Term } from '../../components/glossary.tsx';
 import { num, rate } from '../../components/format.ts';
+import { SetCards } from './SetCards.tsx';
 
 function lastValue(s: (number | null)[] | undefined): number | null {
   if (!s) return null;
@@ -37,6 +38,7 @@ export function KpiCards({ current, history }: { current: CurrentSample | null |
         sub={<Glossary term="utilization"><span data-testid="kpi-utilization">{util === null ? '—' : `${util}%`}</span> utilization</Glossary>}
       />
       <Card term="processes" label="Processes" testId="kpi-processes" value={num(current?.processes.length)} />
+      <SetCards current={current} history={history} />
     </div>
   );
 }

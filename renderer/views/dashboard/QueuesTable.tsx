@@ -9,6 +9,7 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { useClient } from '../../app/client-context.tsx';
 import type { CurrentSample, History } from '../../api/client.ts';
 import { Sparkline } from '../../components/Sparkline.tsx';
+import { backlogTrend, slopePerMinute, trendText } from '../../components/queue-trend.ts';
 import { Glossary } from '../../components/glossary.tsx';
 import { humanDuration, num } from '../../components/format.ts';
 import { isString, useUiState } from '../../app/ui-state.ts';
@@ -32,7 +33,7 @@ function usePins(connectionId: string): [Set<string>, (q: string) => void] {
   return [pins, toggle];
 }
 
-export function QueuesTable({ connectionId, current, spark, deletable = false }: { connectionId: string; current: CurrentSample | null | undefined; spark: History | undefined; deletable?: boolean }) {
+export function QueuesTable({ connectionId, current, spark, trends, deletable = false }: { connectionId: string; current: CurrentSample | null | undefined; spark: History | undefined; trends: History | undefined; deletable?: boolean }) {
   const client = useClient();
   const [filter, setFilter] = useUiState('dashboard.queues-filter', '', isString); // remembered across restarts
   // Deleted here: hidden until the next sample no longer has them.
@@ -102,6 +103,7 @@ export function QueuesTable({ connectionId, current, spark, deletable = false }:
           {header('backlog', <Glossary term="backlog">Backlog</Glossary>, 'c-num')}
           {header('latency', <Glossary term="latency">Latency</Glossary>, 'c-num')}
           <span role="columnheader" className="c-spark">Backlog trend</span>
+          <span role="columnheader" className="c-trend">Trend (5 min)</span>
           {deletable && <span role="columnheader" className="c-act"><span className="sr-only">Actions</span></span>}
         </div>
         <div ref={scroller} className="vbody" style={{ height: Math.min(360, Math.max(ROW, rows.length * ROW)) }}>
@@ -120,6 +122,7 @@ export function QueuesTable({ connectionId, current, spark, deletable = false }:
                   <span role="cell" className="c-num" data-testid="queue-backlog">{num(r.backlog)}</span>
                   <span role="cell" className="c-num" data-testid="queue-latency">{humanDuration(r.latency)}</span>
                   <span role="cell" className="c-spark"><Sparkline values={spark?.queues[r.name]?.backlog} /></span>
+                  <span role="cell" className="c-trend small" data-testid="queue-trend">{trendText(backlogTrend(trends ? slopePerMinute(trends.t, trends.queues[r.name]?.backlog ?? []) : null, r.backlog))}</span>
                   {deletable && (
                     <span role="cell" className="c-act">
                       <button

@@ -12,11 +12,14 @@ import { Pager } from '../../components/jobs/Pager.tsx';
 import { fromQueued, stamp } from '../../components/jobs/job-row.ts';
 import { OriginBadge, QueueDeleteButton } from './QueueDelete.tsx';
 import { usePace } from '../../app/pace.tsx';
+import { useSelectedConnection } from '../../app/connection-context.tsx';
+import { QueueTrendFact } from './QueueTrendFact.tsx';
 
 const PER_PAGE = 25;
 
 export function QueuePage({ name }: { name: string }) {
   const client = useClient();
+  const { id: connectionId } = useSelectedConnection();
   const qc = useQueryClient();
   const [page, setPage] = useState(1);
   const queue = useQuery({ queryKey: ['jobs', 'queue', name], queryFn: () => jobsApi.queue(client, name), refetchInterval: usePace(2000), retry: false });
@@ -49,6 +52,7 @@ export function QueuePage({ name }: { name: string }) {
         <dl className="facts" data-testid="queue-facts">
           <dt>Size</dt><dd data-testid="queue-size">{num(q?.backlog)}</dd>
           <dt>Latency</dt><dd data-testid="queue-latency">{q ? humanDuration(q.latency) : '—'}</dd>
+          <QueueTrendFact connectionId={connectionId} name={name} backlog={q?.backlog} />
           <dt>Oldest enqueued</dt><dd>{stamp(q?.oldest_enqueued_at)}</dd>
           <dt>Processes</dt><dd>{q?.processes ?? '—'}</dd>
           <dt>Origin</dt><dd>{q ? <OriginBadge q={q} /> : '—'}</dd>

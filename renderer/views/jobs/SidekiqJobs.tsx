@@ -9,6 +9,7 @@ import { JobSetPanel } from '../../components/jobs/JobSetPanel.tsx';
 import { JobTable } from '../../components/jobs/JobTable.tsx';
 import { Pager } from '../../components/jobs/Pager.tsx';
 import { DEAD_COLUMNS, RETRY_COLUMNS, fromPeek } from '../../components/jobs/job-row.ts';
+import { QueueTrendFact } from './QueueTrendFact.tsx';
 import { usePace } from '../../app/pace.tsx';
 
 const PER_PAGE = 25;
@@ -63,6 +64,7 @@ export function SidekiqQueuePage({ conn, name }: { conn: ConnectionView; name: s
         <span className="muted small">newest first, as Sidekiq Web lists them</span>
       </div>
       <ReadOnlyNote conn={conn} />
+      <dl className="facts"><QueueTrendFact connectionId={conn.id} name={name} backlog={jobs.data?.total} /></dl>
       {jobs.error && <p className="error" role="alert">{(jobs.error as Error).message}</p>}
       <JobTable rows={(jobs.data?.jobs ?? []).map((j, i) => fromPeek(j, (page - 1) * PER_PAGE + i, 'queue'))} columns={['id', 'class', 'args', 'enqueued']} label={`Jobs of ${name}`} empty={jobs.data ? 'No job is waiting.' : 'Loading…'} testId="queue-jobs" />
       {total > PER_PAGE && <Pager page={page} perPage={PER_PAGE} total={total} onPage={setPage} label="Queue pages" />}

@@ -1,0 +1,29 @@
+// Sidekiq's Retries, Scheduled and Dead sizes: only a sidekiq connection's samples have them, so
+// on call one sees at a glance whether failures pile up without opening Sidekiq Web.
+import type { CurrentSample, History } from '../../api/client.ts';
+import { Glossary, type Term } from '../../components/glossary.tsx';
+import { num } from '../../components/format.ts';
+import { Sparkline } from '../../components/Sparkline.tsx';
+
+const SETS = [
+  { key: 'retry', term: 'retries', label: 'Retries' },
+  { key: 'scheduled', term: 'scheduled', label: 'Scheduled' },
+  { key: 'dead', term: 'dead', label: 'Dead' },
+] as const satisfies readonly { key: keyof NonNullable<History['sets']>; term: Term; label: string }[];
+
+export function SetCards({ current, history }: { current: CurrentSample | null | undefined; history: History | undefined }) {
+  const extras = current?.sidekiq;
+  if (!extras) return null;
+  const now = { retry: extras.retry_size, scheduled: extras.scheduled_size, dead: extras.dead_size };
+  return (
+    <>
+      {SETS.map((s) => (
+        <div key={s.key} className="kpi card" data-testid={`kpi-${s.key}`}>
+          <div className="kpi-label"><Glossary term={s.term}>{s.label}</Glossary></div>
+          <div className="kpi-value" data-testid={`kpi-${s.key}-value`}>{num(now[s.key])}</div>
+          <div className="kpi-sub"><Sparkline values={history?.sets?.[s.key]} /></div>
+        </div>
+      ))}
+    </>
+  );
+}
