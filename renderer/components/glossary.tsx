@@ -5,11 +5,11 @@ export const GLOSSARY = {
   backlog: 'Backlog: jobs waiting in a queue, not yet picked up by a worker.',
   latency: 'Latency: how long the oldest waiting job of a queue has waited, in seconds (0 when the queue is empty).',
   busy: 'Busy: workers running a job right now, summed over all processes.',
-  concurrency: 'Concurrency: worker threads available, summed over all processes — the most jobs that can run at once.',
+  concurrency: 'Concurrency: worker threads available, summed over the processes that take work (a quiet Sidekiq process does not) — the most jobs that can run at once.',
   processed: 'Processed: jobs completed since the counters began (a counter; the rate is its change per second over at least the last 10 s, as Sidekiq adds to it once per 5 s heartbeat).',
   failed: 'Failed: jobs that raised an error (a counter; each retry that fails counts again).',
   enqueued: 'Enqueued: jobs waiting in all queues together (the sum of the backlogs).',
-  utilization: 'Utilization: busy ÷ concurrency — how much of the worker capacity is in use.',
+  utilization: 'Utilization: busy ÷ concurrency — how much of the worker capacity is in use. A quiet Sidekiq process takes no new work, so its threads are left out of both.',
   processes: 'Processes: worker processes that reported in the latest sample.',
   failure_rate: 'Failure rate: failed jobs per second, from the change of the failed counter over at least the last 10 s.',
 } as const;

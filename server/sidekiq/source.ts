@@ -77,7 +77,7 @@ export function extrasOf(s: SidekiqSnapshot): SidekiqExtras {
     retry_size: s.retrySize,
     scheduled_size: s.scheduledSize,
     dead_size: s.deadSize,
-    process_details: s.processes.map((p) => ({ identity: p.identity, quiet: p.quiet, beat: p.beat, rss_kb: p.rssKb })),
+    process_details: s.processes.map((p) => ({ identity: p.identity, quiet: p.quiet, stopping: p.stopping, beat: p.beat, rss_kb: p.rssKb })),
     days: s.days,
     queues_total: s.queuesTotal,
     processes_total: s.processesTotal,
