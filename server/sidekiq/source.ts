@@ -90,6 +90,7 @@ export function metricsOf(s: SidekiqSnapshot): SidekiqMetrics {
 
 export class SidekiqSource implements MetricsSource {
   private client: Redis | null = null;
+  private connecting: Promise<Redis> | null = null;
   /** Why the guard dropped the current client's socket: the read's error, instead of "Connection is closed". */
   private refused: ReplyTooLarge | null = null;
   private readonly host: string;
@@ -113,11 +114,22 @@ export class SidekiqSource implements MetricsSource {
     return this.opts.timeoutMs;
   }
 
-  /** A connected client, made afresh after a failure. */
-  async redis(): Promise<Redis> {
+  /**
+   * A connected client, made afresh after a failure. Callers that come while it connects (a page's
+   * read while a sample connects) share that connection: making another would drop the first's
+   * socket under the caller already waiting on it.
+   */
+  redis(): Promise<Redis> {
+    if (this.client && this.client.status === 'ready') return Promise.resolve(this.client);
+    this.connecting ??= this.connect().finally(() => {
+      this.connecting = null;
+    });
+    return this.connecting;
+  }
+
+  private async connect(): Promise<Redis> {
     // Loaded on the first sidekiq connection only: ioredis costs every server ~20 MiB of RSS at idle.
     const { Redis } = await import('ioredis');
-    if (this.client && this.client.status === 'ready') return this.client;
     this.drop();
     this.refused = null;
     const c = new Redis(
