@@ -15,6 +15,7 @@ import { useUiState } from '../../app/ui-state.ts';
 import { KpiCards } from './KpiCards.tsx';
 import { QueuesTable } from './QueuesTable.tsx';
 import { ProcessesTable } from './ProcessesTable.tsx';
+import { RedisFactsCard } from './RedisFactsCard.tsx';
 import { ThresholdsEditor } from './ThresholdsEditor.tsx';
 import { QueuePicker } from './QueuePicker.tsx';
 import { PollControl } from './PollControl.tsx';
@@ -236,6 +237,7 @@ export default function DashboardView() {
         <QueuesTable connectionId={id} current={current.data} spark={spark.data} deletable={conn?.kind === 'embedded'} />
         <ProcessesTable connectionId={id} current={current.data} asOf={current.dataUpdatedAt} />
       </div>
+      {conn?.kind === 'sidekiq' && <RedisFactsCard key={id} connectionId={id} />}
       <ThresholdsEditor connectionId={id} thresholds={thresholds.data} queueNames={h?.queue_names ?? Object.keys(current.data?.queues ?? {})} />
     </section>
   );
