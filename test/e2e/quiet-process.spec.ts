@@ -6,8 +6,7 @@ import { test, expect } from './fixtures.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
 import { startRedis, type TestRedis } from '../helpers/redis.ts';
-import { sidekiqView, startSidekiqApp } from '../helpers/sidekiq-oracle.ts';
-import { waitFor } from '../helpers/wait.ts';
+import { startQuietPair } from '../helpers/quiet-sidekiq.ts';
 import { openSignedIn, startUiServer } from './support.ts';
 
 let s: TestServer;
@@ -25,12 +24,7 @@ test.afterAll(async () => {
 
 test('a quiet process is marked quiet and its threads are not counted as capacity', async ({ page }) => {
   test.setTimeout(90_000);
-  const quiet = startSidekiqApp(redis.url, ['-q', 'a', '-c', '3', '-g', 'to-quiet']);
-  const working = startSidekiqApp(redis.url, ['-q', 'b', '-c', '2', '-g', 'working']);
-  workers.push(quiet, working);
-  await waitFor('both processes listed', async () => ((await sidekiqView(redis.url)).processes.length === 2 ? true : undefined), 30_000, 50);
-  quiet.kill('SIGTSTP');
-  await waitFor('the process to report quiet', async () => ((await sidekiqView(redis.url)).processes.find((p) => p.tag === 'to-quiet')?.quiet ? true : undefined), 30_000, 50);
+  const { working } = await startQuietPair(redis.url, workers);
   const c = await http(`${s.url}/api/app/connections`, { json: { name: 'Quiet Sidekiq', kind: 'sidekiq', redis_url: redis.url, interval_s: 2 }, token: s.adminToken });
   expect(c.status).toBe(201);
 

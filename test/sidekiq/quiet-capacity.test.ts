@@ -5,9 +5,9 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
 import { startRedis, type TestRedis } from '../helpers/redis.ts';
-import { sidekiqView, startSidekiqApp, warmOracle } from '../helpers/sidekiq-oracle.ts';
+import { warmOracle } from '../helpers/sidekiq-oracle.ts';
+import { startQuietPair } from '../helpers/quiet-sidekiq.ts';
 import { monitor } from '../monitor/support.ts';
-import { waitFor } from '../helpers/wait.ts';
 import type { ConnectionView, CurrentSample, History } from '../../contract/app.ts';
 
 let s: TestServer;
@@ -29,12 +29,7 @@ const api = (p: string, opts: Parameters<typeof http>[1] = {}) => http(`${s.url}
 const last = (series: (number | null)[]) => series.filter((v) => v !== null).at(-1);
 
 it('a quiet process is flagged quiet and its threads are left out of the history’s busy and concurrency', async () => {
-  const quiet = startSidekiqApp(redis.url, ['-q', 'a', '-c', '3', '-g', 'to-quiet']);
-  const working = startSidekiqApp(redis.url, ['-q', 'b', '-c', '2', '-g', 'working']);
-  workers.push(quiet, working);
-  await waitFor('both processes listed', async () => ((await sidekiqView(redis.url)).processes.length === 2 ? true : undefined), 30_000, 50);
-  quiet.kill('SIGTSTP');
-  await waitFor('the process to report quiet', async () => ((await sidekiqView(redis.url)).processes.find((p) => p.tag === 'to-quiet')?.quiet ? true : undefined), 30_000, 50);
+  await startQuietPair(redis.url, workers);
 
   const r = await api('/connections', { json: { name: 'sidekiq', kind: 'sidekiq', redis_url: redis.url } });
   expect(r.status).toBe(201);
