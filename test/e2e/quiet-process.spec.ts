@@ -7,7 +7,7 @@ import type { TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
 import { startRedis, type TestRedis } from '../helpers/redis.ts';
 import { startQuietPair } from '../helpers/quiet-sidekiq.ts';
-import { openSignedIn, startUiServer } from './support.ts';
+import { expectAccessible, openSignedIn, startUiServer } from './support.ts';
 
 let s: TestServer;
 let redis: TestRedis;
@@ -37,6 +37,9 @@ test('a quiet process is marked quiet and its threads are not counted as capacit
   await expect(rows.filter({ hasText: 'working' }).getByTestId('process-quiet')).toHaveCount(0);
   await expect(page.getByTestId('kpi-busy-value')).toHaveText('0 / 2');
   await expect(page.getByTestId('kpi-quiet')).toContainText('1 quiet');
+  // One axe run covers the quiet marker and the Redis card beside it.
+  await expect(page.getByTestId('redis-version')).not.toHaveText('—');
+  await expectAccessible(page, 'the quiet marker and the Redis card');
 
   // A process that stops (TERM removes it from `processes`) stays listed as gone, with no busy bar.
   working.kill('SIGTERM');
