@@ -121,16 +121,18 @@ export class SidekiqSource implements MetricsSource {
    */
   redis(): Promise<Redis> {
     if (this.client && this.client.status === 'ready') return Promise.resolve(this.client);
-    this.connecting ??= this.connect().finally(() => {
-      this.connecting = null;
+    if (this.connecting) return this.connecting;
+    const connecting = this.connect().finally(() => {
+      if (this.connecting === connecting) this.connecting = null;
     });
-    return this.connecting;
+    this.connecting = connecting;
+    return connecting;
   }
 
   private async connect(): Promise<Redis> {
     // Loaded on the first sidekiq connection only: ioredis costs every server ~20 MiB of RSS at idle.
     const { Redis } = await import('ioredis');
-    this.drop();
+    this.client?.disconnect();
     this.refused = null;
     const c = new Redis(
       clientOptions(this.target, this.opts.timeoutMs, this.opts.reply, (err) => {
@@ -207,6 +209,8 @@ export class SidekiqSource implements MetricsSource {
   }
 
   private drop(): void {
+    // A connect the drop cut short may never settle: the next caller starts afresh, not behind it.
+    this.connecting = null;
     this.client?.disconnect();
     this.client = null;
   }
