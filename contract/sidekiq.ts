@@ -36,7 +36,8 @@ export const SidekiqExtras = Type.Object({
   process_details: Type.Array(
     Type.Object({
       identity: Type.String(),
-      quiet: Type.Boolean({ description: 'stopping: the process fetches no more jobs (TSTP)' }),
+      quiet: Type.Boolean({ description: 'the process fetches no more jobs (TSTP, or stopping after TERM): its threads are no spare capacity' }),
+      stopping: Type.Optional(Type.Boolean({ description: 'the process hash says "stopping" (Sidekiq 6.4 writes "true" for quiet and stopping alike)' })),
       beat: Type.Number({ description: 'last heartbeat, epoch seconds (Sidekiq writes one every 5 s)' }),
       rss_kb: Count,
     }),

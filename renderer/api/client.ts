@@ -9,13 +9,14 @@ import type { CompoundMetrics } from '../../contract/metrics.ts';
 import type { BuildQuery, BuildView, CreatedBuilds, InstanceView, NewBuild, NewProject, ProjectView, RunnerView } from '../../contract/control.ts';
 import type { DeletedQueue } from '../../contract/jobs.ts';
 import type { NewSidekiqConnection, PeekPage } from '../../contract/sidekiq.ts';
+import type { RedisFacts } from '../../contract/redis-facts.ts';
 import { ApiError, createHttp, type Query } from './http.ts';
 import { filenameOf } from './filename.ts';
 
 export { ApiError };
 export type { Query };
 export type { Alert, AppStatus, ConnectionView, CurrentSample, History, NewConnection, TestResult, Thresholds, CompoundMetrics, BuildView, ProjectView, RunnerView, InstanceView };
-export type { NewSidekiqConnection, PeekPage };
+export type { NewSidekiqConnection, PeekPage, RedisFacts };
 export type { NewBuild, NewProject, CreatedBuilds };
 
 export interface TraceChunk {
@@ -86,6 +87,7 @@ export class Client {
     this.json<PeekPage>('GET', `/api/app/connections/${encodeURIComponent(id)}/sidekiq/queues/${encodeURIComponent(queue)}`, { query: { page, per_page: perPage } });
   peekSidekiqSet = (id: string, set: 'retry' | 'schedule' | 'dead', page: number, perPage: number) =>
     this.json<PeekPage>('GET', `/api/app/connections/${encodeURIComponent(id)}/sidekiq/sets/${set}`, { query: { page, per_page: perPage } });
+  redisFacts = (id: string) => this.json<RedisFacts>('GET', `/api/app/connections/${encodeURIComponent(id)}/sidekiq/redis`);
   /** The latest good sample; null before the first one (the server answers 404 then). */
   current = (id: string) =>
     this.json<CurrentSample>('GET', `/api/app/connections/${encodeURIComponent(id)}/current`).catch((e: unknown) => {

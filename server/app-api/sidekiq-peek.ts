@@ -1,5 +1,6 @@
 // Read-only peeks into a sidekiq connection's Redis: a queue's jobs and the retry, scheduled and
-// dead sets, paged. Only GETs: nothing here deletes or retries on someone's production Redis.
+// dead sets, paged, and the Redis's own facts (INFO). Only GETs: nothing here deletes or retries on
+// someone's production Redis.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
@@ -8,6 +9,8 @@ import type { MonitorApi } from '../monitor/api.ts';
 import { ApiError, badRequest } from '../http/errors.ts';
 import { connectionOr404 } from './connections.ts';
 import { peekQueue, peekSet } from '../sidekiq/peek.ts';
+import { readRedisFacts } from '../sidekiq/redis-facts.ts';
+import { RedisFacts } from '../../contract/redis-facts.ts';
 import type { Redis } from 'ioredis';
 
 const tags = ['app API'];
@@ -50,5 +53,18 @@ export async function sidekiqPeekRoutes(fastify: FastifyInstance, { monitor }: {
       },
     },
     async (request) => read(request.params.id, (r, ns) => peekSet(r, ns, request.params.set, request.query.page ?? 1, request.query.per_page ?? 25)),
+  );
+
+  app.get(
+    '/connections/:id/sidekiq/redis',
+    {
+      schema: {
+        tags,
+        summary: "A sidekiq connection's Redis: version, memory used and peak, connected clients, uptime (INFO); `refused` when its ACL forbids INFO",
+        params: Type.Object({ id: Id }),
+        response: { 200: RedisFacts },
+      },
+    },
+    async (request) => read(request.params.id, (r) => readRedisFacts(r)),
   );
 }

@@ -8,6 +8,7 @@ import { setsOf } from './set-sizes.ts';
 import { Tier } from './tier.ts';
 import { MinuteRollup, MINUTE } from './rollup.ts';
 import { RateWindow } from './rate-window.ts';
+import { capacityOf, type LoadSample } from '../../common/capacity.ts';
 
 export const RAW = 0;
 export const ROLLUP = 1;
@@ -104,19 +105,14 @@ export class ConnectionHistory {
     return this.building.empty ? this.rollup.lastT + MINUTE : this.building.minute;
   }
 
-  /** `leftOut`: queues the sample had but did not keep (sample-bounds.ts), counted as untracked. */
-  recordGood(t: number, m: CompoundMetrics, leftOut = 0): SampleRates {
+  /** `leftOut`: queues the sample had but did not keep (sample-bounds.ts), counted as untracked. A sidekiq sample's details say which processes are quiet. */
+  recordGood(t: number, m: CompoundMetrics & Pick<LoadSample, 'sidekiq'>, leftOut = 0): SampleRates {
     t = this.monotonic(t);
     const tot = new Float64Array(NT);
     tot[T.processed] = m.jobs.processed;
     tot[T.failed] = m.jobs.failed;
     tot[T.enqueued] = m.jobs.enqueued;
-    let busy = 0;
-    let concurrency = 0;
-    for (const p of m.processes) {
-      busy += p.busy;
-      concurrency += p.concurrency;
-    }
+    const { busy, concurrency } = capacityOf(m);
     tot[T.busy] = busy;
     tot[T.concurrency] = concurrency;
     tot[T.processes] = m.processes.length;

@@ -20,7 +20,10 @@ export interface SidekiqProcess {
   busy: number;
   /** Epoch seconds of the last heartbeat. */
   beat: number;
+  /** Takes no new work: the hash's `quiet` is "true" (Sidekiq 6.4, after TSTP and while stopping after TERM) or "stopping". */
   quiet: boolean;
+  /** The hash says "stopping" outright; 6.4 writes "true" for both, so there a stopping process shows as quiet. */
+  stopping: boolean;
   rssKb: number;
 }
 
@@ -150,7 +153,7 @@ export function snapshotOf(raw: RawRead, dayNames: string[], at: number, readWit
     if (info == null) continue;
     const parsed = parseInfo(info);
     if (!parsed) continue;
-    processes.push({ identity, info: parsed, busy: rubyToI(busy), beat: rubyToF(beat), quiet: quiet === 'true', rssKb: rubyToI(rss) });
+    processes.push({ identity, info: parsed, busy: rubyToI(busy), beat: rubyToF(beat), quiet: quiet === 'true' || quiet === 'stopping', stopping: quiet === 'stopping', rssKb: rubyToI(rss) });
   }
   const dayMap = (vals: (string | null)[]) => Object.fromEntries(dayNames.map((d, i) => [d, rubyToI(vals[i])]));
   return {

@@ -80,7 +80,7 @@ export function extrasOf(s: SidekiqSnapshot): SidekiqExtras {
     retry_size: s.retrySize,
     scheduled_size: s.scheduledSize,
     dead_size: s.deadSize,
-    process_details: s.processes.map((p) => ({ identity: p.identity, quiet: p.quiet, beat: p.beat, rss_kb: p.rssKb })),
+    process_details: s.processes.map((p) => ({ identity: p.identity, quiet: p.quiet, stopping: p.stopping, beat: p.beat, rss_kb: p.rssKb })),
     days: s.days,
     queues_total: s.queuesTotal,
     processes_total: s.processesTotal,
@@ -93,6 +93,7 @@ export function metricsOf(s: SidekiqSnapshot): SidekiqMetrics {
 
 export class SidekiqSource implements MetricsSource {
   private client: Redis | null = null;
+  private connecting: Promise<Redis> | null = null;
   /** Why the guard dropped the current client's socket: the read's error, instead of "Connection is closed". */
   private refused: ReplyTooLarge | null = null;
   private readonly host: string;
@@ -116,12 +117,25 @@ export class SidekiqSource implements MetricsSource {
     return this.opts.timeoutMs;
   }
 
-  /** A connected client, made afresh after a failure. */
-  async redis(): Promise<Redis> {
+  /**
+   * A connected client, made afresh after a failure. Callers that come while it connects (a page's
+   * read while a sample connects) share that connection: making another would drop the first's
+   * socket under the caller already waiting on it.
+   */
+  redis(): Promise<Redis> {
+    if (this.client && this.client.status === 'ready') return Promise.resolve(this.client);
+    if (this.connecting) return this.connecting;
+    const connecting = this.connect().finally(() => {
+      if (this.connecting === connecting) this.connecting = null;
+    });
+    this.connecting = connecting;
+    return connecting;
+  }
+
+  private async connect(): Promise<Redis> {
     // Loaded on the first sidekiq connection only: ioredis costs every server ~20 MiB of RSS at idle.
     const { Redis } = await import('ioredis');
-    if (this.client && this.client.status === 'ready') return this.client;
-    this.drop();
+    this.client?.disconnect();
     this.refused = null;
     const c = new Redis(
       clientOptions(
@@ -204,6 +218,8 @@ export class SidekiqSource implements MetricsSource {
   }
 
   private drop(): void {
+    // A connect the drop cut short may never settle: the next caller starts afresh, not behind it.
+    this.connecting = null;
     this.client?.disconnect();
     this.client = null;
   }

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { normalizeRedisUrl, redactedUrl } from '../../server/sidekiq/redis-url.ts';
 import { enqueuedAtOf, rubyToF, rubyToI, utcDays } from '../../server/sidekiq/read.ts';
+import { snapshotOf, type RawRead } from '../../server/sidekiq/snapshot.ts';
 import { peekJob } from '../../server/sidekiq/peek.ts';
 import { describeRedisError } from '../../server/sidekiq/errors.ts';
 
@@ -35,6 +36,21 @@ describe("Sidekiq's API arithmetic", () => {
   });
   it('names UTC days back from today, newest first', () => {
     expect(utcDays(Date.UTC(2026, 0, 2, 23, 59), 3)).toEqual(['2026-01-02', '2026-01-01', '2025-12-31']);
+  });
+});
+
+describe("a process hash's quiet field", () => {
+  const info = JSON.stringify({ hostname: 'h', pid: 1, tag: '', labels: [], queues: ['q'], concurrency: 5, started_at: 0 });
+  const raw = (quiet: string | null): RawRead => ({
+    processed: null, failed: null, retrySize: 0, scheduledSize: 0, deadSize: 0, daysProcessed: [], daysFailed: [], queuesTotal: 0, processesTotal: 1,
+    queues: [], processes: [{ identity: 'h:1', fields: [info, '2', '1', quiet, '100'] }],
+  });
+  const stateOf = (quiet: string | null) => (({ quiet: q, stopping }) => ({ quiet: q, stopping }))(snapshotOf(raw(quiet), [], 0, 'pipelines').processes[0]!);
+  it('"true" is quiet (6.4 writes it after TSTP and while stopping after TERM); "stopping" says stopping; anything else takes work', () => {
+    expect(stateOf('true')).toEqual({ quiet: true, stopping: false });
+    expect(stateOf('stopping')).toEqual({ quiet: true, stopping: true });
+    expect(stateOf('false')).toEqual({ quiet: false, stopping: false });
+    expect(stateOf(null)).toEqual({ quiet: false, stopping: false });
   });
 });
 

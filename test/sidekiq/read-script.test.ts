@@ -119,7 +119,7 @@ describe('the read script answers what Sidekiq answers', () => {
     const s = await bothWays('ns');
     expect(s.queues.map((q) => q.oldestEnqueuedAt)).toEqual([null, null, null, null, null, null, null, null, 1700000000.123456789, null]);
     expect(s.processes).toEqual([
-      { identity: 'ok', info: { hostname: 'h', pid: 0, tag: '', labels: [], queues: [], concurrency: 0, started_at: 0 }, busy: 3, beat: 0, quiet: false, rssKb: -4 },
+      { identity: 'ok', info: { hostname: 'h', pid: 0, tag: '', labels: [], queues: [], concurrency: 0, started_at: 0 }, busy: 3, beat: 0, quiet: false, stopping: false, rssKb: -4 },
     ]);
     // The un-namespaced keys are someone else's: nothing of ns is read without the prefix.
     expect((await bothWays('')).queuesTotal).toBe(0);

@@ -16,6 +16,7 @@ import { KpiCards } from './KpiCards.tsx';
 import { useTrendHistory } from '../../app/queue-trends.ts';
 import { QueuesTable } from './QueuesTable.tsx';
 import { ProcessesTable } from './ProcessesTable.tsx';
+import { RedisFactsCard } from './RedisFactsCard.tsx';
 import { ThresholdsEditor } from './ThresholdsEditor.tsx';
 import { QueuePicker } from './QueuePicker.tsx';
 import { PollControl } from './PollControl.tsx';
@@ -248,6 +249,7 @@ export default function DashboardView() {
         <QueuesTable connectionId={id} current={current.data} spark={spark.data} trends={trends} deletable={conn?.kind === 'embedded'} />
         <ProcessesTable connectionId={id} current={current.data} asOf={current.dataUpdatedAt} />
       </div>
+      {conn?.kind === 'sidekiq' && <RedisFactsCard key={id} connectionId={id} />}
       <ThresholdsEditor connectionId={id} thresholds={thresholds.data} queueNames={h?.queue_names ?? Object.keys(current.data?.queues ?? {})} />
     </section>
   );

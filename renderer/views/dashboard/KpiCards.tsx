@@ -4,6 +4,7 @@ import type { CurrentSample, History } from '../../api/client.ts';
 import { Glossary, type Term } from '../../components/glossary.tsx';
 import { num, rate } from '../../components/format.ts';
 import { SetCards } from './SetCards.tsx';
+import { capacityOf } from '../../../common/capacity.ts';
 
 function lastValue(s: (number | null)[] | undefined): number | null {
   if (!s) return null;
@@ -22,8 +23,9 @@ function Card({ term, label, value, sub, testId }: { term: Term; label: string; 
 }
 
 export function KpiCards({ current, history }: { current: CurrentSample | null | undefined; history: History | undefined }) {
-  const busy = current ? current.processes.reduce((a, p) => a + p.busy, 0) : null;
-  const conc = current ? current.processes.reduce((a, p) => a + p.concurrency, 0) : null;
+  const load = current ? capacityOf(current) : null;
+  const busy = load?.busy ?? null;
+  const conc = load?.concurrency ?? null;
   const util = busy !== null && conc ? Math.round((busy / conc) * 100) : null;
   return (
     <div className="kpis">
@@ -35,7 +37,12 @@ export function KpiCards({ current, history }: { current: CurrentSample | null |
         label="Busy / concurrency"
         testId="kpi-busy"
         value={busy === null ? '—' : `${num(busy)} / ${num(conc)}`}
-        sub={<Glossary term="utilization"><span data-testid="kpi-utilization">{util === null ? '—' : `${util}%`}</span> utilization</Glossary>}
+        sub={
+          <>
+            <Glossary term="utilization"><span data-testid="kpi-utilization">{util === null ? '—' : `${util}%`}</span> utilization</Glossary>
+            {load?.quiet ? <span data-testid="kpi-quiet">, {num(load.quiet)} quiet left out</span> : null}
+          </>
+        }
       />
       <Card term="processes" label="Processes" testId="kpi-processes" value={num(current?.processes.length)} />
       <SetCards current={current} history={history} />

@@ -6,6 +6,12 @@ import { Glossary } from '../../components/glossary.tsx';
 import { humanDuration } from '../../components/format.ts';
 
 type Proc = CurrentSample['processes'][number];
+
+/** A quiet process takes no new work: its threads are no spare capacity (left out of utilization). */
+function QuietBadge({ stopping }: { stopping: boolean }) {
+  const title = stopping ? 'Stopping: finishing its jobs before it exits, fetching no new ones' : 'Quiet: fetches no new jobs (TSTP); its threads are not counted as capacity';
+  return <span className="badge warn" data-testid="process-quiet" title={title}>{stopping ? 'stopping' : 'quiet'}</span>;
+}
 const keyOf = (p: Proc) => `${p.hostname}\u0000${p.pid}\u0000${p.tag}`;
 
 type Known = ReadonlyMap<string, ReadonlyMap<string, Proc>>; // connection → process key → last seen
@@ -28,7 +34,8 @@ export function ProcessesTable({ connectionId, current, asOf }: { connectionId: 
   }
   const procs = known.get(connectionId) ?? new Map<string, Proc>();
   const live = new Set((current?.processes ?? []).map(keyOf));
-  const rows = [...procs.entries()].map(([k, p]) => ({ p, gone: !live.has(k) }));
+  const details = new Map((current?.processes ?? []).map((p, i) => [keyOf(p), current?.sidekiq?.process_details[i]]));
+  const rows = [...procs.entries()].map(([k, p]) => ({ p, gone: !live.has(k), detail: details.get(k) }));
   rows.sort((a, b) => Number(a.gone) - Number(b.gone) || a.p.hostname.localeCompare(b.p.hostname) || a.p.pid - b.p.pid);
   const now = asOf || Date.parse(current?.at ?? '') || 0;
 
@@ -46,21 +53,24 @@ export function ProcessesTable({ connectionId, current, asOf }: { connectionId: 
             </tr>
           </thead>
           <tbody>
-            {rows.map(({ p, gone }) => {
+            {rows.map(({ p, gone, detail }) => {
               const pct = p.concurrency ? Math.min(100, (p.busy / p.concurrency) * 100) : 0;
               return (
                 <tr key={keyOf(p)} className={gone ? 'gone' : ''} data-testid={gone ? 'process-gone' : 'process-row'}>
-                  <td>{p.hostname} {gone && <span className="badge danger" title="Seen earlier in this session, missing from the latest sample">gone</span>}</td>
+                  <td>
+                    {p.hostname} {gone && <span className="badge danger" title="Seen earlier in this session, missing from the latest sample">gone</span>}
+                    {detail?.quiet && <QuietBadge stopping={detail.stopping === true} />}
+                  </td>
                   <td>{p.pid}</td>
                   <td>{p.tag}</td>
                   <td>{gone ? '—' : humanDuration((now - Date.parse(p.started_at)) / 1000)}</td>
                   <td className="wrap" title={p.queues.join(', ')}>{p.queues.slice(0, 3).join(', ')}{p.queues.length > 3 && <span className="muted"> +{p.queues.length - 3} more</span>}</td>
                   <td>{p.labels.map((l) => <span key={l} className="badge">{l}</span>)}</td>
                   <td>
-                    <div className="bar" role="meter" aria-valuemin={0} aria-valuemax={p.concurrency} aria-valuenow={p.busy} aria-label={`${p.busy} of ${p.concurrency} busy`}>
+                    {gone ? <span className="muted">—</span> : <div className="bar" role="meter" aria-valuemin={0} aria-valuemax={p.concurrency} aria-valuenow={p.busy} aria-label={`${p.busy} of ${p.concurrency} busy`}>
                       <div className="bar-fill" style={{ width: `${pct}%` }} />
                       <span className="bar-text">{p.busy} / {p.concurrency}</span>
-                    </div>
+                    </div>}
                   </td>
                 </tr>
               );
