@@ -3,8 +3,8 @@
 // away (Redis or PostgreSQL down, restarting, frozen) is kept and tried again with backoff, and at
 // once when the connection is back, until it is written. Never dropped for a restart to redo: the
 // job would run twice. Each backend's write must be idempotent (an end whose answer was lost is
-// written again and must change and count nothing the second time): redis-job-end.ts's script and
-// pg/jobs.ts's statements do that by ending only a job this process still holds.
+// written again and must change and count nothing the second time): redis/scripts/end.lua and
+// pg/job-backend.ts's statements do that by ending only a job this process still holds.
 
 const FIRST_RETRY_MS = 100;
 const MOST_RETRY_MS = 5000;
