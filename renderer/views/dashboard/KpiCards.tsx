@@ -1,25 +1,15 @@
 // The headline numbers of the latest sample, with rates from the history's counter deltas.
-import type { ReactNode } from 'react';
 import type { CurrentSample, History } from '../../api/client.ts';
-import { Glossary, type Term } from '../../components/glossary.tsx';
+import { Glossary } from '../../components/glossary.tsx';
 import { num, rate } from '../../components/format.ts';
 import { SetCards } from './SetCards.tsx';
 import { capacityOf } from '../../../common/capacity.ts';
+import { KpiCard } from './KpiCard.tsx';
 
 function lastValue(s: (number | null)[] | undefined): number | null {
   if (!s) return null;
   for (let i = s.length - 1; i >= 0; i--) if (s[i] !== null && s[i] !== undefined) return s[i]!;
   return null;
-}
-
-function Card({ term, label, value, sub, testId }: { term: Term; label: string; value: string; sub?: ReactNode; testId: string }) {
-  return (
-    <div className="kpi card" data-testid={testId}>
-      <div className="kpi-label"><Glossary term={term}>{label}</Glossary></div>
-      <div className="kpi-value" data-testid={`${testId}-value`}>{value}</div>
-      {sub && <div className="kpi-sub muted small">{sub}</div>}
-    </div>
-  );
 }
 
 export function KpiCards({ current, history }: { current: CurrentSample | null | undefined; history: History | undefined }) {
@@ -29,10 +19,10 @@ export function KpiCards({ current, history }: { current: CurrentSample | null |
   const util = busy !== null && conc ? Math.round((busy / conc) * 100) : null;
   return (
     <div className="kpis">
-      <Card term="processed" label="Processed" testId="kpi-processed" value={num(current?.jobs.processed)} sub={<>{rate(lastValue(history?.totals.processed_rate))} processed</>} />
-      <Card term="failed" label="Failed" testId="kpi-failed" value={num(current?.jobs.failed)} sub={<>{rate(lastValue(history?.totals.failed_rate))} failed</>} />
-      <Card term="enqueued" label="Enqueued" testId="kpi-enqueued" value={num(current?.jobs.enqueued)} />
-      <Card
+      <KpiCard term="processed" label="Processed" testId="kpi-processed" value={num(current?.jobs.processed)} sub={<>{rate(lastValue(history?.totals.processed_rate))} processed</>} />
+      <KpiCard term="failed" label="Failed" testId="kpi-failed" value={num(current?.jobs.failed)} sub={<>{rate(lastValue(history?.totals.failed_rate))} failed</>} />
+      <KpiCard term="enqueued" label="Enqueued" testId="kpi-enqueued" value={num(current?.jobs.enqueued)} />
+      <KpiCard
         term="busy"
         label="Busy / concurrency"
         testId="kpi-busy"
@@ -44,7 +34,7 @@ export function KpiCards({ current, history }: { current: CurrentSample | null |
           </>
         }
       />
-      <Card term="processes" label="Processes" testId="kpi-processes" value={num(current?.processes.length)} />
+      <KpiCard term="processes" label="Processes" testId="kpi-processes" value={num(current?.processes.length)} />
       <SetCards current={current} history={history} />
     </div>
   );

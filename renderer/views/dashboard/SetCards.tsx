@@ -1,9 +1,10 @@
 // Sidekiq's Retries, Scheduled and Dead sizes: only a sidekiq connection's samples have them, so
 // on call one sees at a glance whether failures pile up without opening Sidekiq Web.
 import type { CurrentSample, History } from '../../api/client.ts';
-import { Glossary, type Term } from '../../components/glossary.tsx';
+import type { Term } from '../../components/glossary.tsx';
 import { num } from '../../components/format.ts';
 import { Sparkline } from '../../components/Sparkline.tsx';
+import { KpiCard } from './KpiCard.tsx';
 
 const SETS = [
   { key: 'retry', term: 'retries', label: 'Retries' },
@@ -18,11 +19,7 @@ export function SetCards({ current, history }: { current: CurrentSample | null |
   return (
     <>
       {SETS.map((s) => (
-        <div key={s.key} className="kpi card" data-testid={`kpi-${s.key}`}>
-          <div className="kpi-label"><Glossary term={s.term}>{s.label}</Glossary></div>
-          <div className="kpi-value" data-testid={`kpi-${s.key}-value`}>{num(now[s.key])}</div>
-          <div className="kpi-sub"><Sparkline values={history?.sets?.[s.key]} /></div>
-        </div>
+        <KpiCard key={s.key} term={s.term} label={s.label} testId={`kpi-${s.key}`} value={num(now[s.key])} subClassName="kpi-sub" sub={<Sparkline values={history?.sets?.[s.key]} />} />
       ))}
     </>
   );

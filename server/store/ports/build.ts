@@ -11,24 +11,11 @@ export interface Variable {
   public: boolean;
 }
 
-export interface Build {
+/** A build as stored: what it was created with, and what dispatch, the runner and artifacts add. */
+export interface Build extends NewBuild {
   id: number;
-  project_id: number;
   runner_id: number | null;
   status: BuildStatus;
-  name: string;
-  stage: string;
-  ref: string;
-  sha: string;
-  before_sha: string;
-  tag: boolean;
-  commands: string;
-  repo_url: string | null;
-  variables: Variable[];
-  options: Record<string, unknown>;
-  timeout: number | null;
-  tag_list: string[];
-  depends_on: number[];
   token: string;
   artifacts_key: string | null;
   artifacts_filename: string | null;
