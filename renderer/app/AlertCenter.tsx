@@ -32,7 +32,8 @@ export const isBoolean = (v: unknown): v is boolean => typeof v === 'boolean';
 /** The alerts firing and recently resolved, polled once for the banner and the Alerts view. */
 export function useAlertBoard() {
   const client = useClient();
-  return useQuery({ queryKey: ALERT_BOARD_KEY, queryFn: () => client.alertBoard(), refetchInterval: usePace(POLL_MS) });
+  // Also while the tab is in the background: that is when a notification is worth the most.
+  return useQuery({ queryKey: ALERT_BOARD_KEY, queryFn: () => client.alertBoard(), refetchInterval: usePace(POLL_MS), refetchIntervalInBackground: true });
 }
 
 export function useAcknowledge() {

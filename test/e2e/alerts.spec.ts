@@ -3,7 +3,7 @@
 // real constructor wrapped to count), an acknowledgement hides it across a reload, and after the
 // queue is deleted the alert resolves and the Alerts view shows it resolved.
 import { test, expect } from './fixtures.ts';
-import type { Page } from '@playwright/test';
+import type { BrowserContext, Page } from '@playwright/test';
 import type { TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
 import { enqueue, openSignedIn, screenshot, startUiServer } from './support.ts';
@@ -26,13 +26,13 @@ const board = async () => (await http(`${s.url}/api/app/alerts/board`, { token: 
 const boardReads = (page: Page, n: number) =>
   Promise.all(Array.from({ length: n }, () => page.waitForResponse((r) => r.url().includes('/api/app/alerts/board') && r.ok(), { timeout: 30_000 })));
 
-test('the banner names the connection, a firing is notified once, and an acknowledgement survives a reload', async ({ page, context }) => {
+/** Grants notifications to the page and counts each one shown, through the real constructor. */
+async function countNotifications(page: Page, context: BrowserContext): Promise<void> {
   await context.grantPermissions(['notifications'], { origin: s.url });
   await page.addInitScript(() => {
     const w = window as unknown as Notes & { Notification: typeof Notification };
     const Real = w.Notification;
     w.__notes = [];
-    // Counts each notification shown, through the real constructor.
     const Counted = function (title: string, opts?: NotificationOptions) {
       w.__notes.push([title, opts?.body ?? '']);
       return new Real(title, opts);
@@ -41,6 +41,10 @@ test('the banner names the connection, a firing is notified once, and an acknowl
     Object.defineProperty(Counted, 'requestPermission', { value: Real.requestPermission.bind(Real) });
     w.Notification = Counted;
   });
+}
+
+test('the banner names the connection, a firing is notified once, and an acknowledgement survives a reload', async ({ page, context }) => {
+  await countNotifications(page, context);
   await openSignedIn(page, s);
   const r = await http(`${s.url}/api/app/connections/embedded/thresholds`, { method: 'PUT', json: { queues: { [QUEUE]: { backlog: 3 } } }, token: s.adminToken });
   expect(r.status).toBe(200);
@@ -65,7 +69,8 @@ test('the banner names the connection, a firing is notified once, and an acknowl
   expect((await board()).firing).toHaveLength(1); // acknowledged, still firing
 });
 
-test('after its queue is deleted the alert resolves, and the Alerts view shows it resolved', async ({ page }, testInfo) => {
+test('after its queue is deleted the alert resolves, and the Alerts view shows it resolved', async ({ page, context }, testInfo) => {
+  await countNotifications(page, context);
   await openSignedIn(page, s, '/alerts');
   const firing = page.getByTestId('alerts-firing');
   await expect(firing.getByTestId('alert-firing-row')).toContainText([`Backlog of queue ${QUEUE}`]);
@@ -79,4 +84,14 @@ test('after its queue is deleted the alert resolves, and the Alerts view shows i
   await expect(page.getByText('Nothing is firing.')).toBeVisible();
   await expect(page.getByTestId('alert-banner')).toHaveCount(0);
   await screenshot(page, testInfo, 'alert-resolved');
+
+  // Notifications turned off (kept with the view state): a new firing shows in the banner only.
+  await page.getByRole('checkbox', { name: /Notify me of each new alert/ }).uncheck();
+  await expect.poll(async () => (await http(`${s.url}/api/app/ui-state`, { token: s.adminToken })).body.values['alerts.notify']).toBe(false);
+  const r = await http(`${s.url}/api/app/connections/embedded/thresholds`, { method: 'PUT', json: { queues: { e2e_quiet_alarm: { backlog: 3 } } }, token: s.adminToken });
+  expect(r.status).toBe(200);
+  await enqueue(s, 'e2e_quiet_alarm', 8, 120_000); // the workers are still busy with the deleted queue's jobs
+  await expect(page.getByTestId('alert-banner')).toContainText('Backlog of queue e2e_quiet_alarm');
+  await boardReads(page, 2);
+  expect(await notes(page)).toEqual([]);
 });
