@@ -102,15 +102,22 @@ export const Thresholds = Type.Object({
 });
 export type Thresholds = Static<typeof Thresholds>;
 
-export const Alert = Type.Object({
-  id: Type.Integer(),
-  connection_id: Type.String(),
-  kind: Type.Union([Type.Literal('latency'), Type.Literal('backlog'), Type.Literal('failure_rate')]),
-  queue: Type.Union([Type.String(), Type.Null()]),
-  value: Type.Number(),
-  threshold: Type.Number(),
-  at: Type.String(),
-});
+export const Alert = Type.Object(
+  {
+    id: Type.Integer(),
+    connection_id: Type.String(),
+    connection_name: Type.String({ description: 'the connection\'s name now (say this, not the id)' }),
+    kind: Type.Union([Type.Literal('latency'), Type.Literal('backlog'), Type.Literal('failure_rate')], { description: 'the rule crossed' }),
+    queue: Type.Union([Type.String(), Type.Null()], { description: 'the queue it is about; null for the connection as a whole (failure rate)' }),
+    value: Type.Number({ description: 'the value when it fired' }),
+    threshold: Type.Number(),
+    state: Type.Union([Type.Literal('firing'), Type.Literal('resolved')]),
+    fired_at: Type.String(),
+    resolved_at: Type.Union([Type.String(), Type.Null()], { description: 'the first sample back under the threshold, or without its queue or rule; null while firing' }),
+    acknowledged_at: Type.Union([Type.String(), Type.Null()], { description: 'when a user acknowledged it (the banner stops showing it); null when nobody did' }),
+  },
+  { description: 'fires when a sample crosses a threshold, resolves at the first sample back under it (or without its queue or rule); a later crossing is a new alert' },
+);
 export type Alert = Static<typeof Alert>;
 
 export const AppStatus = Type.Object({
@@ -144,3 +151,17 @@ export const AlertsQuery = Type.Object({
   connection_id: Type.Optional(Type.String({ maxLength: 64 })),
 });
 export type AlertsQuery = Static<typeof AlertsQuery>;
+
+export const AlertBoardQuery = Type.Object({
+  resolved: Type.Optional(Type.Integer({ minimum: 0, maximum: 500, default: 50, description: 'how many of the most recently resolved alerts to answer' })),
+});
+export type AlertBoardQuery = Static<typeof AlertBoardQuery>;
+
+export const AlertBoard = Type.Object({
+  firing: Type.Array(Alert, { description: 'the alerts firing now, acknowledged or not, oldest first (at most 1000)' }),
+  resolved: Type.Array(Alert, { description: 'the most recently resolved, newest first' }),
+});
+export type AlertBoard = Static<typeof AlertBoard>;
+
+export const AlertIdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+export type AlertIdParams = Static<typeof AlertIdParams>;

@@ -66,6 +66,8 @@ export interface Config {
   historyDays: number;
   /** Hours of full-resolution samples kept before only the 1-minute rollups remain. */
   historyRawHours: number;
+  /** Resolved alerts kept (the most recent); firing ones are always kept. */
+  alertsKeepResolved: number;
   /** Timeout of one request to a remote GitLab, ms. */
   remoteTimeoutMs: number;
   /** A sidekiq connection's Redis read (connect + the read script or pipelines) must finish within this, ms. */
@@ -209,6 +211,7 @@ export const SETTINGS: SettingSpec[] = [
   { key: 'mode', flag: '--mode <mode>', env: 'JOBSCOPE_MODE', kind: 'string', default: 'serve', help: 'host reported in /api/app/status: electron, browser, serve or test', choices: ['electron', 'browser', 'serve', 'test'] },
   { key: 'historyDays', flag: '--history-days <days>', env: 'JOBSCOPE_HISTORY_DAYS', kind: 'int', default: 7, help: 'days of sampled dashboard history kept (1-minute resolution past the raw window)', min: 1, max: 3650 },
   { key: 'historyRawHours', flag: '--history-raw-hours <hours>', env: 'JOBSCOPE_HISTORY_RAW_HOURS', kind: 'int', default: 24, help: 'hours of full-resolution samples kept', min: 1, max: 8760 },
+  { key: 'alertsKeepResolved', flag: '--alerts-keep-resolved <n>', env: 'JOBSCOPE_ALERTS_KEEP_RESOLVED', kind: 'int', default: 500, help: 'resolved alerts kept for the alerts list (the most recent; older ones are dropped); alerts still firing are always kept', min: 1, max: 100_000 },
   { key: 'remoteTimeoutMs', flag: '--remote-timeout-ms <ms>', env: 'JOBSCOPE_REMOTE_TIMEOUT_MS', kind: 'int', default: 10000, help: 'timeout of one request to a remote GitLab, in ms', min: 1, max: 600_000 },
   { key: 'sidekiqTimeoutMs', flag: '--sidekiq-timeout-ms <ms>', env: 'JOBSCOPE_SIDEKIQ_TIMEOUT_MS', kind: 'int', default: 5000, help: 'a sidekiq connection\'s Redis read (connect and the reads) must finish within this, in ms; else the sample fails with a message', min: 1, max: 600_000 },
   { key: 'sidekiqMaxQueues', flag: '--sidekiq-max-queues <n>', env: 'JOBSCOPE_SIDEKIQ_MAX_QUEUES', kind: 'int', default: 10000, help: 'most queues one sample of a sidekiq connection reads (by name; the rest are counted in queues_total)', min: 1, max: 1_000_000 },

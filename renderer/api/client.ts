@@ -4,7 +4,7 @@
 // backend, so their tokens never come here. simulator.ts and settings.ts group more typed calls
 // over the same Client.
 import type { AxiosInstance, AxiosResponse, Method } from 'axios';
-import type { Alert, AppStatus, ConnectionPatch, ConnectionView, CurrentSample, History, HistoryQuery, NewConnection, TestResult, Thresholds } from '../../contract/app.ts';
+import type { Alert, AlertBoard, AppStatus, ConnectionPatch, ConnectionView, CurrentSample, History, HistoryQuery, NewConnection, TestResult, Thresholds } from '../../contract/app.ts';
 import type { CompoundMetrics } from '../../contract/metrics.ts';
 import type { BuildQuery, BuildView, CreatedBuilds, InstanceView, NewBuild, NewProject, ProjectView, RunnerView } from '../../contract/control.ts';
 import type { DeletedQueue } from '../../contract/jobs.ts';
@@ -15,7 +15,7 @@ import { filenameOf } from './filename.ts';
 
 export { ApiError };
 export type { Query };
-export type { Alert, AppStatus, ConnectionView, CurrentSample, History, NewConnection, TestResult, Thresholds, CompoundMetrics, BuildView, ProjectView, RunnerView, InstanceView };
+export type { Alert, AlertBoard, AppStatus, ConnectionView, CurrentSample, History, NewConnection, TestResult, Thresholds, CompoundMetrics, BuildView, ProjectView, RunnerView, InstanceView };
 export type { NewSidekiqConnection, PeekPage, RedisFacts };
 export type { NewBuild, NewProject, CreatedBuilds };
 
@@ -99,6 +99,10 @@ export class Client {
   putThresholds = (id: string, t: Thresholds) => this.json<Thresholds>('PUT', `/api/app/connections/${encodeURIComponent(id)}/thresholds`, { json: t });
   /** One page (the server's cap: 500) of alerts with an id above `since`, oldest first. */
   alerts = (since?: number, connectionId?: string) => this.json<Alert[]>('GET', '/api/app/alerts', { query: { since, connection_id: connectionId } });
+
+  /** The alerts firing now and the `resolved` most recently resolved. */
+  alertBoard = (resolved?: number) => this.json<AlertBoard>('GET', '/api/app/alerts/board', { query: { resolved } });
+  acknowledgeAlert = (id: number) => this.json<Alert>('POST', `/api/app/alerts/${id}/acknowledge`);
 
   /** Every alert with an id above `since`, paging through the server's 500-per-answer cap. */
   async alertsAfter(since?: number, connectionId?: string): Promise<Alert[]> {

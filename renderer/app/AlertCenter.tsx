@@ -1,16 +1,25 @@
-// Watches for threshold alerts of every connection: a native notification through the bridge in
-// Electron, and an in-page banner (the only signal in browser mode). Alerts from before the page
-// opened are shown only when recent, so a reload does not replay old news.
-import { useEffect, useRef, useState } from 'react';
+// The alerts banner: every alert firing and not acknowledged, by its connection's name, each with
+// an Acknowledge button (kept by the backend: it stays acknowledged across reloads and restarts;
+// a later crossing is a new alert and shows again). A new firing is announced to screen readers
+// and notified once (alert-notify.ts) unless the user turned notifications off.
+import { useEffect, useMemo } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { Alert } from '../api/client.ts';
-import { nativeNotify } from '../api/bridge.ts';
 import { useClient } from './client-context.tsx';
 import { humanDuration, num } from '../components/format.ts';
 import { announce } from './announcer.tsx';
 import { usePace } from './pace.tsx';
+import { useUiState } from './ui-state.ts';
+import { NOTIFY_SETTING, firstSeen, showNotification } from './alert-notify.ts';
 
 const POLL_MS = 2000;
+/** Alerts that fired longer ago than this before the page opened are old news: shown, not notified. */
 const RECENT_MS = 10 * 60_000;
+/** Most alerts the banner lists; the Alerts view has them all. */
+const SHOWN = 5;
+/** When this page opened: alerts older than RECENT_MS before it are not notified. */
+const OPENED_AT = Date.now();
+export const ALERT_BOARD_KEY = ['alert-board'];
 
 export function describeAlert(a: Alert): string {
   const what = a.kind === 'failure_rate' ? 'Failure rate' : a.kind === 'latency' ? `Latency of queue ${a.queue}` : `Backlog of queue ${a.queue}`;
@@ -18,56 +27,55 @@ export function describeAlert(a: Alert): string {
   return `${what} is ${fmt(a.value)}, above the threshold ${fmt(a.threshold)}`;
 }
 
-export function AlertCenter() {
+export const isBoolean = (v: unknown): v is boolean => typeof v === 'boolean';
+
+/** The alerts firing and recently resolved, polled once for the banner and the Alerts view. */
+export function useAlertBoard() {
   const client = useClient();
-  const [shown, setShown] = useState<Alert[]>([]);
-  const lastId = useRef<number | undefined>(undefined);
-  const first = useRef(true);
-  // Read by the running loop at each tick, so a pace learnt after the first one needs no restart.
-  const pace = usePace(POLL_MS);
-  const pollMs = useRef(pace);
-  useEffect(() => {
-    pollMs.current = pace;
-  }, [pace]);
+  // Also while the tab is in the background: that is when a notification is worth the most.
+  return useQuery({ queryKey: ALERT_BOARD_KEY, queryFn: () => client.alertBoard(), refetchInterval: usePace(POLL_MS), refetchIntervalInBackground: true });
+}
+
+export function useAcknowledge() {
+  const client = useClient();
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (a: Alert) => client.acknowledgeAlert(a.id),
+    onSuccess: (a) => {
+      announce(`Acknowledged: ${describeAlert(a)} on ${a.connection_name}`);
+      void qc.invalidateQueries({ queryKey: ALERT_BOARD_KEY });
+    },
+  });
+}
+
+export function AlertCenter() {
+  const board = useAlertBoard();
+  const ack = useAcknowledge();
+  const [notify] = useUiState(NOTIFY_SETTING, true, isBoolean);
+  const shown = useMemo(() => (board.data?.firing ?? []).filter((a) => a.acknowledged_at === null), [board.data]);
 
   useEffect(() => {
-    let stop = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const tick = async () => {
-      try {
-        const list = await client.alertsAfter(lastId.current);
-        const fresh = list.filter((a) => lastId.current === undefined || a.id > lastId.current).sort((a, b) => a.id - b.id);
-        if (fresh.length) lastId.current = fresh[fresh.length - 1]!.id;
-        const news = first.current ? fresh.filter((a) => Date.now() - Date.parse(a.at) < RECENT_MS) : fresh;
-        first.current = false;
-        if (news.length && !stop) {
-          for (const a of news.slice(-3)) nativeNotify('Jobscope alert', describeAlert(a));
-          announce(news.length === 1 ? `Alert: ${describeAlert(news[0]!)}` : `${news.length} new alerts. Latest: ${describeAlert(news[news.length - 1]!)}`);
-          setShown((s) => [...s, ...news].slice(-5));
-        }
-      } catch {
-        /* the connection health panel reports backend trouble; alerts retry next tick */
-      }
-      if (!stop) timer = setTimeout(tick, pollMs.current);
-    };
-    void tick();
-    return () => {
-      stop = true;
-      clearTimeout(timer);
-    };
-  }, [client]);
+    const news = firstSeen(shown).filter((a) => Date.parse(a.fired_at) > OPENED_AT - RECENT_MS);
+    if (!news.length) return;
+    if (notify) for (const a of news.slice(-3)) showNotification('Jobscope alert', `${describeAlert(a)} on ${a.connection_name}`, `jobscope-alert-${a.id}`);
+    const last = news[news.length - 1]!;
+    announce(news.length === 1 ? `Alert: ${describeAlert(last)} on ${last.connection_name}` : `${news.length} new alerts. Latest: ${describeAlert(last)} on ${last.connection_name}`);
+  }, [shown, notify]);
 
   if (!shown.length) return null;
   return (
     <div className="banner alert" role="region" aria-label="Alerts" data-testid="alert-banner">
       <ul>
-        {shown.map((a) => (
+        {shown.slice(-SHOWN).map((a) => (
           <li key={a.id} data-testid="alert-item">
-            <strong>{describeAlert(a)}</strong> <span className="muted small">({a.connection_id}, {new Date(a.at).toLocaleTimeString()})</span>
+            <strong>{a.connection_name}</strong>: {describeAlert(a)} <span className="muted small">(since {new Date(a.fired_at).toLocaleTimeString()})</span>{' '}
+            <button className="ghost small" onClick={() => ack.mutate(a)} disabled={ack.isPending} aria-label={`Acknowledge: ${describeAlert(a)} on ${a.connection_name}`}>
+              Acknowledge
+            </button>
           </li>
         ))}
       </ul>
-      <button className="ghost" onClick={() => setShown([])} aria-label="Dismiss alerts">Dismiss</button>
+      <a href="#/alerts">{shown.length > SHOWN ? `All ${num(shown.length)} alerts` : 'All alerts'}</a>
     </div>
   );
 }

@@ -6,3 +6,5 @@ export const TOKEN_KEY = 'jobscope.token';
 export const UI_STATE_KEY = 'jobscope.ui-state';
 /** localStorage: the connection chosen before the view state kept it (app/connection-context.tsx). */
 export const CONNECTION_KEY = 'jobscope.connection';
+/** localStorage: ids of the alerts this browser has notified of (app/alert-notify.ts): once per firing, across reloads. */
+export const ALERTS_NOTIFIED_KEY = 'jobscope.alerts-notified';

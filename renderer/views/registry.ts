@@ -30,6 +30,7 @@ export const VIEWS: ViewEntry[] = [
   { id: 'simulator', label: 'Simulator', component: lazyView(() => import('./simulator/SimulatorView.tsx')), shortcut: 'i' },
   { id: 'runner-console', label: 'Runner console', component: lazyView(() => import('./runner-console/RunnerConsoleView.tsx')), shortcut: 'o' },
   { id: 'settings', label: 'Settings', component: lazyView(() => import('./settings/SettingsView.tsx')), shortcut: 's' },
+  { id: 'alerts', label: 'Alerts', component: lazyView(() => import('./alerts/AlertsView.tsx')) },
   { id: 'bench', label: 'Chart bench', component: lazyView(() => import('./bench/ChartBenchView.tsx')), hidden: true },
 ];
 

@@ -11,12 +11,12 @@ import type { AppContext } from '../context.ts';
 import type { Service } from '../lifecycle.ts';
 import type { Cancel, Clock } from '../clock.ts';
 import type { AlertsRepo, ConnectionsRepo } from '../store/ports/monitor-ports.ts';
-import type { Alert, History } from '../../contract/app.ts';
+import type { Alert, AlertBoard, History } from '../../contract/app.ts';
 import type { CompoundMetrics } from '../../contract/metrics.ts';
 import { andThen, isPromise, type Loose, type MaybePromise } from '../domain/maybe-promise.ts';
 import { Connections, EMBEDDED_ID, type Connection } from './connections.ts';
 import { ConnectionHistory, type Retention } from './connection-history.ts';
-import { judgeSample } from './alerts.ts';
+import { judge } from './alerts.ts';
 import { Sampler } from './sampler.ts';
 import type { FetchOutcome } from './remote-client.ts';
 import { probeConnection, readConnection, sourcesOf, type SourceDeps } from './read-source.ts';
@@ -25,6 +25,8 @@ import { SidekiqSources, sidekiqOptionsOf } from '../sidekiq/sources.ts';
 import type { Answer, Answers, Ownership, OwnershipHost, OwnershipOf, SampleWrites } from './ownership.ts';
 
 const HOUR = 3_600_000;
+/** Most firing alerts one answer lists (a default rule over thousands of queues could fire for each). */
+const FIRING_LISTED = 1000;
 
 export interface MonitorLog {
   info(msg: string): void;
@@ -45,15 +47,19 @@ export interface MonitorPorts {
 export class Monitor<A extends Answers = 'now'> implements Service {
   readonly name = 'monitor';
   readonly connections: Connections<A>;
-  readonly alerts: { since(sinceId: number, limit?: number, connectionId?: string): Answer<A, Alert[]> };
+  readonly alerts: {
+    since(sinceId: number, limit?: number, connectionId?: string): Answer<A, Alert[]>;
+    /** The alerts firing now and the most recently resolved. */
+    board(resolved: number): Answer<A, AlertBoard>;
+    /** Undefined for an unknown id. */
+    acknowledge(id: number): Answer<A, Alert | undefined>;
+  };
   /** One Redis client per sidekiq connection (server/sidekiq/). */
   readonly sidekiq: SidekiqSources;
   private readonly ownership: Ownership;
   private readonly latest = new Map<string, Latest>();
   /** Whether the last sample of a connection failed (to log health changes once). */
   private readonly failing = new Map<string, boolean>();
-  /** Per connection, the alert rules over their threshold at its last sample (alerts.ts). */
-  private readonly over = new Map<string, Set<string>>();
   private readonly persistedAt = new Map<string, number>();
   private readonly pending = new Set<Promise<unknown>>();
   private readonly sampler: Sampler;
@@ -70,7 +76,11 @@ export class Monitor<A extends Answers = 'now'> implements Service {
   ) {
     this.ownership = ownershipOf(this.host());
     this.connections = new Connections<A>(ports.connections, clock, (id) => this.ownership.announce(id));
-    this.alerts = { since: (sinceId, limit = 500, connectionId) => ports.alerts.since(sinceId, limit, connectionId) as Answer<A, Alert[]> };
+    this.alerts = {
+      since: (sinceId, limit = 500, connectionId) => ports.alerts.since(sinceId, limit, connectionId) as Answer<A, Alert[]>,
+      board: (resolved) => ports.alerts.board(FIRING_LISTED, resolved) as Answer<A, AlertBoard>,
+      acknowledge: (id) => ports.alerts.acknowledge(id, clock.now()) as Answer<A, Alert | undefined>,
+    };
     this.sidekiq = new SidekiqSources(() => sidekiqOptionsOf(ctx.config));
     this.sources = sourcesOf(ctx, this.sidekiq);
     this.sampler = new Sampler(
@@ -132,7 +142,6 @@ export class Monitor<A extends Answers = 'now'> implements Service {
     this.ownership.forget(id);
     this.latest.delete(id);
     this.failing.delete(id);
-    this.over.delete(id);
     this.persistedAt.delete(id);
   }
 
@@ -183,10 +192,7 @@ export class Monitor<A extends Answers = 'now'> implements Service {
   private letGo(id: string): void {
     this.sampler.stop(id);
     this.sidekiq.drop(id); // no idle socket to someone's Redis while nothing samples it
-    if (this.ownership.release(id)) {
-      this.over.delete(id);
-      this.latest.delete(id);
-    }
+    if (this.ownership.release(id)) this.latest.delete(id);
   }
 
   private sampleOnce(c: Connection, signal: AbortSignal): Promise<void> {
@@ -201,13 +207,13 @@ export class Monitor<A extends Answers = 'now'> implements Service {
   private recordInto(h: ConnectionHistory, c: Connection, t: number, metrics: CompoundMetrics | null, error: string, queuesLeftOut: number): SampleWrites {
     if (!metrics) {
       h.recordGap(t, error);
-      return { at: t, error, sampleJson: undefined, alerts: [] };
+      return { at: t, error, sampleJson: undefined, alerts: null };
     }
     const rates = h.recordGood(t, metrics, queuesLeftOut);
     const persist = t - (this.persistedAt.get(c.id) ?? -Infinity) >= this.ownership.fullSampleEveryMs;
     if (persist) this.persistedAt.set(c.id, t);
-    const raised = judgeSample(this.over, c.id, c.thresholds, metrics, rates.failedRate);
-    return { at: t, error: null, sampleJson: persist ? JSON.stringify(metrics) : undefined, alerts: raised.map((a) => ({ connectionId: c.id, ...a, at: t })) };
+    const alerts = judge(c.id, t, c.thresholds, metrics, rates.failedRate, this.ctx.config.alertsKeepResolved);
+    return { at: t, error: null, sampleJson: persist ? JSON.stringify(metrics) : undefined, alerts };
   }
 
   private retention(): Retention {
@@ -240,10 +246,7 @@ export class Monitor<A extends Answers = 'now'> implements Service {
       changed: (c) => this.changed(c),
       removed: (id) => this.removed(id),
       letGo: (id) => this.letGo(id),
-      unload: (id) => {
-        this.over.delete(id);
-        this.sampler.stop(id);
-      },
+      unload: (id) => this.sampler.stop(id),
       track: (work) => this.track(work),
       warn: (msg) => this.log.warn(msg),
     };

@@ -3,20 +3,22 @@
 // (shared-ownership.ts). The Monitor (monitor.ts) does everything else once and asks its policy.
 import type { Clock } from '../clock.ts';
 import type { MaybePromise } from '../domain/maybe-promise.ts';
-import type { Connection, MonitorStore, NewAlert } from '../store/ports/monitor-ports.ts';
+import type { Connection, MonitorStore } from '../store/ports/monitor-ports.ts';
+import type { AlertJudgement } from './alerts.ts';
 import type { ConnectionHistory, Retention } from './connection-history.ts';
 
 /** How the monitor's store answers: at once (SQLite) or later (PostgreSQL); the monitor answers alike. */
 export type Answers = 'now' | 'later';
 export type Answer<A extends Answers, T> = A extends 'later' ? Promise<T> : T;
 
-/** What one sample stores besides its history rows: the connection's health and the alerts it raised. */
+/** What one sample stores besides its history rows: the connection's health and what it says of its alerts. */
 export interface SampleWrites {
   at: number;
   error: string | null;
   /** The full sample, when it is time to store it again (Ownership.fullSampleEveryMs). */
   sampleJson: string | undefined;
-  alerts: NewAlert[];
+  /** A good sample's judgement of the connection's alerts (alerts.ts); null for a gap, which changes none. */
+  alerts: AlertJudgement | null;
 }
 
 /** A connection this monitor samples: the history samples go into, and how they are stored. */

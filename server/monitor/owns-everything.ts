@@ -3,6 +3,7 @@
 import type { MonitorStore } from '../store/ports/monitor-ports.ts';
 import type { ConnectionHistory } from './connection-history.ts';
 import type { Ownership, OwnershipHost, Recorder } from './ownership.ts';
+import { applyJudgement } from './alerts.ts';
 
 export class OwnsEverything implements Ownership {
   /** After a restart the sampler reads a fresh sample at once: one stored every 30 s is enough. */
@@ -45,7 +46,7 @@ export class OwnsEverything implements Ownership {
         this.store.tx(() => {
           const w = record();
           this.store.connections.setHealth(id, w.at, w.error, w.sampleJson);
-          for (const a of w.alerts) this.store.alerts.add(a);
+          if (w.alerts) void applyJudgement(this.store.alerts, w.alerts); // synchronous on SQLite
         }),
     };
   }

@@ -19,6 +19,7 @@ import type { MonitorSession, SharedMonitorStore } from '../store/ports/monitor-
 import { cutsOf, RAW, ROLLUP, type ConnectionHistory, type Retention } from './connection-history.ts';
 import { BufferedHistory, applyOps } from './buffered-history.ts';
 import type { Ownership, OwnershipHost, Recorder, SampleWrites } from './ownership.ts';
+import { applyJudgement } from './alerts.ts';
 
 /** How often each instance claims connections nobody samples (one that died is taken over within this). */
 export const CLAIM_EVERY_MS = 1_000;
@@ -235,7 +236,12 @@ export class SharedOwnership implements Ownership {
       await session.write(async (repos) => {
         await applyOps(repos.history, id, ops);
         await repos.connections.setHealth(id, w.at, w.error, w.sampleJson);
-        for (const a of w.alerts) await repos.alerts.addInCommitOrder(a);
+        const alerts = repos.alerts;
+        if (w.alerts)
+          await applyJudgement(
+            { firing: (id) => alerts.firing(id), add: (a) => alerts.addInCommitOrder(a), resolve: (ids, at) => alerts.resolve(ids, at), trimResolved: (n) => alerts.trimResolved(n) },
+            w.alerts,
+          );
       });
     } catch (err) {
       // Memory is ahead of the rows now: start again from the rows (the claim takes it back if still held).

@@ -129,6 +129,23 @@ describe.skipIf(postgresMissing() !== null)('the monitor of two instances on one
     expect((await api(b, `/alerts?since=${since}`)).body).toEqual([]);
   });
 
+  it('resolves that alert once, and an acknowledgement made on one instance is the other\'s too', async () => {
+    const [fired] = (await api(a, `/alerts/board`)).body.firing as { id: number; connection_id: string }[];
+    expect(fired).toMatchObject({ connection_id: id, state: 'firing', connection_name: expect.any(String) });
+    const acked = await api(b, `/alerts/${fired!.id}/acknowledge`, { method: 'POST' });
+    expect(acked.status).toBe(200);
+    expect((await api(a, `/alerts/board`)).body.firing).toMatchObject([{ id: fired!.id, acknowledged_at: acked.body.acknowledged_at }]);
+    fake.answer = { metrics: metrics({ default: [2, 1] }, { processed: 20, failed: 0 }) };
+    await step(INTERVAL);
+    await step(INTERVAL);
+    const [ba, bb] = [await api(a, '/alerts/board'), await api(b, '/alerts/board')];
+    expect(ba.body.firing).toEqual([]);
+    expect(ba.body.resolved).toMatchObject([{ id: fired!.id, state: 'resolved', acknowledged_at: acked.body.acknowledged_at }]);
+    expect(bb.body).toEqual(ba.body);
+    // One row: the crossing was judged by the sampling instance alone, and resolved once.
+    expect((await sql.query('SELECT count(*)::int AS n, count(resolved_at)::int AS r FROM monitor_alerts WHERE connection_id = $1', [id])).rows[0]).toEqual({ n: 1, r: 1 });
+  });
+
   it('hands a connection to the other instance when the sampling one loses its database session', async () => {
     const holder = await sampler(id);
     const other = holder === a ? b : a;

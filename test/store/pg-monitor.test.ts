@@ -82,7 +82,18 @@ function planStep(rnd: Prng): Step {
       },
     };
   }
-  if (roll < 38) return { what: 'connections.list()', run: async (s) => s.connections.list() };
+  if (roll < 35) return { what: 'connections.list()', run: async (s) => s.connections.list() };
+  if (roll < 38) {
+    // The alert lifecycle: firing ones, resolving, the bound on resolved ones, acknowledging, the board.
+    const op = rnd.int(0, 4);
+    const ids = [rnd.int(1, 6), rnd.int(1, 6)];
+    const n = rnd.pick([0, 1, 3, 500]);
+    if (op === 0) return { what: `alerts.firing(${id})`, run: async (s) => s.alerts.firing(id) };
+    if (op === 1) return { what: `alerts.resolve(${JSON.stringify(ids)}, +${at - T0})`, run: async (s) => { await s.alerts.resolve(ids, at); return s.alerts.since(0, -1); } };
+    if (op === 2) return { what: `alerts.trimResolved(${n})`, run: async (s) => { await s.alerts.trimResolved(n); return s.alerts.since(0, -1); } };
+    if (op === 3) return { what: `alerts.acknowledge(${ids[0]}, +${at - T0})`, run: async (s) => s.alerts.acknowledge(ids[0]!, at) };
+    return { what: `alerts.board(${n}, 2)`, run: async (s) => s.alerts.board(n, 2) };
+  }
   if (roll < 42) {
     return {
       what: `connections.remove(${id})`,

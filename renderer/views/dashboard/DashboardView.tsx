@@ -166,7 +166,7 @@ export default function DashboardView() {
   const markers = useMemo<Record<string, Marker[]>>(() => {
     const by: Record<string, Marker[]> = { latency: [], backlog: [], failure_rate: [] };
     for (const a of alerts.data ?? []) {
-      const t = Date.parse(a.at);
+      const t = Date.parse(a.fired_at);
       if (a.connection_id === id && t >= windowFrom && t <= to) by[a.kind]!.push({ t, label: a.kind });
     }
     return by;

@@ -1,5 +1,5 @@
 // The PostgreSQL schema, one entry per version; never edit a shipped entry, append a new one. It
-// holds every table of the SQLite store (store/sqlite/migrations.ts, as of its version 6) with the same
+// holds every table of the SQLite store (store/sqlite/migrations.ts, as of its version 7) with the same
 // columns and meanings, in PostgreSQL's types:
 // - ids and epoch-millisecond times are bigint (read back as JS numbers: connect.ts);
 // - flags are boolean (SQLite's 0/1 integers);
@@ -233,5 +233,11 @@ export const PG_MIGRATIONS: string[] = [
       got := got + n;
     END LOOP;
   END $$;
+  `,
+  // 2: alerts resolve, and keep their acknowledgement (SQLite's migration 7).
+  `
+  ALTER TABLE monitor_alerts ADD COLUMN resolved_at bigint, ADD COLUMN acknowledged_at bigint;
+  UPDATE monitor_alerts SET resolved_at = at;
+  CREATE INDEX monitor_alerts_open ON monitor_alerts (connection_id, resolved_at);
   `,
 ];

@@ -3,12 +3,10 @@
 // instances, which is what clients polling with `since` need.
 import type { Alert } from '../../../contract/app.ts';
 import type { NewAlert } from '../ports/monitor-ports.ts';
-import { alertFromRow, type AlertRow } from '../rows/monitor-rows.ts';
+import { ALERT_SELECT, alertFromRow, type AlertRow } from '../rows/monitor-rows.ts';
 import type { Queryable } from './connect.ts';
 import type { AlertsRepoAsync } from '../ports/async-ports.ts';
 import { pgText } from './nul-free-text.ts';
-
-const COLUMNS = 'id, connection_id, kind, queue, value, threshold, at';
 
 // A bigint parameter must be an integer (pg throws on 1.5, where SQLite compares): bounds are
 // rounded the way that keeps the comparison with integer columns the same.
@@ -60,13 +58,45 @@ export class PgAlerts implements AlertsRepoAsync {
     const after = safe(Math.floor(sinceId));
     const max = limit < 0 ? null : limit;
     const { rows } = connectionId
-      ? await this.db.query<AlertRow>(`SELECT ${COLUMNS} FROM monitor_alerts WHERE id > $1 AND connection_id = $2 ORDER BY id LIMIT $3`, [after, connectionId, max])
-      : await this.db.query<AlertRow>(`SELECT ${COLUMNS} FROM monitor_alerts WHERE id > $1 ORDER BY id LIMIT $2`, [after, max]);
+      ? await this.db.query<AlertRow>(`${ALERT_SELECT} WHERE a.id > $1 AND a.connection_id = $2 ORDER BY a.id LIMIT $3`, [after, connectionId, max])
+      : await this.db.query<AlertRow>(`${ALERT_SELECT} WHERE a.id > $1 ORDER BY a.id LIMIT $2`, [after, max]);
     return rows.map(alertFromRow);
   }
 
+  async firing(connectionId: string): Promise<Alert[]> {
+    const { rows } = await this.db.query<AlertRow>(`${ALERT_SELECT} WHERE a.connection_id = $1 AND a.resolved_at IS NULL ORDER BY a.id`, [connectionId]);
+    return rows.map(alertFromRow);
+  }
+
+  async resolve(ids: number[], at: number): Promise<void> {
+    if (!ids.length) return;
+    await this.db.query('UPDATE monitor_alerts SET resolved_at = $1 WHERE id = ANY($2::bigint[]) AND resolved_at IS NULL', [safe(Math.floor(at)), ids]);
+  }
+
+  async trimResolved(keep: number): Promise<void> {
+    await this.db.query(
+      `DELETE FROM monitor_alerts WHERE resolved_at IS NOT NULL AND id NOT IN
+       (SELECT id FROM monitor_alerts WHERE resolved_at IS NOT NULL ORDER BY resolved_at DESC, id DESC LIMIT $1)`,
+      [Math.max(0, Math.floor(keep))],
+    );
+  }
+
+  async acknowledge(id: number, at: number): Promise<Alert | undefined> {
+    if (!Number.isSafeInteger(id)) return undefined;
+    await this.db.query('UPDATE monitor_alerts SET acknowledged_at = $1 WHERE id = $2 AND acknowledged_at IS NULL', [safe(Math.floor(at)), id]);
+    const { rows } = await this.db.query<AlertRow>(`${ALERT_SELECT} WHERE a.id = $1`, [id]);
+    return rows[0] && alertFromRow(rows[0]);
+  }
+
+  async board(firing: number, resolved: number): Promise<{ firing: Alert[]; resolved: Alert[] }> {
+    const now = await this.db.query<AlertRow>(`${ALERT_SELECT} WHERE a.resolved_at IS NULL ORDER BY a.id LIMIT $1`, [firing]);
+    const past = await this.db.query<AlertRow>(`${ALERT_SELECT} WHERE a.resolved_at IS NOT NULL ORDER BY a.resolved_at DESC, a.id DESC LIMIT $1`, [resolved]);
+    return { firing: now.rows.map(alertFromRow), resolved: past.rows.map(alertFromRow) };
+  }
+
+  /** Resolved alerts only: a firing one stays however old (as SQLite's). */
   async deleteBefore(at: number): Promise<void> {
     if (Number.isNaN(at)) return;
-    await this.db.query('DELETE FROM monitor_alerts WHERE at < $1', [safe(Math.ceil(at))]);
+    await this.db.query('DELETE FROM monitor_alerts WHERE at < $1 AND resolved_at IS NOT NULL', [safe(Math.ceil(at))]);
   }
 }

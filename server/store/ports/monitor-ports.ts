@@ -53,9 +53,20 @@ export interface NewAlert {
 }
 
 export interface AlertsRepo {
-  /** Stores an alert; returns its id (ids grow: clients poll with `since`). */
+  /** Stores a firing alert; returns its id (ids grow: clients poll with `since`). */
   add(a: NewAlert): number;
   since(sinceId: number, limit: number, connectionId?: string): Alert[];
+  /** A connection's alerts firing now, oldest first. */
+  firing(connectionId: string): Alert[];
+  /** Ends these alerts (those still firing) at `at`. */
+  resolve(ids: number[], at: number): void;
+  /** Keeps only the `keep` most recently resolved alerts. */
+  trimResolved(keep: number): void;
+  /** Marks an alert acknowledged (once: a second call keeps the first time); undefined for an unknown id. */
+  acknowledge(id: number, at: number): Alert | undefined;
+  /** The `firing` oldest alerts firing now, and the `resolved` most recently resolved, newest first. */
+  board(firing: number, resolved: number): { firing: Alert[]; resolved: Alert[] };
+  /** Drops resolved alerts that fired before `at` (a firing alert stays however old). */
   deleteBefore(at: number): void;
 }
 
@@ -105,7 +116,7 @@ export interface SharedHistoryRepo extends Omit<AsyncPort<MonitorHistoryRepo>, '
 export interface SessionRepos {
   connections: Pick<ConnectionsRepoLater, 'setHealth'>;
   /** Alert ids grow in commit order: clients poll with `since`, and instances commit in any order. */
-  alerts: { addInCommitOrder(a: NewAlert): Promise<number> };
+  alerts: { addInCommitOrder(a: NewAlert): Promise<number> } & Pick<AlertsRepoLater, 'firing' | 'resolve' | 'trimResolved'>;
   history: Pick<SharedHistoryRepo, 'setQueueName' | 'putSample' | 'deleteBefore'>;
 }
 

@@ -5,25 +5,38 @@ import type { Connection, ConnectionFields } from '../ports/monitor-ports.ts';
 import { storedInt } from './row-values.ts';
 import { isoTimeOr0 } from '../../util/times.ts';
 
-/** A monitor_alerts row as either store hands it over (PostgreSQL's bigint id comes as text). */
+/** A monitor_alerts row with its connection's name, as either store hands it over (PostgreSQL's bigint id comes as text). */
 export interface AlertRow {
   id: number | string;
   connection_id: string;
+  connection_name: string;
   kind: string;
   queue: string | null;
   value: number;
   threshold: number;
   at: number;
+  resolved_at: number | null;
+  acknowledged_at: number | null;
 }
+
+/** What both stores select for an alert: its row and its connection's name (alerts go with their connection). */
+export const ALERT_SELECT =
+  'SELECT a.id, a.connection_id, c.name AS connection_name, a.kind, a.queue, a.value, a.threshold, a.at, a.resolved_at, a.acknowledged_at FROM monitor_alerts a JOIN monitor_connections c ON c.id = a.connection_id';
+
+const isoOrNull = (t: number | null) => (t === null ? null : isoTimeOr0(t));
 
 export const alertFromRow = (r: AlertRow): Alert => ({
   id: storedInt(r.id) ?? 0,
   connection_id: r.connection_id,
+  connection_name: r.connection_name,
   kind: r.kind as Alert['kind'],
   queue: r.queue,
   value: r.value,
   threshold: r.threshold,
-  at: isoTimeOr0(r.at),
+  state: r.resolved_at === null ? 'firing' : 'resolved',
+  fired_at: isoTimeOr0(r.at),
+  resolved_at: isoOrNull(r.resolved_at),
+  acknowledged_at: isoOrNull(r.acknowledged_at),
 });
 
 /** A monitor_connections row as either store hands it over (SQLite's enabled is 0/1, PostgreSQL's a boolean). */

@@ -196,4 +196,14 @@ export const MIGRATIONS: string[] = [
   INSERT INTO sqlite_sequence (name, seq)
     VALUES ('runners', MAX(COALESCE((SELECT MAX(id) FROM runners), 0), COALESCE((SELECT MAX(runner_id) FROM builds), 0)));
   `,
+  // 7: alerts resolve. An alert fires when a sample crosses a threshold and resolves at the first
+  // sample back under it (or without its queue or rule); a user's acknowledgement is kept with it.
+  // Alerts from before had no end: they are taken as resolved, and one still over its threshold
+  // fires again at the next sample.
+  `
+  ALTER TABLE monitor_alerts ADD COLUMN resolved_at INTEGER;
+  ALTER TABLE monitor_alerts ADD COLUMN acknowledged_at INTEGER;
+  UPDATE monitor_alerts SET resolved_at = at;
+  CREATE INDEX monitor_alerts_open ON monitor_alerts (connection_id, resolved_at);
+  `,
 ];
