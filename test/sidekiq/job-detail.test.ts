@@ -13,6 +13,7 @@ import { sidekiqRuby, startSidekiqApp, warmOracle } from '../helpers/sidekiq-ora
 import { waitFor } from '../helpers/wait.ts';
 import type { ConnectionView } from '../../contract/app.ts';
 import type { JobDetail } from '../../contract/job-detail.ts';
+import type { PeekPage } from '../../contract/sidekiq.ts';
 
 let s: TestServer;
 let redis: TestRedis;
@@ -173,6 +174,18 @@ describe('a sidekiq connection: every field as Sidekiq’s API reads it', () => 
     const newest = JSON.parse((await admin.lindex('queue:long', 0))!) as { jid: string };
     expect((await api(`/jobs/queues/long/${newest.jid}`)).status).toBe(200);
     expect((await api('/jobs/queues/parked/0123456789abcdef01234567')).body.message).toMatch(/not in queue "parked": it ran, or was deleted/);
+  });
+
+  it("the lists give each entry Sidekiq Web's key, and a queue's page its latency as Sidekiq's Queue#latency", async () => {
+    for (const [set, finder, jid] of [['dead', 'Sidekiq::DeadSet.new', jids.dead], ['retry', 'Sidekiq::RetrySet.new', jids.retry], ['schedule', 'Sidekiq::ScheduledSet.new', jids.scheduled]] as const) {
+      const page = (await api(`/sidekiq/sets/${set}`)).body as PeekPage;
+      expect(page.jobs.find((j) => j.jid === jid)!.key, set).toBe((await oracle(finder, jid!)).key);
+    }
+    const q = (await api('/sidekiq/queues/parked')).body as PeekPage;
+    const latency = Number(await sidekiqRuby(redis.url, 'print Sidekiq::Queue.new("parked").latency'));
+    expect(Math.abs(q.latency! - latency)).toBeLessThan(5);
+    expect(q.latency!).toBeGreaterThan(0);
+    expect(q.jobs.every((j) => j.key === null)).toBe(true);
   });
 
   it('a retried job is gone: 404 saying so', async () => {
