@@ -4,6 +4,7 @@
 // in Ruby. Entries are named by the key Sidekiq Web builds ("#{score}-#{jid}"), read in Ruby too.
 // Broken entries (bad JSON, a corrupt backtrace, a huge argument) answer a clear field, never a 500.
 import type { ChildProcess } from 'node:child_process';
+import { deflateSync } from 'node:zlib';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
@@ -210,6 +211,18 @@ describe('a sidekiq connection: broken entries and bad requests', () => {
     await admin.zadd('retry', '1700000001', payload);
     const d = (await api('/jobs/sets/retry/1700000001.0-corrupt-1')).body as JobDetail;
     expect(d).toMatchObject({ class: 'X', error_class: 'E', backtrace: null, backtrace_note: expect.stringMatching(/^backtrace could not be decoded/) });
+  });
+
+  it("an older Sidekiq's backtrace (an array) is shown as is; one that inflates past the bound is refused, not inflated", async () => {
+    const old = JSON.stringify({ class: 'Old', jid: 'old-1', queue: 'q', args: [], error_backtrace: ['app.rb:1:in `x`', 'app.rb:2:in `y`'] });
+    await admin.zadd('dead', '1700000003', old);
+    expect((await api('/jobs/sets/dead/1700000003.0-old-1')).body).toMatchObject({ backtrace: ['app.rb:1:in `x`', 'app.rb:2:in `y`'], backtrace_note: null });
+    // 64 MiB of JSON deflated to ~64 KiB: a few bytes of Base64 must not cost the server 64 MiB.
+    const bomb = deflateSync(Buffer.from(`[${'"a",'.repeat(16 * 2 ** 20)}"a"]`)).toString('base64');
+    await admin.zadd('dead', '1700000004', JSON.stringify({ class: 'Bomb', jid: 'bomb-1', queue: 'q', args: [], error_backtrace: bomb }));
+    const r = await api('/jobs/sets/dead/1700000004.0-bomb-1');
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ class: 'Bomb', backtrace: null, backtrace_note: expect.stringMatching(/^backtrace could not be decoded/) });
   });
 
   it('a huge argument: the args are left out with the reason and the raw text is cut and marked', async () => {
