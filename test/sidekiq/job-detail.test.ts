@@ -249,4 +249,16 @@ describe('a sidekiq connection: broken entries and bad requests', () => {
     const gone = await http(`${s.url}/api/app/connections/sk-nope/jobs/sets/dead/1-a`, { token: s.adminToken });
     expect(gone.status).toBe(404);
   });
+
+  it('a GitLab connection has no jobs to open (400 saying why); a Redis that is down is a 502 naming it', async () => {
+    const add = (json: Record<string, unknown>) => http(`${s.url}/api/app/connections`, { token: s.adminToken, json });
+    const gitlab = (await add({ name: 'gitlab', base_url: 'http://127.0.0.1:1', private_token: 't' })).body as ConnectionView;
+    const r = await http(`${s.url}/api/app/connections/${gitlab.id}/jobs/queues/default/abc`, { token: s.adminToken });
+    expect(r.status).toBe(400);
+    expect(r.body.message).toMatch(/GitLab read over HTTP: .* no job of it can be opened/);
+    const down = (await add({ name: 'down', kind: 'sidekiq', redis_url: 'redis://127.0.0.1:1/0' })).body as ConnectionView;
+    const d = await http(`${s.url}/api/app/connections/${down.id}/jobs/sets/dead/1-a`, { token: s.adminToken });
+    expect(d.status).toBe(502);
+    expect(d.body.message).toMatch(/127\.0\.0\.1:1/);
+  });
 });
