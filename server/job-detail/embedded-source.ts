@@ -15,12 +15,13 @@ const seconds = (ms: number | null | undefined) => (typeof ms === 'number' && ms
 
 /**
  * A row's job as the Redis backend would have stored it (store/redis/job-backend.ts), so both
- * backends answer alike: args wrapped in an array, Sidekiq's retry_count (failures - 1 in the retry
- * set: Jobscope counts the retry already scheduled), failed_at the first failure where it is known.
+ * backends answer alike: args wrapped in an array, Sidekiq's retry_count (failures - 1 once a retry
+ * is scheduled: Jobscope counts that retry already), failed_at the first failure where it is known.
  */
 function payloadOf(j: Job | FailedJob, set: JobDetailSet | 'queue'): string {
   const f = j as Partial<FailedJob>;
-  const failed = f.failed_at !== undefined;
+  // Failed before: a set's entry, or a job its retry put back into its queue (rows answer failed_at null when none).
+  const failed = (f.failed_at !== undefined && f.failed_at !== null) || j.retry_count > 0;
   return JSON.stringify({
     class: j.class,
     args: [j.args],
@@ -31,7 +32,7 @@ function payloadOf(j: Job | FailedJob, set: JobDetailSet | 'queue'): string {
     enqueued_at: seconds(j.enqueued_at),
     ...(failed
       ? {
-          retry_count: set === 'retry' ? Math.max(0, j.retry_count - 1) : j.retry_count,
+          retry_count: set === 'dead' ? j.retry_count : Math.max(0, j.retry_count - 1),
           failed_at: seconds(j.first_failed_at ?? f.failed_at),
           retried_at: j.retry_count > 1 ? seconds(f.failed_at) : undefined,
           ...splitError(f.error ?? null),
