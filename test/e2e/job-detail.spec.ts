@@ -28,6 +28,7 @@ test.beforeAll(async () => {
   await sidekiqRuby(
     redis.url,
     `Sidekiq.redis { |c| 30.times { |i| c.zadd("dead", Time.now.to_f - 3600 - i, Sidekiq.dump_json("class" => "OldJob", "queue" => "old", "args" => [i], "jid" => "old%021d" % i, "error_class" => "E", "error_message" => "old")) } }
+     Sidekiq::Client.push("class" => "ReportJob", "queue" => "reports", "args" => ["monthly"], "at" => Time.now.to_f + 3600)
      # As Sidekiq's client pushes (SADD queues, LPUSH), enqueued 90 s ago: its push would stamp now.
      Sidekiq.redis { |c| c.sadd("queues", "emails"); 3.times { |i| c.lpush("queue:emails", Sidekiq.dump_json("class" => "MailerJob", "queue" => "emails", "args" => ["user-#{i}@example.com", {"locale" => "en"}], "jid" => "mail%020d" % i, "retry" => true, "created_at" => Time.now.to_f - 120, "enqueued_at" => Time.now.to_f - 90)) } }`,
   );
@@ -125,6 +126,19 @@ test('a sidekiq queue page shows its size and latency at the top, and its jobs o
   await expect(page.getByTestId('job-back')).toHaveText('← Back to queue emails');
 });
 
+test("a Sidekiq's scheduled set has its tab, and a scheduled job says when it runs", async ({ page }) => {
+  await onSidekiq(page, '/retries');
+  await page.getByTestId('jobs-nav').getByRole('link', { name: 'Scheduled' }).click();
+  await expect(page).toHaveURL(/#\/scheduled$/);
+  await expect(rows(page)).toHaveCount(1);
+  await expect(rows(page).first().locator('[data-col="scheduled"]')).not.toHaveText('—');
+  await rows(page).first().getByTestId('job-link').click();
+  await expect(page).toHaveURL(/#\/job\/schedule\//);
+  await expect(page.getByTestId('job-class')).toHaveText('ReportJob');
+  await expect(page.getByTestId('job-scheduled')).not.toHaveText('—');
+  await expect(page.getByTestId('job-back')).toHaveText('← Back to Scheduled');
+});
+
 test("this server's own retry opens the same page", async ({ page }) => {
   await openSignedIn(page, s, '/retries');
   await page.getByTestId('connection-picker').selectOption({ label: 'This Jobscope' });
@@ -137,4 +151,7 @@ test("this server's own retry opens the same page", async ({ page }) => {
   await expect(page.getByTestId('job-next-retry')).not.toHaveText('—');
   await expect(page.getByTestId('job-args')).toContainText('"fail": true');
   await expect(page.getByTestId('job-tags')).toHaveCount(0);
+  // This server's job system schedules nothing for later: no Scheduled tab.
+  await page.getByTestId('job-back').click();
+  await expect(page.getByTestId('jobs-nav').getByRole('link')).toHaveText(['Queues', 'Retries', 'Dead']);
 });
