@@ -75,6 +75,7 @@ export const PeekJob = Type.Object({
   retry_count: Type.Union([Type.Integer(), Type.Null()]),
   error: Type.Union([Type.String(), Type.Null()], { description: 'error_class: error_message, cut to 500 characters' }),
   unreadable: Type.Boolean({ description: 'the entry is not a JSON job payload; shown as is in args' }),
+  key: Type.Union([Type.String(), Type.Null()], { description: "a set entry's key as Sidekiq Web names it (`<score>-<jid>`), what its job page takes; null in a queue" }),
 });
 export type PeekJob = Static<typeof PeekJob>;
 
@@ -83,5 +84,6 @@ export const PeekPage = Type.Object({
   page: Type.Integer(),
   per_page: Type.Integer(),
   jobs: Type.Array(PeekJob),
+  latency: Type.Optional(Type.Number({ description: "a queue's: seconds since its oldest job was enqueued (Sidekiq's Queue#latency), 0 when empty" })),
 });
 export type PeekPage = Static<typeof PeekPage>;

@@ -75,6 +75,8 @@ export interface Config {
   /** Most queues and processes one sample of a sidekiq connection reads (the rest are counted, not read). */
   sidekiqMaxQueues: number;
   sidekiqMaxProcesses: number;
+  /** Most jobs of one queue a job page looks through for a jid before it gives up (a page of LRANGE at a time). */
+  jobSearchMax: number;
   /** Most bytes and elements of one Redis reply, on every Redis client (sidekiq connections, --redis): past it that connection is dropped. */
   redisMaxReplyBytes: number;
   redisMaxReplyElements: number;
@@ -216,6 +218,7 @@ export const SETTINGS: SettingSpec[] = [
   { key: 'sidekiqTimeoutMs', flag: '--sidekiq-timeout-ms <ms>', env: 'JOBSCOPE_SIDEKIQ_TIMEOUT_MS', kind: 'int', default: 5000, help: 'a sidekiq connection\'s Redis read (connect and the reads) must finish within this, in ms; else the sample fails with a message', min: 1, max: 600_000 },
   { key: 'sidekiqMaxQueues', flag: '--sidekiq-max-queues <n>', env: 'JOBSCOPE_SIDEKIQ_MAX_QUEUES', kind: 'int', default: 10000, help: 'most queues one sample of a sidekiq connection reads (by name; the rest are counted in queues_total)', min: 1, max: 1_000_000 },
   { key: 'sidekiqMaxProcesses', flag: '--sidekiq-max-processes <n>', env: 'JOBSCOPE_SIDEKIQ_MAX_PROCESSES', kind: 'int', default: 5000, help: 'most processes one sample of a sidekiq connection reads (the rest are counted in processes_total)', min: 1, max: 1_000_000 },
+  { key: 'jobSearchMax', flag: '--job-search-max <n>', env: 'JOBSCOPE_JOB_SEARCH_MAX', kind: 'int', default: 10000, help: 'most jobs of one queue a job page looks through for the job asked for (100 per read) before it answers that it gave up', min: 100, max: 10_000_000 },
   // Bounds on every Redis reply (server/redis/reply-guard.ts): Jobscope's own reads stay far below
   // them (a sidekiq read asks for at most a few hundred elements per call); a reply past them is a
   // broken or hostile server, and only its connection is dropped.

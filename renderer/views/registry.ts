@@ -23,6 +23,9 @@ export const VIEWS: ViewEntry[] = [
   // Reached from the Queues page's Queues · Retries · Dead tabs, as in Sidekiq Web.
   { id: 'retries', label: 'Retries', component: lazyView(() => import('./jobs/RetriesView.tsx')), hidden: true },
   { id: 'dead', label: 'Dead', component: lazyView(() => import('./jobs/DeadView.tsx')), hidden: true },
+  { id: 'scheduled', label: 'Scheduled', component: lazyView(() => import('./jobs/ScheduledView.tsx')), hidden: true },
+  // A job's page, opened from any row of those lists: #/job/<set>/<key>, #/job/queue/<queue>/<jid>.
+  { id: 'job', label: 'Job', component: lazyView(() => import('./jobs/JobDetailView.tsx')), hidden: true },
   { id: 'connections', label: 'Connections', component: lazyView(() => import('./connections/ConnectionsView.tsx')) },
   { id: 'projects', label: 'Projects', component: lazyView(() => import('./projects/ProjectsView.tsx')) },
   { id: 'builds', label: 'Builds', component: lazyView(() => import('./builds/BuildsView.tsx')) },

@@ -12,19 +12,24 @@ import { peekQueue, peekSet } from '../sidekiq/peek.ts';
 import { readRedisFacts } from '../sidekiq/redis-facts.ts';
 import { RedisFacts } from '../../contract/redis-facts.ts';
 import type { Redis } from 'ioredis';
+import type { Connection } from '../monitor/connections.ts';
 
 const tags = ['app API'];
 const Id = Type.String({ minLength: 1, maxLength: 64 });
 
+/** Runs a read on a sidekiq connection's client; a frozen Redis is a 503 with Retry-After, other Redis trouble a 502 naming the host, never the password. */
+export function sidekiqRead<T>(monitor: MonitorApi, c: Connection, fn: (r: Redis, namespace: string) => Promise<T>): Promise<T> {
+  const source = monitor.sidekiq.of(c);
+  return source.forRequest((r) => fn(r, source.target.namespace), (sentence) => new ApiError(502, `502 Bad Gateway - ${sentence}`));
+}
+
 export async function sidekiqPeekRoutes(fastify: FastifyInstance, { monitor }: { monitor: MonitorApi }) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
-  /** Runs a read on the connection's client; a frozen Redis is a 503 with Retry-After, other Redis trouble a 502 naming the host, never the password. */
   async function read<T>(id: string, fn: (r: Redis, namespace: string) => Promise<T>): Promise<T> {
     const c = await connectionOr404(monitor, id);
     if (c.kind !== 'sidekiq') throw badRequest(`connection ${c.id} is not a sidekiq connection: peeks read a Sidekiq's Redis`);
-    const source = monitor.sidekiq.of(c);
-    return source.forRequest((r) => fn(r, source.target.namespace), (sentence) => new ApiError(502, `502 Bad Gateway - ${sentence}`));
+    return sidekiqRead(monitor, c, fn);
   }
 
   app.get(

@@ -44,6 +44,12 @@ export class FailedSetActions {
     return after(this.actOn('dead', given, (found) => this.requeueEntries('dead', found, given !== undefined)), (a) => a.count);
   }
 
+  /** The entries of `set` one key names (none when gone); EntryKeyError when it cannot name an entry or names several. */
+  named(set: FailedSet, given: GivenKey): Awaitable<FailedJob[]> {
+    const keys = parseKeys([given]);
+    return after(this.sets.entries(set, keys), (all) => resolveKeys(all, keys, [given], set).found);
+  }
+
   /** Puts these jobs back into their queues as of now, through the backend, then the dispatch. */
   requeue(jobs: FailedJob[]): Awaitable<void> {
     if (jobs.length === 0) return;

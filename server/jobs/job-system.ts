@@ -21,6 +21,7 @@ import type { JobQueue } from './queue.ts';
 import type { PoolIdentity, WorkerPool } from './worker-pool.ts';
 import { JobRunner } from './job-runner.ts';
 import type { GivenKey } from './failed-entries.ts';
+import type { FailedSet } from './entry-key.ts';
 import type { EnqueueOptions, FailedJob, Job, JobCounters, JobKind } from './types.ts';
 import { isStorageError } from '../store/ports/storage-error.ts';
 import { Background } from './background.ts';
@@ -389,6 +390,11 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
   /** Moves dead jobs (all, or those the keys name) back into their queues; returns how many. */
   retryDead(given?: GivenKey[]): Awaitable<number> {
     return this.failedSets.retryDead(given);
+  }
+
+  /** The entries of the retry or dead set one key names (a job page's): none once it left the set. */
+  entriesNamed(set: FailedSet, given: GivenKey): Awaitable<FailedJob[]> {
+    return this.failedSets.named(set, given);
   }
 
   /** Empties the dead set; returns how many jobs it held. */

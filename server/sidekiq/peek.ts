@@ -6,6 +6,7 @@ import type { Redis } from 'ioredis';
 import type { PeekJob, PeekPage } from '../../contract/sidekiq.ts';
 import { jsonNestedDeeperThan, MAX_JSON_DEPTH } from '../util/json-depth.ts';
 import { jsonMemberText } from '../util/json-members.ts';
+import { scoreText } from '../jobs/entry-key.ts';
 
 const ARGS_MAX = 200;
 const ERROR_MAX = 500;
@@ -28,8 +29,10 @@ export function peekJob(entry: string, score: number | null): PeekJob {
     /* shown as unreadable below */
   }
   const at = score === null ? null : iso(score);
+  // Sidekiq Web's key: the score as Ruby prints it, then the jid ("" for an entry that is no job).
+  const key = (jid: unknown) => (score === null ? null : `${scoreText(score)}-${typeof jid === 'string' ? jid : ''}`);
   if (!j) {
-    return { class: '?', args: cut(entry, ARGS_MAX), args_truncated: entry.length > ARGS_MAX, jid: null, queue: null, enqueued_at: null, failed_at: null, at, retry_count: null, error: null, unreadable: true };
+    return { class: '?', args: cut(entry, ARGS_MAX), args_truncated: entry.length > ARGS_MAX, jid: null, queue: null, enqueued_at: null, failed_at: null, at, retry_count: null, error: null, unreadable: true, key: key(null) };
   }
   const wrapped = j.class === ACTIVE_JOB_WRAPPER && typeof j.wrapped === 'string';
   const rawArgs = wrapped && Array.isArray(j.args) ? ((j.args[0] as { arguments?: unknown } | undefined)?.arguments ?? j.args) : j.args;
@@ -48,6 +51,7 @@ export function peekJob(entry: string, score: number | null): PeekJob {
     retry_count: typeof j.retry_count === 'number' && Number.isInteger(j.retry_count) ? j.retry_count : null,
     error,
     unreadable: false,
+    key: key(j.jid),
   };
 }
 
@@ -59,11 +63,22 @@ function checked(res: [Error | null, unknown][] | null): unknown[] {
   });
 }
 
-export async function peekQueue(redis: Redis, namespace: string, queue: string, page: number, perPage: number): Promise<PeekPage> {
+/** Sidekiq's Queue#latency: now - the oldest job's enqueued_at (the list's tail), 0 when empty or unreadable. */
+function latencyOf(oldest: string | null, now: number): number {
+  if (oldest === null) return 0;
+  try {
+    const at = (JSON.parse(oldest) as { enqueued_at?: unknown }).enqueued_at;
+    return typeof at === 'number' && Number.isFinite(at) ? Math.max(0, now / 1000 - at) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+export async function peekQueue(redis: Redis, namespace: string, queue: string, page: number, perPage: number, now = Date.now()): Promise<PeekPage> {
   const key = `${namespace ? `${namespace}:` : ''}queue:${queue}`;
   const start = (page - 1) * perPage;
-  const [total, entries] = checked(await redis.pipeline().llen(key).lrange(key, start, start + perPage - 1).exec());
-  return { total: total as number, page, per_page: perPage, jobs: (entries as string[]).map((e) => peekJob(e, null)) };
+  const [total, entries, oldest] = checked(await redis.pipeline().llen(key).lrange(key, start, start + perPage - 1).lindex(key, -1).exec());
+  return { total: total as number, page, per_page: perPage, jobs: (entries as string[]).map((e) => peekJob(e, null)), latency: latencyOf(oldest as string | null, now) };
 }
 
 export async function peekSet(redis: Redis, namespace: string, set: PeekSet, page: number, perPage: number): Promise<PeekPage> {

@@ -21,6 +21,7 @@ const HEAD: Record<JobColumn, string> = {
   retries: 'Retries',
   next_retry: 'Next retry at',
   died: 'Died at',
+  scheduled: 'When',
 };
 
 function cell(col: JobColumn, r: JobRow): ReactNode {
@@ -28,7 +29,7 @@ function cell(col: JobColumn, r: JobRow): ReactNode {
     case 'id':
       return <code>{r.key}</code>;
     case 'class':
-      return <strong>{r.class}</strong>;
+      return r.href ? <a href={r.href} data-testid="job-link"><strong>{r.class}</strong></a> : <strong>{r.class}</strong>;
     case 'args': {
       const a = argsText(r.args);
       return <code title={a.full === a.short ? undefined : a.full}>{a.short}</code>;
@@ -52,6 +53,8 @@ function cell(col: JobColumn, r: JobRow): ReactNode {
       return stamp(r.nextRetryAt);
     case 'died':
       return <span title={diedTitle(r)}>{stamp(r.diedAt)}</span>;
+    case 'scheduled':
+      return stamp(r.scheduledAt);
   }
 }
 

@@ -3,6 +3,7 @@
 // list components take only these rows, so they know nothing of where the jobs come from.
 import type { FailedJobView, QueuedJobView } from '../../../contract/jobs.ts';
 import type { PeekJob } from '../../../contract/sidekiq.ts';
+import { jobHref } from '../../api/job-detail.ts';
 
 export interface JobRow {
   /** Unique in the list; what a selection holds (a retry or dead entry's key, Sidekiq's jid, or our job id as text). */
@@ -21,13 +22,18 @@ export interface JobRow {
   nextRetryAt?: string | null;
   /** Dead set: when it died (the set's score). */
   diedAt?: string | null;
+  /** Scheduled set: when it runs (the set's score). */
+  scheduledAt?: string | null;
+  /** Its job page, where the list can name the job. */
+  href?: string;
 }
 
-export type JobColumn = 'id' | 'class' | 'args' | 'queue' | 'enqueued' | 'failed' | 'error' | 'retries' | 'next_retry' | 'died';
+export type JobColumn = 'id' | 'class' | 'args' | 'queue' | 'enqueued' | 'failed' | 'error' | 'retries' | 'next_retry' | 'died' | 'scheduled';
 
 // The dead set is ordered by death: its time column is the death, the first failure (or, where only that is kept, the last) in its tooltip.
 export const RETRY_COLUMNS: JobColumn[] = ['class', 'args', 'queue', 'error', 'failed', 'retries', 'next_retry'];
 export const DEAD_COLUMNS: JobColumn[] = ['class', 'args', 'queue', 'error', 'died', 'retries'];
+export const SCHEDULED_COLUMNS: JobColumn[] = ['class', 'args', 'queue', 'scheduled'];
 
 export const ARGS_MAX = 120;
 
@@ -42,7 +48,15 @@ export function argsText(args: unknown, max = ARGS_MAX): { short: string; full: 
   return { short: full.length > max ? `${full.slice(0, max - 1)}…` : full, full };
 }
 
-export const fromQueued = (j: QueuedJobView): JobRow => ({ key: String(j.id), class: j.class, args: j.args_raw ?? j.args, queue: j.queue, enqueuedAt: j.enqueued_at, retryCount: j.retry_count });
+export const fromQueued = (j: QueuedJobView): JobRow => ({
+  key: String(j.id),
+  class: j.class,
+  args: j.args_raw ?? j.args,
+  queue: j.queue,
+  enqueuedAt: j.enqueued_at,
+  retryCount: j.retry_count,
+  href: jobHref({ queue: j.queue, jid: String(j.id) }),
+});
 
 export const fromFailed = (j: FailedJobView): JobRow => ({
   key: j.key,
@@ -57,6 +71,7 @@ export const fromFailed = (j: FailedJobView): JobRow => ({
   errorMessage: j.error_message ?? j.error,
   retryCount: j.retry_count,
   nextRetryAt: j.run_at,
+  href: jobHref({ set: 'retry', key: j.key }),
 });
 
 /** The time in an entry key `<score>-<jid>` (score: epoch seconds), as ISO text. */
@@ -66,7 +81,7 @@ export function scoreTime(key: string): string | null {
 }
 
 /** A dead entry: the death time is the set's score, which Sidekiq Web shows and sorts by. */
-export const fromDead = (j: FailedJobView): JobRow => ({ ...fromFailed(j), diedAt: scoreTime(j.key) });
+export const fromDead = (j: FailedJobView): JobRow => ({ ...fromFailed(j), diedAt: scoreTime(j.key), href: jobHref({ set: 'dead', key: j.key }) });
 
 /** "Timeout::Error: took too long" → class and message (Sidekiq keeps them apart; a peek joins them). */
 export function splitError(error: string | null | undefined): { errorClass: string | null; errorMessage: string | null } {
@@ -75,12 +90,20 @@ export function splitError(error: string | null | undefined): { errorClass: stri
   return m ? { errorClass: m[1]!, errorMessage: m[2]! } : { errorClass: null, errorMessage: error };
 }
 
+/** A peeked job's page: a set entry by its key, a queued job (of the queue listed) by its jid. */
+function peekHref(j: PeekJob, set: 'retry' | 'schedule' | 'dead' | { queue: string }): string | undefined {
+  if (typeof set === 'object') return j.jid ? jobHref({ queue: set.queue, jid: j.jid }) : undefined;
+  return j.key ? jobHref({ set, key: j.key }) : undefined;
+}
+
 /**
  * A job read from a sidekiq connection's Redis (read-only peek). `at` is the sorted set's score:
- * the next retry in the retry set, the death in the dead set.
+ * the next retry in the retry set, when it runs in the scheduled set, the death in the dead set.
  */
-export function fromPeek(j: PeekJob, index: number, set: 'queue' | 'retry' | 'dead'): JobRow {
+export function fromPeek(j: PeekJob, index: number, set: 'retry' | 'schedule' | 'dead' | { queue: string }): JobRow {
   return {
+    href: peekHref(j, set),
+    scheduledAt: set === 'schedule' ? j.at : null,
     key: j.jid ?? `#${index + 1}`,
     class: j.class,
     args: j.args_truncated ? `${j.args}…` : j.args,

@@ -1,7 +1,6 @@
 // The Retries and the Dead pages of the embedded job system: one page of the set, polled, with
 // retry and delete through JobSetPanel. A sidekiq connection's set is shown read-only
 // (SidekiqJobs.tsx); for a GitLab connection the page says it is not available.
-import { useState } from 'react';
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useClient } from '../../app/client-context.tsx';
 import { jobsApi } from '../../api/jobs.ts';
@@ -11,6 +10,7 @@ import { JobsNav, JobsUnavailable, useSelectedConnectionView } from './job-sourc
 import { SidekiqSet } from './SidekiqJobs.tsx';
 import './jobs.css';
 import { usePace } from '../../app/pace.tsx';
+import { useListPage } from './list-page.ts';
 
 const PER_PAGE = 25;
 const plural = (n: number) => `${n} job${n === 1 ? '' : 's'}`;
@@ -41,7 +41,7 @@ export function FailedSetView({ set }: { set: 'retries' | 'dead' }) {
       <div className="toolbar">
         <h2>{spec.title}</h2>
         <span className="spacer" />
-        <JobsNav current={set} />
+        <JobsNav current={set} scheduled={conn?.kind === 'sidekiq'} />
       </div>
       {conn?.kind === 'gitlab' ? <JobsUnavailable conn={conn} what={set === 'retries' ? 'Retries' : 'Dead jobs'} /> : conn?.kind === 'sidekiq' ? <SidekiqSet key={conn.id} conn={conn} set={set} /> : <EmbeddedSet set={set} />}
     </section>
@@ -52,7 +52,7 @@ function EmbeddedSet({ set }: { set: 'retries' | 'dead' }) {
   const client = useClient();
   const qc = useQueryClient();
   const spec = SETS[set];
-  const [page, setPage] = useState(1);
+  const [page, setPage] = useListPage();
   const list = useQuery({ queryKey: ['jobs', set, page], queryFn: () => spec.list(client, page, PER_PAGE), refetchInterval: usePace(3000), placeholderData: keepPreviousData });
   const after = async (text: string) => {
     await qc.invalidateQueries({ queryKey: ['jobs'] });

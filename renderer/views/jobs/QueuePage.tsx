@@ -14,6 +14,7 @@ import { OriginBadge, QueueDeleteButton } from './QueueDelete.tsx';
 import { usePace } from '../../app/pace.tsx';
 import { useSelectedConnection } from '../../app/connection-context.tsx';
 import { QueueTrendFact } from './QueueTrendFact.tsx';
+import { useListPage } from './list-page.ts';
 
 const PER_PAGE = 25;
 
@@ -21,7 +22,7 @@ export function QueuePage({ name }: { name: string }) {
   const client = useClient();
   const { id: connectionId } = useSelectedConnection();
   const qc = useQueryClient();
-  const [page, setPage] = useState(1);
+  const [page, setPage] = useListPage();
   const queue = useQuery({ queryKey: ['jobs', 'queue', name], queryFn: () => jobsApi.queue(client, name), refetchInterval: usePace(2000), retry: false });
   const jobs = useQuery({
     queryKey: ['jobs', 'queue', name, 'jobs', page],

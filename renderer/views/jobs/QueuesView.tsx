@@ -26,7 +26,7 @@ export default function QueuesView({ route }: ViewProps) {
       <div className="toolbar">
         <h2>{name ? <>Queue <code>{name}</code></> : 'Queues'}</h2>
         <span className="spacer" />
-        <JobsNav current="queues" />
+        <JobsNav current="queues" scheduled={conn?.kind === 'sidekiq'} />
       </div>
       {body()}
     </section>

@@ -1,6 +1,5 @@
-// The Queues, Retries and Dead pages for a sidekiq connection: the same lists, read-only, from the
+// The Queues, Retries, Scheduled and Dead pages for a sidekiq connection: the same lists, read-only, from the
 // connection's peeks into its Redis (someone's production Sidekiq: Sidekiq Web is where to act).
-import { useState } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useClient } from '../../app/client-context.tsx';
 import type { ConnectionView } from '../../api/client.ts';
@@ -8,9 +7,10 @@ import { humanDuration, num } from '../../components/format.ts';
 import { JobSetPanel } from '../../components/jobs/JobSetPanel.tsx';
 import { JobTable } from '../../components/jobs/JobTable.tsx';
 import { Pager } from '../../components/jobs/Pager.tsx';
-import { DEAD_COLUMNS, RETRY_COLUMNS, fromPeek } from '../../components/jobs/job-row.ts';
+import { DEAD_COLUMNS, RETRY_COLUMNS, SCHEDULED_COLUMNS, fromPeek } from '../../components/jobs/job-row.ts';
 import { QueueTrendFact } from './QueueTrendFact.tsx';
 import { usePace } from '../../app/pace.tsx';
+import { useListPage } from './list-page.ts';
 
 const PER_PAGE = 25;
 
@@ -49,7 +49,7 @@ export function SidekiqQueueList({ conn }: { conn: ConnectionView }) {
 
 export function SidekiqQueuePage({ conn, name }: { conn: ConnectionView; name: string }) {
   const client = useClient();
-  const [page, setPage] = useState(1);
+  const [page, setPage] = useListPage();
   const jobs = useQuery({
     queryKey: ['sidekiq-peek', conn.id, 'queue', name, page],
     queryFn: () => client.peekSidekiqQueue(conn.id, name, page, PER_PAGE),
@@ -58,42 +58,57 @@ export function SidekiqQueuePage({ conn, name }: { conn: ConnectionView; name: s
   });
   const total = jobs.data?.total ?? 0;
   return (
-    <section className="card" aria-labelledby="next-jobs-h">
-      <div className="card-head">
-        <h3 id="next-jobs-h">Jobs <span className="muted small" data-testid="queue-size">{jobs.data ? num(total) : '—'}</span></h3>
-        <span className="muted small">newest first, as Sidekiq Web lists them</span>
+    <>
+      {/* What Sidekiq Web's queue page shows first: its size and latency, read with the page. */}
+      <div className="card">
+        <dl className="facts" data-testid="queue-facts">
+          <dt>Size</dt><dd data-testid="queue-size">{jobs.data ? num(total) : '—'}</dd>
+          <dt>Latency</dt><dd data-testid="queue-latency">{jobs.data?.latency !== undefined ? humanDuration(jobs.data.latency) : '—'}</dd>
+          <QueueTrendFact connectionId={conn.id} name={name} backlog={jobs.data?.total} />
+        </dl>
       </div>
-      <ReadOnlyNote conn={conn} />
-      <dl className="facts"><QueueTrendFact connectionId={conn.id} name={name} backlog={jobs.data?.total} /></dl>
-      {jobs.error && <p className="error" role="alert">{(jobs.error as Error).message}</p>}
-      <JobTable rows={(jobs.data?.jobs ?? []).map((j, i) => fromPeek(j, (page - 1) * PER_PAGE + i, 'queue'))} columns={['id', 'class', 'args', 'enqueued']} label={`Jobs of ${name}`} empty={jobs.data ? 'No job is waiting.' : 'Loading…'} testId="queue-jobs" />
-      {total > PER_PAGE && <Pager page={page} perPage={PER_PAGE} total={total} onPage={setPage} label="Queue pages" />}
-    </section>
+      <section className="card" aria-labelledby="next-jobs-h">
+        <div className="card-head">
+          <h3 id="next-jobs-h">Jobs</h3>
+          <span className="muted small">newest first, as Sidekiq Web lists them</span>
+        </div>
+        <ReadOnlyNote conn={conn} />
+        {jobs.error && <p className="error" role="alert">{(jobs.error as Error).message}</p>}
+        <JobTable rows={(jobs.data?.jobs ?? []).map((j, i) => fromPeek(j, (page - 1) * PER_PAGE + i, { queue: name }))} columns={['id', 'class', 'args', 'enqueued']} label={`Jobs of ${name}`} empty={jobs.data ? 'No job is waiting.' : 'Loading…'} testId="queue-jobs" />
+        {total > PER_PAGE && <Pager page={page} perPage={PER_PAGE} total={total} onPage={setPage} label="Queue pages" />}
+      </section>
+    </>
   );
 }
 
-export function SidekiqSet({ conn, set }: { conn: ConnectionView; set: 'retries' | 'dead' }) {
+const SETS = {
+  retries: { peek: 'retry', title: 'Retries', setName: 'retry set', columns: RETRY_COLUMNS, empty: 'No job is waiting for a retry.' },
+  scheduled: { peek: 'schedule', title: 'Scheduled', setName: 'scheduled set', columns: SCHEDULED_COLUMNS, empty: 'No job is scheduled.' },
+  dead: { peek: 'dead', title: 'Dead', setName: 'dead set', columns: DEAD_COLUMNS, empty: 'The dead set is empty.' },
+} as const;
+
+export function SidekiqSet({ conn, set }: { conn: ConnectionView; set: keyof typeof SETS }) {
   const client = useClient();
-  const [page, setPage] = useState(1);
-  const key = set === 'retries' ? 'retry' : 'dead';
+  const [page, setPage] = useListPage();
+  const spec = SETS[set];
   const jobs = useQuery({
-    queryKey: ['sidekiq-peek', conn.id, key, page],
-    queryFn: () => client.peekSidekiqSet(conn.id, key, page, PER_PAGE),
+    queryKey: ['sidekiq-peek', conn.id, spec.peek, page],
+    queryFn: () => client.peekSidekiqSet(conn.id, spec.peek, page, PER_PAGE),
     refetchInterval: usePace(5000),
     placeholderData: keepPreviousData,
   });
   return (
     <JobSetPanel
-      title={set === 'retries' ? 'Retries' : 'Dead'}
-      setName={set === 'retries' ? 'retry set' : 'dead set'}
-      rows={(jobs.data?.jobs ?? []).map((j, i) => fromPeek(j, (page - 1) * PER_PAGE + i, key))}
+      title={spec.title}
+      setName={spec.setName}
+      rows={(jobs.data?.jobs ?? []).map((j, i) => fromPeek(j, (page - 1) * PER_PAGE + i, spec.peek))}
       total={jobs.data?.total ?? 0}
       page={page}
       perPage={PER_PAGE}
       onPage={setPage}
-      columns={set === 'retries' ? RETRY_COLUMNS : DEAD_COLUMNS}
+      columns={spec.columns}
       readOnlyNote={<ReadOnlyNote conn={conn} />}
-      empty={jobs.data ? (set === 'retries' ? 'No job is waiting for a retry.' : 'The dead set is empty.') : 'Loading…'}
+      empty={jobs.data ? spec.empty : 'Loading…'}
       error={jobs.error ? (jobs.error as Error).message : null}
     />
   );
