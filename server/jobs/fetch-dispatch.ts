@@ -182,7 +182,7 @@ export class FetchDispatch implements Dispatch {
     const { host, backend } = this;
     const p = host.pool;
     const queues = this.queueOrder ? [...new Set(this.queueOrder.weighted)] : this.served();
-    await backend.beat({ ...p.identity, startedAt: p.startedAt, queues, work: this.loop.work.list() });
+    await backend.beat({ ...p.identity, startedAt: p.startedAt, queues, work: p.work.list() });
     for (const name of await backend.servedQueues()) {
       const q = host.topology.queue(name);
       if (!q && host.topology.durableCount < host.config.maxQueues) host.durableQueue(name, false);
