@@ -10,6 +10,7 @@ import type { BuildQuery, BuildView, CreatedBuilds, InstanceView, NewBuild, NewP
 import type { DeletedQueue } from '../../contract/jobs.ts';
 import type { NewSidekiqConnection, PeekPage } from '../../contract/sidekiq.ts';
 import type { RedisFacts } from '../../contract/redis-facts.ts';
+import type { BusyJob, BusyPage } from '../../contract/busy.ts';
 import { ApiError, createHttp, type Query } from './http.ts';
 import { filenameOf } from './filename.ts';
 
@@ -17,6 +18,7 @@ export { ApiError };
 export type { Query };
 export type { Alert, AppStatus, ConnectionView, CurrentSample, History, NewConnection, TestResult, Thresholds, CompoundMetrics, BuildView, ProjectView, RunnerView, InstanceView };
 export type { NewSidekiqConnection, PeekPage, RedisFacts };
+export type { BusyJob, BusyPage };
 export type { NewBuild, NewProject, CreatedBuilds };
 
 export interface TraceChunk {
@@ -88,6 +90,8 @@ export class Client {
   peekSidekiqSet = (id: string, set: 'retry' | 'schedule' | 'dead', page: number, perPage: number) =>
     this.json<PeekPage>('GET', `/api/app/connections/${encodeURIComponent(id)}/sidekiq/sets/${set}`, { query: { page, per_page: perPage } });
   redisFacts = (id: string) => this.json<RedisFacts>('GET', `/api/app/connections/${encodeURIComponent(id)}/sidekiq/redis`);
+  /** What the connection's workers run now (the embedded one's or a sidekiq connection's). */
+  busy = (id: string) => this.json<BusyPage>('GET', `/api/app/connections/${encodeURIComponent(id)}/busy`);
   /** The latest good sample; null before the first one (the server answers 404 then). */
   current = (id: string) =>
     this.json<CurrentSample>('GET', `/api/app/connections/${encodeURIComponent(id)}/current`).catch((e: unknown) => {

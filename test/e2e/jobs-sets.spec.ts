@@ -83,6 +83,35 @@ test('the queue, Retries and Dead pages pass axe in light and dark', async ({ pa
   }
 });
 
+test('the Busy page lists the job running now with its class and how long it has run; Pause holds it still', async ({ page }, testInfo) => {
+  await openSignedIn(page, s, '/busy');
+  const row = page.getByTestId('busy-table').getByTestId('busy-row');
+  await expect(row).toHaveCount(1);
+  await expect(row.locator('td').nth(2)).toHaveText('e2e_block');
+  await expect(row.locator('td').nth(3)).toHaveText('SyntheticJob');
+  await expect(row.locator('td').nth(4)).toHaveText('{"duration_ms":600000}');
+  await expect(page.getByTestId('busy-summary')).toHaveText('1 job running on 1 process');
+  const runningFor = row.getByTestId('busy-running-for');
+  await expect(runningFor).toHaveText(/^\d+ (s|m \d+ s)$/);
+  // Refresh asks again: the job has run longer since.
+  const first = await runningFor.textContent();
+  await expect.poll(async () => {
+    await page.getByTestId('busy-refresh').click();
+    return runningFor.textContent();
+  }, { timeout: 20_000 }).not.toBe(first);
+  await screenshot(page, testInfo, 'busy');
+  await page.getByTestId('busy-live-toggle').click();
+  await expect(page.getByTestId('busy-state')).toContainText('Paused since');
+  await expect(page.getByTestId('busy-refresh')).toBeDisabled();
+  for (const theme of ['light', 'dark'] as const) {
+    await page.evaluate((t) => localStorage.setItem('jobscope.theme', t), theme);
+    await page.reload();
+    await expect(page.locator('html')).toHaveAttribute('data-theme', theme);
+    await expect(row).toHaveCount(1);
+    await expectAccessible(page, `/busy (${theme})`);
+  }
+});
+
 test('a dead job retried from the Dead page leaves the dead set and waits in its queue', async ({ page }, testInfo) => {
   await openSignedIn(page, s, '/dead');
   await expect(rows(page)).toHaveCount(3);

@@ -27,10 +27,11 @@ export function JobsUnavailable({ conn, what }: { conn: ConnectionView; what: st
   );
 }
 
-/** Sub-navigation between the three pages, as Sidekiq Web's top bar has them. */
-export function JobsNav({ current }: { current: 'queues' | 'retries' | 'dead' }) {
+/** Sub-navigation between the job pages, as Sidekiq Web's top bar has them. */
+export function JobsNav({ current }: { current: 'queues' | 'busy' | 'retries' | 'dead' }) {
   const items = [
     ['queues', 'Queues'],
+    ['busy', 'Busy'],
     ['retries', 'Retries'],
     ['dead', 'Dead'],
   ] as const;
