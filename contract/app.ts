@@ -42,6 +42,7 @@ export type ConnectionPatch = Static<typeof ConnectionPatch>;
 
 export const TestResult = Type.Object({
   ok: Type.Boolean(),
+  warning: Type.Optional(Type.Boolean({ description: 'reachable, but nothing to watch there (a sidekiq connection: no Sidekiq data under its namespace); `message` says what to check' })),
   status: Type.Union([Type.Integer(), Type.Null()], { description: 'HTTP status from the remote, null when it was not reached' }),
   message: Type.String({ description: 'what happened, and what to do next when it failed' }),
   latency_ms: Type.Number(),

@@ -5,8 +5,8 @@ import { Type, type Static } from '@sinclair/typebox';
 import { NO_NUL } from './text.ts';
 
 export const SidekiqNamespace = Type.String({
-  pattern: '^[A-Za-z0-9_.:-]{1,64}$',
-  description: "redis-namespace's prefix: every key is read as `<namespace>:<key>`; leave it out for none",
+  pattern: '^([A-Za-z0-9_.:-]{1,64})?$',
+  description: "redis-namespace's prefix: every key is read as `<namespace>:<key>`; '' or left out for none (a PATCH with '' removes one)",
 });
 
 /** The fields of a sidekiq connection; the password goes in, never out. */

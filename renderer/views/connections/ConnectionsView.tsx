@@ -7,13 +7,14 @@ import { useClient } from '../../app/client-context.tsx';
 import { useSelectedConnection } from '../../app/connection-context.tsx';
 import { navigate } from '../../app/route.ts';
 import { ago } from '../../components/format.ts';
-import { AddConnectionChooser } from './AddSidekiqConnection.tsx';
+import { AddConnectionChooser, SidekiqTestOutcome } from './AddSidekiqConnection.tsx';
 import { SidekiqPeek } from './SidekiqPeek.tsx';
 import { usePace } from '../../app/pace.tsx';
 
 const KIND_LABEL = { embedded: 'this server', gitlab: 'GitLab', sidekiq: 'Sidekiq (Redis)' } as const;
 
 function TestOutcome({ r }: { r: TestResult }) {
+  if (r.warning) return <SidekiqTestOutcome r={r} testId="test-result" />;
   return (
     <p className={r.ok ? 'ok-text' : 'error'} role="status" data-testid="test-result">
       {r.ok ? '✓' : '✗'} {r.message} <span className="muted small">({r.status ?? 'no answer'}, {Math.round(r.latency_ms)} ms)</span>
