@@ -15,6 +15,7 @@ export const SidekiqFields = Type.Object({
   password: Type.Optional(Type.String({ minLength: 1, maxLength: 512, pattern: NO_NUL, description: 'the Redis password (AUTH); or put it in redis_url. Never answered back' })),
   namespace: Type.Optional(SidekiqNamespace),
 });
+export type SidekiqFields = Static<typeof SidekiqFields>;
 
 export const NewSidekiqConnection = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 100, pattern: NO_NUL }),

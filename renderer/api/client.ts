@@ -8,7 +8,7 @@ import type { Alert, AppStatus, ConnectionPatch, ConnectionView, CurrentSample, 
 import type { CompoundMetrics } from '../../contract/metrics.ts';
 import type { BuildQuery, BuildView, CreatedBuilds, InstanceView, NewBuild, NewProject, ProjectView, RunnerView } from '../../contract/control.ts';
 import type { DeletedQueue } from '../../contract/jobs.ts';
-import type { NewSidekiqConnection, PeekPage } from '../../contract/sidekiq.ts';
+import type { NewSidekiqConnection, PeekPage, SidekiqFields } from '../../contract/sidekiq.ts';
 import type { RedisFacts } from '../../contract/redis-facts.ts';
 import type { BusyJob, BusyPage } from '../../contract/busy.ts';
 import { ApiError, createHttp, type Query } from './http.ts';
@@ -20,6 +20,8 @@ export type { Alert, AppStatus, ConnectionView, CurrentSample, History, NewConne
 export type { NewSidekiqConnection, PeekPage, RedisFacts };
 export type { BusyJob, BusyPage };
 export type { NewBuild, NewProject, CreatedBuilds };
+/** A PATCH of any connection: a GitLab's fields, or a sidekiq connection's (the route takes both shapes). */
+export type AnyConnectionPatch = ConnectionPatch & Partial<SidekiqFields>;
 
 export interface TraceChunk {
   status: number; // 200 or 206; 416 when the offset is past the end (the trace was reset)
@@ -78,7 +80,7 @@ export class Client {
   status = () => this.json<AppStatus>('GET', '/api/app/status');
   connections = () => this.json<ConnectionView[]>('GET', '/api/app/connections');
   createConnection = (c: NewConnection) => this.json<ConnectionView>('POST', '/api/app/connections', { json: c });
-  patchConnection = (id: string, p: ConnectionPatch) => this.json<ConnectionView>('PATCH', `/api/app/connections/${encodeURIComponent(id)}`, { json: p });
+  patchConnection = (id: string, p: AnyConnectionPatch) => this.json<ConnectionView>('PATCH', `/api/app/connections/${encodeURIComponent(id)}`, { json: p });
   deleteConnection = (id: string) => this.json<unknown>('DELETE', `/api/app/connections/${encodeURIComponent(id)}`);
   testConnection = (id: string) => this.json<TestResult>('POST', `/api/app/connections/${encodeURIComponent(id)}/test`);
   testNewConnection = (c: NewConnection) => this.json<TestResult>('POST', '/api/app/connections/test', { json: c });

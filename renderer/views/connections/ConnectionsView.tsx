@@ -9,6 +9,7 @@ import { navigate } from '../../app/route.ts';
 import { ago } from '../../components/format.ts';
 import { AddConnectionChooser, SidekiqTestOutcome } from './AddSidekiqConnection.tsx';
 import { SidekiqPeek } from './SidekiqPeek.tsx';
+import { EditConnection } from './EditConnection.tsx';
 import { usePace } from '../../app/pace.tsx';
 
 const KIND_LABEL = { embedded: 'this server', gitlab: 'GitLab', sidekiq: 'Sidekiq (Redis)' } as const;
@@ -29,6 +30,8 @@ export default function ConnectionsView() {
   const list = useQuery({ queryKey: ['connections'], queryFn: client.connections, refetchInterval: usePace(5000) });
   const [tests, setTests] = useState<Record<string, TestResult | string>>({});
   const [peekId, setPeekId] = useState<string | null>(null);
+  const [editId, setEditId] = useState<string | null>(null);
+  const editing = (list.data ?? []).find((c) => c.id === editId);
   const peeked = (list.data ?? []).find((c) => c.id === peekId && c.kind === 'sidekiq');
   const refresh = () => qc.invalidateQueries({ queryKey: ['connections'] });
 
@@ -75,6 +78,7 @@ export default function ConnectionsView() {
                   </td>
                   <td><div className="actions">
                     <button className="ghost" onClick={() => void test(c)} data-testid="connection-test">Test</button>
+                    <button className="ghost" onClick={() => setEditId(editId === c.id ? null : c.id)} aria-expanded={editId === c.id} data-testid="connection-edit">Edit</button>
                     <button className="ghost" onClick={() => patch.mutate({ id: c.id, enabled: !c.enabled })} data-testid="connection-toggle">{c.enabled ? 'Disable' : 'Enable'}</button>
                     <button className="ghost" onClick={() => { selected.set(c.id); navigate('/dashboard'); }} data-testid="connection-show">Dashboard</button>
                     {c.kind === 'sidekiq' && <button className="ghost" onClick={() => setPeekId(peekId === c.id ? null : c.id)} aria-expanded={peekId === c.id} data-testid="connection-peek">Peek</button>}
@@ -89,6 +93,7 @@ export default function ConnectionsView() {
         </table>
         {(patch.error || remove.error) && <p className="error">{((patch.error ?? remove.error) as Error).message}</p>}
       </div>
+      {editing && <EditConnection key={editing.id} conn={editing} onSaved={() => void refresh()} onClose={() => setEditId(null)} />}
       {peeked && <SidekiqPeek connection={peeked} onClose={() => setPeekId(null)} />}
       <AddConnectionChooser onAdded={refresh} gitlab={<AddConnection onAdded={refresh} />} />
     </section>
