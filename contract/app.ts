@@ -80,7 +80,7 @@ export const History = Type.Object({
   sets: Type.Optional(
     Type.Object(
       { retry: Series, scheduled: Series, dead: Series },
-      { description: "Sidekiq's Retries, Scheduled and Dead sizes (bucket averages): only when a sample in the range had them (sidekiq connections)" },
+      { description: "Sidekiq's Retries, Scheduled and Dead sizes (bucket averages): only when a sample in the range had them (sidekiq connections, the embedded one)" },
     ),
   ),
   queue_names: Type.Array(Type.String(), { description: 'every queue seen in the range, by peak backlog, highest first' }),
@@ -130,6 +130,14 @@ export const AppStatus = Type.Object({
 });
 export type AppStatus = Static<typeof AppStatus>;
 
+/** Sidekiq's Retries, Scheduled and Dead sizes of a connection that is no sidekiq one (the embedded job system). */
+export const JobSetSizes = Type.Object({
+  retry_size: Type.Integer({ minimum: 0 }),
+  scheduled_size: Type.Integer({ minimum: 0 }),
+  dead_size: Type.Integer({ minimum: 0 }),
+});
+export type JobSetSizes = Static<typeof JobSetSizes>;
+
 /** The latest good sample of a connection: compound_metrics as read, and when. */
 export const CurrentSample = Type.Object({
   at: Type.String({ description: 'ISO time of the sample' }),
@@ -137,6 +145,7 @@ export const CurrentSample = Type.Object({
   processes: CompoundMetrics.properties.processes,
   jobs: CompoundMetrics.properties.jobs,
   sidekiq: Type.Optional(SidekiqExtras),
+  sets: Type.Optional(JobSetSizes),
 });
 export type CurrentSample = Static<typeof CurrentSample>;
 

@@ -152,7 +152,8 @@ export class FetchDispatch implements Dispatch {
       const processes: ProcessStats[] = [...v.processes()];
       for (const p of topology.processes()) if (p !== pool) processes.push(p);
       const counters = v.counters();
-      return { queues: () => queues, processes: () => processes, counters: () => counters };
+      const sets = v.sets?.();
+      return { queues: () => queues, processes: () => processes, counters: () => counters, sets: () => sets };
     });
   }
 

@@ -75,7 +75,12 @@ export function viewOf(s: SidekiqSnapshot): MetricsView {
     version: 0,
     queueNames: () => p.info.queues,
   }));
-  return { queues: () => queues, processes: () => processes, counters: () => ({ processed: s.processed, failed: s.failed }) };
+  return {
+    queues: () => queues,
+    processes: () => processes,
+    counters: () => ({ processed: s.processed, failed: s.failed }),
+    sets: () => ({ retry: s.retrySize, scheduled: s.scheduledSize, dead: s.deadSize }),
+  };
 }
 
 export function extrasOf(s: SidekiqSnapshot): SidekiqExtras {

@@ -2,7 +2,8 @@
 // dashboard shows its next jobs paged; a dead job retried from the Dead page leaves the dead set and
 // waits in its queue; a retry is deleted (and the rest retried now) from the Retries page; on a
 // GitLab connection the pages say they are not available instead of offering actions, and on a
-// sidekiq connection (a real redis-server seeded by Sidekiq's own client) they list read-only.
+// sidekiq connection (a real redis-server seeded by Sidekiq's own client) they list read-only; the
+// Busy page lists the job running now; the dashboard counts the retry and dead sets.
 import type { Page } from '@playwright/test';
 import { test, expect } from './fixtures.ts';
 import type { TestServer } from '../helpers/server.ts';
@@ -81,6 +82,13 @@ test('the queue, Retries and Dead pages pass axe in light and dark', async ({ pa
       await expectAccessible(page, `${route} (${theme})`);
     }
   }
+});
+
+test('the embedded dashboard has Retries, Scheduled and Dead cards', async ({ page }) => {
+  await openSignedIn(page, s);
+  await expect(page.getByTestId('kpi-retry-value')).toHaveText('2');
+  await expect(page.getByTestId('kpi-scheduled-value')).toHaveText('0');
+  await expect(page.getByTestId('kpi-dead-value')).toHaveText('3');
 });
 
 test('the Busy page lists the job running now with its class and how long it has run; Pause holds it still', async ({ page }, testInfo) => {
