@@ -98,7 +98,7 @@ test('the Busy page lists the job running now with its class and how long it has
   await expect(row.locator('td').nth(2)).toHaveText('e2e_block');
   await expect(row.locator('td').nth(3)).toHaveText('SyntheticJob');
   await expect(row.locator('td').nth(4)).toHaveText('{"duration_ms":600000}');
-  await expect(page.getByTestId('busy-summary')).toHaveText('1 job running on 1 process');
+  await expect(page.getByTestId('busy-summary')).toHaveText('1 job running · 1 process read');
   const runningFor = row.getByTestId('busy-running-for');
   await expect(runningFor).toHaveText(/^\d+ (s|m \d+ s)$/);
   // Refresh asks again: the job has run longer since.

@@ -62,7 +62,7 @@ function BusyList({ conn }: { conn: ConnectionView }) {
       {busy.error && <p className="error" role="alert">{(busy.error as Error).message}</p>}
       {page && (
         <p className="small" data-testid="busy-summary">
-          {num(page.total)} job{page.total === 1 ? '' : 's'} running on {num(page.processes_read)} process{page.processes_read === 1 ? '' : 'es'}
+          {num(page.total)} job{page.total === 1 ? '' : 's'} running · {num(page.processes_read)} process{page.processes_read === 1 ? '' : 'es'} read
           {page.jobs.length < page.total && ` (the ${num(page.jobs.length)} that started first are listed)`}
           {page.processes_read < page.processes_total && conn.kind === 'sidekiq' && ` · ${num(page.processes_total)} in the processes set (dead ones and those past --sidekiq-max-processes are not read)`}
         </p>
