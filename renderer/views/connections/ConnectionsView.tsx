@@ -9,7 +9,7 @@ import { navigate } from '../../app/route.ts';
 import { ago } from '../../components/format.ts';
 import { AddConnectionChooser, SidekiqTestOutcome } from './AddSidekiqConnection.tsx';
 import { SidekiqPeek } from './SidekiqPeek.tsx';
-import { EditConnection } from './EditConnection.tsx';
+import { EditConnection, GitLabApiFields } from './EditConnection.tsx';
 import { usePace } from '../../app/pace.tsx';
 
 const KIND_LABEL = { embedded: 'this server', gitlab: 'GitLab', sidekiq: 'Sidekiq (Redis)' } as const;
@@ -167,13 +167,7 @@ function AddConnection({ onAdded }: { onAdded: () => void }) {
       {plainHttpHost(form.base_url) && (
         <p className="error small" role="note" data-testid="conn-plain-http">⚠ The token would go to {plainHttpHost(form.base_url)} over plain http, readable on the network path: use https://.</p>
       )}
-      <label>API
-        <select {...field('api_version')} data-testid="conn-api">
-          <option value="v4">v4</option>
-          <option value="v3">v3</option>
-        </select>
-      </label>
-      <label>Path segment<input {...field('segment')} data-testid="conn-segment" /></label>
+      <GitLabApiFields api={field('api_version')} segment={field('segment')} testIdPrefix="conn" />
       <label>Interval (s)<input {...field('interval_s')} inputMode="numeric" data-testid="conn-interval" /></label>
       <div className="row gap">
         <button type="button" className="ghost" disabled={busy} onClick={() => void run('test')} data-testid="conn-test">Test</button>

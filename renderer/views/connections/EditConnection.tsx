@@ -26,6 +26,23 @@ const secretInUrl = (raw: string) => {
   }
 };
 
+type Bound = { value: string; onChange: (e: { target: { value: string } }) => void };
+
+/** A GitLab connection's API version and metrics path segment, in the add and the edit form alike. */
+export function GitLabApiFields({ api, segment, testIdPrefix }: { api: Bound; segment: Bound; testIdPrefix: string }) {
+  return (
+    <>
+      <label>API
+        <select {...api} data-testid={`${testIdPrefix}-api`}>
+          <option value="v4">v4</option>
+          <option value="v3">v3</option>
+        </select>
+      </label>
+      <label>Path segment<input {...segment} data-testid={`${testIdPrefix}-segment`} /></label>
+    </>
+  );
+}
+
 export function EditConnection({ conn, onSaved, onClose }: { conn: ConnectionView; onSaved: () => void; onClose: () => void }) {
   const client = useClient();
   const sidekiq = conn.kind === 'sidekiq';
@@ -105,13 +122,7 @@ export function EditConnection({ conn, onSaved, onClose }: { conn: ConnectionVie
       {sidekiq && <label>Namespace (empty: none)<input {...field('namespace')} data-testid="edit-namespace" /></label>}
       {remote && !sidekiq && (
         <>
-          <label>API
-            <select {...field('api_version')} data-testid="edit-api">
-              <option value="v4">v4</option>
-              <option value="v3">v3</option>
-            </select>
-          </label>
-          <label>Path segment<input {...field('segment')} data-testid="edit-segment" /></label>
+          <GitLabApiFields api={field('api_version')} segment={field('segment')} testIdPrefix="edit" />
         </>
       )}
       {moves && conn.has_token && (
