@@ -135,3 +135,31 @@ test('a connection is edited: name, interval and namespace; a new host asks for 
   await expect(form).toHaveCount(0);
   expect(await saved()).toMatchObject({ base_url: elsewhere, has_token: true });
 });
+
+test("a sidekiq connection's Busy page: a quiet process's running job, its long arguments opened on demand", async ({ page }) => {
+  await sidekiqRuby(
+    redis.url,
+    `id = "busy-host:77:0a1b2c"
+     payload = Sidekiq.dump_json("class" => "ReportJob", "queue" => "reports", "args" => [{"ids" => (1..80).to_a}], "jid" => "e" * 24)
+     Sidekiq.redis do |c|
+       c.sadd("processes", id)
+       c.hset(id, "info", Sidekiq.dump_json("hostname" => "busy-host", "pid" => 77, "tag" => "", "concurrency" => 2, "queues" => ["reports"], "labels" => [], "started_at" => Time.now.to_f - 60, "identity" => id), "busy", 1, "beat", Time.now.to_f, "quiet", "true")
+       c.expire(id, 600)
+       c.hset("#{id}:workers", "ox1", Sidekiq.dump_json("queue" => "reports", "payload" => payload, "run_at" => Time.now.to_i - 90))
+     end`,
+  );
+  const c = await http(`${home.url}/api/app/connections`, { token: home.adminToken, json: { name: 'Busy Sidekiq', kind: 'sidekiq', redis_url: redis.url, enabled: false } });
+  expect(c.status).toBe(201);
+  await openSignedIn(page, home, '/busy');
+  await page.getByTestId('connection-picker').selectOption({ label: 'Busy Sidekiq' });
+  const row = page.locator('[data-testid="busy-row"][data-jid="eeeeeeeeeeeeeeeeeeeeeeee"]');
+  await expect(row).toContainText('busy-host:77:0a1b2c');
+  await expect(row.getByTestId('process-quiet')).toHaveText('quiet');
+  await expect(row).toContainText('ReportJob');
+  await expect(row.getByTestId('busy-running-for')).toHaveText(/^1 m \d+ s$/);
+  const whole = row.locator('details');
+  await expect(whole.locator('pre')).toBeHidden();
+  await whole.locator('summary').click();
+  await expect(whole.locator('pre')).toContainText('78,79,80]}]');
+  await expectAccessible(page, 'the Busy page of a sidekiq connection');
+});
