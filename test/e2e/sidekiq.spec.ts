@@ -1,7 +1,7 @@
 // A Sidekiq watched through its Redis, added from the Connections view: a real redis-server seeded
 // by Sidekiq's own client (Ruby), tested (wrong port first), added, its queues on the dashboard and
 // its queue and dead set peeked at, read-only; a namespace without data tests as a warning; a
-// connection edited, the password asked again before it moves to another host.
+// connection edited, the password asked again before it moves to another host; its Busy page.
 import { test, expect } from './fixtures.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { startRedis, freePort, type TestRedis } from '../helpers/redis.ts';
