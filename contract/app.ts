@@ -42,6 +42,7 @@ export type ConnectionPatch = Static<typeof ConnectionPatch>;
 
 export const TestResult = Type.Object({
   ok: Type.Boolean(),
+  warning: Type.Optional(Type.Boolean({ description: 'reachable, but nothing to watch there (a sidekiq connection: no Sidekiq data under its namespace); `message` says what to check' })),
   status: Type.Union([Type.Integer(), Type.Null()], { description: 'HTTP status from the remote, null when it was not reached' }),
   message: Type.String({ description: 'what happened, and what to do next when it failed' }),
   latency_ms: Type.Number(),
@@ -79,7 +80,7 @@ export const History = Type.Object({
   sets: Type.Optional(
     Type.Object(
       { retry: Series, scheduled: Series, dead: Series },
-      { description: "Sidekiq's Retries, Scheduled and Dead sizes (bucket averages): only when a sample in the range had them (sidekiq connections)" },
+      { description: "Sidekiq's Retries, Scheduled and Dead sizes (bucket averages): only when a sample in the range had them (sidekiq connections, the embedded one)" },
     ),
   ),
   queue_names: Type.Array(Type.String(), { description: 'every queue seen in the range, by peak backlog, highest first' }),
@@ -136,6 +137,14 @@ export const AppStatus = Type.Object({
 });
 export type AppStatus = Static<typeof AppStatus>;
 
+/** Sidekiq's Retries, Scheduled and Dead sizes of a connection that is no sidekiq one (the embedded job system). */
+export const JobSetSizes = Type.Object({
+  retry_size: Type.Integer({ minimum: 0 }),
+  scheduled_size: Type.Integer({ minimum: 0 }),
+  dead_size: Type.Integer({ minimum: 0 }),
+});
+export type JobSetSizes = Static<typeof JobSetSizes>;
+
 /** The latest good sample of a connection: compound_metrics as read, and when. */
 export const CurrentSample = Type.Object({
   at: Type.String({ description: 'ISO time of the sample' }),
@@ -143,6 +152,7 @@ export const CurrentSample = Type.Object({
   processes: CompoundMetrics.properties.processes,
   jobs: CompoundMetrics.properties.jobs,
   sidekiq: Type.Optional(SidekiqExtras),
+  sets: Type.Optional(JobSetSizes),
 });
 export type CurrentSample = Static<typeof CurrentSample>;
 

@@ -5,8 +5,8 @@ import { Type, type Static } from '@sinclair/typebox';
 import { NO_NUL } from './text.ts';
 
 export const SidekiqNamespace = Type.String({
-  pattern: '^[A-Za-z0-9_.:-]{1,64}$',
-  description: "redis-namespace's prefix: every key is read as `<namespace>:<key>`; leave it out for none",
+  pattern: '^([A-Za-z0-9_.:-]{1,64})?$',
+  description: "redis-namespace's prefix: every key is read as `<namespace>:<key>`; '' or left out for none (a PATCH with '' removes one)",
 });
 
 /** The fields of a sidekiq connection; the password goes in, never out. */
@@ -15,6 +15,7 @@ export const SidekiqFields = Type.Object({
   password: Type.Optional(Type.String({ minLength: 1, maxLength: 512, pattern: NO_NUL, description: 'the Redis password (AUTH); or put it in redis_url. Never answered back' })),
   namespace: Type.Optional(SidekiqNamespace),
 });
+export type SidekiqFields = Static<typeof SidekiqFields>;
 
 export const NewSidekiqConnection = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 100, pattern: NO_NUL }),

@@ -8,8 +8,9 @@ import type { Alert, AlertBoard, AppStatus, ConnectionPatch, ConnectionView, Cur
 import type { CompoundMetrics } from '../../contract/metrics.ts';
 import type { BuildQuery, BuildView, CreatedBuilds, InstanceView, NewBuild, NewProject, ProjectView, RunnerView } from '../../contract/control.ts';
 import type { DeletedQueue } from '../../contract/jobs.ts';
-import type { NewSidekiqConnection, PeekPage } from '../../contract/sidekiq.ts';
+import type { NewSidekiqConnection, PeekPage, SidekiqFields } from '../../contract/sidekiq.ts';
 import type { RedisFacts } from '../../contract/redis-facts.ts';
+import type { BusyJob, BusyPage } from '../../contract/busy.ts';
 import { ApiError, createHttp, type Query } from './http.ts';
 import { filenameOf } from './filename.ts';
 
@@ -17,7 +18,10 @@ export { ApiError };
 export type { Query };
 export type { Alert, AlertBoard, AppStatus, ConnectionView, CurrentSample, History, NewConnection, TestResult, Thresholds, CompoundMetrics, BuildView, ProjectView, RunnerView, InstanceView };
 export type { NewSidekiqConnection, PeekPage, RedisFacts };
+export type { BusyJob, BusyPage };
 export type { NewBuild, NewProject, CreatedBuilds };
+/** A PATCH of any connection: a GitLab's fields, or a sidekiq connection's (the route takes both shapes). */
+export type AnyConnectionPatch = ConnectionPatch & Partial<SidekiqFields>;
 
 export interface TraceChunk {
   status: number; // 200 or 206; 416 when the offset is past the end (the trace was reset)
@@ -76,7 +80,7 @@ export class Client {
   status = () => this.json<AppStatus>('GET', '/api/app/status');
   connections = () => this.json<ConnectionView[]>('GET', '/api/app/connections');
   createConnection = (c: NewConnection) => this.json<ConnectionView>('POST', '/api/app/connections', { json: c });
-  patchConnection = (id: string, p: ConnectionPatch) => this.json<ConnectionView>('PATCH', `/api/app/connections/${encodeURIComponent(id)}`, { json: p });
+  patchConnection = (id: string, p: AnyConnectionPatch) => this.json<ConnectionView>('PATCH', `/api/app/connections/${encodeURIComponent(id)}`, { json: p });
   deleteConnection = (id: string) => this.json<unknown>('DELETE', `/api/app/connections/${encodeURIComponent(id)}`);
   testConnection = (id: string) => this.json<TestResult>('POST', `/api/app/connections/${encodeURIComponent(id)}/test`);
   testNewConnection = (c: NewConnection) => this.json<TestResult>('POST', '/api/app/connections/test', { json: c });
@@ -88,6 +92,8 @@ export class Client {
   peekSidekiqSet = (id: string, set: 'retry' | 'schedule' | 'dead', page: number, perPage: number) =>
     this.json<PeekPage>('GET', `/api/app/connections/${encodeURIComponent(id)}/sidekiq/sets/${set}`, { query: { page, per_page: perPage } });
   redisFacts = (id: string) => this.json<RedisFacts>('GET', `/api/app/connections/${encodeURIComponent(id)}/sidekiq/redis`);
+  /** What the connection's workers run now (the embedded one's or a sidekiq connection's). */
+  busy = (id: string) => this.json<BusyPage>('GET', `/api/app/connections/${encodeURIComponent(id)}/busy`);
   /** The latest good sample; null before the first one (the server answers 404 then). */
   current = (id: string) =>
     this.json<CurrentSample>('GET', `/api/app/connections/${encodeURIComponent(id)}/current`).catch((e: unknown) => {

@@ -20,6 +20,7 @@ export interface ViewEntry {
 export const VIEWS: ViewEntry[] = [
   { id: 'dashboard', label: 'Dashboard', component: lazyView(() => import('./dashboard/DashboardView.tsx')) },
   { id: 'queues', label: 'Queues', component: lazyView(() => import('./jobs/QueuesView.tsx')) },
+  { id: 'busy', label: 'Busy', component: lazyView(() => import('./jobs/BusyView.tsx')), shortcut: 'u' },
   // Reached from the Queues page's Queues · Retries · Dead tabs, as in Sidekiq Web.
   { id: 'retries', label: 'Retries', component: lazyView(() => import('./jobs/RetriesView.tsx')), hidden: true },
   { id: 'dead', label: 'Dead', component: lazyView(() => import('./jobs/DeadView.tsx')), hidden: true },

@@ -54,7 +54,7 @@ async function refuseOverCap(monitor: MonitorApi, config: Config): Promise<void>
   }
 }
 
-const asTestResult = (o: FetchOutcome): TestResult => ({ ok: o.ok, status: o.status, message: o.message, latency_ms: o.latencyMs, sample: o.metrics });
+const asTestResult = (o: FetchOutcome): TestResult => ({ ok: o.ok, ...(o.warning ? { warning: true } : {}), status: o.status, message: o.message, latency_ms: o.latencyMs, sample: o.metrics });
 
 export async function connectionRoutes(fastify: FastifyInstance, { monitor, ctx }: { monitor: MonitorApi; ctx: AppContext }) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();

@@ -11,6 +11,7 @@ import { alertRoutes } from './alerts.ts';
 import { uiStateRoutes } from './ui-state.ts';
 import { sidekiqPeekRoutes } from './sidekiq-peek.ts';
 import { jobDetailRoutes } from './job-detail.ts';
+import { busyRoutes } from './busy.ts';
 
 export async function appApi(app: FastifyInstance, { ctx, monitor }: { ctx: AppContext; monitor: MonitorApi }) {
   const opts = { ctx, monitor }; // not the caller's options: they carry the prefix
@@ -22,4 +23,5 @@ export async function appApi(app: FastifyInstance, { ctx, monitor }: { ctx: AppC
   await app.register(uiStateRoutes, opts);
   await app.register(sidekiqPeekRoutes, opts);
   await app.register(jobDetailRoutes, opts);
+  await app.register(busyRoutes, opts);
 }

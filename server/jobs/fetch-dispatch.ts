@@ -152,7 +152,8 @@ export class FetchDispatch implements Dispatch {
       const processes: ProcessStats[] = [...v.processes()];
       for (const p of topology.processes()) if (p !== pool) processes.push(p);
       const counters = v.counters();
-      return { queues: () => queues, processes: () => processes, counters: () => counters };
+      const sets = v.sets?.();
+      return { queues: () => queues, processes: () => processes, counters: () => counters, sets: () => sets };
     });
   }
 
@@ -182,7 +183,7 @@ export class FetchDispatch implements Dispatch {
     const { host, backend } = this;
     const p = host.pool;
     const queues = this.queueOrder ? [...new Set(this.queueOrder.weighted)] : this.served();
-    await backend.beat({ ...p.identity, startedAt: p.startedAt, queues, work: this.loop.work.list() });
+    await backend.beat({ ...p.identity, startedAt: p.startedAt, queues, work: p.work.list() });
     for (const name of await backend.servedQueues()) {
       const q = host.topology.queue(name);
       if (!q && host.topology.durableCount < host.config.maxQueues) host.durableQueue(name, false);

@@ -5,11 +5,8 @@
 import type { SharedJobBackend } from './backend.ts';
 import type { DispatchHost } from './dispatch.ts';
 import type { Job } from './types.ts';
-import { WorkState } from './work-state.ts';
 
 export class FetchLoop {
-  /** Jobs fetched and running: the heartbeat's `busy` and workers hash. */
-  readonly work = new WorkState();
   /** Wakes the loop from its idle wait. */
   private wakeUp: (() => void) | null = null;
   /** Set by poke(): a job was enqueued here or a slot freed while a fetch was out, so its short answer is stale. */
@@ -63,10 +60,11 @@ export class FetchLoop {
   private runFetched(job: Job): void {
     const { host } = this;
     const queue = host.topology.queue(job.queue) ?? host.durableQueue(job.queue, false);
-    const slot = this.work.start(job, host.clock.now());
+    // The pool's work list: the heartbeat's `busy` and workers hash.
+    const slot = host.pool.work.start(job, host.clock.now());
     host.pool.busy++;
     void host.runner.run(job, queue).finally(() => {
-      this.work.end(slot);
+      host.pool.work.end(slot);
       host.pool.busy--;
       this.poke();
     });

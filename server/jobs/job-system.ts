@@ -11,7 +11,7 @@ import os from 'node:os';
 import type { Config } from '../config.ts';
 import type { Service } from '../lifecycle.ts';
 import { systemClock, type Clock } from '../clock.ts';
-import type { MetricsSource, MetricsView } from '../metrics/source.ts';
+import type { MetricsSource, MetricsView, SetSizes } from '../metrics/source.ts';
 import { after, isShared, type Awaitable, type JobBackend, type NewJob, type RecoveredJobs } from './backend.ts';
 import { builtinQueueRefusal, demoQueueRefusal, type QueueViews } from './queue-views.ts';
 import { KindRegistry } from './registry.ts';
@@ -193,6 +193,17 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
 
   counters(): JobCounters {
     return this.counts.totals();
+  }
+
+  /**
+   * The retry and dead sets' sizes where they are at hand (the memory mirror, SQLite's dead count);
+   * nothing is ever scheduled for later here. A shared backend's come with its read() instead.
+   */
+  sets(): SetSizes | undefined {
+    const retries = this.dispatch.retries();
+    const dead = this.backend.deadSize();
+    if (retries instanceof Promise || dead instanceof Promise) return undefined;
+    return { retry: retries.length, scheduled: 0, dead };
   }
 
   // ---- queues and pools ----------------------------------------------------------------------

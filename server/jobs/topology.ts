@@ -52,7 +52,7 @@ export class Topology {
   }
 
   addPool(identity: PoolIdentity, queues: JobQueue[] = []): WorkerPool {
-    const pool = new WorkerPool(identity, this.runJob, identity.startedAt ?? this.now());
+    const pool = new WorkerPool(identity, this.runJob, identity.startedAt ?? this.now(), this.now);
     this.pools.push(pool);
     for (const q of queues) this.attach(pool, q);
     return pool;

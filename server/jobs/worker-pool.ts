@@ -3,6 +3,7 @@
 // never exceeds `concurrency` by construction.
 import type { JobQueue } from './queue.ts';
 import type { Job } from './types.ts';
+import { WorkState } from './work-state.ts';
 
 export interface PoolIdentity {
   hostname: string;
@@ -16,6 +17,8 @@ export interface PoolIdentity {
 
 export class WorkerPool {
   busy = 0;
+  /** The jobs its slots run now (the Busy view; a shared backend's heartbeat). */
+  readonly work = new WorkState();
   /** Bumped when the served queues change: lets readers cache what they derive from them. */
   version = 0;
   private readonly queues: JobQueue[] = [];
@@ -27,6 +30,7 @@ export class WorkerPool {
     /** Runs one job to its end; must not reject. */
     private readonly runJob: (job: Job, from: JobQueue) => Promise<void>,
     readonly startedAt: number,
+    private readonly now: () => number = Date.now,
   ) {}
 
   get concurrency(): number {
@@ -58,7 +62,9 @@ export class WorkerPool {
       const taken = this.take();
       if (!taken) return;
       this.busy++;
+      const slot = this.work.start(taken.job, this.now());
       void this.runJob(taken.job, taken.queue).finally(() => {
+        this.work.end(slot);
         this.busy--;
         this.wakeSoon();
       });

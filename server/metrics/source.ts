@@ -23,11 +23,20 @@ export interface ProcessStats {
   queueNames(): string[];
 }
 
+/** Sidekiq's Retries, Scheduled and Dead sizes. */
+export interface SetSizes {
+  retry: number;
+  scheduled: number;
+  dead: number;
+}
+
 /** One consistent moment of a source. */
 export interface MetricsView {
   queues(): Iterable<QueueStats>;
   processes(): Iterable<ProcessStats>;
   counters(): JobCounters;
+  /** The set sizes, where the source has them at hand (not the metrics API's answer: GitLab's has none). */
+  sets?(): SetSizes | undefined;
 }
 
 export interface MetricsSource {

@@ -89,7 +89,7 @@ export async function probeConnection(c: Pick<Connection, 'kind' | 'baseUrl' | '
     if (refused) return { ok: false, status: null, message: refused, latencyMs: 0, metrics: null };
     const source = deps.sidekiq.transient(targetOfConnection(c));
     try {
-      const { timedOut, ...outcome } = await source.sample();
+      const { timedOut, ...outcome } = await source.sample(true);
       // Nothing came back in time: the asker learns to come back (503), as with any storage that is down.
       if (timedOut) throw new StorageError('unavailable', outcome.message, retryAfterS(source.timeoutMs));
       return { ...outcome, status: null };

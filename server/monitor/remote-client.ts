@@ -20,6 +20,8 @@ export interface FetchOutcome {
   message: string;
   latencyMs: number;
   metrics: CompoundMetrics | null;
+  /** Reachable, but nothing to watch there (a sidekiq connection's namespace without Sidekiq data). */
+  warning?: boolean;
 }
 
 const MAX_BODY_BYTES = 32 * 1024 * 1024;

@@ -20,7 +20,7 @@ const iso = (epochS: unknown): string | null =>
 const cut = (s: string, max: number) => (s.length > max ? `${s.slice(0, max)}…` : s);
 
 /** One entry as a row: Sidekiq's display_class/display_args for ActiveJob, the raw text when it is no job. */
-export function peekJob(entry: string, score: number | null): PeekJob {
+export function peekJob(entry: string, score: number | null, argsMax = ARGS_MAX): PeekJob {
   let j: Record<string, unknown> | null = null;
   try {
     const parsed: unknown = JSON.parse(entry);
@@ -32,7 +32,7 @@ export function peekJob(entry: string, score: number | null): PeekJob {
   // Sidekiq Web's key: the score as Ruby prints it, then the jid ("" for an entry that is no job).
   const key = (jid: unknown) => (score === null ? null : `${scoreText(score)}-${typeof jid === 'string' ? jid : ''}`);
   if (!j) {
-    return { class: '?', args: cut(entry, ARGS_MAX), args_truncated: entry.length > ARGS_MAX, jid: null, queue: null, enqueued_at: null, failed_at: null, at, retry_count: null, error: null, unreadable: true, key: key(null) };
+    return { class: '?', args: cut(entry, argsMax), args_truncated: entry.length > argsMax, jid: null, queue: null, enqueued_at: null, failed_at: null, at, retry_count: null, error: null, unreadable: true, key: key(null) };
   }
   const wrapped = j.class === ACTIVE_JOB_WRAPPER && typeof j.wrapped === 'string';
   const rawArgs = wrapped && Array.isArray(j.args) ? ((j.args[0] as { arguments?: unknown } | undefined)?.arguments ?? j.args) : j.args;
@@ -41,8 +41,8 @@ export function peekJob(entry: string, score: number | null): PeekJob {
   const error = j.error_class || j.error_message ? cut(`${String(j.error_class ?? 'Error')}: ${String(j.error_message ?? '')}`, ERROR_MAX) : null;
   return {
     class: String(wrapped ? j.wrapped : (j.class ?? '?')),
-    args: cut(args, ARGS_MAX),
-    args_truncated: args.length > ARGS_MAX,
+    args: cut(args, argsMax),
+    args_truncated: args.length > argsMax,
     jid: typeof j.jid === 'string' ? j.jid : null,
     queue: typeof j.queue === 'string' ? j.queue : null,
     enqueued_at: iso(j.enqueued_at),

@@ -71,7 +71,7 @@ export class FirstInByteOrder {
   }
 }
 
-async function scanRest(redis: Redis, key: string, first: [string, string[]], keeper: FirstInByteOrder): Promise<string[]> {
+export async function scanRest(redis: Redis, key: string, first: [string, string[]], keeper: FirstInByteOrder): Promise<string[]> {
   let [cursor, members] = first;
   keeper.add(members);
   while (cursor !== '0') {

@@ -12,6 +12,7 @@ import { msOfRubyTime } from '../metrics-api/started-at.ts';
 import { readSidekiq, type ReadLimits, type ScriptMemo, type SidekiqSnapshot } from './read.ts';
 import { describeRedisError, RedisTimeout } from './errors.ts';
 import { redisHost, type RedisTarget } from './redis-url.ts';
+import { emptyNamespaceMessage, namespacesWithData } from './namespaces.ts';
 import { boundedOptions, type ReplyBounds, type ReplyTooLarge } from '../redis/bounded-client.ts';
 import { StorageError } from '../store/ports/storage-error.ts';
 import type { LookupFunction } from 'node:net';
@@ -35,6 +36,8 @@ export interface SidekiqOutcome {
   metrics: SidekiqMetrics | null;
   /** The Redis gave no answer within the timeout (frozen, overloaded): a request waiting on it gets a 503. */
   timedOut?: boolean;
+  /** Reachable, but nothing to watch there (no Sidekiq data under the namespace): not an OK. */
+  warning?: boolean;
 }
 
 /** The options ioredis gets: no retries, no offline queue, no INFO ready check (a read-only ACL user may lack it). */
@@ -72,7 +75,12 @@ export function viewOf(s: SidekiqSnapshot): MetricsView {
     version: 0,
     queueNames: () => p.info.queues,
   }));
-  return { queues: () => queues, processes: () => processes, counters: () => ({ processed: s.processed, failed: s.failed }) };
+  return {
+    queues: () => queues,
+    processes: () => processes,
+    counters: () => ({ processed: s.processed, failed: s.failed }),
+    sets: () => ({ retry: s.retrySize, scheduled: s.scheduledSize, dead: s.deadSize }),
+  };
 }
 
 export function extrasOf(s: SidekiqSnapshot): SidekiqExtras {
@@ -201,12 +209,21 @@ export class SidekiqSource implements MetricsSource {
     return viewOf(await this.snapshot());
   }
 
-  /** One sample for the monitor: never throws; a failure is a message naming the host, never the password. */
-  async sample(): Promise<SidekiqOutcome> {
+  /**
+   * One sample for the monitor: never throws; a failure is a message naming the host, never the
+   * password. `lookAround` (the Test button): when the namespace holds no Sidekiq data, a bounded
+   * search says which namespaces do.
+   */
+  async sample(lookAround = false): Promise<SidekiqOutcome> {
     const started = performance.now();
     const took = () => Math.round((performance.now() - started) * 10) / 10;
     try {
       const s = await this.snapshot();
+      if (hasNoSidekiqData(s)) {
+        // A Redis whose ACL refuses SCAN still gets the warning, without the list.
+        const found = lookAround ? await this.use((r) => namespacesWithData(r)).catch(() => null) : null;
+        return { ok: true, warning: true, message: emptyNamespaceMessage(`Redis at ${this.host}`, this.target.namespace, found), latencyMs: took(), metrics: metricsOf(s) };
+      }
       return { ok: true, message: summary(s, this.host, this.target.namespace), latencyMs: took(), metrics: metricsOf(s) };
     } catch (err) {
       return { ok: false, message: this.describe(err), latencyMs: took(), metrics: null, timedOut: isTimeout(err) };
@@ -234,12 +251,11 @@ const isTimeout = (err: unknown) => err instanceof RedisTimeout || /Command time
 /** A client told to come back after a frozen Redis waits at least one timeout's length. */
 export const retryAfterS = (timeoutMs: number) => Math.max(1, Math.ceil(timeoutMs / 1000));
 
-/** What the "Test" button says: what was found, or that nothing Sidekiq-like is there. */
+const hasNoSidekiqData = (s: SidekiqSnapshot) => s.queuesTotal === 0 && s.processesTotal === 0 && s.processed === 0 && s.failed === 0 && s.retrySize + s.scheduledSize + s.deadSize === 0;
+
+/** What the "Test" button says of a Redis with Sidekiq data: what was found. */
 export function summary(s: SidekiqSnapshot, host: string, namespace: string): string {
   const where = `Redis at ${host}${namespace ? `, namespace "${namespace}"` : ''}`;
-  if (s.queuesTotal === 0 && s.processesTotal === 0 && s.processed === 0 && s.retrySize + s.scheduledSize + s.deadSize === 0) {
-    return `OK: connected to ${where}, but found no Sidekiq data (no queues, processes or counters): check the database number (/0 in the URL) and the namespace`;
-  }
   const enqueued = s.queues.reduce((n, q) => n + q.size, 0);
   const cut = s.queuesTotal > s.queues.length ? ` (first ${s.queues.length} of ${s.queuesTotal} read)` : '';
   const plain = s.scriptRefused ? ` (read with plain commands: the read script was refused: ${s.scriptRefused})` : '';

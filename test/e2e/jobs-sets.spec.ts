@@ -2,7 +2,8 @@
 // dashboard shows its next jobs paged; a dead job retried from the Dead page leaves the dead set and
 // waits in its queue; a retry is deleted (and the rest retried now) from the Retries page; on a
 // GitLab connection the pages say they are not available instead of offering actions, and on a
-// sidekiq connection (a real redis-server seeded by Sidekiq's own client) they list read-only.
+// sidekiq connection (a real redis-server seeded by Sidekiq's own client) they list read-only; the
+// Busy page lists the job running now; the dashboard counts the retry and dead sets.
 import type { Page } from '@playwright/test';
 import { test, expect } from './fixtures.ts';
 import type { TestServer } from '../helpers/server.ts';
@@ -80,6 +81,42 @@ test('the queue, Retries and Dead pages pass axe in light and dark', async ({ pa
       await expect(page.getByTestId(ready).getByTestId('job-row').first()).toBeVisible();
       await expectAccessible(page, `${route} (${theme})`);
     }
+  }
+});
+
+test('the embedded dashboard has Retries, Scheduled and Dead cards', async ({ page }) => {
+  await openSignedIn(page, s);
+  await expect(page.getByTestId('kpi-retry-value')).toHaveText('2');
+  await expect(page.getByTestId('kpi-scheduled-value')).toHaveText('0');
+  await expect(page.getByTestId('kpi-dead-value')).toHaveText('3');
+});
+
+test('the Busy page lists the job running now with its class and how long it has run; Pause holds it still', async ({ page }, testInfo) => {
+  await openSignedIn(page, s, '/busy');
+  const row = page.getByTestId('busy-table').getByTestId('busy-row');
+  await expect(row).toHaveCount(1);
+  await expect(row.locator('td').nth(2)).toHaveText('e2e_block');
+  await expect(row.locator('td').nth(3)).toHaveText('SyntheticJob');
+  await expect(row.locator('td').nth(4)).toHaveText('{"duration_ms":600000}');
+  await expect(page.getByTestId('busy-summary')).toHaveText('1 job running · 1 process read');
+  const runningFor = row.getByTestId('busy-running-for');
+  await expect(runningFor).toHaveText(/^\d+ (s|m \d+ s)$/);
+  // Refresh asks again: the job has run longer since.
+  const first = await runningFor.textContent();
+  await expect.poll(async () => {
+    await page.getByTestId('busy-refresh').click();
+    return runningFor.textContent();
+  }, { timeout: 20_000 }).not.toBe(first);
+  await screenshot(page, testInfo, 'busy');
+  await page.getByTestId('busy-live-toggle').click();
+  await expect(page.getByTestId('busy-state')).toContainText('Paused since');
+  await expect(page.getByTestId('busy-refresh')).toBeDisabled();
+  for (const theme of ['light', 'dark'] as const) {
+    await page.evaluate((t) => localStorage.setItem('jobscope.theme', t), theme);
+    await page.reload();
+    await expect(page.locator('html')).toHaveAttribute('data-theme', theme);
+    await expect(row).toHaveCount(1);
+    await expectAccessible(page, `/busy (${theme})`);
   }
 });
 

@@ -27,11 +27,13 @@ describe('set sizes in samples', () => {
     expect(read.sets.length).toBe(NS);
   });
 
-  it('takes the sizes from a sidekiq connection’s extras only', () => {
+  it('takes the sizes from a sidekiq connection’s extras or the embedded connection’s sets only', () => {
     const m = metrics({ q: [1, 0] }, { processed: 0, failed: 0 });
     expect(Array.from(setsOf(m)).every(Number.isNaN)).toBe(true);
     const sk = { ...m, sidekiq: { retry_size: 5, scheduled_size: 0, dead_size: 9 } };
     expect(Array.from(setsOf(sk))).toEqual([5, 0, 9]);
+    const embedded = { ...m, sets: { retry_size: 2, scheduled_size: 0, dead_size: 3 } };
+    expect(Array.from(setsOf(embedded))).toEqual([2, 0, 3]);
   });
 
   it('averages a minute’s sizes over the samples that had them', () => {

@@ -177,6 +177,15 @@ describe('sidekiq connection: Jobscope says what Sidekiq says', () => {
     const t = await api(`/connections/${plain.id}/test`, { method: 'POST' });
     expect(t.body.ok).toBe(true);
     expect(t.body.message).toMatch(/found no Sidekiq data.*namespace/);
+    // Reachable is not OK: a warning, saying where the data is.
+    expect(t.body.warning).toBe(true);
+    expect(t.body.message).toContain('found no Sidekiq data under no namespace');
+    expect(t.body.message).toContain('Sidekiq data was found under "ns"');
+    const wrong = await api('/connections/test', { method: 'POST', json: { name: 'wrong', kind: 'sidekiq', redis_url: db1, namespace: 'nope' } });
+    expect(wrong.body).toMatchObject({ ok: true, warning: true });
+    expect(wrong.body.message).toContain('found no Sidekiq data under namespace "nope"');
+    expect(wrong.body.message).toContain('check the namespace');
+    expect(wrong.body.message).toContain('Sidekiq data was found under "ns"');
 
     const c = await addSidekiq({ redis_url: db1, namespace: 'ns' });
     expect(c.namespace).toBe('ns');
@@ -186,6 +195,9 @@ describe('sidekiq connection: Jobscope says what Sidekiq says', () => {
     expect(ours.processes[0]).toMatchObject({ hostname: 'host-a', busy: 2, concurrency: 5 });
     expect(ours.jobs).toEqual({ processed: 41, failed: 3, enqueued: 5 });
     expect(ours.sidekiq!.processes_total).toBe(2);
+    const right = await api(`/connections/${c.id}/test`, { method: 'POST' });
+    expect(right.body.ok).toBe(true);
+    expect(right.body.warning).toBeUndefined();
 
     // Thresholds and alerts work as for any connection.
     expect((await api(`/connections/${c.id}/thresholds`, { method: 'PUT', json: { queues: { ns_q: { backlog: 2 } } } })).status).toBe(200);
@@ -232,6 +244,29 @@ describe('sidekiq connection: failures', () => {
       await slow.stop();
     }
   }, 30_000);
+
+  it('a PATCH takes every field the edit form sends, clears the namespace with "", and refuses bad values with a 400 that says what to fix', async () => {
+    const c = await addSidekiq({ redis_url: redis.url, namespace: 'ns1', interval_s: 5 });
+    const p = await api(`/connections/${c.id}`, { method: 'PATCH', json: { name: 'Renamed', interval_s: 7, namespace: 'ns2' } });
+    expect(p.status).toBe(200);
+    expect(p.body).toMatchObject({ name: 'Renamed', interval_s: 7, namespace: 'ns2' });
+    const cleared = await api(`/connections/${c.id}`, { method: 'PATCH', json: { namespace: '' } });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body.namespace).toBe('');
+    const otherDb = redis.url.replace(/\/\d+$/, '/4');
+    const moved = await api(`/connections/${c.id}`, { method: 'PATCH', json: { redis_url: otherDb } });
+    expect(moved.status).toBe(200);
+    expect(moved.body.base_url).toBe(otherDb);
+    for (const [body, msg] of [
+      [{ namespace: 'a b' }, /body\/namespace must match pattern/],
+      [{ interval_s: 1 }, /interval_s/],
+      [{ redis_url: 'http://x' }, /redis_url: only redis:\/\/ and rediss:\/\//],
+    ] as const) {
+      const r = await api(`/connections/${c.id}`, { method: 'PATCH', json: body });
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      expect(r.body.message, JSON.stringify(body)).toMatch(msg);
+    }
+  });
 
   it('rejects bad input with a 400 that says what to fix', async () => {
     const cases: [Record<string, unknown>, RegExp][] = [

@@ -4,9 +4,17 @@ import { useState, type FormEvent, type ReactNode } from 'react';
 import type { NewSidekiqConnection, TestResult } from '../../api/client.ts';
 import { useClient } from '../../app/client-context.tsx';
 
-export function SidekiqTestOutcome({ r }: { r: TestResult }) {
+export function SidekiqTestOutcome({ r, testId = 'sidekiq-test-result' }: { r: TestResult; testId?: string }) {
+  // Reachable with nothing to watch (a namespace without Sidekiq data) is no green OK.
+  if (r.warning) {
+    return (
+      <p role="status" data-testid={testId} data-state="warning">
+        <span className="badge warn">Warning</span> {r.message} <span className="muted small">({Math.round(r.latency_ms)} ms)</span>
+      </p>
+    );
+  }
   return (
-    <p className={r.ok ? 'ok-text' : 'error'} role="status" data-testid="sidekiq-test-result">
+    <p className={r.ok ? 'ok-text' : 'error'} role="status" data-testid={testId} data-state={r.ok ? 'ok' : 'failed'}>
       {r.ok ? '✓' : '✗'} {r.message} <span className="muted small">({Math.round(r.latency_ms)} ms)</span>
     </p>
   );
@@ -55,10 +63,12 @@ export function AddSidekiqConnection({ onAdded }: { onAdded: () => void }) {
     try {
       if (kind === 'test') setResult(await client.testNewSidekiqConnection(body()));
       else {
-        await client.createSidekiqConnection(body());
-        setResult(null);
+        const added = await client.createSidekiqConnection(body());
         setForm({ ...form, name: '', password: '' });
         onAdded();
+        // Added, but a namespace without Sidekiq data would watch nothing: said now, not discovered on an empty dashboard.
+        const t = await client.testConnection(added.id).catch(() => null);
+        setResult(t?.warning ? t : null);
       }
     } catch (err) {
       setResult((err as Error).message);

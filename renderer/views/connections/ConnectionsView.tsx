@@ -7,13 +7,15 @@ import { useClient } from '../../app/client-context.tsx';
 import { useSelectedConnection } from '../../app/connection-context.tsx';
 import { navigate } from '../../app/route.ts';
 import { ago } from '../../components/format.ts';
-import { AddConnectionChooser } from './AddSidekiqConnection.tsx';
+import { AddConnectionChooser, SidekiqTestOutcome } from './AddSidekiqConnection.tsx';
 import { SidekiqPeek } from './SidekiqPeek.tsx';
+import { EditConnection, GitLabApiFields } from './EditConnection.tsx';
 import { usePace } from '../../app/pace.tsx';
 
 const KIND_LABEL = { embedded: 'this server', gitlab: 'GitLab', sidekiq: 'Sidekiq (Redis)' } as const;
 
 function TestOutcome({ r }: { r: TestResult }) {
+  if (r.warning) return <SidekiqTestOutcome r={r} testId="test-result" />;
   return (
     <p className={r.ok ? 'ok-text' : 'error'} role="status" data-testid="test-result">
       {r.ok ? '✓' : '✗'} {r.message} <span className="muted small">({r.status ?? 'no answer'}, {Math.round(r.latency_ms)} ms)</span>
@@ -28,6 +30,8 @@ export default function ConnectionsView() {
   const list = useQuery({ queryKey: ['connections'], queryFn: client.connections, refetchInterval: usePace(5000) });
   const [tests, setTests] = useState<Record<string, TestResult | string>>({});
   const [peekId, setPeekId] = useState<string | null>(null);
+  const [editId, setEditId] = useState<string | null>(null);
+  const editing = (list.data ?? []).find((c) => c.id === editId);
   const peeked = (list.data ?? []).find((c) => c.id === peekId && c.kind === 'sidekiq');
   const refresh = () => qc.invalidateQueries({ queryKey: ['connections'] });
 
@@ -74,6 +78,7 @@ export default function ConnectionsView() {
                   </td>
                   <td><div className="actions">
                     <button className="ghost" onClick={() => void test(c)} data-testid="connection-test">Test</button>
+                    <button className="ghost" onClick={() => setEditId(editId === c.id ? null : c.id)} aria-expanded={editId === c.id} data-testid="connection-edit">Edit</button>
                     <button className="ghost" onClick={() => patch.mutate({ id: c.id, enabled: !c.enabled })} data-testid="connection-toggle">{c.enabled ? 'Disable' : 'Enable'}</button>
                     <button className="ghost" onClick={() => { selected.set(c.id); navigate('/dashboard'); }} data-testid="connection-show">Dashboard</button>
                     {c.kind === 'sidekiq' && <button className="ghost" onClick={() => setPeekId(peekId === c.id ? null : c.id)} aria-expanded={peekId === c.id} data-testid="connection-peek">Peek</button>}
@@ -88,6 +93,7 @@ export default function ConnectionsView() {
         </table>
         {(patch.error || remove.error) && <p className="error">{((patch.error ?? remove.error) as Error).message}</p>}
       </div>
+      {editing && <EditConnection key={editing.id} conn={editing} onSaved={() => void refresh()} onClose={() => setEditId(null)} />}
       {peeked && <SidekiqPeek connection={peeked} onClose={() => setPeekId(null)} />}
       <AddConnectionChooser onAdded={refresh} gitlab={<AddConnection onAdded={refresh} />} />
     </section>
@@ -161,13 +167,7 @@ function AddConnection({ onAdded }: { onAdded: () => void }) {
       {plainHttpHost(form.base_url) && (
         <p className="error small" role="note" data-testid="conn-plain-http">⚠ The token would go to {plainHttpHost(form.base_url)} over plain http, readable on the network path: use https://.</p>
       )}
-      <label>API
-        <select {...field('api_version')} data-testid="conn-api">
-          <option value="v4">v4</option>
-          <option value="v3">v3</option>
-        </select>
-      </label>
-      <label>Path segment<input {...field('segment')} data-testid="conn-segment" /></label>
+      <GitLabApiFields api={field('api_version')} segment={field('segment')} testIdPrefix="conn" />
       <label>Interval (s)<input {...field('interval_s')} inputMode="numeric" data-testid="conn-interval" /></label>
       <div className="row gap">
         <button type="button" className="ghost" disabled={busy} onClick={() => void run('test')} data-testid="conn-test">Test</button>

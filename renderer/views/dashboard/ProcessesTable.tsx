@@ -8,7 +8,7 @@ import { humanDuration } from '../../components/format.ts';
 type Proc = CurrentSample['processes'][number];
 
 /** A quiet process takes no new work: its threads are no spare capacity (left out of utilization). */
-function QuietBadge({ stopping }: { stopping: boolean }) {
+export function QuietBadge({ stopping }: { stopping: boolean }) {
   const title = stopping ? 'Stopping: finishing its jobs before it exits, fetching no new ones' : 'Quiet: fetches no new jobs (TSTP); its threads are not counted as capacity';
   return <span className="badge warn" data-testid="process-quiet" title={title}>{stopping ? 'stopping' : 'quiet'}</span>;
 }

@@ -1,5 +1,5 @@
-// Sidekiq's Retries, Scheduled and Dead sizes: only a sidekiq connection's samples have them, so
-// on call one sees at a glance whether failures pile up without opening Sidekiq Web.
+// Sidekiq's Retries, Scheduled and Dead sizes: a sidekiq connection's samples and the embedded job
+// system's have them, so on call one sees at a glance whether failures pile up without opening Sidekiq Web.
 import type { CurrentSample, History } from '../../api/client.ts';
 import type { Term } from '../../components/glossary.tsx';
 import { num } from '../../components/format.ts';
@@ -13,7 +13,7 @@ const SETS = [
 ] as const satisfies readonly { key: keyof NonNullable<History['sets']>; term: Term; label: string }[];
 
 export function SetCards({ current, history }: { current: CurrentSample | null | undefined; history: History | undefined }) {
-  const extras = current?.sidekiq;
+  const extras = current?.sidekiq ?? current?.sets;
   if (!extras) return null;
   const now = { retry: extras.retry_size, scheduled: extras.scheduled_size, dead: extras.dead_size };
   return (

@@ -27,10 +27,11 @@ export function JobsUnavailable({ conn, what }: { conn: ConnectionView; what: st
   );
 }
 
-/** Sub-navigation between the pages, as Sidekiq Web's top bar has them; Scheduled where the connection has that set (a Sidekiq's). */
-export function JobsNav({ current, scheduled = false }: { current: 'queues' | 'retries' | 'scheduled' | 'dead'; scheduled?: boolean }) {
+/** Sub-navigation between the job pages, as Sidekiq Web's top bar has them; Scheduled where the connection has that set (a Sidekiq's). */
+export function JobsNav({ current, scheduled = false }: { current: 'queues' | 'busy' | 'retries' | 'scheduled' | 'dead'; scheduled?: boolean }) {
   const items = [
     ['queues', 'Queues'],
+    ['busy', 'Busy'],
     ['retries', 'Retries'],
     ...(scheduled ? [['scheduled', 'Scheduled'] as const] : []),
     ['dead', 'Dead'],
