@@ -5,7 +5,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { Alert } from '../api/client.ts';
 import { nativeNotify } from '../api/bridge.ts';
 import { useClient } from './client-context.tsx';
-import { humanDuration, num } from '../components/format.ts';
+import { humanDuration, num, timeOfDay } from '../components/format.ts';
 import { announce } from './announcer.tsx';
 import { usePace } from './pace.tsx';
 
@@ -63,7 +63,7 @@ export function AlertCenter() {
       <ul>
         {shown.map((a) => (
           <li key={a.id} data-testid="alert-item">
-            <strong>{describeAlert(a)}</strong> <span className="muted small">({a.connection_id}, {new Date(a.at).toLocaleTimeString()})</span>
+            <strong>{describeAlert(a)}</strong> <span className="muted small">({a.connection_id}, {timeOfDay(a.at)})</span>
           </li>
         ))}
       </ul>

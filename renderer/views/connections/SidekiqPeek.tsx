@@ -6,12 +6,13 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import type { ConnectionView, PeekPage } from '../../api/client.ts';
 import { useClient } from '../../app/client-context.tsx';
 import { usePace } from '../../app/pace.tsx';
+import { dateTime } from '../../components/format.ts';
 
 const PER_PAGE = 25;
 type Source = { kind: 'queue'; name: string } | { kind: 'set'; name: 'retry' | 'schedule' | 'dead' };
 const SET_LABEL = { retry: 'Retries', schedule: 'Scheduled', dead: 'Dead' } as const;
 
-const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
+const when = (iso: string | null) => dateTime(iso);
 
 export function SidekiqPeek({ connection, onClose }: { connection: ConnectionView; onClose: () => void }) {
   const client = useClient();
