@@ -6,6 +6,7 @@ import type { Alert, History, Thresholds } from '../../api/client.ts';
 import { useClient } from '../../app/client-context.tsx';
 import { useSelectedConnection } from '../../app/connection-context.tsx';
 import { saveBlob } from '../../app/save-file.ts';
+import { historyCsvName } from '../../../common/file-name.ts';
 import { PALETTE, TimeSeriesChart, type Marker, type RefLine, type Series } from '../../components/TimeSeriesChart.tsx';
 import { Glossary } from '../../components/glossary.tsx';
 import { ago, humanDuration, num, timeOfDay } from '../../components/format.ts';
@@ -181,7 +182,7 @@ export default function DashboardView() {
   async function exportCsv() {
     const w = { from: h?.from ?? from, to };
     const blob = await client.exportCsv(id, w.from, w.to);
-    await saveBlob(blob, `jobscope-${id}-${new Date(w.from).toISOString().replace(/[:.]/g, '-')}.csv`);
+    await saveBlob(blob, historyCsvName(conn?.name ?? id, id, w.from));
   }
 
   return (
