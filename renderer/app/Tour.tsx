@@ -29,9 +29,10 @@ const STEPS = [
     view: 'connections',
     open: 'Add a Sidekiq connection',
     text: 'Watch a production Sidekiq through its Redis: in Connections, “Add a Sidekiq” takes its Redis URL and reads it, changing nothing there unless you allow changes on that connection. A GitLab joins through its Sidekiq metrics API with an admin token. Then pick either in the header’s Connection menu, outlined above with the Connections link.',
-    // What the text names, outlined while the step is shown; the button focuses the form.
+    // What the text names, outlined while the step is shown; the button chooses the Sidekiq form
+    // (a click on its kind) and focuses its first field.
     point: ['connection-picker', 'nav-connections'],
-    focus: '[data-testid="sk-name"]',
+    focus: ['[data-testid="add-kind-sidekiq"]', '[data-testid="sk-name"]'],
   },
 ] as const;
 
@@ -65,7 +66,10 @@ export function Tour({ onClose }: { onClose: () => void }) {
           onClick={() => {
             navigate(`/${step.view}`);
             onClose();
-            if (step.focus) focusWhenShown(step.focus);
+            if (step.focus) whenShown(step.focus[0], (kind) => {
+              kind.click();
+              whenShown(step.focus[1], (field) => field.focus());
+            });
           }}
         >
           {step.open}
@@ -78,9 +82,12 @@ export function Tour({ onClose }: { onClose: () => void }) {
   );
 }
 
-/** Focuses what a step's button opened once its (lazily loaded) view shows it; gives up after 5 s. */
-function focusWhenShown(selector: string, until = Date.now() + 5000): void {
-  const el = document.querySelector<HTMLElement>(selector);
-  if (el) el.focus();
-  else if (Date.now() < until) setTimeout(() => focusWhenShown(selector, until), 50);
+/** Runs `fn` on what a step's button opened once its (lazily loaded) view shows it, after the
+ *  dialog has closed (the page behind it is inert until then); gives up after 5 s. */
+function whenShown(selector: string, fn: (el: HTMLElement) => void, until = Date.now() + 5000): void {
+  setTimeout(() => {
+    const el = document.querySelector<HTMLElement>(selector);
+    if (el) fn(el);
+    else if (Date.now() < until) whenShown(selector, fn, until);
+  }, 50);
 }
