@@ -22,7 +22,18 @@ export function num(n: number | null | undefined): string {
 
 export function rate(n: number | null | undefined): string {
   if (n === null || n === undefined || !Number.isFinite(n)) return '—';
-  return `${n < 10 ? n.toFixed(2) : n.toFixed(1)}/s`;
+  return `${decimal(n, n < 10 ? 2 : 1)}/s`;
+}
+
+// Built once per precision, like NUM above.
+const DECIMALS = new Map<number, Intl.NumberFormat>();
+
+/** A number with the decimals it needs, at most `digits` (0.25 → "0.25", 3 → "3", 1.5 → "1.5"). */
+export function decimal(v: number, digits = 2): string {
+  if (!Number.isFinite(v)) return '—';
+  let f = DECIMALS.get(digits);
+  if (!f) DECIMALS.set(digits, (f = new Intl.NumberFormat('en-US', { maximumFractionDigits: digits })));
+  return f.format(Object.is(v, -0) ? 0 : v);
 }
 
 // One date and time format for every view: 24-hour "03:12:08", "28 Nov, 03:12:08" (the year only

@@ -3,6 +3,7 @@
 // 1 MiB… never "0 B, 1 B, 1 B"). Every tick chooser answers 0..max in equal steps of one round size,
 // at most MAX_STEPS of them, labelled without decimals that carry nothing ("3", not "3.0").
 import { niceCeil, yTicks } from './chart-geometry.ts';
+import { decimal } from './format.ts';
 
 export type AxisKind = 'number' | 'duration' | 'bytes';
 
@@ -14,15 +15,6 @@ export interface Axis {
 
 const MAX_STEPS = 5;
 
-/** A number with the decimals it needs, at most `digits` (0.25 → "0.25", 3 → "3", 1.5 → "1.5"). */
-export function decimal(v: number, digits = 2): string {
-  if (!Number.isFinite(v)) return '—';
-  let f = DECIMALS.get(digits);
-  if (!f) DECIMALS.set(digits, (f = new Intl.NumberFormat('en-US', { maximumFractionDigits: digits })));
-  return f.format(Object.is(v, -0) ? 0 : v);
-}
-// Built once per precision: a formatter per call showed in the dashboard's profile (format.ts).
-const DECIMALS = new Map<number, Intl.NumberFormat>();
 
 /** The smallest step of `steps` (ascending) that covers 0..dataMax in at most MAX_STEPS. */
 function stepped(dataMax: number, steps: readonly number[], fallback: (m: number) => number): { max: number; ticks: number[] } {

@@ -1,6 +1,7 @@
 // The y axis's tick choosers over many ranges: distinct labels, round steps, the range covered.
 import { describe, expect, it } from 'vitest';
-import { axisFor, bytesTick, decimal, durationTick, type AxisKind } from '../../renderer/components/ticks.ts';
+import { axisFor, bytesTick, durationTick, type AxisKind } from '../../renderer/components/ticks.ts';
+import { decimal, rate } from '../../renderer/components/format.ts';
 
 const ROUND_DURATIONS = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400];
 const isPow2 = (n: number) => Number.isInteger(n) && n > 0 && (n & (n - 1)) === 0;
@@ -68,5 +69,6 @@ describe('number axis', () => {
   it('decimal(): no "3.0"', () => {
     expect([3, 3.04, 0.25, 1234.5, -0].map((v) => decimal(v))).toEqual(['3', '3.04', '0.25', '1,234.5', '0']);
     expect(decimal(2.96, 1)).toBe('3');
+    expect([3, 0.875, 17.64, 0].map(rate)).toEqual(['3/s', '0.88/s', '17.6/s', '0/s']);
   });
 });

@@ -5,7 +5,7 @@ import { useClient } from '../../app/client-context.tsx';
 import { sim } from '../../api/simulator.ts';
 import { PALETTE, TimeSeriesChart, type Series } from '../../components/TimeSeriesChart.tsx';
 import { bytes } from './bytes.ts';
-import { decimal } from '../../components/ticks.ts';
+import { decimal } from '../../components/format.ts';
 import { usePace } from '../../app/pace.tsx';
 
 const MINUTES = 5;
