@@ -6,7 +6,7 @@ import { useEffect, useMemo } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { Alert } from '../api/client.ts';
 import { useClient } from './client-context.tsx';
-import { humanDuration, num } from '../components/format.ts';
+import { humanDuration, num, timeOfDay } from '../components/format.ts';
 import { announce } from './announcer.tsx';
 import { usePace } from './pace.tsx';
 import { useUiState } from './ui-state.ts';
@@ -68,7 +68,7 @@ export function AlertCenter() {
       <ul>
         {shown.slice(-SHOWN).map((a) => (
           <li key={a.id} data-testid="alert-item">
-            <strong>{a.connection_name}</strong>: {describeAlert(a)} <span className="muted small">(since {new Date(a.fired_at).toLocaleTimeString()})</span>{' '}
+            <strong>{a.connection_name}</strong>: {describeAlert(a)} <span className="muted small">(since {timeOfDay(a.fired_at)})</span>{' '}
             <button className="ghost small" onClick={() => ack.mutate(a)} disabled={ack.isPending} aria-label={`Acknowledge: ${describeAlert(a)} on ${a.connection_name}`}>
               Acknowledge
             </button>

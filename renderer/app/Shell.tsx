@@ -14,6 +14,7 @@ import { VIEWS, viewFor } from '../views/registry.ts';
 import { HeaderNav } from './HeaderNav.tsx';
 import { PaceContext } from './pace.tsx';
 import { CONTENT_ID, SkipLink } from './SkipLink.tsx';
+import { useTimeZoneForFormats } from './time-zone.ts';
 
 const MENU = VIEWS.filter((v) => !v.hidden);
 
@@ -22,6 +23,7 @@ export function Shell({ onSignOut, canSignOut }: { onSignOut: () => void; canSig
   const route = useRoute();
   const [theme, setTheme] = useTheme();
   useUiStateSync(client);
+  useTimeZoneForFormats();
   // Remembered with the view state (the backend's data dir); the older localStorage key seeds it.
   const [connectionId, setConnectionId] = useUiState('connection', localStorage.getItem(CONNECTION_KEY) ?? 'embedded', isString);
   // Read once: it names the pace the views ask for new data at (pace.tsx), fixed for the server's life.

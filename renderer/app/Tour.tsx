@@ -12,19 +12,27 @@ const STEPS = [
     title: 'Watch a job system',
     view: 'dashboard',
     open: 'Open the dashboard',
+    point: [] as string[],
+    focus: null,
     text: 'The dashboard charts queue backlog, latency, busy workers and job counters over time, with thresholds that raise alerts. It starts on this server’s own job system.',
   },
   {
     title: 'Simulate CI runners',
     view: 'simulator',
     open: 'Open the simulator',
+    point: [] as string[],
+    focus: null,
     text: 'The simulator runs fleets of virtual GitLab runners against this server (or another coordinator): they pull builds, stream traces and upload artifacts, misbehaving on purpose when asked.',
   },
   {
-    title: 'Connect a GitLab',
+    title: 'Connect a GitLab or a Sidekiq',
     view: 'connections',
-    open: 'Open connections',
-    text: 'Connections add a real GitLab instance (its Sidekiq metrics API, with an admin token) to watch beside this one; pick it in the header’s Connection menu.',
+    open: 'Add a Sidekiq connection',
+    text: 'Watch a production Sidekiq through its Redis: in Connections, “Add a Sidekiq” takes its Redis URL and reads it, changing nothing there unless you allow changes on that connection. A GitLab joins through its Sidekiq metrics API with an admin token. Then pick either in the header’s Connection menu, outlined above with the Connections link.',
+    // What the text names, outlined while the step is shown; the button chooses the Sidekiq form
+    // (a click on its kind) and focuses its first field.
+    point: ['connection-picker', 'nav-connections'],
+    focus: ['[data-testid="add-kind-sidekiq"]', '[data-testid="sk-name"]'],
   },
 ] as const;
 
@@ -37,6 +45,15 @@ export function Tour({ onClose }: { onClose: () => void }) {
   // the renderer honouring autoFocus (Preact, tried for load time, only sets the attribute).
   const next = useRef<HTMLButtonElement>(null);
   useEffect(() => next.current?.focus(), [i]);
+  useEffect(() => {
+    // A link folded into the header's "More" list is pointed at through its More button.
+    const els = step.point
+      .map((id) => document.querySelector<HTMLElement>(`.topbar [data-testid="${id}"]`))
+      .map((el) => (el && el.offsetParent === null ? el.closest('.nav-more')?.querySelector('button') : el))
+      .filter((el): el is HTMLElement => !!el);
+    for (const el of els) el.setAttribute('data-tour-point', '');
+    return () => els.forEach((el) => el.removeAttribute('data-tour-point'));
+  }, [step]);
   return (
     <Modal labelledBy="tour-title" onClose={onClose} testId="tour">
       <p className="tour-step" data-testid="tour-step">Step {i + 1} of {STEPS.length}</p>
@@ -49,6 +66,10 @@ export function Tour({ onClose }: { onClose: () => void }) {
           onClick={() => {
             navigate(`/${step.view}`);
             onClose();
+            if (step.focus) whenShown(step.focus[0], (kind) => {
+              kind.click();
+              whenShown(step.focus[1], (field) => field.focus());
+            });
           }}
         >
           {step.open}
@@ -59,4 +80,14 @@ export function Tour({ onClose }: { onClose: () => void }) {
       </div>
     </Modal>
   );
+}
+
+/** Runs `fn` on what a step's button opened once its (lazily loaded) view shows it, after the
+ *  dialog has closed (the page behind it is inert until then); gives up after 5 s. */
+function whenShown(selector: string, fn: (el: HTMLElement) => void, until = Date.now() + 5000): void {
+  setTimeout(() => {
+    const el = document.querySelector<HTMLElement>(selector);
+    if (el) fn(el);
+    else if (Date.now() < until) whenShown(selector, fn, until);
+  }, 50);
 }

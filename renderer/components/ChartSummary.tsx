@@ -3,6 +3,7 @@
 // puts it inside the canvas as fallback content: screen readers read it, nothing lays it out.
 // Rebuilt with the data; a table, not a live region: it is read on request.
 import { memo } from 'react';
+import { dateTime, useUtcTimes } from './format.ts';
 // Only what it reads of a series (importing TimeSeriesChart's type would make an import cycle).
 type Series = { name: string; values: (number | null)[] };
 
@@ -19,12 +20,10 @@ function stats(values: (number | null)[]): { latest: number | null; min: number 
   return { latest, min, max };
 }
 
-// Built once: toLocaleTimeString() builds a formatter per call. The same options it defaults to.
-const TIME = new Intl.DateTimeFormat(undefined, { hour: 'numeric', minute: 'numeric', second: 'numeric' });
-
 export const ChartSummary = memo(function ChartSummary({ series, from, to, yFormat }: { series: Series[]; from: number; to: number; yFormat?: (v: number) => string }) {
   const fmt = (v: number | null) => (v === null ? 'no data' : yFormat ? yFormat(v) : String(Math.round(v * 100) / 100));
-  const time = (ms: number) => TIME.format(ms);
+  useUtcTimes(); // memoized: a change of zone must still re-render its times
+  const time = (ms: number) => dateTime(ms);
   return (
     <table data-testid="chart-summary">
       <caption>Chart values from {time(from)} to {time(to)}</caption>

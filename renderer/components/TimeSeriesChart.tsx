@@ -10,8 +10,9 @@
 // part of it has samples, so a range looks the same from one minute to the next; stretches of time
 // (a pause) are shaded over the plot.
 import { memo, useCallback, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
-import { clock, timeTicks } from './format.ts';
-import { hoverIndex, niceCeil, spanBox, yTicks } from './chart-geometry.ts';
+import { clock, dateTime, timeTicks, useUtcTimes } from './format.ts';
+import { hoverIndex, spanBox } from './chart-geometry.ts';
+import { axisFor, type AxisKind } from './ticks.ts';
 import { drawSeries, type DrawnSeries } from './chart-canvas.ts';
 import { ChartFrame, plotArea, type Plot } from './ChartFrame.tsx';
 import { ChartSummary } from './ChartSummary.tsx';
@@ -35,6 +36,8 @@ export interface ChartProps {
   markers?: Marker[];
   /** Whole-number series (counts): the y axis spans at least 0–5, so it never ticks at 0.2 jobs. */
   integers?: boolean;
+  /** What the values are, for round ticks: durations in seconds, bytes, or plain numbers. */
+  axis?: AxisKind;
   spans?: Span[];
 }
 
@@ -134,7 +137,7 @@ function HoverLayer({ left, top, width, height, t, series, hidden, from, to, yFo
               <Readout i={i} t={t} series={series} hidden={hidden} yFormat={yFormat} />
             ) : (
               <div className="chart-tooltip" data-testid="chart-tooltip">
-                <div className="muted small">{new Date(time).toLocaleString()}</div>
+                <div className="muted small">{dateTime(time)}</div>
                 <div className="tt-row" data-testid="chart-tooltip-empty">no sample here</div>
               </div>
             )}
@@ -209,7 +212,7 @@ function Readout({ i, t, series, hidden, yFormat }: { i: number; t: number[]; se
   const shown = rows.slice(0, 12);
   return (
     <div className="chart-tooltip" data-testid="chart-tooltip">
-      <div className="muted small">{new Date(t[i]!).toLocaleString()}</div>
+      <div className="muted small">{dateTime(t[i]!)}</div>
       {shown.map(({ s, v }) => (
         <div key={s.name} className="tt-row">
           <span className="swatch" style={{ background: s.color }} />
@@ -238,25 +241,27 @@ const NO_REF_LINES: RefLine[] = [];
 const NO_MARKERS: Marker[] = [];
 const NO_SPANS: Span[] = [];
 
-export const TimeSeriesChart = memo(function TimeSeriesChart({ testId, t, series, from, to, height = 220, yFormat, refLines = NO_REF_LINES, markers = NO_MARKERS, integers = false, spans = NO_SPANS }: ChartProps) {
+export const TimeSeriesChart = memo(function TimeSeriesChart({ testId, t, series, from, to, height = 220, yFormat, refLines = NO_REF_LINES, markers = NO_MARKERS, integers = false, axis: axisKind = 'number', spans = NO_SPANS }: ChartProps) {
   const [hidden, setHidden] = useState<Set<number>>(() => new Set());
   const [boxRef, width] = useWidth();
   // One object per size: the frame's memo holds across data updates.
   const plot = useMemo(() => plotArea(width, height), [width, height]);
-  const yMax = useMemo(() => {
+  const axis = useMemo(() => {
     let m = 0;
     series.forEach((s, i) => {
       if (hidden.has(i)) return;
       for (const v of s.values) if (v !== null && v > m) m = v;
     });
     for (const r of refLines) if (r.y > m) m = r.y;
-    return niceCeil(Math.max(m * 1.05, integers ? 5 : 0));
-  }, [series, hidden, refLines, integers]);
+    return axisFor(axisKind, m * 1.05, integers);
+  }, [series, hidden, refLines, integers, axisKind]);
+  const yMax = axis.max;
   const span = to - from;
   // Stable props for the frame: a new array or function (same content or not) re-renders it.
-  const xTicks = useMemo(() => timeTicks(from, to), [from, to]);
-  const xFormat = useCallback((v: number) => clock(v, span), [span]);
-  const yTickList = useMemo(() => yTicks(yMax), [yMax]);
+  // The zone the times are shown in moves hour ticks and relabels every tick.
+  const utc = useUtcTimes();
+  const xTicks = useMemo(() => timeTicks(from, to), [from, to, utc]); // eslint-disable-line react-hooks/exhaustive-deps
+  const xFormat = useCallback((v: number) => clock(v, span), [span, utc]); // eslint-disable-line react-hooks/exhaustive-deps
   const drawn = series.filter((s, i) => !hidden.has(i) && s.values.some((v) => v !== null)).length;
   const firstT = useMemo(() => {
     for (let i = 0; i < t.length; i++) if (series.some((s) => s.values[i] !== null && s.values[i] !== undefined)) return t[i];
@@ -295,7 +300,7 @@ export const TimeSeriesChart = memo(function TimeSeriesChart({ testId, t, series
       <div className="chart-box" ref={boxRef} style={{ position: 'relative', width: '100%', height }}>
         {plot && (
           <>
-            <ChartFrame width={width} height={height} plot={plot} from={from} to={to} yMax={yMax} xTicks={xTicks} yTicks={yTickList} xFormat={xFormat} yFormat={yFormat} refLines={refLines} markers={markers} />
+            <ChartFrame width={width} height={height} plot={plot} from={from} to={to} yMax={yMax} xTicks={xTicks} yTicks={axis.ticks} xFormat={xFormat} yFormat={axis.label} refLines={refLines} markers={markers} />
             {/* Positioned boxes paint in DOM order: over the frame the lines (not under the grid,
                 whose dashes would cut a line lying on a tick), then the spans and hover layer. */}
             <SeriesCanvas plot={plot} t={t} series={series} hidden={hidden} from={from} to={to} yMax={yMax}>

@@ -14,7 +14,8 @@ export function historyCsv(h: History): string {
   const queues = Object.keys(h.queues);
   const gapAt = new Map(h.gaps.map((g) => [g.t, g.error]));
   const head = [
-    'time',
+    // ISO 8601 in UTC whatever zone the UI shows times in; the column's name says so.
+    'time_utc',
     'processed',
     'failed',
     'enqueued',

@@ -8,6 +8,7 @@ import { IdParams } from './schemas.ts';
 import { MAX_DATE_MS } from '../util/times.ts';
 import { connectionOr404 } from './connections.ts';
 import { historyCsv } from './csv.ts';
+import { historyCsvName } from '../../common/file-name.ts';
 
 const tags = ['app API'];
 /** Retention is days; a year bounds the bucket arithmetic of a silly range. */
@@ -79,7 +80,7 @@ export async function historyRoutes(fastify: FastifyInstance, { monitor }: { mon
     async (request, reply) => {
       const c = await connectionOr404(monitor, request.params.id);
       const h = await monitor.history(c, rangeOf(request.query));
-      const name = `jobscope-${c.id}-${new Date(h.from).toISOString().slice(0, 16).replace(/[:T]/g, '')}.csv`;
+      const name = historyCsvName(c.name, c.id, h.from);
       return reply
         .type('text/csv; charset=utf-8')
         .header('content-disposition', `attachment; filename="${name}"`)

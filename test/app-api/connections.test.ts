@@ -83,7 +83,7 @@ describe('app API', () => {
   });
 
   it('exports the downsampled range as CSV with a header row', async () => {
-    const id = await addConnection(s, { base_url: fake.url, private_token: REMOTE_TOKEN, enabled: false });
+    const id = await addConnection(s, { name: 'Prod Köln / "EU" #2', base_url: fake.url, private_token: REMOTE_TOKEN, enabled: false });
     const m = monitor(s);
     const c = m.connections.get(id)!;
     const t0 = Math.floor((Date.now() - 3_600_000) / 60_000) * 60_000;
@@ -93,8 +93,11 @@ describe('app API', () => {
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toMatch(/^text\/csv/);
     expect(r.headers.get('content-disposition')).toMatch(/attachment; filename="jobscope-.*\.csv"/);
+    // Named after the connection, reduced to what file systems and the header accept; the start in UTC.
+    const d = new Date(t0).toISOString();
+    expect(r.headers.get('content-disposition')).toBe(`attachment; filename="jobscope-Prod-Koln-EU-2-${d.slice(0, 10).replace(/-/g, '')}-${d.slice(11, 16).replace(':', '')}Z.csv"`);
     const lines = (r.body as string).trimEnd().split('\r\n');
-    expect(lines[0]).toBe('time,processed,failed,enqueued,busy,concurrency,processes,processed_per_s,failed_per_s,"backlog:a,""quoted""","latency_s:a,""quoted""",backlog:=cmd,latency_s:=cmd,error');
+    expect(lines[0]).toBe('time_utc,processed,failed,enqueued,busy,concurrency,processes,processed_per_s,failed_per_s,"backlog:a,""quoted""","latency_s:a,""quoted""",backlog:=cmd,latency_s:=cmd,error');
     expect(lines).toHaveLength(1 + 25);
     expect(lines[1]).toBe(`${new Date(t0).toISOString()},0,0,0,0,25,1,,,0,2,1,0,`);
     expect(lines[2]).toBe(`${new Date(t0 + 5000).toISOString()},10,0,0,0,25,1,2,0,1,2,1,0,`);

@@ -1,6 +1,6 @@
 // Accessibility of every view: axe-core (serious and critical rules) on each entry of the views
 // menu, in light and in dark, against a server with something to show (demo load, a running build
-// with a trace long enough to scroll, a server log long enough to scroll, an alert). The views are read from the menu the page renders, so a view added to
+// with a trace long enough to scroll, a queue's page, a server log long enough to scroll, an alert). The views are read from the menu the page renders, so a view added to
 // renderer/views/registry.ts is covered without touching this file.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -116,6 +116,14 @@ for (const theme of ['light', 'dark'] as const) {
     await expect(viewPage.getByTestId('trace')).toContainText('model_119_spec');
     await expectScrolls(viewPage.getByTestId('trace'));
     await expectAccessible(viewPage, `a build's page (${theme})`);
+  });
+  test(`a queue's page has no serious or critical axe violation (${theme})`, async () => {
+    const cur = await http<{ queues: Record<string, unknown> }>(`${s.url}/api/app/connections/embedded/current`, { token: s.adminToken });
+    const queue = Object.keys(cur.body.queues ?? {})[0];
+    expect(queue, 'the demo load has queues').toBeTruthy();
+    await openView(viewPage, `queues/${encodeURIComponent(queue!)}`, theme);
+    await expect(viewPage.getByTestId('queue-latency')).toBeVisible();
+    await expectAccessible(viewPage, `a queue's page (${theme})`);
   });
   test(`Settings with its log lines has no serious or critical axe violation (${theme})`, async () => {
     await openView(viewPage, 'settings', theme);

@@ -32,12 +32,18 @@ async function expectColoured(body: Locator) {
   await expect(body.locator('b, a')).toHaveCount(0);
 }
 
-/** Raw: the text as sent, ESC shown as ␛, no colour. */
+/** Raw: the text as sent, ESC shown as a chip reading "ESC" (a font-independent glyph), no colour. */
 async function expectRaw(body: Locator) {
   await expect(body).toHaveAttribute('data-mode', 'raw');
   const text = (await body.textContent())!;
-  expect(text).toContain('$ make ␛[31mred words␛[0m <b>bold</b>');
-  expect(text).toContain('␛]8;;https://evil.example/␛\\click');
+  expect(text).toContain('$ make ESC[31mred wordsESC[0m <b>bold</b>');
+  expect(text).toContain('ESC]8;;https://evil.example/ESC\\click');
+  expect(text).not.toContain('␛');
+  const chips = body.locator('abbr.ctl-chip');
+  expect(await chips.count()).toBeGreaterThanOrEqual(6);
+  await expect(chips.first()).toHaveText('ESC');
+  // A box around it, so ESC reads apart from the text beside it.
+  expect(await chips.first().evaluate((el) => getComputedStyle(el).borderTopStyle)).toBe('solid');
   expect(text).not.toContain(ESC);
   await expect(body.locator('.ansi-red-fg, b, a')).toHaveCount(0);
 }

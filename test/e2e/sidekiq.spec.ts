@@ -163,3 +163,22 @@ test("a sidekiq connection's Busy page: a quiet process's running job, its long 
   await expect(whole.locator('pre')).toContainText('78,79,80]}]');
   await expectAccessible(page, 'the Busy page of a sidekiq connection');
 });
+
+test("the peek's menu counts what its table lists, and the table follows the set as it grows", async ({ page }) => {
+  const added = await http<{ id: string }>(`${home.url}/api/app/connections`, { token: home.adminToken, json: { kind: 'sidekiq', name: 'Counted', redis_url: redis.url } });
+  expect(added.status).toBe(201);
+  await openSignedIn(page, home, '/connections');
+  await page.locator('[data-testid="connection-row"][data-connection="Counted"]').getByTestId('connection-peek').click();
+  const peek = page.getByTestId('sidekiq-peek');
+  await peek.getByTestId('peek-source').selectOption('dead');
+  const caption = peek.getByTestId('peek-table').locator('caption');
+  const chosen = peek.getByTestId('peek-source').locator('option:checked');
+  await expect(peek.getByTestId('peek-row')).toHaveCount(1);
+  await expect(caption).toHaveText('1 job');
+  await expect(chosen).toHaveText('Dead (1)');
+  // Two more deaths while the peek is open: the menu's count (sampled) and the table (read) move together.
+  await sidekiqRuby(redis.url, `2.times { |i| Sidekiq.redis { |c| c.zadd("dead", Time.now.to_f, Sidekiq.dump_json("class" => "LateJob", "queue" => "exports", "args" => [i], "jid" => "d#{i}" * 12, "error_class" => "RuntimeError", "error_message" => "late", "failed_at" => Time.now.to_f, "retry_count" => 1)) } }`);
+  await expect(peek.getByTestId('peek-row')).toHaveCount(3, { timeout: 30_000 });
+  await expect(caption).toHaveText('3 jobs');
+  await expect(chosen).toHaveText('Dead (3)');
+});

@@ -32,11 +32,11 @@ describe('history and export.csv read a range the same way', () => {
       const csv = await app(`/connections/embedded/export.csv?${q}`);
       expect(h.status, JSON.stringify(h.body).slice(0, 200)).toBe(200);
       expect(csv.status, String(csv.body).slice(0, 200)).toBe(200);
-      expect(String(csv.body).split('\r\n')[0]).toMatch(/^time,processed,/);
+      expect(String(csv.body).split('\r\n')[0]).toMatch(/^time_utc,processed,/);
       // The range answered is one a Date can format: what the CSV's time column and file name need.
       expect(Number.isNaN(new Date(h.body.from).getTime())).toBe(false);
       expect(Number.isNaN(new Date(h.body.to).getTime())).toBe(false);
-      expect(csv.headers.get('content-disposition')).toMatch(/^attachment; filename="jobscope-embedded-[+\d-]+\.csv"$/);
+      expect(csv.headers.get('content-disposition')).toMatch(/^attachment; filename="jobscope-[A-Za-z0-9._-]+-\d{8,}-\d{4}Z\.csv"$/);
     });
   }
 

@@ -5,6 +5,7 @@
 import { useState, type ReactNode } from 'react';
 import { JobTable } from './JobTable.tsx';
 import { Pager } from './Pager.tsx';
+import { num } from '../format.ts';
 import type { JobColumn, JobRow } from './job-row.ts';
 
 export interface JobSetActions {
@@ -51,7 +52,7 @@ export function JobSetPanel({ title, setName, rows, total, page, perPage, onPage
   return (
     <section className="card" aria-labelledby="job-set-h" data-testid="job-set">
       <div className="card-head">
-        <h3 id="job-set-h">{title} <span className="muted small" data-testid="job-set-total">{total.toLocaleString('en-US')}</span></h3>
+        <h3 id="job-set-h">{title} <span className="muted small" data-testid="job-set-total">{num(total)}</span></h3>
         {actions && (
           <div className="row gap">
             <button onClick={() => void run(() => actions.retry(chosen))} disabled={busy || !chosen.length} data-testid="retry-selected">Retry selected{chosen.length ? ` (${chosen.length})` : ''}</button>

@@ -4,6 +4,7 @@
 import type { FailedJobView, QueuedJobView } from '../../../contract/jobs.ts';
 import type { PeekJob } from '../../../contract/sidekiq.ts';
 import { jobHref } from '../../api/job-detail.ts';
+import { dateTime } from '../format.ts';
 
 export interface JobRow {
   /** Unique in the list; what a selection holds (a retry or dead entry's key, Sidekiq's jid, or our job id as text). */
@@ -119,13 +120,7 @@ export function fromPeek(j: PeekJob, index: number, set: 'retry' | 'schedule' | 
   };
 }
 
-const STAMP = new Intl.DateTimeFormat('en-GB', { year: 'numeric', month: 'short', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' });
-const STAMP_THIS_YEAR = new Intl.DateTimeFormat('en-GB', { month: 'short', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' });
-
-/** A time as people read it in a list: "23 Nov, 18:52:40" (the year only when it is not this one). */
+/** A time as people read it in a list: the app's one format (format.ts). */
 export function stamp(iso: string | null | undefined, now = new Date()): string {
-  if (!iso) return '—';
-  const t = Date.parse(iso);
-  if (!Number.isFinite(t)) return '—';
-  return new Date(t).getFullYear() === now.getFullYear() ? STAMP_THIS_YEAR.format(t) : STAMP.format(t);
+  return iso ? dateTime(iso, now.getTime()) : '—';
 }

@@ -6,7 +6,7 @@ import type { Alert } from '../../api/client.ts';
 import { describeAlert, isBoolean, useAcknowledge, useAlertBoard } from '../../app/AlertCenter.tsx';
 import { NOTIFY_SETTING, askNotifyPermission, notifyChannel, type NotifyChannel } from '../../app/alert-notify.ts';
 import { useUiState } from '../../app/ui-state.ts';
-import { humanDuration } from '../../components/format.ts';
+import { dateTime, humanDuration } from '../../components/format.ts';
 
 const CHANNEL_SAYS: Record<NotifyChannel, string> = {
   desktop: 'New alerts are shown as desktop notifications by the app.',
@@ -16,7 +16,7 @@ const CHANNEL_SAYS: Record<NotifyChannel, string> = {
   unsupported: 'This browser cannot show notifications: the banner shows new alerts.',
 };
 
-const when = (iso: string | null) => (iso === null ? '—' : new Date(iso).toLocaleString());
+const when = (iso: string | null) => (iso === null ? '—' : dateTime(iso));
 
 function lasted(a: Alert, now: number): string {
   const end = a.resolved_at === null ? now : Date.parse(a.resolved_at);

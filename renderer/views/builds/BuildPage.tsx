@@ -4,7 +4,7 @@ import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { useClient } from '../../app/client-context.tsx';
 import { saveBlob } from '../../app/save-file.ts';
-import { humanDuration, num } from '../../components/format.ts';
+import { dateTime, humanDuration, num } from '../../components/format.ts';
 import { StatusBadge } from '../../components/StatusBadge.tsx';
 import { useTraceTail } from './useTraceTail.ts';
 import { BuildActions } from './BuildActions.tsx';
@@ -62,7 +62,7 @@ export function BuildPage({ id }: { id: number }) {
         <dt>Ref</dt><dd>{b.ref} <code>{b.sha.slice(0, 8)}</code></dd>
         <dt>Runner</dt><dd>{b.runner_id === null ? '—' : `#${b.runner_id}`}</dd>
         <dt>Duration</dt><dd>{b.duration === null ? '—' : humanDuration(b.duration)}</dd>
-        <dt>Created</dt><dd>{new Date(b.created_at).toLocaleString()}</dd>
+        <dt>Created</dt><dd>{dateTime(b.created_at)}</dd>
         <dt>Trace</dt><dd data-testid="trace-bytes">{num(trace.bytes)} bytes</dd>
       </dl>
 
@@ -73,7 +73,7 @@ export function BuildPage({ id }: { id: number }) {
         {b.artifacts ? (
           <>
             <p>
-              <code>{b.artifacts.filename}</code> — {num(b.artifacts.size)} bytes{b.artifacts.expire_at && <>, expires {new Date(b.artifacts.expire_at).toLocaleString()}</>}{' '}
+              <code>{b.artifacts.filename}</code> — {num(b.artifacts.size)} bytes{b.artifacts.expire_at && <>, expires {dateTime(b.artifacts.expire_at)}</>}{' '}
               <button onClick={() => void download()} data-testid="artifacts-download">Download</button>
             </p>
             {downloadMsg && <p className="small" role="status" data-testid="artifacts-message">{downloadMsg}</p>}

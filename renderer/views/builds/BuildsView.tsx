@@ -6,7 +6,7 @@ import { useQuery } from '@tanstack/react-query';
 import type { BuildView } from '../../api/client.ts';
 import { useClient } from '../../app/client-context.tsx';
 import type { ViewProps } from '../view-props.ts';
-import { humanDuration } from '../../components/format.ts';
+import { dateTime, humanDuration } from '../../components/format.ts';
 import { StatusBadge } from '../../components/StatusBadge.tsx';
 import { BuildPage } from './BuildPage.tsx';
 import { BuildActions } from './BuildActions.tsx';
@@ -88,7 +88,7 @@ function BuildList({ initialProject }: { initialProject: string }) {
                 <td><StatusBadge status={b.status} /></td>
                 <td>{b.runner_id === null ? '—' : runnerName.get(b.runner_id) ?? `#${b.runner_id}`}</td>
                 <td data-testid="build-duration">{b.duration === null ? (b.started_at ? humanDuration((asOf - Date.parse(b.started_at)) / 1000) : '—') : humanDuration(b.duration)}</td>
-                <td>{new Date(b.created_at).toLocaleString()}</td>
+                <td>{dateTime(b.created_at)}</td>
                 <td><BuildActions build={b} /></td>
               </tr>
             ))}

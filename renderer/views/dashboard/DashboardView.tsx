@@ -6,9 +6,10 @@ import type { Alert, History, Thresholds } from '../../api/client.ts';
 import { useClient } from '../../app/client-context.tsx';
 import { useSelectedConnection } from '../../app/connection-context.tsx';
 import { saveBlob } from '../../app/save-file.ts';
+import { historyCsvName } from '../../../common/file-name.ts';
 import { PALETTE, TimeSeriesChart, type Marker, type RefLine, type Series } from '../../components/TimeSeriesChart.tsx';
 import { Glossary } from '../../components/glossary.tsx';
-import { ago, clock, humanDuration, num } from '../../components/format.ts';
+import { ago, decimal, humanDuration, num, timeOfDay } from '../../components/format.ts';
 import { RANGES, SPARK_POINTS, isRangeKey, type RangeKey } from './ranges.ts';
 import { TOP, adoptEarlyHistory, arrivedEarlyHistory, historyParams } from './early-history.ts';
 import { useUiState } from '../../app/ui-state.ts';
@@ -27,7 +28,7 @@ import { usePace, usePaceOverride } from '../../app/pace.tsx';
 
 // Module-level, so the memoized charts get the same function on every render.
 const formatDuration = (v: number) => humanDuration(v);
-const formatRate = (v: number) => v.toFixed(2);
+const formatRate = (v: number) => decimal(v);
 const NO_TIMES: number[] = [];
 
 const NO_NAMES: string[] = [];
@@ -180,7 +181,7 @@ export default function DashboardView() {
   async function exportCsv() {
     const w = { from: h?.from ?? from, to };
     const blob = await client.exportCsv(id, w.from, w.to);
-    await saveBlob(blob, `jobscope-${id}-${new Date(w.from).toISOString().replace(/[:.]/g, '-')}.csv`);
+    await saveBlob(blob, historyCsvName(conn?.name ?? id, id, w.from));
   }
 
   return (
@@ -227,7 +228,7 @@ export default function DashboardView() {
         </div>
         <div className="card">
           <h3><Glossary term="latency">Latency per queue</Glossary></h3>
-          <TimeSeriesChart testId="chart-latency" t={h?.t ?? NO_TIMES} series={latency} from={windowFrom} to={to} yFormat={formatDuration} refLines={latencyLines} markers={markers.latency} spans={pauseSpans} />
+          <TimeSeriesChart testId="chart-latency" t={h?.t ?? NO_TIMES} series={latency} from={windowFrom} to={to} axis="duration" yFormat={formatDuration} refLines={latencyLines} markers={markers.latency} spans={pauseSpans} />
         </div>
         <div className="card">
           <h3><Glossary term="busy">Busy workers</Glossary> vs <Glossary term="concurrency">concurrency</Glossary></h3>
@@ -264,8 +265,8 @@ function Health({ live, pausedAt, lastSampleAt, lastError, gaps, error, every }:
   return (
     <div className={`health ${ok ? 'ok' : 'bad'}`} data-testid="connection-health">
       <span className={`dot ${dot}`} aria-hidden="true" data-testid="health-dot" data-state={dot} />
-      <span data-testid="live-state">{live ? `Live, every ${every} s` : `Paused since ${pausedAt !== null ? clock(pausedAt, 0) : '—'}`}</span>
-      <span className="muted">Last sample{live ? '' : ' before the pause'}: <span data-testid="last-sample">{lastSampleAt ? `${new Date(lastSampleAt).toLocaleTimeString()}${live ? ` (${ago(lastSampleAt)})` : ''}` : 'none yet'}</span></span>
+      <span data-testid="live-state">{live ? `Live, every ${every} s` : `Paused since ${timeOfDay(pausedAt)}`}</span>
+      <span className="muted">Last sample{live ? '' : ' before the pause'}: <span data-testid="last-sample">{lastSampleAt ? `${timeOfDay(lastSampleAt)}${live ? ` (${ago(lastSampleAt)})` : ''}` : 'none yet'}</span></span>
       {gaps > 0 && <span className="muted" data-testid="gap-count">{gaps} failed sample{gaps === 1 ? '' : 's'} in range (shown as gaps)</span>}
       {lastError && <span className="error" data-testid="last-error">Sampling failed: {lastError}</span>}
       {error && <span className="error">{error.message}</span>}

@@ -8,6 +8,7 @@ import '../builds/builds.css';
 import { copyText } from '../simulator/clipboard.ts';
 import { usePace } from '../../app/pace.tsx';
 import { Pager } from '../../components/jobs/Pager.tsx';
+import { dateTime } from '../../components/format.ts';
 
 const PER_PAGE = 100;
 
@@ -67,7 +68,7 @@ export default function ProjectsView() {
                 </td>
                 <td>{p.shared_runners_enabled ? 'yes' : 'no'}</td>
                 <td>{p.build_timeout} s</td>
-                <td>{new Date(p.created_at).toLocaleString()}</td>
+                <td>{dateTime(p.created_at)}</td>
               </tr>
             ))}
             {rows && !rows.length && <tr><td colSpan={6} className="muted">No projects yet: create one above.</td></tr>}

@@ -2,6 +2,7 @@
 import type { ConsoleExchange } from '../../api/simulator.ts';
 import { BodyView } from '../simulator/BodyView.tsx';
 import { Headers } from '../simulator/JournalPanel.tsx';
+import { timeOfDay } from '../../components/format.ts';
 
 export interface LogItem {
   n: number;
@@ -36,7 +37,7 @@ function Exchange({ item }: { item: LogItem }) {
             <span className="badge status-failed" data-testid="exchange-status">{item.error ? 'refused' : 'no answer'}</span>
           )}
         </h3>
-        <span className="muted small">{new Date(item.at).toLocaleTimeString()}{x ? ` · ${Math.round(x.duration_ms)} ms · journal #${x.journal_id}` : ''}</span>
+        <span className="muted small">{timeOfDay(item.at)}{x ? ` · ${Math.round(x.duration_ms)} ms · journal #${x.journal_id}` : ''}</span>
       </div>
       {item.error && <p className="error" data-testid="exchange-error">{item.error}</p>}
       {item.note && <p className="muted">{item.note}</p>}

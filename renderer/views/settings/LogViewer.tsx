@@ -4,6 +4,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useClient } from '../../app/client-context.tsx';
 import { settings } from '../../api/settings.ts';
 import { usePace } from '../../app/pace.tsx';
+import { dateTime } from '../../components/format.ts';
 
 const LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 
@@ -48,7 +49,7 @@ export function LogViewer() {
           <tbody>
             {rows.map((l, i) => (
               <tr key={`${l.time}-${i}`} data-testid="log-row" data-level={l.level}>
-                <td className="small">{new Date(l.time).toLocaleString()}</td>
+                <td className="small">{dateTime(l.time)}</td>
                 <td><span className={`badge log-${l.level}`}>{l.level}</span></td>
                 <td className="wrap">{l.msg}</td>
                 <td className="wrap small"><code>{Object.keys(l.fields).length ? JSON.stringify(l.fields) : ''}</code></td>

@@ -9,6 +9,7 @@ import { SettingsTable } from './SettingsTable.tsx';
 import { DemoPanel } from './DemoPanel.tsx';
 import { ResetPanel } from './ResetPanel.tsx';
 import { LogViewer } from './LogViewer.tsx';
+import { TimesCard } from './TimesCard.tsx';
 import './settings.css';
 
 const THEMES: { id: ThemeChoice; label: string }[] = [
@@ -38,6 +39,7 @@ export default function SettingsView() {
           </div>
           <p className="muted small">Kept in this browser (or this desktop app); System follows the operating system's choice.</p>
         </div>
+        <TimesCard />
         <DemoPanel view={view.data} />
         <ResetPanel />
       </div>

@@ -1,6 +1,7 @@
 // A setting's value as typed in its field, and back. Values stay as typed until the server has
 // parsed them with the flags' own parser, so its message (naming the flag) is the one shown.
 import type { SettingValue, SettingView } from '../../api/settings.ts';
+import { num } from '../../components/format.ts';
 
 export function shown(v: SettingValue): string {
   return v === null || v === undefined ? '' : String(v);
@@ -15,7 +16,7 @@ export function exposesHost(text: string): boolean {
 /** What a setting accepts, shown next to its field: the choices, or the range in its flag's units. */
 export function allowed(s: Pick<SettingView, 'choices' | 'min' | 'max' | 'kind'>): string {
   if (s.choices) return s.choices.join(' · ');
-  if (s.min !== null && s.max !== null) return `${s.min.toLocaleString('en-US')} – ${s.max.toLocaleString('en-US')}${s.kind === 'mb' ? ' MiB' : ''}`;
+  if (s.min !== null && s.max !== null) return `${num(s.min)} – ${num(s.max)}${s.kind === 'mb' ? ' MiB' : ''}`;
   return '';
 }
 

@@ -6,6 +6,7 @@ import { useClient } from '../../app/client-context.tsx';
 import { saveBlob } from '../../app/save-file.ts';
 import { sim, type JournalEntry, type JournalQuery } from '../../api/simulator.ts';
 import { bytes } from './bytes.ts';
+import { timeOfDay } from '../../components/format.ts';
 import { BodyView } from './BodyView.tsx';
 import { copyText } from './clipboard.ts';
 import { FAULT_KINDS } from './fleet-form.ts';
@@ -172,7 +173,7 @@ export function JournalPanel({ runnerNames, live }: { runnerNames: string[]; liv
                   onClick={() => setOpen(open === e.id ? null : e.id)}
                   data-testid="journal-row" data-status={e.status} data-method={e.method} data-id={e.id}>
                   <td><button type="button" className="ghost small" aria-expanded={open === e.id} aria-label={`Exchange ${e.id}: show request and response`} data-testid="journal-open">{e.id}</button></td>
-                  <td className="small">{new Date(e.started_at).toLocaleTimeString()}</td>
+                  <td className="small">{timeOfDay(e.started_at)}</td>
                   <td>{e.runner}</td>
                   <td>{e.method}</td>
                   <td className="wrap"><code>{e.path}</code></td>

@@ -5,11 +5,12 @@ import { useClient } from '../../app/client-context.tsx';
 import { sim } from '../../api/simulator.ts';
 import { PALETTE, TimeSeriesChart, type Series } from '../../components/TimeSeriesChart.tsx';
 import { bytes } from './bytes.ts';
+import { decimal } from '../../components/format.ts';
 import { usePace } from '../../app/pace.tsx';
 
 const MINUTES = 5;
 // Module-level, so the memoized charts get the same function on every render.
-const perMinute = (v: number) => v.toFixed(v < 10 ? 1 : 0);
+const perMinute = (v: number) => decimal(v, v < 10 ? 1 : 0);
 const perSecond = (v: number) => bytes(Math.round(v));
 const NO_VALUES: (number | null)[] = [];
 const NO_TIMES: number[] = [];
@@ -35,7 +36,7 @@ export function ThroughputCharts({ live }: { live: boolean }) {
       <div className="card">
         <h3>Trace bytes per second</h3>
         <TimeSeriesChart testId="chart-trace-rate" t={t} from={from} to={to} height={180}
-          series={trace} yFormat={perSecond} />
+          series={trace} axis="bytes" yFormat={perSecond} />
       </div>
       {q.error && <p className="error">{(q.error as Error).message}</p>}
     </div>
