@@ -42,7 +42,7 @@ export function argsText(args: unknown, max = ARGS_MAX): { short: string; full: 
   return { short: full.length > max ? `${full.slice(0, max - 1)}…` : full, full };
 }
 
-export const fromQueued = (j: QueuedJobView): JobRow => ({ key: String(j.id), class: j.class, args: j.args_raw ?? j.args, queue: j.queue, enqueuedAt: j.enqueued_at, retryCount: j.retry_count });
+export const fromQueued = (j: QueuedJobView): JobRow => ({ key: String(j.id), class: j.class, args: j.args_raw ?? j.args, queue: j.queue, enqueuedAt: j.enqueued_at, retryCount: j.retry_count ?? undefined });
 
 export const fromFailed = (j: FailedJobView): JobRow => ({
   key: j.key,
