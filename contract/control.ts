@@ -136,6 +136,11 @@ export const BuildView = Type.Object({
   started_at: Type.Union([Type.String(), Type.Null()]),
   finished_at: Type.Union([Type.String(), Type.Null()]),
   duration: Type.Union([Type.Number(), Type.Null()]),
+  last_update_at: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'running builds: when the server last heard of it (its start, its runner’s last contact, or a trace part or update this server received, the latest); null otherwise. A build silent for minutes was likely abandoned by its runner: cancel or fail it',
+  }),
+  project_name: Type.Optional(Type.String({ description: 'detail only (not in lists): the name of the build’s project' })),
 });
 export type BuildView = Static<typeof BuildView>;
 

@@ -80,6 +80,9 @@ export const BuildTemplate = Type.Object(
   { additionalProperties: false },
 );
 
+const SHARED_HELP =
+  'true: the runners register as shared runners and take any project’s builds. Default: when the fleet creates its builds, its runners register with its project’s runners token, as GitLab’s project runners, and take only that project’s builds';
+
 export const Scenario = Type.Object(
   {
     version: Type.Optional(Type.Literal(1)),
@@ -92,6 +95,7 @@ export const Scenario = Type.Object(
     faults: Type.Optional(Faults),
     runners: Type.Array(RunnerGroup, { minItems: 1, maxItems: 100 }),
     verify: Type.Optional(Type.Boolean({ description: 'compare traces and artifacts through the control API (needs an admin token)' })),
+    shared: Type.Optional(Type.Boolean({ description: SHARED_HELP })),
   },
   { additionalProperties: false },
 );
@@ -109,6 +113,7 @@ export const StartFleet = Type.Object(
     target_url: Type.Optional(Type.String({ maxLength: 2048, description: 'a coordinator speaking runner API v1; default: this server' })),
     registration_token: Type.Optional(Type.String({ maxLength: 512 })),
     admin_token: Type.Optional(Type.String({ maxLength: 512, description: 'PRIVATE-TOKEN of the target, to create builds and verify data' })),
+    shared: Type.Optional(Type.Boolean({ description: SHARED_HELP })),
   },
   { additionalProperties: false },
 );
@@ -171,6 +176,17 @@ export const FleetTotals = Type.Object({
 });
 export type FleetTotals = Static<typeof FleetTotals>;
 
+export const OwnBuilds = Type.Object({
+  created: Type.Integer(),
+  taken: Type.Integer({ description: 'handed to the fleet’s runners' }),
+  success: Type.Integer(),
+  failed: Type.Integer(),
+  canceled: Type.Integer(),
+  running: Type.Integer(),
+  pending: Type.Integer({ description: 'not handed to any runner yet (as the server last said)' }),
+});
+export type OwnBuilds = Static<typeof OwnBuilds>;
+
 export const FleetStatus = Type.Object({
   state: Type.Union([Type.Literal('idle'), Type.Literal('running'), Type.Literal('stopping'), Type.Literal('finished')]),
   id: Type.Union([Type.Integer(), Type.Null()]),
@@ -190,6 +206,10 @@ export const FleetStatus = Type.Object({
   violations: Type.Array(Violation),
   runners: Type.Array(RunnerStatus),
   message: Type.String(),
+  project: Type.Union([Type.String(), Type.Null()], { description: 'the project the fleet created its builds in; null when it created none' }),
+  shared: Type.Boolean({ description: 'its runners registered as shared runners (any project’s builds), not as its project’s' }),
+  own: Type.Union([OwnBuilds, Type.Null()], { description: 'the builds the fleet created, by what became of them; null when it created none' }),
+  others_taken: Type.Integer({ description: 'builds its runners took that it did not create (other projects’, or its project’s from earlier runs)' }),
 });
 export type FleetStatus = Static<typeof FleetStatus>;
 

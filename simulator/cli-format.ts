@@ -60,6 +60,17 @@ function tally(record: Record<string, number>): string {
   return e.length ? e.map(([k, v]) => `${k} ${int(v)}`).join(', ') : 'none';
 }
 
+/** What became of the builds the fleet created (project runners, or shared) and the others it took. */
+function ownLines(s: FleetStatus): string[] {
+  const own = s.own;
+  if (!own) return [];
+  const runners = s.shared ? 'shared runners: any project’s builds' : 'project runners: its builds only';
+  return [
+    `  its builds      ${int(own.created)} in project ${s.project} (${runners}): ${own.success} success, ${own.failed} failed, ${own.canceled} canceled, ${own.running} running, ${own.pending} pending`,
+    ...(s.others_taken ? [`  others taken    ${int(s.others_taken)} builds it did not create`] : []),
+  ];
+}
+
 export function formatSummary(s: FleetStatus, o: { embedded: boolean; verify: boolean }): string {
   const r = rates(s);
   const t = s.totals;
@@ -77,6 +88,7 @@ export function formatSummary(s: FleetStatus, o: { embedded: boolean; verify: bo
     `  runners         ${s.runners.length} (seed ${s.seed})`,
     `  builds done     ${buildsText(s)}: ${t.success} success, ${t.failed} failed, ${t.canceled} canceled, ${t.abandoned} abandoned` +
       (s.message === 'stopped' ? ' (stopped before the end; builds in progress were reported failed)' : ''),
+    ...ownLines(s),
     `  bytes streamed  trace ${mb(t.trace_bytes)}, artifacts ${mb(t.artifact_bytes)}, in ${int(t.requests)} requests`,
     `  416s met        ${t.status_416}`,
     `  faults          ${faults.length ? faults.join('; ') : 'none'}`,

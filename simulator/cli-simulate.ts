@@ -49,6 +49,7 @@ export interface Flags {
   runnerTokens?: string;
   duration?: string;
   verify: boolean;
+  shared?: boolean;
   json?: boolean;
   exportScenario?: string;
 }
@@ -200,6 +201,7 @@ export async function simulate(f: Flags, deps: SimulateDeps): Promise<number> {
     buildTemplate: scenario.build_template,
     groups,
     journal: new Journal({ capacity: 2000, bodyBytes: 1024 }),
+    shared: f.shared === true || scenario.shared === true,
   });
 
   const tty = process.stderr.isTTY === true && !f.json;
@@ -262,6 +264,7 @@ function withOptions(cmd: Command): Command {
     .option('--runner-tokens <list>', 'act as these already registered runners (comma-separated tokens) instead of registering')
     .option('--duration <s>', 'stop after this many seconds')
     .option('--no-verify', 'do not compare traces and artifacts after each build')
+    .option('--shared', "register as shared runners and take any project's builds (default, when the fleet creates its builds: runners of its project, taking only its builds)")
     .option('--json', 'print the final status as JSON instead of the summary')
     .option('--export-scenario <file>', 'write the effective scenario as JSON before starting');
 }

@@ -65,6 +65,7 @@ export function scenarioOfForm(f: StartFleet): Scenario {
     ...(f.builds !== undefined ? { builds: f.builds } : {}),
     defaults: { ...DEFAULT_BEHAVIOUR, ...(f.behaviour ?? {}) },
     ...(f.faults ? { faults: f.faults } : {}),
+    ...(f.shared !== undefined ? { shared: f.shared } : {}),
     runners: [{ name: 'sim', count: f.runners ?? 1, ...(f.tags?.length ? { tags: f.tags } : {}) }],
   };
 }
@@ -82,5 +83,6 @@ export function exportScenario(s: Scenario): Scenario {
     ...(s.faults && Object.keys(s.faults).length ? { faults: s.faults } : {}),
     runners: s.runners.map(({ tokens, ...g }) => ({ ...g, ...(tokens ? { count: g.count ?? tokens.length } : {}) })),
     ...(s.verify !== undefined ? { verify: s.verify } : {}),
+    ...(s.shared !== undefined ? { shared: s.shared } : {}),
   };
 }

@@ -140,6 +140,8 @@ export class Client {
   builds = (q: BuildQuery = {}) => this.json<BuildView[]>('GET', '/api/v3/sim/builds', { query: q });
   build = (id: number) => this.json<BuildView>('GET', `/api/v3/sim/builds/${id}`);
   cancelBuild = (id: number) => this.json<BuildView>('POST', `/api/v3/sim/builds/${id}/cancel`);
+  /** Running → failed, for a build its runner abandoned (409 unless running). */
+  failBuild = (id: number) => this.json<BuildView>('POST', `/api/v3/sim/builds/${id}/fail`);
   /** GitLab's retry: a new pending build of a finished one (409 while it is pending or running). */
   retryBuild = (id: number) => this.json<BuildView>('POST', `/api/v3/sim/builds/${id}/retry`);
   createProject = (p: NewProject) => this.json<ProjectView>('POST', '/api/v3/sim/projects', { json: p });

@@ -62,6 +62,25 @@ export async function buildsRoutes(fastify: FastifyInstance, { ctx }: { ctx: App
   );
 
   app.post(
+    '/builds/:id/fail',
+    {
+      schema: {
+        tags,
+        summary:
+          'Fail a running build, as GitLab’s stuck-build sweep drops one (e.g. its runner died mid-build); the runner, if it comes back, hears 404 on its update and Build-Status: failed on its trace. 409 unless running (cancel a pending one)',
+        params: IdParams,
+        response: { 200: BuildView },
+      },
+    },
+    async (request) => {
+      const build = await find(request.params.id);
+      const done = await builds.finish(build.id, 'failed');
+      if (!done) throw conflict(`build is ${build.status}, not running; only a running build can be failed (cancel a pending one)`);
+      return buildView(ctx, done);
+    },
+  );
+
+  app.post(
     '/builds/:id/retry',
     {
       schema: {

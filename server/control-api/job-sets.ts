@@ -15,6 +15,7 @@ import { badRequest, conflict, notFound } from '../http/errors.ts';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../util/json-depth.ts';
 import { pageHeaders, paging } from '../http/paging.ts';
 import { keyOf, type FailedSet } from '../jobs/entry-key.ts';
+import { sidekiqRetryCount } from '../jobs/types.ts';
 import { EntryKeyError, NotAJobError, type GivenKey } from '../jobs/failed-entries.ts';
 import { jsonMemberText } from '../util/json-members.ts';
 import type { Acted } from '../jobs/failed-set-actions.ts';
@@ -51,7 +52,7 @@ export function failedView(j: FailedJob, set: FailedSet): FailedJobViewT {
     class: j.class,
     args,
     retry: j.retry,
-    retry_count: j.retry_count,
+    retry_count: sidekiqRetryCount(j.retry_count, set),
     error: j.error,
     ...splitError(j.error),
     created_at: isoTimeOr0(j.created_at),
@@ -70,7 +71,7 @@ const queuedView = (j: Job): QueuedJobViewT => ({
   class: j.class,
   ...argsOf(j),
   retry: j.retry,
-  retry_count: j.retry_count,
+  retry_count: sidekiqRetryCount(j.retry_count, 'queue'),
   created_at: isoTimeOr0(j.created_at),
   enqueued_at: isoTimeOr0(j.enqueued_at),
 });

@@ -4,6 +4,7 @@ import crypto from 'node:crypto';
 import type { NewBuild as NewBuildBody } from '../../contract/control.ts';
 import type { NewBuild, Variable } from '../store/ports/build.ts';
 import { parseTagList } from '../runner-api/runners.ts';
+import type { BuildsDomain } from '../domain/index.ts';
 import { ApiError, badRequest } from '../http/errors.ts';
 import { refuseNul } from '../http/stored-text.ts';
 
@@ -55,4 +56,18 @@ export function checkBuildBatch(input: NewBuild, count: number, maxBatchBytes: n
       `413 Request Entity Too Large - ${count} builds of ${one} bytes each make ${mib(one * count)} MiB, over the ${mib(maxBatchBytes)} MiB one request may create (--max-build-batch-mb); send fewer builds per request`,
     );
   }
+}
+
+/**
+ * Refuses a `depends_on` naming a build that does not exist or belongs to another project: the
+ * runner would be handed a dependency it cannot fetch (GitLab's dependencies are builds of earlier
+ * stages of the same pipeline).
+ */
+export async function checkDependencies(builds: BuildsDomain, input: NewBuild): Promise<void> {
+  if (input.depends_on.length === 0) return;
+  const found = new Map((await builds.byIds(input.depends_on)).map((b) => [b.id, b]));
+  const missing = input.depends_on.filter((id) => !found.has(id));
+  if (missing.length > 0) throw badRequest(`depends_on names ${missing.length === 1 ? 'build' : 'builds'} ${missing.join(', ')} that ${missing.length === 1 ? 'does' : 'do'} not exist; name existing builds of this project`);
+  const foreign = input.depends_on.filter((id) => found.get(id)!.project_id !== input.project_id);
+  if (foreign.length > 0) throw badRequest(`depends_on names ${foreign.length === 1 ? 'build' : 'builds'} ${foreign.join(', ')} of another project; name builds of project ${input.project_id}`);
 }

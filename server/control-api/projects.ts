@@ -8,7 +8,7 @@ import { notFound } from '../http/errors.ts';
 import { LIST_PER_PAGE, PAGED, pageOf, paging } from '../http/paging.ts';
 import { refuseNul } from '../http/stored-text.ts';
 import { projectView, buildView } from './views.ts';
-import { checkBuildBatch, newBuildInput } from './new-build.ts';
+import { checkBuildBatch, checkDependencies, newBuildInput } from './new-build.ts';
 
 const tags = ['control API'];
 
@@ -48,6 +48,7 @@ export async function projectsRoutes(fastify: FastifyInstance, { ctx }: { ctx: A
       const input = newBuildInput(project.id, request.body);
       const count = request.body.count;
       checkBuildBatch(input, count ?? 1, ctx.config.maxBuildBatchBytes);
+      await checkDependencies(builds, input);
       // All or none; build:pending ticks the runners' queue (runner-api/register.ts).
       const created = await builds.create(input, count ?? 1);
       if (count === undefined) return reply.code(201).send(await buildView(ctx, created[0]!));

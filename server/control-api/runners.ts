@@ -38,7 +38,7 @@ export async function runnersRoutes(fastify: FastifyInstance, { ctx }: { ctx: Ap
       return runnerView(runner, await runners.buildCount(runner.id));
     },
   );
-  app.delete('/runners/:id', { schema: { tags, summary: 'Remove a runner', params: IdParams } }, async (request, reply) => {
+  app.delete('/runners/:id', { schema: { tags, summary: 'Remove a runner; the builds it is running are failed (its token is gone, so it could never finish them)', params: IdParams } }, async (request, reply) => {
     if (!(await runners.delete(Number(request.params.id)))) throw notFound('Runner');
     return reply.code(204).send();
   });

@@ -13,9 +13,11 @@ export function projectView(p: Project): ProjectView {
   return { ...p, created_at: isoTimeOr0(p.created_at) };
 }
 
-/** `files: true` (a build's detail) adds the archive's kept file list; lists never carry it. */
+/** `files: true` (a build's detail) adds the archive's kept file list and the project's name; lists never carry them. */
 export async function buildView(ctx: AppContext, b: Build, opts: { files?: boolean } = {}): Promise<BuildView> {
   const end = b.finished_at ?? (b.status === 'running' ? Date.now() : null);
+  const runner = b.status === 'running' && b.runner_id !== null ? await ctx.domain.runners.byId(b.runner_id) : undefined;
+  const project = opts.files === true ? await ctx.domain.projects.byId(b.project_id) : undefined;
   return {
     id: b.id,
     status: b.status,
@@ -43,6 +45,8 @@ export async function buildView(ctx: AppContext, b: Build, opts: { files?: boole
     started_at: iso(b.started_at),
     finished_at: iso(b.finished_at),
     duration: b.started_at !== null && end !== null ? (end - b.started_at) / 1000 : null,
+    last_update_at: iso(ctx.domain.builds.lastUpdate(b, runner?.contacted_at ?? null) ?? null),
+    ...(project ? { project_name: project.name } : {}),
   };
 }
 

@@ -39,6 +39,13 @@ export type BuildsDomain = Loose<BuildRules>;
  */
 export class BuildRules {
   private readonly p: DomainPorts;
+  /**
+   * When this server last received a trace part or an update for each running build. Kept in memory
+   * on purpose: the trace PATCH path writes no row (store/files/traces.ts), and a live runner sends
+   * a part at least every 30 s (its ForceTraceSentInterval), so after a restart the next part
+   * restores it.
+   */
+  private readonly heard = new Map<number, number>();
 
   constructor(
     private readonly b: DomainBackend,
@@ -105,6 +112,7 @@ export class BuildRules {
     return andThen(this.p.runners.touch(runner, change.info), () =>
       andThen(id === undefined ? undefined : this.p.builds.byId(id), (build): MaybePromise<UpdateResult> => {
         if (!build || build.runner_id !== runner.id || build.status !== 'running') return { ok: false, reason: 'not-found' };
+        this.heard.set(build.id, Date.now());
         if (change.trace === null) return { ok: false, reason: 'trace-invalid' };
         const state = change.state === 'success' || change.state === 'failed' ? change.state : undefined;
         if (change.trace === undefined) return state ? andThen(this.finish(build.id, state), finishAnswer) : { ok: true, build };
@@ -151,6 +159,28 @@ export class BuildRules {
     });
   }
 
+  /**
+   * When a running build was last heard of: the latest of its start, its runner's last contact and
+   * the last trace part or update this server received for it; undefined when it is not running.
+   * GitLab 8.17's stuck-build sweep goes by a build's last update, and its admin shows the runner's
+   * last contact; a runner streaming a trace sends parts with the build's token, not its own, so its
+   * contact alone would call a healthy long build silent.
+   */
+  lastUpdate(build: Build, runnerContact: number | null): number | undefined {
+    if (build.status !== 'running') return undefined;
+    return Math.max(build.started_at ?? 0, runnerContact ?? 0, this.heard.get(build.id) ?? 0) || undefined;
+  }
+
+  /**
+   * Fails what a deleted runner was running: it can no longer update them (its token is unknown, so
+   * its PUT is 403), and they would otherwise stay running until the stuck-build sweep; how many.
+   */
+  failRunningOf(runnerId: number): MaybePromise<number> {
+    return andThen(this.p.builds.list({ runner_id: runnerId, status: 'running', limit: 1000 }), (running) =>
+      andThen(inOrder(running, (build) => this.finish(build.id, 'failed')), (done) => done.filter(Boolean).length),
+    );
+  }
+
   /** Fails builds running past their timeout (the build's, else the project's); how many. Each finish is conditional on running: instances sweeping at once fail each build once. */
   failStuck(now: number): MaybePromise<number> {
     return andThen(this.p.builds.stuck(now), (stuck) => andThen(inOrder(stuck, (build) => this.finish(build.id, 'failed')), (done) => done.filter(Boolean).length));
@@ -158,6 +188,7 @@ export class BuildRules {
 
   /** The one way a build leaves pending/running: write and re-read in one unit (others hear of it at its commit), release its trace, tell everyone here. */
   private settle(id: number, write: (builds: DomainPorts['builds']) => MaybePromise<boolean>): MaybePromise<Build | undefined> {
+    this.heard.delete(id);
     const done = this.b.unit((p, publish) => this.finishIn(p, publish, id, write));
     return andThen(done, (b) => andThen(this.b.traces.release(id), () => this.announce(b)));
   }
@@ -185,6 +216,7 @@ export class BuildRules {
   }
 
   private appendTo(build: BuildCredentials, start: number, bytes: Buffer): MaybePromise<{ build: BuildCredentials; result: AppendResult } | undefined> {
+    if (build.status === 'running') this.heard.set(build.id, Date.now());
     const result = this.b.traces.append(build, start, bytes);
     if (isPromise(result)) return result.then((r) => r && { build, result: r });
     return result && { build, result };

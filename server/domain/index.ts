@@ -21,9 +21,11 @@ export interface Domain {
 }
 
 export function createDomain(backend: DomainBackend, events: AppEvents): Domain {
-  const runners = new RunnerRules(backend);
+  // Each needs the other: a poll reads runners, a runner's deletion fails its running builds.
+  const runners: RunnerRules = new RunnerRules(backend, (id) => builds.failRunningOf(id));
+  const builds: BuildRules = new BuildRules(backend, events, runners);
   return {
-    builds: new BuildRules(backend, events, runners),
+    builds,
     runners,
     projects: new ProjectRules(backend.ports),
     users: new UserRules(backend.ports),

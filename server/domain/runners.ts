@@ -29,7 +29,11 @@ export type RunnersDomain = Loose<RunnerRules>;
 export class RunnerRules {
   private readonly p: DomainPorts;
 
-  constructor(private readonly b: DomainBackend) {
+  constructor(
+    private readonly b: DomainBackend,
+    /** What becomes of a deleted runner's running builds (BuildRules.failRunningOf). */
+    private readonly orphaned: (runnerId: number) => MaybePromise<unknown>,
+  ) {
     this.p = b.ports;
   }
 
@@ -81,8 +85,9 @@ export class RunnerRules {
     return andThen(this.p.runners.setActive(id, active), (found) => (found ? this.p.runners.byId(id) : undefined));
   }
 
+  /** Removes the runner, then fails the builds it was running (they could never finish). */
   delete(id: number): MaybePromise<boolean> {
-    return this.p.runners.delete(id);
+    return andThen(this.p.runners.delete(id), (deleted) => (deleted ? andThen(this.orphaned(id), () => true) : false));
   }
 
   /** Marks runners silent since `before` as offline; how many changed. */

@@ -12,6 +12,7 @@ export interface Job {
   args: Record<string, unknown>;
   /** Retries allowed after the first failure; `false` = no retry and no dead set (Sidekiq's retry: false). */
   retry: number | false;
+  /** Retries made or scheduled (0 until the first failure schedules one); Sidekiq's count is sidekiqRetryCount's. */
   retry_count: number;
   created_at: number;
   /** When it entered its queue (again): what latency is measured from. */
@@ -61,4 +62,31 @@ export interface EnqueueOptions {
 export interface JobCounters {
   processed: number;
   failed: number;
+}
+
+// Sidekiq's retry_count and Jobscope's. Jobscope counts the retries made or scheduled (the job runner
+// compares it with `retry` before each retry), Sidekiq 6.4 counts failures - 1 (job_retry.rb: the
+// first failure sets it to 0, each later one adds 1) and has none before the first failure. Every
+// count shown or written where Sidekiq's tools read it is Sidekiq's: these convert both ways.
+
+/** Where a job is: a failed job's set, or waiting in (or taken from) its queue. */
+export type JobPlace = 'retry' | 'dead' | 'queue';
+
+/**
+ * Sidekiq's retry_count for a job Jobscope counts `retries` of. A job in the retry set has had its
+ * retry counted already (retries = failures); one that died has not (its last failure scheduled
+ * none: retries = failures - 1); a queued one was retried `retries` times (null: it never failed).
+ */
+export function sidekiqRetryCount(retries: number, place: 'retry' | 'dead'): number;
+export function sidekiqRetryCount(retries: number, place: JobPlace): number | null;
+export function sidekiqRetryCount(retries: number, place: JobPlace): number | null {
+  if (place === 'dead') return retries;
+  if (place === 'retry') return Math.max(0, retries - 1);
+  return retries > 0 ? retries - 1 : null;
+}
+
+/** Jobscope's count of retries from Sidekiq's retry_count (null: absent) of a job in `place`. */
+export function jobscopeRetries(sidekiq: number | null, place: JobPlace): number {
+  if (sidekiq === null) return 0;
+  return place === 'dead' ? sidekiq : sidekiq + 1;
 }

@@ -134,6 +134,7 @@ export class SimulatorService {
       journal: this.journal,
       outbound: this.outbound,
       quoteBodies: self || this.opts.policy().open,
+      shared: form.shared ?? scenario.shared,
     });
     if (!fleet.runners.some((r) => r.spec.token) && !fleet.opts.registrationToken) {
       throw badRequest('the runners need a registration_token (or runner tokens in the scenario) for a target other than this server');
@@ -163,6 +164,7 @@ export class SimulatorService {
       protocol_broken: false,
       totals: { builds_done: 0, success: 0, failed: 0, canceled: 0, abandoned: 0, trace_bytes: 0, artifact_bytes: 0, requests: 0, status_416: 0, traces_verified: 0, artifacts_verified: 0, faults_injected: 0 },
       errors_by_kind: {}, faults_by_kind: {}, fault_answers: {}, violations: [], runners: [], message: 'no fleet started yet',
+      project: null, shared: false, own: null, others_taken: 0,
     };
   }
 

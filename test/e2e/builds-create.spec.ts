@@ -120,6 +120,7 @@ test('create a project and builds from the UI; a runner finishes one live; retry
 
   // --- Cancel a pending one from its row; a pending build offers no retry
   await expect(row(page, 2).getByRole('button', { name: 'Retry build #2' })).toHaveCount(0);
+  page.once('dialog', (d) => void d.accept());
   await row(page, 2).getByRole('button', { name: 'Cancel build #2' }).click();
   await expect(row(page, 2).getByTestId('build-status')).toHaveText('canceled');
   expect(((await control(s, '/builds/2')).body as BuildView).status).toBe('canceled');
@@ -132,6 +133,7 @@ test('create a project and builds from the UI; a runner finishes one live; retry
   await expect(page.locator('[data-testid="view-build"] h2')).toContainText('#5 rspec');
   await expect(page.locator('[data-testid="view-build"] [data-testid="build-status"]')).toHaveText('pending');
   expect(page.url()).toMatch(/#\/builds\/5$/);
+  page.once('dialog', (d) => void d.accept());
   await page.getByTestId('view-build').getByRole('button', { name: 'Cancel build #5' }).click();
   await expect(page.locator('[data-testid="view-build"] [data-testid="build-status"]')).toHaveText('canceled');
   await expectSamePage(page);
@@ -154,6 +156,10 @@ test('the form shows each refusal beside its field, in words, and creates nothin
   await form.getByRole('button', { name: 'Create builds' }).click();
   await expect(form.getByTestId('field-error-depends_on')).toHaveText('Depends on takes build ids (numbers); "first" is not one');
   await expect(form.getByTestId('field-error-count')).toHaveCount(0);
+  // A build that does not exist: the server's refusal, beside the same field.
+  await form.getByLabel('Depends on').fill('999999');
+  await form.getByRole('button', { name: 'Create builds' }).click();
+  await expect(form.getByTestId('field-error-depends_on')).toHaveText('Depends on names build 999999 that does not exist; name existing builds of this project');
 
   // Options that are not JSON never reach the server: the form says so itself.
   await form.getByLabel('Depends on').fill('');

@@ -72,6 +72,7 @@ test('cancel a running build from its page', async ({ page }) => {
   const { build, runner } = await runningBuild(s, { name: 'deploy' }, 'infra');
   const other = (await runningBuild(s, { name: 'lint' }, 'infra-2')).build;
   await openSignedIn(page, s, `/builds/${build.id}`);
+  page.once('dialog', (d) => void d.accept());
   await page.getByTestId('build-cancel').click();
   await expect(page.locator('[data-testid="view-build"] [data-testid="build-status"]')).toHaveText('canceled');
   // The list's status filter finds it among the canceled builds, not among the running ones.

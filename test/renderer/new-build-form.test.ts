@@ -111,6 +111,10 @@ describe("the server's refusals, beside their field in plain words", () => {
     expect(await refusal({ tags: Array.from({ length: 101 }, (_, i) => `t${i}`).join(',') })).toEqual({ field: 'tags', text: 'Tags takes at most 100 entries' });
   });
 
+  it('depends_on naming a build that does not exist: beside the field, saying what to name', async () => {
+    expect(await refusal({ dependsOn: '987654' })).toEqual({ field: 'depends_on', text: 'Depends on names build 987654 that does not exist; name existing builds of this project' });
+  });
+
   it('a refusal that names no field stays whole (413 for a batch too large)', async () => {
     const e = (await client.createBuild(projectId, toNewBuild(form({ count: '10000', commands: 'x'.repeat(4000) }))).catch((err: unknown) => err)) as ApiError;
     expect(e.status).toBe(413);

@@ -21,6 +21,9 @@ describe('fleet form → StartFleet', () => {
     expect(body).not.toHaveProperty('seed');
     expect(body).not.toHaveProperty('target_url');
     expect(body).not.toHaveProperty('faults');
+    // Runners of the fleet's project unless "Shared" is ticked.
+    expect(body).not.toHaveProperty('shared');
+    expect(startBodyOf({ ...INITIAL_FORM, shared: true }).shared).toBe(true);
     expect(body.behaviour).not.toHaveProperty('part_kb');
     expect(startBodyOf({ ...INITIAL_FORM, target_url: ' http://ci.example:8090 ' }).target_url).toBe('http://ci.example:8090');
   });

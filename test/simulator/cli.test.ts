@@ -51,6 +51,7 @@ describe('jobscope simulate', () => {
     expect(r.stderr).not.toMatch(/the simulator itself failed/);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/builds done +16\/16: 16 success/);
+    expect(r.stdout).toMatch(/its builds +16 in project simulator \(project runners: its builds only\): 16 success, 0 failed, 0 canceled, 0 running, 0 pending/);
     expect(r.stdout).toMatch(/32 traces and 16 artifacts byte-exact/);
     expect(r.stdout).toMatch(/416s met +[1-9]/);
     expect(r.stdout).toMatch(/wrong_range \d+ \(416×\d+\)/);
@@ -133,5 +134,7 @@ describe('jobscope simulate', () => {
     const f = parseSimulateArgs(['--target', 'http://x:1', '--runners', '3', '--no-verify', '--json']);
     expect(f).toMatchObject({ target: 'http://x:1', runners: '3', verify: false, json: true });
     expect(parseSimulateArgs([]).verify).toBe(true);
+    expect(parseSimulateArgs(['--shared']).shared).toBe(true);
+    expect(parseSimulateArgs([]).shared).toBeUndefined();
   });
 });

@@ -14,7 +14,7 @@ export const FAST: Behaviour = { trace_kb: 3, part_kb: 0.75, update_ms: 0, poll_
 
 export function fleetOn(
   s: TestServer,
-  o: { runners: number; builds: number; faults?: Faults; seed?: number; behaviour?: Behaviour; journal?: Journal; target?: string; createBuilds?: boolean },
+  o: { runners: number; builds: number; faults?: Faults; seed?: number; behaviour?: Behaviour; journal?: Journal; target?: string; createBuilds?: boolean; shared?: boolean },
 ) {
   const group: RunnerGroupSpec = {
     name: 'sim',
@@ -34,6 +34,7 @@ export function fleetOn(
     createBuilds: o.createBuilds ?? true,
     groups: [group],
     journal: o.journal ?? new Journal({ capacity: 20000, bodyBytes: 2048 }),
+    shared: o.shared,
   });
 }
 

@@ -55,7 +55,7 @@ export const fromQueued = (j: QueuedJobView): JobRow => ({
   args: j.args_raw ?? j.args,
   queue: j.queue,
   enqueuedAt: j.enqueued_at,
-  retryCount: j.retry_count,
+  retryCount: j.retry_count ?? undefined,
   href: jobHref({ queue: j.queue, jid: String(j.id) }),
 });
 

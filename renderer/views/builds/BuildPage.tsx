@@ -8,6 +8,7 @@ import { dateTime, humanDuration, num } from '../../components/format.ts';
 import { StatusBadge } from '../../components/StatusBadge.tsx';
 import { useTraceTail } from './useTraceTail.ts';
 import { BuildActions } from './BuildActions.tsx';
+import { Silence } from './BuildSilence.tsx';
 import { navigate } from '../../app/route.ts';
 import { usePace } from '../../app/pace.tsx';
 
@@ -54,10 +55,12 @@ export function BuildPage({ id }: { id: number }) {
         <a href="#/builds">← Builds</a>
         <h2>#{b.id} {b.name}</h2>
         <StatusBadge status={b.status} />
+        <Silence build={b} now={build.dataUpdatedAt} />
         <span className="spacer" />
         <BuildActions build={b} wide onRetried={(n) => navigate(`/builds/${n.id}`)} />
       </div>
       <dl className="facts">
+        <dt>Project</dt><dd><a href={`#/builds?project=${b.project_id}`} data-testid="build-project">{b.project_name ?? `#${b.project_id}`}</a></dd>
         <dt>Stage</dt><dd>{b.stage}</dd>
         <dt>Ref</dt><dd>{b.ref} <code>{b.sha.slice(0, 8)}</code></dd>
         <dt>Runner</dt><dd>{b.runner_id === null ? '—' : `#${b.runner_id}`}</dd>

@@ -10,6 +10,7 @@ import { dateTime, humanDuration } from '../../components/format.ts';
 import { StatusBadge } from '../../components/StatusBadge.tsx';
 import { BuildPage } from './BuildPage.tsx';
 import { BuildActions } from './BuildActions.tsx';
+import { Silence } from './BuildSilence.tsx';
 import { NewBuildForm } from './NewBuildForm.tsx';
 import './builds.css';
 import { usePace } from '../../app/pace.tsx';
@@ -85,7 +86,7 @@ function BuildList({ initialProject }: { initialProject: string }) {
                 <td><a href={`#/builds/${b.id}`} data-testid="build-link">#{b.id}</a></td>
                 <td><a href={`#/builds/${b.id}`}>{b.name}</a> <span className="muted small">{b.stage}</span></td>
                 <td>{projectName.get(b.project_id) ?? b.project_id}</td>
-                <td><StatusBadge status={b.status} /></td>
+                <td><StatusBadge status={b.status} /><Silence build={b} now={asOf} /></td>
                 <td>{b.runner_id === null ? '—' : runnerName.get(b.runner_id) ?? `#${b.runner_id}`}</td>
                 <td data-testid="build-duration">{b.duration === null ? (b.started_at ? humanDuration((asOf - Date.parse(b.started_at)) / 1000) : '—') : humanDuration(b.duration)}</td>
                 <td>{dateTime(b.created_at)}</td>

@@ -159,6 +159,9 @@ function plain(field: string, said: string): string {
  * number". Undefined when the message names no field (a batch too large, a missing project).
  */
 export function fieldErrorOf(message: string): { field: string; text: string } | undefined {
+  // The server's own check of a field's value (depends_on naming a build that does not exist) names it without "body/".
+  const checked = /^400 \(Bad request\) (depends_on) (.*)$/.exec(message);
+  if (checked) return { field: checked[1]!, text: `${FIELD_LABELS[checked[1]!]} ${checked[2]}` };
   const m = /body\/(\w+)((?:\/\w+)*) (.*?)(?:, body\/.*)?$/.exec(message);
   if (!m) return undefined;
   const field = m[1]!;

@@ -42,7 +42,7 @@ export default function RunnersView() {
   });
   const confirmDelete = (r: RunnerView) => {
     const name = r.description ? ` (${r.description})` : '';
-    if (confirm(`Delete runner #${r.id}${name}? Its token stops working: it takes no more builds and would have to register again.`)) remove.mutate(r);
+    if (confirm(`Delete runner #${r.id}${name}? Its token stops working: it takes no more builds and would have to register again. Builds it is running now are failed (they could never finish).`)) remove.mutate(r);
   };
   const origin = client.baseUrl || window.location.origin;
 

@@ -90,6 +90,10 @@ export function FleetSetup({ busy, running, onStart, onStop }: { busy: boolean; 
           <Field label="Builds to create" hint="created through the control API before the runners start; the fleet stops when they are done">
             <input type="number" min={0} value={f.builds} onChange={set('builds')} data-testid="f-builds" />
           </Field>
+          <label className="check" title="Off: the runners register with the fleet's project's runners token, as GitLab's project runners, and take only the builds the fleet created. On: they register as shared runners and take any project's builds too.">
+            <input type="checkbox" checked={f.shared} onChange={(e) => setF((s) => ({ ...s, shared: e.target.checked }))} data-testid="f-shared" />
+            Shared: take any project’s builds
+          </label>
           <Field label="Seed" hint="same seed, same logs, same faults"><input type="number" min={0} value={f.seed} onChange={set('seed')} data-testid="f-seed" /></Field>
           <Field label="Trace size, KiB"><input type="number" min={0} value={f.trace_kb} onChange={set('trace_kb')} data-testid="f-trace-kb" /></Field>
           <Field label="Part size, KiB"><input type="number" min={0} step="any" value={f.part_kb} onChange={set('part_kb')} data-testid="f-part-kb" /></Field>

@@ -1,6 +1,7 @@
-// The fleet's totals, what the faults met, and any protocol violation the verifier found.
+// Which run the numbers are from, what became of the builds the fleet created (and the others it
+// took), the fleet's totals, what the faults met, and any protocol violation the verifier found.
 import type { FleetStatus } from '../../api/simulator.ts';
-import { humanDuration, num } from '../../components/format.ts';
+import { clock, humanDuration, num } from '../../components/format.ts';
 import { bytes } from './bytes.ts';
 
 function Kpi({ label, value, testId }: { label: string; value: string; testId: string }) {
@@ -10,6 +11,20 @@ function Kpi({ label, value, testId }: { label: string; value: string; testId: s
       <div className="kpi-value" data-testid={testId}>{value}</div>
     </div>
   );
+}
+
+/** "Run of 14:03:07 · project simulator (project runners) · 4 runners · seed 1": which run the numbers below are from. */
+export function runLabel(s: FleetStatus): string | null {
+  if (!s.started_at) return null;
+  const who = s.project ? `project ${s.project} (${s.shared ? 'shared runners' : 'project runners'})` : 'builds it did not create';
+  return `Run of ${clock(Date.parse(s.started_at), 0)} · ${who} · ${num(s.runners.length)} runners${s.seed !== null ? ` · seed ${s.seed}` : ''}`;
+}
+
+/** "10 / 10 done", then what is still running or pending and what went wrong. */
+function ownText(own: NonNullable<FleetStatus['own']>): string {
+  const done = own.success + own.failed + own.canceled;
+  const rest = [own.failed && `${num(own.failed)} failed`, own.canceled && `${num(own.canceled)} canceled`, own.running && `${num(own.running)} running`, own.pending && `${num(own.pending)} pending`].filter(Boolean);
+  return `${num(done)} / ${num(own.created)} done${rest.length ? ` (${rest.join(', ')})` : ''}`;
 }
 
 export function FleetSummary({ s }: { s: FleetStatus }) {
@@ -24,7 +39,10 @@ export function FleetSummary({ s }: { s: FleetStatus }) {
           <ul>{s.violations.slice(0, 10).map((v, i) => <li key={i}>{v.kind}{v.build_id !== null ? ` (build ${v.build_id})` : ''}: {v.message}</li>)}</ul>
         </div>
       )}
+      {runLabel(s) && <p className="muted small" data-testid="sim-run">{runLabel(s)}</p>}
       <div className="kpis">
+        {s.own && <Kpi label="Its builds" testId="sim-own-builds" value={ownText(s.own)} />}
+        {s.own && s.others_taken > 0 && <Kpi label="Other builds taken" testId="sim-others-taken" value={num(s.others_taken)} />}
         <Kpi label="Builds done" testId="sim-builds-done" value={`${num(t.builds_done)}${s.builds_target !== null ? ` / ${num(s.builds_target)}` : ''}`} />
         <Kpi label="Success / failed" testId="sim-success" value={`${num(t.success)} / ${num(t.failed)}`} />
         <Kpi label="Trace streamed" testId="sim-trace-bytes" value={bytes(t.trace_bytes)} />

@@ -36,6 +36,8 @@ export interface FleetFormState {
   target_url: string;
   registration_token: string;
   admin_token: string;
+  /** Shared runners (any project's builds) instead of runners of the fleet's project. */
+  shared: boolean;
 }
 
 export const INITIAL_FORM: FleetFormState = {
@@ -53,6 +55,7 @@ export const INITIAL_FORM: FleetFormState = {
   target_url: '',
   registration_token: '',
   admin_token: '',
+  shared: false,
 };
 
 export class FormError extends Error {}
@@ -100,6 +103,7 @@ export function startBodyOf(f: FleetFormState): StartFleet {
     ...(tags.length ? { tags } : {}),
     behaviour,
     ...(chosen.length ? { faults } : {}),
+    ...(f.shared ? { shared: true } : {}),
     ...targetPart(f),
   };
 }

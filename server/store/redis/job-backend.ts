@@ -25,6 +25,7 @@ import type { Redis } from 'ioredis';
 import type { EntryAddressed, NewJob, ProcessBeat, RecoveredJobs, SharedJobBackend, SharedQueue, SharedQueueDeletion } from '../../jobs/backend.ts';
 import { scoreText, type EntryKey, type FailedSet } from '../../jobs/entry-key.ts';
 import type { FailedJob, Job, JobCounters } from '../../jobs/types.ts';
+import { jobscopeRetries, sidekiqRetryCount } from '../../jobs/types.ts';
 import type { MetricsView } from '../../metrics/source.ts';
 import { readSidekiq } from '../../sidekiq/read.ts';
 import { boundedOptions, DEFAULT_CLIENT_BOUNDS, type ClientBounds } from '../../redis/bounded-client.ts';
@@ -275,9 +276,7 @@ export class RedisJobBackend implements SharedJobBackend, EntryAddressed {
       error_message: errorMessage,
       error_class: errorClass,
       failed_at: failedAt,
-      // Sidekiq's retry_count is failures - 1. Jobscope's counts retries made or scheduled: a job
-      // going into the retry set has it raised already (= failures), one going to die has not.
-      retry_count: set === 'retry' ? Math.max(0, job.retry_count - 1) : job.retry_count,
+      retry_count: sidekiqRetryCount(job.retry_count, set),
     };
     if (job.retry_count > 1 || (job.first_failed_at !== undefined && job.failed_at !== null)) extra.retried_at = (job.failed_at ?? this.opts.now()) / 1000;
     // The payload as fetched, its other members byte for byte, as Sidekiq re-dumps the hash it loaded:
@@ -311,7 +310,7 @@ export class RedisJobBackend implements SharedJobBackend, EntryAddressed {
       kind,
       args,
       retry: typeof retry === 'number' ? Math.max(0, Math.floor(retry)) : retry,
-      retry_count: sidekiqCount === null ? 0 : inDead ? sidekiqCount : sidekiqCount + 1,
+      retry_count: jobscopeRetries(sidekiqCount, inDead ? 'dead' : 'retry'),
       created_at: (num(p.created_at) ?? num(p.enqueued_at) ?? 0) * 1000,
       enqueued_at: (num(p.enqueued_at) ?? 0) * 1000,
       run_at: score === null || inDead ? null : score * 1000,

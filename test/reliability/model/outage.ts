@@ -189,7 +189,9 @@ export async function reconcile(m: Model, r: RealSystem, step: Cmd): Promise<voi
       continue;
     }
     if (v.status === b.status && v.runner_id === b.runnerId && v.trace_length === b.trace.length) continue;
-    changed++;
+    // A runner's deletion fails every build it was running, in the one step.
+    const orphaned = b.status === 'running' && v.status === 'failed' && !m.live().some((x) => x.id === b.runnerId);
+    if (!orphaned) changed++;
     const moved = `${what}: build ${b.id} ${b.status} (runner ${b.runnerId}) -> ${v.status} (runner ${v.runner_id})`;
     const legal =
       (b.status === v.status && b.status === 'running') ||
