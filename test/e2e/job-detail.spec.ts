@@ -153,5 +153,5 @@ test("this server's own retry opens the same page", async ({ page }) => {
   await expect(page.getByTestId('job-tags')).toHaveCount(0);
   // This server's job system schedules nothing for later: no Scheduled tab.
   await page.getByTestId('job-back').click();
-  await expect(page.getByTestId('jobs-nav').getByRole('link')).toHaveText(['Queues', 'Retries', 'Dead']);
+  await expect(page.getByTestId('jobs-nav').getByRole('link')).toHaveText(['Queues', 'Busy', 'Retries', 'Dead']);
 });
