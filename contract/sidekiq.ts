@@ -75,6 +75,7 @@ export const PeekJob = Type.Object({
   retry_count: Type.Union([Type.Integer(), Type.Null()]),
   error: Type.Union([Type.String(), Type.Null()], { description: 'error_class: error_message, cut to 500 characters' }),
   unreadable: Type.Boolean({ description: 'the entry is not a JSON job payload; shown as is in args' }),
+  key: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: "a set entry's key, `<score>-<jid>` (Sidekiq Web's), what the action routes take; null when it has no jid" })),
 });
 export type PeekJob = Static<typeof PeekJob>;
 

@@ -10,6 +10,7 @@ import { historyRoutes } from './history.ts';
 import { alertRoutes } from './alerts.ts';
 import { uiStateRoutes } from './ui-state.ts';
 import { sidekiqPeekRoutes } from './sidekiq-peek.ts';
+import { jobActionRoutes } from './job-actions.ts';
 
 export async function appApi(app: FastifyInstance, { ctx, monitor }: { ctx: AppContext; monitor: MonitorApi }) {
   const opts = { ctx, monitor }; // not the caller's options: they carry the prefix
@@ -20,4 +21,5 @@ export async function appApi(app: FastifyInstance, { ctx, monitor }: { ctx: AppC
   await app.register(alertRoutes, opts);
   await app.register(uiStateRoutes, opts);
   await app.register(sidekiqPeekRoutes, opts);
+  await app.register(jobActionRoutes, opts);
 }

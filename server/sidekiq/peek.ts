@@ -6,6 +6,7 @@ import type { Redis } from 'ioredis';
 import type { PeekJob, PeekPage } from '../../contract/sidekiq.ts';
 import { jsonNestedDeeperThan, MAX_JSON_DEPTH } from '../util/json-depth.ts';
 import { jsonMemberText } from '../util/json-members.ts';
+import { scoreText } from '../jobs/entry-key.ts';
 
 const ARGS_MAX = 200;
 const ERROR_MAX = 500;
@@ -75,6 +76,9 @@ export async function peekSet(redis: Redis, namespace: string, set: PeekSet, pag
   const [total, flat] = checked(await p.exec());
   const pairs = flat as string[];
   const jobs: PeekJob[] = [];
-  for (let i = 0; i + 1 < pairs.length; i += 2) jobs.push(peekJob(pairs[i]!, Number(pairs[i + 1])));
+  for (let i = 0; i + 1 < pairs.length; i += 2) {
+    const job = peekJob(pairs[i]!, Number(pairs[i + 1]));
+    jobs.push({ ...job, key: job.jid === null ? null : `${scoreText(Number(pairs[i + 1]))}-${job.jid}` });
+  }
   return { total: total as number, page, per_page: perPage, jobs };
 }

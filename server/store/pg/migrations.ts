@@ -234,4 +234,8 @@ export const PG_MIGRATIONS: string[] = [
     END LOOP;
   END $$;
   `,
+  `
+  -- A sidekiq connection is read-only unless the user allows changes on it (SQLite's migration 7).
+  ALTER TABLE monitor_connections ADD COLUMN allow_changes boolean NOT NULL DEFAULT false;
+  `,
 ];

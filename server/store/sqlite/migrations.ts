@@ -196,4 +196,9 @@ export const MIGRATIONS: string[] = [
   INSERT INTO sqlite_sequence (name, seq)
     VALUES ('runners', MAX(COALESCE((SELECT MAX(id) FROM runners), 0), COALESCE((SELECT MAX(runner_id) FROM builds), 0)));
   `,
+  // 7: a sidekiq connection is read-only unless the user allows changes on it (retry, delete, kill,
+  // quiet a process): nothing writes to a watched production Redis by default.
+  `
+  ALTER TABLE monitor_connections ADD COLUMN allow_changes INTEGER NOT NULL DEFAULT 0;
+  `,
 ];
