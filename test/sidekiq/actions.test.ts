@@ -228,3 +228,24 @@ describe('processes', () => {
     expect((await post('/processes/nobody:1:x/quiet')).status).toBe(404);
   }, 90_000);
 });
+
+describe('a frozen Redis', () => {
+  it('answers an action 503 with Retry-After within the timeout, and the next one works after SIGCONT', async () => {
+    await seed(`Sidekiq.redis { |c| c.zadd("dead", Time.now.to_f, ${failed('f'.repeat(24), 'default', 3)}) }`);
+    const key = encodeURIComponent(await keyOf('dead', 'f'.repeat(24)));
+    await api(`/connections/${conn.id}`, { method: 'PATCH', json: { allow_changes: true } });
+    redis.pause();
+    try {
+      const r = await post(`/jobs/sets/dead/${key}/retry`);
+      expect(r.status).toBe(503);
+      expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect((r.body as { message: string }).message).toMatch(/127\.0\.0\.1/);
+    } finally {
+      redis.resume();
+    }
+    // A retry cut off by the timeout may still have run once Redis woke: either way it ran at most once.
+    const again = await post(`/jobs/sets/dead/${key}/retry`);
+    expect([200, 404]).toContain(again.status);
+    expect(await rb<number>('Sidekiq::Queue.new("default").size')).toBe(1);
+  }, 60_000);
+});
