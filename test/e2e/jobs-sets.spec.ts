@@ -184,3 +184,46 @@ test('on a sidekiq connection the pages list its queue, retries and dead jobs re
     await redis.stop();
   }
 });
+
+test('on a sidekiq connection whose changes are allowed (asked first), a dead job is retried from its row and Sidekiq finds it queued', async ({ page }) => {
+  const redis = await startRedis();
+  try {
+    await sidekiqRuby(
+      redis.url,
+      `Sidekiq.redis do |c|
+         %w[e f].each_with_index { |l, i| c.zadd("dead", Time.now.to_f - i, Sidekiq.dump_json("class" => "ExportJob", "queue" => "exports", "args" => [i], "jid" => l * 24, "error_class" => "Timeout::Error", "error_message" => "too long", "retry_count" => 25)) }
+       end`,
+    );
+    const c = await http(`${s.url}/api/app/connections`, { json: { name: 'Ops Sidekiq', kind: 'sidekiq', redis_url: redis.url }, token: s.adminToken });
+    expect(c.status).toBe(201);
+    await openSignedIn(page, s, '/connections');
+    const row = page.locator('[data-testid="connection-row"][data-connection="Ops Sidekiq"]');
+    await expect(row.getByTestId('changes-read-only')).toBeVisible();
+    await row.getByTestId('connection-allow-changes').click();
+    await expect(page.getByTestId('confirm-dialog')).toContainText('Let Jobscope change Ops Sidekiq');
+    await page.getByTestId('confirm-ok').click();
+    await expect(row.getByTestId('changes-allowed')).toBeVisible();
+    expect(((await http(`${s.url}/api/app/connections`, { token: s.adminToken })).body as { name: string; allow_changes: boolean }[]).find((x) => x.name === 'Ops Sidekiq')!.allow_changes).toBe(true);
+
+    await page.evaluate(() => (location.hash = '/dead'));
+    await page.getByTestId('connection-picker').selectOption({ label: 'Ops Sidekiq' });
+    const retried = page.locator(`[data-testid="job-row"][data-job="${'e'.repeat(24)}"]`);
+    await expect(retried).toBeVisible();
+    await expect(page.getByTestId('read-only-note')).toHaveCount(0);
+    await retried.getByTestId('job-retry').click();
+    await expect(page.getByTestId('confirm-dialog')).toContainText('back into its queue now');
+    await expectAccessible(page, 'the confirm dialog of a job action');
+    await page.getByTestId('confirm-ok').click();
+    await expect(retried).toHaveCount(0);
+    await expect(page.locator(`[data-testid="job-row"][data-job="${'f'.repeat(24)}"]`)).toBeVisible();
+    await expectAccessible(page, 'a dead set with actions');
+
+    const seen = JSON.parse(
+      await sidekiqRuby(redis.url, `require "json"; puts JSON.generate(queued: Sidekiq::Queue.new("exports").find_job("${'e'.repeat(24)}")&.item, dead: Sidekiq::DeadSet.new.map(&:jid))`),
+    ) as { queued: { retry_count: number } | null; dead: string[] };
+    expect(seen.queued?.retry_count).toBe(24);
+    expect(seen.dead).toEqual(['f'.repeat(24)]);
+  } finally {
+    await redis.stop();
+  }
+});

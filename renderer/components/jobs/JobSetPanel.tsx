@@ -12,9 +12,11 @@ export interface JobSetActions {
   remove(keys: string[]): Promise<string>;
   retryAll(): Promise<string>;
   removeAll(): Promise<string>;
+  /** Every entry into the dead set (a sidekiq connection's retry and scheduled sets). */
+  killAll?(): Promise<string>;
 }
 
-export function JobSetPanel({ title, setName, rows, total, page, perPage, onPage, columns, actions, readOnlyNote, empty, error }: {
+export function JobSetPanel({ title, setName, rows, total, page, perPage, onPage, columns, actions, rowActions, readOnlyNote, empty, error }: {
   title: string;
   /** "retry set", "dead set": used in button names and confirms. */
   setName: string;
@@ -25,6 +27,7 @@ export function JobSetPanel({ title, setName, rows, total, page, perPage, onPage
   onPage(page: number): void;
   columns: JobColumn[];
   actions?: JobSetActions;
+  rowActions?: (r: JobRow) => ReactNode;
   readOnlyNote?: ReactNode;
   empty: ReactNode;
   error?: string | null;
@@ -35,6 +38,9 @@ export function JobSetPanel({ title, setName, rows, total, page, perPage, onPage
   // Only what is still on the page counts: a job retried or deleted meanwhile leaves the selection.
   const onPage_ = new Set(rows.map((r) => r.key));
   const chosen = [...selected].filter((k) => onPage_.has(k));
+  // The rows' keys as the actions name them (a peeked entry is shown by jid, acted on by `<score>-<jid>`).
+  const byKey = new Map(rows.map((r) => [r.key, r.actionKey ?? r.key]));
+  const chosenKeys = chosen.map((k) => byKey.get(k) ?? k);
 
   const run = async (what: () => Promise<string>) => {
     setBusy(true);
@@ -54,16 +60,19 @@ export function JobSetPanel({ title, setName, rows, total, page, perPage, onPage
         <h3 id="job-set-h">{title} <span className="muted small" data-testid="job-set-total">{total.toLocaleString('en-US')}</span></h3>
         {actions && (
           <div className="row gap">
-            <button onClick={() => void run(() => actions.retry(chosen))} disabled={busy || !chosen.length} data-testid="retry-selected">Retry selected{chosen.length ? ` (${chosen.length})` : ''}</button>
+            <button onClick={() => void run(() => actions.retry(chosenKeys))} disabled={busy || !chosen.length} data-testid="retry-selected">Retry selected{chosen.length ? ` (${chosen.length})` : ''}</button>
             <button
               className="ghost danger"
-              onClick={() => confirm(`Delete ${chosen.length} job${chosen.length === 1 ? '' : 's'} from the ${setName}? They will never run.`) && void run(() => actions.remove(chosen))}
+              onClick={() => confirm(`Delete ${chosen.length} job${chosen.length === 1 ? '' : 's'} from the ${setName}? They will never run.`) && void run(() => actions.remove(chosenKeys))}
               disabled={busy || !chosen.length}
               data-testid="delete-selected"
             >
               Delete selected
             </button>
             <button className="ghost" onClick={() => confirm(`Retry every job of the ${setName} (${total}) now?`) && void run(actions.retryAll)} disabled={busy || !total} data-testid="retry-all">Retry all</button>
+            {actions.killAll && (
+              <button className="ghost danger" onClick={() => confirm(`Move every job of the ${setName} (${total}) to the dead set?`) && void run(actions.killAll!)} disabled={busy || !total} data-testid="kill-all">Kill all</button>
+            )}
             <button className="ghost danger" onClick={() => confirm(`Delete every job of the ${setName} (${total})? They will never run.`) && void run(actions.removeAll)} disabled={busy || !total} data-testid="delete-all">Delete all</button>
           </div>
         )}
@@ -71,7 +80,7 @@ export function JobSetPanel({ title, setName, rows, total, page, perPage, onPage
       {!actions && readOnlyNote}
       {notice && <p className={`small ${notice.error ? 'error' : 'muted'}`} role="status" data-testid="job-set-message">{notice.text}</p>}
       {error && <p className="error small" role="alert">{error}</p>}
-      <JobTable rows={rows} columns={columns} label={title} empty={empty} selection={actions ? { selected: new Set(chosen), onChange: setSelected } : undefined} />
+      <JobTable rows={rows} columns={columns} label={title} empty={empty} selection={actions ? { selected: new Set(chosen), onChange: setSelected } : undefined} rowActions={rowActions} />
       {total > perPage && <Pager page={page} perPage={perPage} total={total} onPage={onPage} label={`${title} pages`} />}
     </section>
   );

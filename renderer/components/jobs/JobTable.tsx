@@ -60,12 +60,14 @@ function diedTitle(r: JobRow): string | undefined {
   return r.failedAt ? `Last failed ${stamp(r.failedAt)}` : undefined;
 }
 
-export function JobTable({ rows, columns, label, selection, empty, testId = 'job-table' }: {
+export function JobTable({ rows, columns, label, selection, rowActions, empty, testId = 'job-table' }: {
   rows: JobRow[];
   columns: JobColumn[];
   /** The table's accessible name. */
   label: string;
   selection?: Selection;
+  /** A last column of what can be done to each row (JobActions). */
+  rowActions?: (r: JobRow) => ReactNode;
   empty: ReactNode;
   testId?: string;
 }) {
@@ -89,6 +91,7 @@ export function JobTable({ rows, columns, label, selection, empty, testId = 'job
               </th>
             )}
             {columns.map((c) => <th key={c} scope="col">{HEAD[c]}</th>)}
+            {rowActions && <th scope="col">Actions</th>}
           </tr>
         </thead>
         <tbody>
@@ -100,9 +103,10 @@ export function JobTable({ rows, columns, label, selection, empty, testId = 'job
                 </td>
               )}
               {columns.map((c) => <td key={c} className={c === 'error' || c === 'args' ? 'wrap' : undefined} data-col={c}>{cell(c, r)}</td>)}
+              {rowActions && <td data-col="actions">{rowActions(r)}</td>}
             </tr>
           ))}
-          {!rows.length && <tr><td colSpan={columns.length + (selection ? 1 : 0)} className="muted">{empty}</td></tr>}
+          {!rows.length && <tr><td colSpan={columns.length + (selection ? 1 : 0) + (rowActions ? 1 : 0)} className="muted">{empty}</td></tr>}
         </tbody>
       </table>
     </div>

@@ -21,6 +21,8 @@ export interface JobRow {
   nextRetryAt?: string | null;
   /** Dead set: when it died (the set's score). */
   diedAt?: string | null;
+  /** What the action routes name it by, when that is not `key`: a peeked set entry's `<score>-<jid>`. */
+  actionKey?: string | null;
 }
 
 export type JobColumn = 'id' | 'class' | 'args' | 'queue' | 'enqueued' | 'failed' | 'error' | 'retries' | 'next_retry' | 'died';
@@ -93,6 +95,7 @@ export function fromPeek(j: PeekJob, index: number, set: 'queue' | 'retry' | 'de
     ...splitError(j.error),
     retryCount: j.retry_count ?? undefined,
     nextRetryAt: set === 'retry' ? j.at : null,
+    actionKey: set === 'queue' ? j.jid : j.key,
   };
 }
 

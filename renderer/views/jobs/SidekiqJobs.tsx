@@ -1,7 +1,8 @@
-// The Queues, Retries and Dead pages for a sidekiq connection: the same lists, read-only, from the
-// connection's peeks into its Redis (someone's production Sidekiq: Sidekiq Web is where to act).
+// The Queues, Retries and Dead pages for a sidekiq connection: the same lists, from the connection's
+// peeks into its Redis (someone's production Sidekiq), with the same actions as this server's job
+// system once the connection allows changes; until then read-only, saying how to allow them.
 import { useState } from 'react';
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useClient } from '../../app/client-context.tsx';
 import type { ConnectionView } from '../../api/client.ts';
 import { humanDuration, num } from '../../components/format.ts';
@@ -11,15 +12,31 @@ import { Pager } from '../../components/jobs/Pager.tsx';
 import { DEAD_COLUMNS, RETRY_COLUMNS, fromPeek } from '../../components/jobs/job-row.ts';
 import { QueueTrendFact } from './QueueTrendFact.tsx';
 import { usePace } from '../../app/pace.tsx';
+import { JobActions } from '../../components/jobs/JobActions.tsx';
+import { ConfirmButton } from '../../components/jobs/ConfirmButton.tsx';
+import { setActions } from '../../components/jobs/set-actions.ts';
+import { jobActionsApi } from '../../api/job-actions.ts';
 
 const PER_PAGE = 25;
 
+/** Said where actions would be while the connection does not allow them: how to allow them. */
 export function ReadOnlyNote({ conn }: { conn: ConnectionView }) {
+  if (conn.allow_changes) return null;
   return (
     <p className="muted small" data-testid="read-only-note">
-      Read-only: “{conn.name}” is a Sidekiq read through its Redis. Jobscope shows its jobs but does not retry or delete them; use Sidekiq Web for that.
+      Read-only: “{conn.name}” is a Sidekiq read through its Redis. To retry, delete or kill its jobs and quiet or stop its processes from here, turn on “Allow changes” for {conn.name} in{' '}
+      <a href="#/connections">Connections</a>.
     </p>
   );
+}
+
+/** Refetches every peek of the connection after an action, so the row that was acted on goes. */
+function useAfterAction(connId: string): () => Promise<void> {
+  const qc = useQueryClient();
+  return async () => {
+    await qc.invalidateQueries({ queryKey: ['sidekiq-peek', connId] });
+    await qc.invalidateQueries({ queryKey: ['current', connId] });
+  };
 }
 
 export function SidekiqQueueList({ conn }: { conn: ConnectionView }) {
@@ -49,6 +66,7 @@ export function SidekiqQueueList({ conn }: { conn: ConnectionView }) {
 
 export function SidekiqQueuePage({ conn, name }: { conn: ConnectionView; name: string }) {
   const client = useClient();
+  const refresh = useAfterAction(conn.id);
   const [page, setPage] = useState(1);
   const jobs = useQuery({
     queryKey: ['sidekiq-peek', conn.id, 'queue', name, page],
@@ -62,11 +80,29 @@ export function SidekiqQueuePage({ conn, name }: { conn: ConnectionView; name: s
       <div className="card-head">
         <h3 id="next-jobs-h">Jobs <span className="muted small" data-testid="queue-size">{jobs.data ? num(total) : '—'}</span></h3>
         <span className="muted small">newest first, as Sidekiq Web lists them</span>
+        {conn.allow_changes && (
+          <ConfirmButton
+            label="Clear queue"
+            danger
+            confirmLabel="Clear queue"
+            question={`Delete every job waiting in ${name} (${num(total)}) on ${conn.name}, and the queue itself? They will never run.`}
+            run={() => jobActionsApi.clearQueue(client, conn.id, name)}
+            onDone={() => void refresh()}
+            testId="queue-clear"
+          />
+        )}
       </div>
       <ReadOnlyNote conn={conn} />
       <dl className="facts"><QueueTrendFact connectionId={conn.id} name={name} backlog={jobs.data?.total} /></dl>
       {jobs.error && <p className="error" role="alert">{(jobs.error as Error).message}</p>}
-      <JobTable rows={(jobs.data?.jobs ?? []).map((j, i) => fromPeek(j, (page - 1) * PER_PAGE + i, 'queue'))} columns={['id', 'class', 'args', 'enqueued']} label={`Jobs of ${name}`} empty={jobs.data ? 'No job is waiting.' : 'Loading…'} testId="queue-jobs" />
+      <JobTable
+        rows={(jobs.data?.jobs ?? []).map((j, i) => fromPeek(j, (page - 1) * PER_PAGE + i, 'queue'))}
+        columns={['id', 'class', 'args', 'enqueued']}
+        label={`Jobs of ${name}`}
+        empty={jobs.data ? 'No job is waiting.' : 'Loading…'}
+        testId="queue-jobs"
+        rowActions={conn.allow_changes ? (r) => r.actionKey && <JobActions conn={conn} target={{ kind: 'queued', queue: name, jid: r.actionKey, label: r.class }} onDone={() => void refresh()} /> : undefined}
+      />
       {total > PER_PAGE && <Pager page={page} perPage={PER_PAGE} total={total} onPage={setPage} label="Queue pages" />}
     </section>
   );
@@ -74,8 +110,13 @@ export function SidekiqQueuePage({ conn, name }: { conn: ConnectionView; name: s
 
 export function SidekiqSet({ conn, set }: { conn: ConnectionView; set: 'retries' | 'dead' }) {
   const client = useClient();
+  const refresh = useAfterAction(conn.id);
   const [page, setPage] = useState(1);
   const key = set === 'retries' ? 'retry' : 'dead';
+  const after = async (text: string) => {
+    await refresh();
+    return text;
+  };
   const jobs = useQuery({
     queryKey: ['sidekiq-peek', conn.id, key, page],
     queryFn: () => client.peekSidekiqSet(conn.id, key, page, PER_PAGE),
@@ -93,6 +134,8 @@ export function SidekiqSet({ conn, set }: { conn: ConnectionView; set: 'retries'
       onPage={setPage}
       columns={set === 'retries' ? RETRY_COLUMNS : DEAD_COLUMNS}
       readOnlyNote={<ReadOnlyNote conn={conn} />}
+      actions={conn.allow_changes ? setActions(client, conn.id, key, { kill: key !== 'dead' }, after) : undefined}
+      rowActions={conn.allow_changes ? (r) => r.actionKey && <JobActions conn={conn} target={{ kind: 'entry', set: key, key: r.actionKey, label: r.class }} onDone={() => void refresh()} /> : undefined}
       empty={jobs.data ? (set === 'retries' ? 'No job is waiting for a retry.' : 'The dead set is empty.') : 'Loading…'}
       error={jobs.error ? (jobs.error as Error).message : null}
     />
