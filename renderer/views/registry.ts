@@ -31,6 +31,8 @@ export const VIEWS: ViewEntry[] = [
   { id: 'runner-console', label: 'Runner console', component: lazyView(() => import('./runner-console/RunnerConsoleView.tsx')), shortcut: 'o' },
   { id: 'settings', label: 'Settings', component: lazyView(() => import('./settings/SettingsView.tsx')), shortcut: 's' },
   { id: 'bench', label: 'Chart bench', component: lazyView(() => import('./bench/ChartBenchView.tsx')), hidden: true },
+  // A Sidekiq's scheduled set, beside Retries and Dead in the Queues page's tabs.
+  { id: 'scheduled', label: 'Scheduled', component: lazyView(() => import('./jobs/ScheduledView.tsx')), hidden: true },
 ];
 
 export const DEFAULT_VIEW = 'dashboard';

@@ -192,7 +192,8 @@ test('on a sidekiq connection whose changes are allowed (asked first), a dead jo
       redis.url,
       `Sidekiq.redis do |c|
          %w[e f].each_with_index { |l, i| c.zadd("dead", Time.now.to_f - i, Sidekiq.dump_json("class" => "ExportJob", "queue" => "exports", "args" => [i], "jid" => l * 24, "error_class" => "Timeout::Error", "error_message" => "too long", "retry_count" => 25)) }
-       end`,
+       end
+       Sidekiq::Client.push("class" => "ReportJob", "queue" => "reports", "args" => [9], "jid" => "g" * 24, "at" => Time.now.to_f + 3600)`,
     );
     const c = await http(`${s.url}/api/app/connections`, { json: { name: 'Ops Sidekiq', kind: 'sidekiq', redis_url: redis.url }, token: s.adminToken });
     expect(c.status).toBe(201);
@@ -223,6 +224,16 @@ test('on a sidekiq connection whose changes are allowed (asked first), a dead jo
     ) as { queued: { retry_count: number } | null; dead: string[] };
     expect(seen.queued?.retry_count).toBe(24);
     expect(seen.dead).toEqual(['f'.repeat(24)]);
+
+    // The scheduled set, beside Retries and Dead: a job killed from its row is dead for Sidekiq.
+    await page.getByTestId('jobs-nav').getByRole('link', { name: 'Scheduled' }).click();
+    const scheduled = page.locator(`[data-testid="job-row"][data-job="${'g'.repeat(24)}"]`);
+    await expect(scheduled.locator('[data-col="class"]')).toHaveText('ReportJob');
+    await expect(scheduled.locator('[data-col="runs_at"]')).not.toHaveText('—');
+    await scheduled.getByTestId('job-kill').click();
+    await page.getByTestId('confirm-ok').click();
+    await expect(page.getByTestId('job-set')).toContainText('No job is scheduled.');
+    expect(await sidekiqRuby(redis.url, `puts Sidekiq::DeadSet.new.map(&:jid).sort.join(",")`)).toBe(`${'f'.repeat(24)},${'g'.repeat(24)}\n`);
   } finally {
     await redis.stop();
   }

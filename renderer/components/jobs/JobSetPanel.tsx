@@ -16,7 +16,7 @@ export interface JobSetActions {
   killAll?(): Promise<string>;
 }
 
-export function JobSetPanel({ title, setName, rows, total, page, perPage, onPage, columns, actions, rowActions, readOnlyNote, empty, error }: {
+export function JobSetPanel({ title, setName, rows, total, page, perPage, onPage, columns, actions, rowActions, retryWord = 'Retry', readOnlyNote, empty, error }: {
   title: string;
   /** "retry set", "dead set": used in button names and confirms. */
   setName: string;
@@ -28,6 +28,8 @@ export function JobSetPanel({ title, setName, rows, total, page, perPage, onPage
   columns: JobColumn[];
   actions?: JobSetActions;
   rowActions?: (r: JobRow) => ReactNode;
+  /** What "retry" is called here: a scheduled job is added to its queue. */
+  retryWord?: string;
   readOnlyNote?: ReactNode;
   empty: ReactNode;
   error?: string | null;
@@ -60,7 +62,7 @@ export function JobSetPanel({ title, setName, rows, total, page, perPage, onPage
         <h3 id="job-set-h">{title} <span className="muted small" data-testid="job-set-total">{total.toLocaleString('en-US')}</span></h3>
         {actions && (
           <div className="row gap">
-            <button onClick={() => void run(() => actions.retry(chosenKeys))} disabled={busy || !chosen.length} data-testid="retry-selected">Retry selected{chosen.length ? ` (${chosen.length})` : ''}</button>
+            <button onClick={() => void run(() => actions.retry(chosenKeys))} disabled={busy || !chosen.length} data-testid="retry-selected">{retryWord} selected{chosen.length ? ` (${chosen.length})` : ''}</button>
             <button
               className="ghost danger"
               onClick={() => confirm(`Delete ${chosen.length} job${chosen.length === 1 ? '' : 's'} from the ${setName}? They will never run.`) && void run(() => actions.remove(chosenKeys))}
@@ -69,7 +71,7 @@ export function JobSetPanel({ title, setName, rows, total, page, perPage, onPage
             >
               Delete selected
             </button>
-            <button className="ghost" onClick={() => confirm(`Retry every job of the ${setName} (${total}) now?`) && void run(actions.retryAll)} disabled={busy || !total} data-testid="retry-all">Retry all</button>
+            <button className="ghost" onClick={() => confirm(`${retryWord} every job of the ${setName} (${total}) now?`) && void run(actions.retryAll)} disabled={busy || !total} data-testid="retry-all">{retryWord} all</button>
             {actions.killAll && (
               <button className="ghost danger" onClick={() => confirm(`Move every job of the ${setName} (${total}) to the dead set?`) && void run(actions.killAll!)} disabled={busy || !total} data-testid="kill-all">Kill all</button>
             )}

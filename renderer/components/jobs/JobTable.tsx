@@ -21,6 +21,7 @@ const HEAD: Record<JobColumn, string> = {
   retries: 'Retries',
   next_retry: 'Next retry at',
   died: 'Died at',
+  runs_at: 'Runs at',
 };
 
 function cell(col: JobColumn, r: JobRow): ReactNode {
@@ -50,6 +51,8 @@ function cell(col: JobColumn, r: JobRow): ReactNode {
       return r.retryCount ?? '—';
     case 'next_retry':
       return stamp(r.nextRetryAt);
+    case 'runs_at':
+      return stamp(r.runAt);
     case 'died':
       return <span title={diedTitle(r)}>{stamp(r.diedAt)}</span>;
   }

@@ -19,17 +19,20 @@ export interface JobRow {
   errorMessage?: string | null;
   retryCount?: number;
   nextRetryAt?: string | null;
+  /** Scheduled set: when it runs (the set's score). */
+  runAt?: string | null;
   /** Dead set: when it died (the set's score). */
   diedAt?: string | null;
   /** What the action routes name it by, when that is not `key`: a peeked set entry's `<score>-<jid>`. */
   actionKey?: string | null;
 }
 
-export type JobColumn = 'id' | 'class' | 'args' | 'queue' | 'enqueued' | 'failed' | 'error' | 'retries' | 'next_retry' | 'died';
+export type JobColumn = 'id' | 'class' | 'args' | 'queue' | 'enqueued' | 'failed' | 'error' | 'retries' | 'next_retry' | 'died' | 'runs_at';
 
 // The dead set is ordered by death: its time column is the death, the first failure (or, where only that is kept, the last) in its tooltip.
 export const RETRY_COLUMNS: JobColumn[] = ['class', 'args', 'queue', 'error', 'failed', 'retries', 'next_retry'];
 export const DEAD_COLUMNS: JobColumn[] = ['class', 'args', 'queue', 'error', 'died', 'retries'];
+export const SCHEDULED_COLUMNS: JobColumn[] = ['runs_at', 'class', 'args', 'queue'];
 
 export const ARGS_MAX = 120;
 
@@ -81,7 +84,7 @@ export function splitError(error: string | null | undefined): { errorClass: stri
  * A job read from a sidekiq connection's Redis (read-only peek). `at` is the sorted set's score:
  * the next retry in the retry set, the death in the dead set.
  */
-export function fromPeek(j: PeekJob, index: number, set: 'queue' | 'retry' | 'dead'): JobRow {
+export function fromPeek(j: PeekJob, index: number, set: 'queue' | 'retry' | 'schedule' | 'dead'): JobRow {
   return {
     key: j.jid ?? `#${index + 1}`,
     class: j.class,
@@ -95,6 +98,7 @@ export function fromPeek(j: PeekJob, index: number, set: 'queue' | 'retry' | 'de
     ...splitError(j.error),
     retryCount: j.retry_count ?? undefined,
     nextRetryAt: set === 'retry' ? j.at : null,
+    runAt: set === 'schedule' ? j.at : null,
     actionKey: set === 'queue' ? j.jid : j.key,
   };
 }

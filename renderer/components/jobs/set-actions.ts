@@ -28,7 +28,8 @@ async function each(keys: string[], act: (key: string) => Promise<unknown>): Pro
 }
 
 export function setActions(client: Client, connId: string, set: ActionSet, opts: { kill: boolean }, after: (text: string) => Promise<string>): JobSetActions {
-  const retried = (n: number, more: string) => (set === 'dead' ? `Retried ${plural(n)}: back in their queues${more}.` : `Retried ${plural(n)} now${more}.`);
+  const retried = (n: number, more: string) =>
+    set === 'dead' ? `Retried ${plural(n)}: back in their queues${more}.` : set === 'schedule' ? `Added ${plural(n)} to their queues now${more}.` : `Retried ${plural(n)} now${more}.`;
   const verb = set === 'schedule' ? 'enqueue' : 'retry';
   return {
     retry: async (keys) => after(((r) => retried(r.done, gone(r.missing)))(await each(keys, (k) => jobActionsApi.entry(client, connId, set, k, verb)))),

@@ -1,4 +1,4 @@
-// The Retries and the Dead pages of the embedded job system: one page of the set, polled, with
+// The Retries, Scheduled and Dead pages. The embedded job system's sets: one page, polled, with
 // retry and delete through JobSetPanel and JobActions over the action routes, as a sidekiq
 // connection's set (SidekiqJobs.tsx); for a GitLab connection the page says it is not available.
 import { useState } from 'react';
@@ -34,17 +34,26 @@ const SETS = {
   },
 } as const;
 
-export function FailedSetView({ set }: { set: 'retries' | 'dead' }) {
+const WHAT = { retries: 'Retries', scheduled: 'Scheduled jobs', dead: 'Dead jobs' } as const;
+
+export function FailedSetView({ set }: { set: 'retries' | 'scheduled' | 'dead' }) {
   const { conn } = useSelectedConnectionView();
-  const spec = SETS[set];
   return (
     <section className="view" data-testid={`view-${set}`}>
       <div className="toolbar">
-        <h2>{spec.title}</h2>
+        <h2>{set === 'scheduled' ? 'Scheduled' : SETS[set].title}</h2>
         <span className="spacer" />
         <JobsNav current={set} />
       </div>
-      {conn?.kind === 'gitlab' ? <JobsUnavailable conn={conn} what={set === 'retries' ? 'Retries' : 'Dead jobs'} /> : conn?.kind === 'sidekiq' ? <SidekiqSet key={conn.id} conn={conn} set={set} /> : <EmbeddedSet set={set} conn={conn} />}
+      {conn?.kind === 'gitlab' ? (
+        <JobsUnavailable conn={conn} what={WHAT[set]} />
+      ) : conn?.kind === 'sidekiq' ? (
+        <SidekiqSet key={conn.id} conn={conn} set={set} />
+      ) : set === 'scheduled' ? (
+        <p className="card muted" role="note" data-testid="no-scheduled">This server’s job system has no scheduled set: its jobs are queued when they are pushed. A Sidekiq connection lists its scheduled jobs here.</p>
+      ) : (
+        <EmbeddedSet set={set} conn={conn} />
+      )}
     </section>
   );
 }

@@ -9,7 +9,7 @@ import { humanDuration, num } from '../../components/format.ts';
 import { JobSetPanel } from '../../components/jobs/JobSetPanel.tsx';
 import { JobTable } from '../../components/jobs/JobTable.tsx';
 import { Pager } from '../../components/jobs/Pager.tsx';
-import { DEAD_COLUMNS, RETRY_COLUMNS, fromPeek } from '../../components/jobs/job-row.ts';
+import { DEAD_COLUMNS, RETRY_COLUMNS, SCHEDULED_COLUMNS, fromPeek } from '../../components/jobs/job-row.ts';
 import { QueueTrendFact } from './QueueTrendFact.tsx';
 import { usePace } from '../../app/pace.tsx';
 import { JobActions } from '../../components/jobs/JobActions.tsx';
@@ -108,11 +108,18 @@ export function SidekiqQueuePage({ conn, name }: { conn: ConnectionView; name: s
   );
 }
 
-export function SidekiqSet({ conn, set }: { conn: ConnectionView; set: 'retries' | 'dead' }) {
+const SIDEKIQ_SETS = {
+  retries: { set: 'retry', title: 'Retries', setName: 'retry set', columns: RETRY_COLUMNS, empty: 'No job is waiting for a retry.' },
+  scheduled: { set: 'schedule', title: 'Scheduled', setName: 'scheduled set', columns: SCHEDULED_COLUMNS, empty: 'No job is scheduled.' },
+  dead: { set: 'dead', title: 'Dead', setName: 'dead set', columns: DEAD_COLUMNS, empty: 'The dead set is empty.' },
+} as const;
+
+export function SidekiqSet({ conn, set }: { conn: ConnectionView; set: 'retries' | 'scheduled' | 'dead' }) {
   const client = useClient();
   const refresh = useAfterAction(conn.id);
   const [page, setPage] = useState(1);
-  const key = set === 'retries' ? 'retry' : 'dead';
+  const spec = SIDEKIQ_SETS[set];
+  const key = spec.set;
   const after = async (text: string) => {
     await refresh();
     return text;
@@ -125,18 +132,19 @@ export function SidekiqSet({ conn, set }: { conn: ConnectionView; set: 'retries'
   });
   return (
     <JobSetPanel
-      title={set === 'retries' ? 'Retries' : 'Dead'}
-      setName={set === 'retries' ? 'retry set' : 'dead set'}
+      title={spec.title}
+      setName={spec.setName}
       rows={(jobs.data?.jobs ?? []).map((j, i) => fromPeek(j, (page - 1) * PER_PAGE + i, key))}
       total={jobs.data?.total ?? 0}
       page={page}
       perPage={PER_PAGE}
       onPage={setPage}
-      columns={set === 'retries' ? RETRY_COLUMNS : DEAD_COLUMNS}
+      columns={spec.columns}
+      retryWord={key === 'schedule' ? 'Add to queue' : 'Retry'}
       readOnlyNote={<ReadOnlyNote conn={conn} />}
       actions={conn.allow_changes ? setActions(client, conn.id, key, { kill: key !== 'dead' }, after) : undefined}
       rowActions={conn.allow_changes ? (r) => r.actionKey && <JobActions conn={conn} target={{ kind: 'entry', set: key, key: r.actionKey, label: r.class }} onDone={() => void refresh()} /> : undefined}
-      empty={jobs.data ? (set === 'retries' ? 'No job is waiting for a retry.' : 'The dead set is empty.') : 'Loading…'}
+      empty={jobs.data ? spec.empty : 'Loading…'}
       error={jobs.error ? (jobs.error as Error).message : null}
     />
   );

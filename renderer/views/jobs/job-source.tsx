@@ -27,11 +27,12 @@ export function JobsUnavailable({ conn, what }: { conn: ConnectionView; what: st
   );
 }
 
-/** Sub-navigation between the three pages, as Sidekiq Web's top bar has them. */
-export function JobsNav({ current }: { current: 'queues' | 'retries' | 'dead' }) {
+/** Sub-navigation between the pages, as Sidekiq Web's top bar has them. */
+export function JobsNav({ current }: { current: 'queues' | 'retries' | 'scheduled' | 'dead' }) {
   const items = [
     ['queues', 'Queues'],
     ['retries', 'Retries'],
+    ['scheduled', 'Scheduled'],
     ['dead', 'Dead'],
   ] as const;
   return (
