@@ -7,6 +7,7 @@
 import type { Redis } from 'ioredis';
 import { defineScripts, SIDEKIQ_ACTION_SCRIPTS } from '../redis/lua-scripts.ts';
 import { CannotAct, NotThere } from '../jobs/action-errors.ts';
+import { withJsonMembers } from '../util/json-members.ts';
 
 export type SortedSetName = 'retry' | 'schedule' | 'dead';
 
@@ -186,12 +187,14 @@ function jidOf(member: string): string | null {
 /**
  * What Client.push would push for this entry: the job with `enqueued_at` = now, and from the retry
  * or dead set `retry_count` one less (SortedEntry#retry, so the next failure counts the same
- * attempt again). Null when the entry is no job with a queue.
+ * attempt again). Every other member is kept byte for byte (a JSON round trip would round an
+ * integer past 2^53 in the args). Null when the entry is no job with a queue.
  */
 function moveArgs(set: SortedSetName, member: string, nowMs: number): { queue: string; payload: string } | null {
   const job = parsed(member);
   if (!job || typeof job.queue !== 'string' || job.queue === '') return null;
-  if (set !== 'schedule' && typeof job.retry_count === 'number') job.retry_count -= 1;
-  job.enqueued_at = nowMs / 1000;
-  return { queue: job.queue, payload: JSON.stringify(job) };
+  const changes: Record<string, unknown> = { enqueued_at: nowMs / 1000 };
+  if (set !== 'schedule' && typeof job.retry_count === 'number') changes.retry_count = job.retry_count - 1;
+  const payload = withJsonMembers(member, changes);
+  return payload === null ? null : { queue: job.queue, payload };
 }

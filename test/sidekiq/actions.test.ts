@@ -84,7 +84,11 @@ describe('a sidekiq connection is read-only until its user allows changes', () =
   });
 });
 
+/** Every describe after the first acts on a connection that allows changes, whichever tests run. */
+const allowChanges = () => api(`/connections/${conn.id}`, { method: 'PATCH', json: { allow_changes: true } });
+
 describe('one entry at a time, as Sidekiq Web', () => {
+  beforeAll(allowChanges);
   it('retry now puts a retry entry into its queue with retry_count - 1; the key then answers 404', async () => {
     const jid = 'a1'.repeat(12);
     await seed(`Sidekiq.redis { |c| c.zadd("retry", Time.now.to_f + 600, ${failed(jid, 'mailers', 2)}) }`);
@@ -102,6 +106,13 @@ describe('one entry at a time, as Sidekiq Web', () => {
     const again = await post(`/jobs/sets/retry/${encodeURIComponent(key)}/retry`);
     expect(again.status).toBe(404);
     expect((again.body as { message: string }).message).toMatch(/no longer in the retry set/);
+  });
+
+  it('retry keeps the rest of the payload byte for byte: an integer past 2^53 in the args stays exact', async () => {
+    await seed(`Sidekiq.redis { |c| c.zadd("retry", 1764000000.25, '{"class":"BigJob","queue":"big","args":[12345678901234567891,{"k":1.50}],"jid":"big1","retry_count":3}') }`);
+    expect((await post(`/jobs/sets/retry/${encodeURIComponent('1764000000.25-big1')}/retry`)).status).toBe(200);
+    const out = await sidekiqRuby(redis.url, 'j = Sidekiq::Queue.new("big").first; puts [j.args.first, j.item["retry_count"], Sidekiq.redis { |c| c.lindex("queue:big", 0) }.include?(\'{"k":1.50}\')].join(" ")');
+    expect(out.trim()).toBe('12345678901234567891 2 true');
   });
 
   it('kill moves a retry or scheduled entry into the DeadSet; add to queue moves a scheduled job unchanged; delete removes a dead one', async () => {
@@ -146,6 +157,7 @@ describe('one entry at a time, as Sidekiq Web', () => {
 });
 
 describe('bulk actions, one entry at a time', () => {
+  beforeAll(allowChanges);
   it('retry all of 300 retries, kill all of 250 scheduled, delete all of the dead', async () => {
     await seed(
       `Sidekiq.redis do |c|
@@ -171,6 +183,7 @@ describe('bulk actions, one entry at a time', () => {
 });
 
 describe('a model of the sets, compared with Sidekiq after every step', () => {
+  beforeAll(allowChanges);
   it('random actions over a few entries keep Redis where Sidekiq’s API says the model is', async () => {
     type Where = 'retry' | 'schedule' | 'dead' | 'queue' | 'gone';
     const model = new Map<string, Where>();
@@ -216,6 +229,7 @@ describe('a model of the sets, compared with Sidekiq after every step', () => {
 });
 
 describe('processes', () => {
+  beforeAll(allowChanges);
   it('quiet makes a real sidekiq stopping? in Sidekiq::ProcessSet; stop makes it exit', async () => {
     await seed('');
     const p = startSidekiqApp(redis.url, ['-q', 'a', '-c', '2', '-g', 'act-on-me']);
@@ -233,7 +247,7 @@ describe('a frozen Redis', () => {
   it('answers an action 503 with Retry-After within the timeout, and the next one works after SIGCONT', async () => {
     await seed(`Sidekiq.redis { |c| c.zadd("dead", Time.now.to_f, ${failed('f'.repeat(24), 'default', 3)}) }`);
     const key = encodeURIComponent(await keyOf('dead', 'f'.repeat(24)));
-    await api(`/connections/${conn.id}`, { method: 'PATCH', json: { allow_changes: true } });
+    await allowChanges();
     redis.pause();
     try {
       const r = await post(`/jobs/sets/dead/${key}/retry`);
