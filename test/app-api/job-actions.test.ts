@@ -2,12 +2,12 @@
 // as a watched Sidekiq's, handed on to the job system's retry and dead set actions, on SQLite, on
 // PostgreSQL and on Redis (`--redis`); what it has no such action for is a 400 saying what to do.
 // "allow changes" is stored with the connection on both stores and kept across a restart.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir, type TestServer } from '../helpers/server.ts';
 import { eachBackend } from '../api/backends.ts';
 import { http } from '../helpers/http.ts';
 import { waitFor } from '../helpers/wait.ts';
-import { startRedis, type TestRedis } from '../helpers/redis.ts';
+import { useRedis } from '../helpers/redis.ts';
 import { useServers } from '../helpers/server-set.ts';
 import { sidekiqRuby, warmOracle } from '../helpers/sidekiq-oracle.ts';
 import { onRedis, postJobs } from '../jobs/lib.ts';
@@ -95,14 +95,8 @@ eachBackend((startServer, backend) => {
 });
 
 describe('serve --redis', () => {
-  let redis: TestRedis;
-  beforeAll(async () => {
-    warmOracle();
-    redis = await startRedis();
-  });
-  afterAll(async () => {
-    await redis?.stop();
-  });
+  const redis = useRedis();
+  beforeAll(warmOracle);
   const servers = useServers(() => ({ ...onRedis(redis.url), ...QUIET }));
   afterEach(async () => {
     await servers.closeAll();

@@ -5,7 +5,7 @@ import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
-import { startRedis, type TestRedis } from '../helpers/redis.ts';
+import { useRedis } from '../helpers/redis.ts';
 import { sidekiqRuby, startSidekiqApp, warmOracle } from '../helpers/sidekiq-oracle.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { Prng } from '../../common/prng.ts';
@@ -13,14 +13,13 @@ import type { ConnectionView } from '../../contract/app.ts';
 import type { PeekPage } from '../../contract/sidekiq.ts';
 import type { ActionDone } from '../../contract/job-actions.ts';
 
+const redis = useRedis();
 let s: TestServer;
-let redis: TestRedis;
 let conn: ConnectionView;
 const workers: ChildProcess[] = [];
 
 beforeAll(async () => {
   warmOracle();
-  redis = await startRedis();
   s = await startServer({ monitorIntervalMs: 3_600_000, mode: 'test', sidekiqTimeoutMs: 3000 });
   const r = await api('/connections', { json: { name: 'Billing Sidekiq', kind: 'sidekiq', redis_url: redis.url } });
   conn = r.body as ConnectionView;
@@ -28,7 +27,6 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const w of workers) if (w.exitCode === null) w.kill('SIGKILL');
   await s?.close();
-  await redis?.stop();
 });
 
 const api = (p: string, opts: Parameters<typeof http>[1] = {}) => http(`${s.url}/api/app${p}`, { token: s.adminToken, ...opts });
@@ -248,14 +246,14 @@ describe('a frozen Redis', () => {
     await seed(`Sidekiq.redis { |c| c.zadd("dead", Time.now.to_f, ${failed('f'.repeat(24), 'default', 3)}) }`);
     const key = encodeURIComponent(await keyOf('dead', 'f'.repeat(24)));
     await allowChanges();
-    redis.pause();
+    redis.server.pause();
     try {
       const r = await post(`/jobs/sets/dead/${key}/retry`);
       expect(r.status).toBe(503);
       expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       expect((r.body as { message: string }).message).toMatch(/127\.0\.0\.1/);
     } finally {
-      redis.resume();
+      redis.server.resume();
     }
     // A retry cut off by the timeout may still have run once Redis woke: either way it ran at most once.
     const again = await post(`/jobs/sets/dead/${key}/retry`);

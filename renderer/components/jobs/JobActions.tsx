@@ -19,76 +19,54 @@ export function changesRefusal(conn: ConnectionView): string | undefined {
   return `Read-only: turn on “Allow changes” for ${conn.name} in Connections to act on its jobs`;
 }
 
+interface ButtonSpec {
+  label: string;
+  /** The accessible name: the label, then which job. */
+  name: string;
+  confirmLabel: string;
+  question: string;
+  danger?: boolean;
+  run(): Promise<unknown>;
+  testId: string;
+}
+
 export function JobActions({ conn, target, onDone }: { conn: ConnectionView; target: JobTarget; onDone?: () => void }) {
   const client = useClient();
-  const off = changesRefusal(conn);
   const embedded = conn.kind === 'embedded';
-  const common = { disabledReason: off, onDone };
+  const buttons: ButtonSpec[] = [];
   if (target.kind === 'queued') {
-    if (embedded) return null; // this server deletes whole queues only
-    return (
-      <div className="row gap" data-testid="job-actions">
-        <ConfirmButton
-          {...common}
-          label="Delete"
-          title={`Delete ${target.label} from ${target.queue}`}
-          danger
-          confirmLabel="Delete job"
-          question={`Delete ${target.label} (${target.jid}) from queue ${target.queue} of ${conn.name}? It will never run.`}
-          run={() => jobActionsApi.deleteQueued(client, conn.id, target.queue, target.jid)}
-          testId="job-delete"
-        />
-      </div>
-    );
+    // This server's job system deletes whole queues only.
+    if (!embedded) {
+      buttons.push({
+        label: 'Delete',
+        name: `Delete ${target.label} from ${target.queue}`,
+        danger: true,
+        confirmLabel: 'Delete job',
+        question: `Delete ${target.label} (${target.jid}) from queue ${target.queue} of ${conn.name}? It will never run.`,
+        run: () => jobActionsApi.deleteQueued(client, conn.id, target.queue, target.jid),
+        testId: 'job-delete',
+      });
+    }
+  } else {
+    const { set, key, label } = target;
+    const where = `${SET_NAME[set]} of ${conn.name}`;
+    if (set === 'schedule') {
+      buttons.push({ label: 'Add to queue', name: `Add to queue: ${label}`, confirmLabel: 'Add to queue', question: `Run ${label} now instead of at its time: it goes into its queue, out of the ${where}.`, run: () => jobActionsApi.entry(client, conn.id, set, key, 'enqueue'), testId: 'job-enqueue' });
+    } else {
+      buttons.push({ label: 'Retry now', name: `Retry now: ${label}`, confirmLabel: 'Retry now', question: `Put ${label} back into its queue now, out of the ${where}?`, run: () => jobActionsApi.entry(client, conn.id, set, key, 'retry'), testId: 'job-retry' });
+    }
+    if (set !== 'dead' && !embedded) {
+      buttons.push({ label: 'Kill', name: `Kill ${label}`, danger: true, confirmLabel: 'Kill job', question: `Move ${label} to the dead set of ${conn.name}? It will not run again unless retried from there.`, run: () => jobActionsApi.entry(client, conn.id, set, key, 'kill'), testId: 'job-kill' });
+    }
+    buttons.push({ label: 'Delete', name: `Delete ${label}`, danger: true, confirmLabel: 'Delete job', question: `Delete ${label} from the ${where}? It will never run.`, run: () => jobActionsApi.deleteEntry(client, conn.id, set, key), testId: 'job-delete' });
   }
-  const { set, key, label } = target;
-  const where = `${SET_NAME[set]} of ${conn.name}`;
+  if (!buttons.length) return null;
+  const off = changesRefusal(conn);
   return (
     <div className="row gap" data-testid="job-actions">
-      {set !== 'schedule' && (
-        <ConfirmButton
-          {...common}
-          label="Retry now"
-          title={`Retry now: ${label}`}
-          confirmLabel="Retry now"
-          question={`Put ${label} back into its queue now, out of the ${where}?`}
-          run={() => jobActionsApi.entry(client, conn.id, set, key, 'retry')}
-          testId="job-retry"
-        />
-      )}
-      {set === 'schedule' && (
-        <ConfirmButton
-          {...common}
-          label="Add to queue"
-          title={`Add to queue: ${label}`}
-          confirmLabel="Add to queue"
-          question={`Run ${label} now instead of at its time: it goes into its queue, out of the ${where}.`}
-          run={() => jobActionsApi.entry(client, conn.id, set, key, 'enqueue')}
-          testId="job-enqueue"
-        />
-      )}
-      {set !== 'dead' && !embedded && (
-        <ConfirmButton
-          {...common}
-          label="Kill"
-          title={`Kill ${label}`}
-          danger
-          confirmLabel="Kill job"
-          question={`Move ${label} to the dead set of ${conn.name}? It will not run again unless retried from there.`}
-          run={() => jobActionsApi.entry(client, conn.id, set, key, 'kill')}
-          testId="job-kill"
-        />
-      )}
-      <ConfirmButton
-        {...common}
-        label="Delete"
-        title={`Delete ${label}`}
-        danger
-        confirmLabel="Delete job"
-        question={`Delete ${label} from the ${where}? It will never run.`}
-        run={() => jobActionsApi.deleteEntry(client, conn.id, set, key)}
-        testId="job-delete"
-      />
+      {buttons.map((b) => (
+        <ConfirmButton key={b.testId} label={b.label} title={b.name} danger={b.danger} confirmLabel={b.confirmLabel} question={b.question} run={b.run} onDone={onDone} disabledReason={off} testId={b.testId} />
+      ))}
     </div>
   );
 }
