@@ -114,12 +114,11 @@ test('a retry is deleted from the Retries page; the rest are retried now with se
   await screenshot(page, testInfo, 'retries');
   const [doomed, kept] = await rows(page).evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-job')!));
 
-  const asked: string[] = [];
-  page.once('dialog', (d) => void (asked.push(d.message()), d.accept()));
   await page.locator(`[data-testid="job-row"][data-job="${doomed}"]`).getByTestId('select-job').check();
   await page.getByTestId('delete-selected').click();
+  await expect(page.getByTestId('confirm-dialog')).toContainText('Delete 1 job from the retry set?');
+  await page.getByTestId('confirm-ok').click();
   await expect(page.getByTestId('job-set-message')).toHaveText('Deleted 1 job.');
-  expect(asked[0]).toContain('Delete 1 job from the retry set?');
   await expect(rows(page)).toHaveCount(1);
   expect((await retries()).map((j) => j.key)).toEqual([kept]);
 

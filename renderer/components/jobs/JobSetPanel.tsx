@@ -1,10 +1,12 @@
-// A page of a failed-jobs set (retries or dead) with Sidekiq Web's actions: select some or all on
-// the page, then retry now or delete; or act on the whole set. Props only: the caller fetches and
-// says what each action does. `actions` absent = read-only (a remote connection's peek): no
-// checkboxes, no buttons, and `readOnlyNote` says why.
+// A page of a job set (retries, scheduled or dead) with Sidekiq Web's actions: select some or all on
+// the page, then retry now or delete; or act on the whole set; each but "retry selected" asked
+// about first in the app's Modal. Props only: the caller fetches and says what each action does.
+// `actions` absent = read-only (a connection that does not allow changes): no checkboxes, no
+// buttons, and `readOnlyNote` says why.
 import { useState, type ReactNode } from 'react';
 import { JobTable } from './JobTable.tsx';
 import { Pager } from './Pager.tsx';
+import { ConfirmButton } from './ConfirmButton.tsx';
 import type { JobColumn, JobRow } from './job-row.ts';
 
 export interface JobSetActions {
@@ -44,6 +46,10 @@ export function JobSetPanel({ title, setName, rows, total, page, perPage, onPage
   const byKey = new Map(rows.map((r) => [r.key, r.actionKey ?? r.key]));
   const chosenKeys = chosen.map((k) => byKey.get(k) ?? k);
 
+  const killAll = actions?.killAll;
+  // Why the whole-set buttons are not offered now, if they are not.
+  const whole = busy ? 'Busy' : total ? undefined : 'The set is empty';
+
   const run = async (what: () => Promise<string>) => {
     setBusy(true);
     try {
@@ -63,19 +69,35 @@ export function JobSetPanel({ title, setName, rows, total, page, perPage, onPage
         {actions && (
           <div className="row gap">
             <button onClick={() => void run(() => actions.retry(chosenKeys))} disabled={busy || !chosen.length} data-testid="retry-selected">{retryWord} selected{chosen.length ? ` (${chosen.length})` : ''}</button>
-            <button
-              className="ghost danger"
-              onClick={() => confirm(`Delete ${chosen.length} job${chosen.length === 1 ? '' : 's'} from the ${setName}? They will never run.`) && void run(() => actions.remove(chosenKeys))}
-              disabled={busy || !chosen.length}
-              data-testid="delete-selected"
-            >
-              Delete selected
-            </button>
-            <button className="ghost" onClick={() => confirm(`${retryWord} every job of the ${setName} (${total}) now?`) && void run(actions.retryAll)} disabled={busy || !total} data-testid="retry-all">{retryWord} all</button>
-            {actions.killAll && (
-              <button className="ghost danger" onClick={() => confirm(`Move every job of the ${setName} (${total}) to the dead set?`) && void run(actions.killAll!)} disabled={busy || !total} data-testid="kill-all">Kill all</button>
+            <ConfirmButton
+              label="Delete selected"
+              danger
+              confirmLabel="Delete jobs"
+              question={`Delete ${chosen.length} job${chosen.length === 1 ? '' : 's'} from the ${setName}? They will never run.`}
+              run={() => run(() => actions.remove(chosenKeys))}
+              disabledReason={busy ? 'Busy' : chosen.length ? undefined : 'Select jobs first'}
+              testId="delete-selected"
+            />
+            <ConfirmButton
+              label={`${retryWord} all`}
+              confirmLabel={`${retryWord} all`}
+              question={`${retryWord} every job of the ${setName} (${total}) now?`}
+              run={() => run(actions.retryAll)}
+              disabledReason={whole}
+              testId="retry-all"
+            />
+            {killAll && (
+              <ConfirmButton label="Kill all" danger confirmLabel="Kill all" question={`Move every job of the ${setName} (${total}) to the dead set?`} run={() => run(killAll)} disabledReason={whole} testId="kill-all" />
             )}
-            <button className="ghost danger" onClick={() => confirm(`Delete every job of the ${setName} (${total})? They will never run.`) && void run(actions.removeAll)} disabled={busy || !total} data-testid="delete-all">Delete all</button>
+            <ConfirmButton
+              label="Delete all"
+              danger
+              confirmLabel="Delete all"
+              question={`Delete every job of the ${setName} (${total})? They will never run.`}
+              run={() => run(actions.removeAll)}
+              disabledReason={whole}
+              testId="delete-all"
+            />
           </div>
         )}
       </div>
