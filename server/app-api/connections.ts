@@ -129,6 +129,9 @@ export async function connectionRoutes(fastify: FastifyInstance, { monitor, ctx 
         if (fields.baseUrl) await refuseOutbound(policy(), 'redis_url', fields.baseUrl);
         const updated = (await monitor.connections.update(c.id, fields))!;
         monitor.changed(updated);
+        if (updated.allowChanges !== c.allowChanges) {
+          request.log.info({ connection: c.id, allowChanges: updated.allowChanges, from: request.ip }, `${updated.name}: ${updated.allowChanges ? 'changes allowed' : 'read-only again'}`);
+        }
         return view(updated);
       }
       if (p.allow_changes !== undefined) throw badRequest(NOT_SIDEKIQ_CHANGES);

@@ -2,6 +2,8 @@
 // oracle): retry, kill, add to queue, delete, the bulk forms, delete a queued job, clear a queue,
 // quiet and stop a real `sidekiq` process. Off until the connection allows changes.
 import type { ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
@@ -20,7 +22,7 @@ const workers: ChildProcess[] = [];
 
 beforeAll(async () => {
   warmOracle();
-  s = await startServer({ monitorIntervalMs: 3_600_000, mode: 'test', sidekiqTimeoutMs: 3000 });
+  s = await startServer({ monitorIntervalMs: 3_600_000, mode: 'test', sidekiqTimeoutMs: 3000, logLevel: 'info' });
   const r = await api('/connections', { json: { name: 'Billing Sidekiq', kind: 'sidekiq', redis_url: redis.url } });
   conn = r.body as ConnectionView;
 }, 60_000);
@@ -104,6 +106,12 @@ describe('one entry at a time, as Sidekiq Web', () => {
     const again = await post(`/jobs/sets/retry/${encodeURIComponent(key)}/retry`);
     expect(again.status).toBe(404);
     expect((again.body as { message: string }).message).toMatch(/no longer in the retry set/);
+    // Logged: what, on which connection (by name), and that changes were allowed on it first.
+    const log = await waitFor('the action in the log', () => {
+      const text = fs.readFileSync(path.join(s.dataDir, 'logs', 'jobscope.log'), 'utf8');
+      return text.includes(`retry retry entry ${key} on Billing Sidekiq: 1 done`) ? text : undefined;
+    });
+    expect(log).toContain('Billing Sidekiq: changes allowed');
   });
 
   it('retry keeps the rest of the payload byte for byte: an integer past 2^53 in the args stays exact', async () => {
