@@ -4,7 +4,7 @@
 import type { ActionSet } from '../../contract/job-actions.ts';
 import type { JobSystem } from '../jobs/job-system.ts';
 import type { Acted } from '../jobs/failed-set-actions.ts';
-import { NotOffered, NotThere } from '../jobs/action-errors.ts';
+import { CannotAct, NotOffered, NotThere } from '../jobs/action-errors.ts';
 import { deleteQueueByRule } from '../jobs/delete-queue.ts';
 import type { JobActionsAdapter } from './job-actions-adapter.ts';
 
@@ -20,23 +20,28 @@ function found(acted: Acted | number, set: 'retry' | 'dead', key: string): void 
   if (count === 0) throw new NotThere(`entry ${key} is no longer in the ${set === 'retry' ? 'retry' : 'dead'} set (retried or deleted meanwhile): reload the list`);
 }
 
-const noKill = () => new NotOffered("this server's job system moves a job to the dead set when its retries run out; retry or delete it instead");
+const noKill = () => new CannotAct('the job is dead already: retry it or delete it');
 
 export function embeddedActions(jobs: JobSystem): JobActionsAdapter {
   const size = async (set: 'retry' | 'dead') => (set === 'retry' ? (await jobs.retries()).length : await jobs.deadSize());
   return {
     async entry(s, key, action) {
       const set = failedSet(s);
-      if (action === 'kill') throw noKill();
+      if (action === 'kill') {
+        if (set === 'dead') throw noKill();
+        return found(await jobs.killRetries([key]), set, key);
+      }
       if (action === 'enqueue') throw new NotOffered(`${NO_SCHEDULE}; a failed job goes back with retry`);
       if (action === 'delete') return found(await (set === 'retry' ? jobs.deleteRetries([key]) : jobs.deleteDead([key])), set, key);
       found(await (set === 'retry' ? jobs.retryNow([key]) : jobs.retryDead([key])), set, key);
     },
     async all(s, action) {
       const set = failedSet(s);
-      if (action === 'kill') throw noKill();
       let count: number;
-      if (action === 'delete') count = await (set === 'retry' ? jobs.clearRetries() : jobs.clearDead());
+      if (action === 'kill') {
+        if (set === 'dead') throw noKill();
+        count = (await jobs.killRetries()).count;
+      } else if (action === 'delete') count = await (set === 'retry' ? jobs.clearRetries() : jobs.clearDead());
       else count = set === 'retry' ? (await jobs.retryNow()).count : await jobs.retryDead();
       return { count, left: await size(set) };
     },

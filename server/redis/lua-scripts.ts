@@ -24,6 +24,8 @@ export const JOB_SCRIPTS = {
   jsForgetEmpty: { numberOfKeys: 2, lua: lua('../store/redis/scripts/forget-empty.lua') },
   jsPushOnce: { numberOfKeys: 3, lua: lua('../store/redis/scripts/push-once.lua') },
   jsPushUnlessPending: { numberOfKeys: 5, lua: lua('../store/redis/scripts/push-unless-pending.lua') },
+  // The same move as Sidekiq Web's Kill on a watched Sidekiq: one file, the same keys.
+  jsKillEntry: { numberOfKeys: 2, lua: lua('../sidekiq/scripts/kill-entry.lua') },
 } as const;
 
 /** The read of a watched Sidekiq, with placeholders its reader fills in (sidekiq/read-script.ts). */

@@ -29,9 +29,10 @@ async function failInto(s: TestServer, set: 'retries' | 'dead', queue: string, n
   });
 }
 
-/** The embedded job system through the action routes: retry and delete one, retry all, delete all; what it lacks is a 400. */
+/** The embedded job system through the action routes: retry, delete and kill one, retry, delete and kill all; what it lacks is a 400. */
 async function actOnEmbedded(s: TestServer): Promise<void> {
   const retries = await failInto(s, 'retries', 'flaky', 2);
+  const killed = await failInto(s, 'retries', 'killed', 2);
   const dead = await failInto(s, 'dead', 'doomed', 3);
   const enc = encodeURIComponent;
 
@@ -50,8 +51,16 @@ async function actOnEmbedded(s: TestServer): Promise<void> {
   expect(cleared.body).toMatchObject({ count: 2, left: 0 });
   expect(await listed(s, 'dead', 'doomed')).toEqual([]);
 
+  // Kill: a retry entry into the dead set now; then all of them.
+  expect((await app(s, `/connections/embedded/jobs/sets/retry/${enc(killed[0]!.key)}/kill`, 'POST')).status).toBe(200);
+  expect((await app(s, `/connections/embedded/jobs/sets/retry/${enc(killed[0]!.key)}/kill`, 'POST')).status).toBe(404);
+  expect((await listed(s, 'dead', 'killed')).map((j) => j.id)).toEqual([killed[0]!.id]);
+  expect((await app(s, '/connections/embedded/jobs/sets/retry/all/kill', 'POST')).body).toMatchObject({ left: 0 });
+  expect((await listed(s, 'dead', 'killed')).map((j) => j.id).sort()).toEqual(killed.map((j) => j.id).sort());
+  expect(await listed(s, 'retries', 'killed')).toEqual([]);
+  expect((await app(s, `/connections/embedded/jobs/sets/dead/${enc(dead[1]!.key)}/kill`, 'POST')).status).toBe(409);
+
   for (const [p, method, says] of [
-    [`/connections/embedded/jobs/sets/retry/${enc('1.0-1')}/kill`, 'POST', /moves a job to the dead set when its retries run out/],
     ['/connections/embedded/jobs/sets/schedule/all/retry', 'POST', /no scheduled set/],
     ['/connections/embedded/processes/me:1:x/quiet', 'POST', /stop with the server/],
     ['/connections/embedded/jobs/queues/flaky/abc', 'DELETE', /clear the queue instead/],
@@ -103,7 +112,8 @@ describe('serve --redis', () => {
     await sidekiqRuby(redis.url, 'Sidekiq.redis { |c| c.flushdb }');
   });
 
-  it('acts on the job system in Redis through the same routes', async () => {
+  it('acts on the job system in Redis through the same routes; Sidekiq’s API sees the killed jobs dead', async () => {
     await actOnEmbedded(await servers.start());
+    expect(await sidekiqRuby(redis.url, 'puts Sidekiq::DeadSet.new.count { |j| j.queue == "killed" }')).toBe('2\n');
   }, 60_000);
 });

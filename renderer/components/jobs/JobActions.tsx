@@ -55,7 +55,7 @@ export function JobActions({ conn, target, onDone }: { conn: ConnectionView; tar
     } else {
       buttons.push({ label: 'Retry now', name: `Retry now: ${label}`, confirmLabel: 'Retry now', question: `Put ${label} back into its queue now, out of the ${where}?`, run: () => jobActionsApi.entry(client, conn.id, set, key, 'retry'), testId: 'job-retry' });
     }
-    if (set !== 'dead' && !embedded) {
+    if (set !== 'dead') {
       buttons.push({ label: 'Kill', name: `Kill ${label}`, danger: true, confirmLabel: 'Kill job', question: `Move ${label} to the dead set of ${conn.name}? It will not run again unless retried from there.`, run: () => jobActionsApi.entry(client, conn.id, set, key, 'kill'), testId: 'job-kill' });
     }
     buttons.push({ label: 'Delete', name: `Delete ${label}`, danger: true, confirmLabel: 'Delete job', question: `Delete ${label} from the ${where}? It will never run.`, run: () => jobActionsApi.deleteEntry(client, conn.id, set, key), testId: 'job-delete' });

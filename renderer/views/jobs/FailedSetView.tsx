@@ -79,7 +79,7 @@ function EmbeddedSet({ set, conn }: { set: 'retries' | 'dead'; conn: ConnectionV
       perPage={PER_PAGE}
       onPage={setPage}
       columns={spec.columns}
-      actions={setActions(client, 'embedded', key, { kill: false }, after)}
+      actions={setActions(client, 'embedded', key, { kill: key === 'retry' }, after)}
       rowActions={conn ? (r) => <JobActions conn={conn} target={{ kind: 'entry', set: key, key: r.key, label: r.class }} onDone={() => void after('')} /> : undefined}
       empty={list.data ? spec.empty : 'Loading…'}
       error={list.error ? (list.error as Error).message : null}
