@@ -23,7 +23,8 @@ export function sidekiqActions(source: SidekiqSource): JobActionsAdapter {
   const on = async <T>(fn: (a: SidekiqActions) => Promise<T>): Promise<T> => {
     const run = async (r: Redis) => {
       try {
-        return { done: await fn(new SidekiqActions(r, source.target.namespace, () => source.now())) };
+        // A bulk action answers `left` at half the timeout, before the timeout would cut it off as a 503.
+        return { done: await fn(new SidekiqActions(r, source.target.namespace, () => source.now(), source.timeoutMs / 2)) };
       } catch (err) {
         if (err instanceof NotThere || err instanceof CannotAct) return { refused: err };
         throw err;

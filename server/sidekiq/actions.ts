@@ -15,9 +15,8 @@ export type SortedSetName = 'retry' | 'schedule' | 'dead';
 export const DEAD_TIMEOUT_S = 180 * 24 * 60 * 60;
 export const DEAD_MAX_JOBS = 10_000;
 
-/** Entries taken per round trip in a bulk action, and how long one request may keep at it. */
+/** Entries taken per round trip in a bulk action. */
 const BATCH = 100;
-const BULK_BUDGET_MS = 20_000;
 /** A queued job is looked for this many entries at a time, at most this deep. */
 const QUEUE_PAGE = 500;
 const QUEUE_SCAN_MAX = 100_000;
@@ -42,7 +41,9 @@ export class SidekiqActions {
   constructor(
     redis: Redis,
     private readonly namespace: string,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number,
+    /** How long a bulk action keeps at it before it answers what is left (within the request's Redis timeout). */
+    private readonly budgetMs: number,
   ) {
     defineScripts(redis, SIDEKIQ_ACTION_SCRIPTS);
     this.r = redis as Redis & ActionScripts;
@@ -75,7 +76,7 @@ export class SidekiqActions {
   async moveAll(set: SortedSetName, to: 'queue' | 'dead'): Promise<BulkDone> {
     if (to === 'dead' && set === 'dead') throw new CannotAct('the jobs are dead already: retry them or delete them');
     const key = this.k(set);
-    const until = this.now() + BULK_BUDGET_MS;
+    const until = this.now() + this.budgetMs;
     let count = 0;
     let skipped = 0;
     while (this.now() < until) {

@@ -14,6 +14,7 @@ import { Prng } from '../../common/prng.ts';
 import type { ConnectionView } from '../../contract/app.ts';
 import type { PeekPage } from '../../contract/sidekiq.ts';
 import type { ActionDone } from '../../contract/job-actions.ts';
+import { SidekiqActions } from '../../server/sidekiq/actions.ts';
 
 const redis = useRedis();
 let s: TestServer;
@@ -186,6 +187,20 @@ describe('bulk actions, one entry at a time', () => {
     v = await rb('{ dead: Sidekiq::DeadSet.new.size }');
     expect(v).toEqual({ dead: 0 });
   }, 60_000);
+});
+
+describe('a bulk action within its time', () => {
+  it('stops at its budget and answers what is left, each entry moved or not, never half', async () => {
+    await seed('Sidekiq.redis { |c| 250.times { |i| c.zadd("retry", i, Sidekiq.dump_json("class" => "X", "queue" => "slow", "args" => [i], "jid" => "slow#{i}")) } }');
+    let t = 0;
+    // Each look at the clock is 40 ms later: the 100 ms budget allows a few batches of 100, not all.
+    const actions = new SidekiqActions(redis.client, '', () => (t += 40), 100);
+    const done = await actions.moveAll('retry', 'queue');
+    expect(done.count).toBeGreaterThan(0);
+    expect(done.left).toBeGreaterThan(0);
+    expect(done.count + done.left).toBe(250);
+    expect(await rb('{ retry: Sidekiq::RetrySet.new.size, queued: Sidekiq::Queue.new("slow").size }')).toEqual({ retry: done.left, queued: done.count });
+  });
 });
 
 describe('a model of the sets, compared with Sidekiq after every step', () => {
