@@ -18,6 +18,9 @@ export const ConnectionView = Type.Object({
   segment: Type.String({ description: 'path segment of the metrics API: "sidekiq" (GitLab) or another' }),
   interval_s: Type.Integer({ minimum: 2, maximum: 60 }),
   enabled: Type.Boolean(),
+  allow_changes: Type.Boolean({
+    description: "actions that write to the connection's jobs and processes (retry, delete, kill, quiet…) are allowed: a sidekiq connection only once the user turned it on; the embedded one always; a GitLab one never",
+  }),
   has_token: Type.Boolean({ description: 'the token (a sidekiq connection: the Redis password) itself never leaves the backend' }),
   warnings: Type.Array(Type.String(), { description: 'risks of this connection as configured, e.g. a token sent over plain http to another machine' }),
   last_sample_at: Type.Union([Type.String(), Type.Null()]),
@@ -37,7 +40,10 @@ export const NewConnection = Type.Object({
 });
 export type NewConnection = Static<typeof NewConnection>;
 
-export const ConnectionPatch = Type.Partial(NewConnection);
+export const ConnectionPatch = Type.Composite([
+  Type.Partial(NewConnection),
+  Type.Object({ allow_changes: Type.Optional(Type.Boolean({ description: "a sidekiq connection only: allow actions that write to its Redis (off by default; moving redis_url to another server turns it off again unless given)" })) }),
+]);
 export type ConnectionPatch = Static<typeof ConnectionPatch>;
 
 export const TestResult = Type.Object({

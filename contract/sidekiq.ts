@@ -76,7 +76,7 @@ export const PeekJob = Type.Object({
   retry_count: Type.Union([Type.Integer(), Type.Null()]),
   error: Type.Union([Type.String(), Type.Null()], { description: 'error_class: error_message, cut to 500 characters' }),
   unreadable: Type.Boolean({ description: 'the entry is not a JSON job payload; shown as is in args' }),
-  key: Type.Union([Type.String(), Type.Null()], { description: "a set entry's key as Sidekiq Web names it (`<score>-<jid>`), what its job page takes; null in a queue" }),
+  key: Type.Union([Type.String(), Type.Null()], { description: "a set entry's key as Sidekiq Web names it (`<score>-<jid>`), what its job page and the action routes take; null in a queue or when it has no jid" }),
 });
 export type PeekJob = Static<typeof PeekJob>;
 

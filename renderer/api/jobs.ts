@@ -1,5 +1,6 @@
 // The embedded job system's queues, retry set and dead set (/api/v3/sim/jobs…), as Sidekiq Web
-// shows them: typed calls over the one Client. Types from the server's contract only.
+// shows them: typed calls over the one Client. Types from the server's contract only. Acting on
+// the sets goes through the action routes every connection shares (job-actions.ts).
 import type { ActedOn, DeletedQueue, FailedJobView, QueuedJobView, QueueView } from '../../contract/jobs.ts';
 import type { Client, Page } from './client.ts';
 
@@ -16,13 +17,6 @@ export const jobsApi = {
   deleteQueue: (c: Client, name: string) => c.json<DeletedQueue>('DELETE', q(name)),
 
   retries: (c: Client, page: number, perPage: number): Promise<Page<FailedJobView>> => c.page<FailedJobView>(`${BASE}/retries`, page, perPage),
-  /** Retry now: the entries of these keys (FailedJobView.key), or every job of the retry set. */
-  retryNow: (c: Client, ids?: string[]) => c.json<ActedOn>('POST', `${BASE}/retries/retry`, { json: ids ? { ids } : {} }),
-  deleteRetries: (c: Client, ids: string[]) => c.json<ActedOn>('POST', `${BASE}/retries/delete`, { json: { ids } }),
-  clearRetries: (c: Client) => c.json<{ count: number }>('DELETE', `${BASE}/retries`),
 
   dead: (c: Client, page: number, perPage: number): Promise<Page<FailedJobView>> => c.page<FailedJobView>(`${BASE}/dead`, page, perPage),
-  retryDead: (c: Client, ids?: string[]) => c.json<{ count: number }>('POST', `${BASE}/dead/retry`, { json: ids ? { ids } : {} }),
-  deleteDead: (c: Client, ids: string[]) => c.json<ActedOn>('POST', `${BASE}/dead/delete`, { json: { ids } }),
-  clearDead: (c: Client) => c.json<{ count: number }>('DELETE', `${BASE}/dead`),
 };

@@ -35,6 +35,7 @@ function baseUrlOrThrow(raw: string): string {
 /** A GitLab connection's body, or a sidekiq one's (`kind: "sidekiq"`). */
 const AnyNewConnection = Type.Union([NewConnection, NewSidekiqConnection]);
 const AnyConnectionPatch = Type.Composite([ConnectionPatch, Type.Partial(SidekiqFields)]);
+const NOT_SIDEKIQ_CHANGES = "allow_changes belongs to sidekiq connections: this server's own job system always allows actions, a GitLab connection has none";
 const isSidekiq = (b: NewConnection | NewSidekiqConnection): b is NewSidekiqConnection => (b as { kind?: string }).kind === 'sidekiq';
 
 /** The interval a new or changed connection samples at: given or the default, never under the server's minimum. */
@@ -113,7 +114,7 @@ export async function connectionRoutes(fastify: FastifyInstance, { monitor, ctx 
     {
       schema: {
         tags,
-        summary: 'Change a connection (name, URL, token, API version, segment, interval, enabled; a sidekiq one: redis_url, password, namespace)',
+        summary: 'Change a connection (name, URL, token, API version, segment, interval, enabled; a sidekiq one: redis_url, password, namespace, allow_changes)',
         params: IdParams,
         body: AnyConnectionPatch,
         response: { 200: ConnectionView },
@@ -128,8 +129,12 @@ export async function connectionRoutes(fastify: FastifyInstance, { monitor, ctx 
         if (fields.baseUrl) await refuseOutbound(policy(), 'redis_url', fields.baseUrl);
         const updated = (await monitor.connections.update(c.id, fields))!;
         monitor.changed(updated);
+        if (updated.allowChanges !== c.allowChanges) {
+          request.log.info({ connection: c.id, allowChanges: updated.allowChanges, from: request.ip }, `${updated.name}: ${updated.allowChanges ? 'changes allowed' : 'read-only again'}`);
+        }
         return view(updated);
       }
+      if (p.allow_changes !== undefined) throw badRequest(NOT_SIDEKIQ_CHANGES);
       if (p.redis_url !== undefined || p.password !== undefined || p.namespace !== undefined) {
         throw badRequest('redis_url, password and namespace belong to sidekiq connections; this one reads a GitLab over HTTP');
       }

@@ -12,6 +12,7 @@ import { uiStateRoutes } from './ui-state.ts';
 import { sidekiqPeekRoutes } from './sidekiq-peek.ts';
 import { jobDetailRoutes } from './job-detail.ts';
 import { busyRoutes } from './busy.ts';
+import { jobActionRoutes } from './job-actions.ts';
 
 export async function appApi(app: FastifyInstance, { ctx, monitor }: { ctx: AppContext; monitor: MonitorApi }) {
   const opts = { ctx, monitor }; // not the caller's options: they carry the prefix
@@ -24,4 +25,5 @@ export async function appApi(app: FastifyInstance, { ctx, monitor }: { ctx: AppC
   await app.register(sidekiqPeekRoutes, opts);
   await app.register(jobDetailRoutes, opts);
   await app.register(busyRoutes, opts);
+  await app.register(jobActionRoutes, opts);
 }

@@ -27,6 +27,7 @@ interface SidekiqPatchBody {
   redis_url?: string;
   password?: string;
   namespace?: string;
+  allow_changes?: boolean;
 }
 
 /** A PATCH of a sidekiq connection; a new Redis server needs the password again (it is only sent where it was given for). */
@@ -37,6 +38,7 @@ export function sidekiqPatch(c: Connection, p: SidekiqPatchBody): Partial<Connec
   refuseControlChars({ password: p.password, namespace: p.namespace });
   let baseUrl: string | undefined;
   let token = p.password;
+  let allowChanges = p.allow_changes;
   if (p.redis_url !== undefined) {
     const t = sidekiqTargetOrThrow(p.redis_url, p.password, undefined);
     baseUrl = t.url;
@@ -50,6 +52,8 @@ export function sidekiqPatch(c: Connection, p: SidekiqPatchBody): Partial<Connec
     }
     // A new server without a password given: the old one must not follow it there.
     if (moved && token === undefined) token = '';
+    // Changes were allowed on one server's data: another server starts read-only unless told again.
+    if (moved && allowChanges === undefined) allowChanges = false;
   }
   return {
     name: p.name?.trim() || undefined,
@@ -58,6 +62,7 @@ export function sidekiqPatch(c: Connection, p: SidekiqPatchBody): Partial<Connec
     segment: p.namespace,
     intervalS: p.interval_s,
     enabled: p.enabled,
+    allowChanges,
   };
 }
 

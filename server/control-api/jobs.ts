@@ -9,7 +9,7 @@ import { DeletedQueue, EnqueuedJobs, LoadPatch, LoadStatus, NewJobs, QueueParams
 import { conflict, notFound } from '../http/errors.ts';
 import { QueueKindError, QueueLimitError } from '../jobs/queue-errors.ts';
 import { SYNTHETIC } from '../jobs/builtin/synthetic.ts';
-import { deleteRefusal } from '../jobs/queue-views.ts';
+import { deleteQueueByRule } from '../jobs/delete-queue.ts';
 import type { LoadStatus as DemoStatus } from '../jobs/demo-load.ts';
 import { isoTime } from '../util/times.ts';
 import { queueView } from './job-sets.ts';
@@ -80,13 +80,8 @@ export async function jobsRoutes(fastify: FastifyInstance, { ctx }: { ctx: AppCo
     },
     async (request) => {
       const { name } = request.params;
-      // The rule the queue views show (deletable, delete_refusal); the job system enforces it again
-      // at the moment of deleting, for what changed in between (an app's push on Redis).
-      const seen = await jobs.views.one(name);
-      const refusal = seen && deleteRefusal(seen);
-      if (refusal) throw conflict(refusal);
       try {
-        const done = await jobs.deleteQueue(name);
+        const done = await deleteQueueByRule(jobs, name);
         if (!done) throw notFound('Queue');
         return { name, dropped: done.dropped };
       } catch (err) {

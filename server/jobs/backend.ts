@@ -57,6 +57,11 @@ export interface JobBackend {
   kill(job: FailedJob, counters: JobCounters, keep: number): Awaitable<void>;
   /** Back into their queues as of `now`, from the retry or the dead set. */
   requeue(ids: number[], now: number): Awaitable<void>;
+  /**
+   * Retry set entries into the dead set, dead as of `now` (Sidekiq Web's Kill), the oldest deaths
+   * past `keep` dropped; answers the ids that were still in the retry set.
+   */
+  killRetries(ids: number[], now: number, keep: number): Awaitable<number[]>;
   /** Counters of jobs whose end is not otherwise written (memory jobs): INCRBY stat:processed/failed. */
   addCounters(counters: JobCounters): Awaitable<void>;
   /** A page of the dead set, newest first (ZREVRANGE dead offset offset+limit-1). */
@@ -195,6 +200,8 @@ export interface EntryAddressed {
   removeEntries(set: FailedSet, entries: FailedJob[]): Promise<FailedJob[]>;
   /** Puts these entries back into their queues as of `now`, each only if this call took it from the set; answers those moved. */
   requeueEntries(set: FailedSet, entries: FailedJob[], now: number): Promise<FailedJob[]>;
+  /** Moves these retry set entries into the dead set as of `now`, each only if this call took it; answers those moved. */
+  killEntries(entries: FailedJob[], now: number, keep: number): Promise<FailedJob[]>;
 }
 
 export function isEntryAddressed(b: JobBackend): b is JobBackend & EntryAddressed {

@@ -15,11 +15,15 @@ export interface EntrySets {
   requeue(set: FailedSet, jobs: FailedJob[]): Awaitable<readonly FailedJob[]>;
   /** Removes these entries; answers those removed. */
   remove(set: FailedSet, found: FailedJob[]): Awaitable<readonly FailedJob[]>;
+  /** Moves these retry set entries into the dead set, dead now; answers those moved. */
+  kill(found: FailedJob[]): Awaitable<readonly FailedJob[]>;
 }
 
 export interface EntrySetsDeps {
   dispatch(): Dispatch;
   now(): number;
+  /** How many deaths the dead set keeps (Sidekiq's dead_max_jobs). */
+  deadMax(): number;
   /** Puts retry or dead jobs back into their queues by row id, as of now. */
   requeueRows(jobs: FailedJob[]): Awaitable<void>;
 }
@@ -49,6 +53,10 @@ class KeyedEntries implements EntrySets {
   remove(set: FailedSet, found: FailedJob[]): Promise<FailedJob[]> {
     return this.backend.removeEntries(set, found);
   }
+
+  kill(found: FailedJob[]): Promise<FailedJob[]> {
+    return this.backend.killEntries(found, this.d.now(), this.d.deadMax());
+  }
 }
 
 class RowEntries implements EntrySets {
@@ -72,6 +80,14 @@ class RowEntries implements EntrySets {
     return after(this.backend.deleteFailed(found.map((j) => j.id), set), (ids) => {
       const gone = new Set(ids);
       return found.filter((j) => gone.has(j.id));
+    });
+  }
+
+  kill(found: FailedJob[]): Awaitable<readonly FailedJob[]> {
+    const taken = this.d.dispatch().takeRetries(found);
+    return after(this.backend.killRetries(taken.map((j) => j.id), this.d.now(), this.d.deadMax()), (ids) => {
+      const killed = new Set(ids);
+      return taken.filter((j) => killed.has(j.id));
     });
   }
 }

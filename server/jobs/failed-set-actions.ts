@@ -1,4 +1,4 @@
-// What the control API does to the retry and dead sets (Sidekiq Web's Retry now, Delete): entries
+// What the control and app APIs do to the retry and dead sets (Sidekiq Web's Retry now, Delete, Kill): entries
 // named by key, acted on, exactly what was done counted. How the backend names its entries is
 // entry-sets.ts's.
 import { after, type Awaitable, type JobBackend } from './backend.ts';
@@ -21,8 +21,9 @@ export class FailedSetActions {
     private readonly backend: JobBackend,
     private readonly dispatch: () => Dispatch,
     private readonly now: () => number,
+    deadMax: () => number,
   ) {
-    this.sets = entrySetsOf(backend, { dispatch, now, requeueRows: (jobs) => this.requeue(jobs) });
+    this.sets = entrySetsOf(backend, { dispatch, now, deadMax, requeueRows: (jobs) => this.requeue(jobs) });
   }
 
   /** Moves retry entries (all, or those the keys name) back into their queues now; their retry count stays. */
@@ -33,6 +34,11 @@ export class FailedSetActions {
   /** Deletes entries from the retry set (Sidekiq Web's Delete): they never run again. */
   deleteRetries(given: GivenKey[]): Awaitable<Acted> {
     return this.actOn('retry', given, (found) => this.sets.remove('retry', found));
+  }
+
+  /** Kill (Sidekiq Web's): entries of the retry set (all, or those the keys name) into the dead set now. */
+  killRetries(given?: GivenKey[]): Awaitable<Acted> {
+    return this.actOn('retry', given, (found) => this.sets.kill(found));
   }
 
   deleteDead(given: GivenKey[]): Awaitable<Acted> {

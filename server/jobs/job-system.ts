@@ -83,7 +83,7 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
     });
     this.topology = new Topology(() => this.clock.now(), (job, from) => this.runner.run(job, from));
     this.pool = this.topology.addPool({ hostname: os.hostname(), pid: process.pid, tag: 'jobscope', labels: [], concurrency: Math.max(1, config.jobConcurrency) });
-    this.failedSets = new FailedSetActions(backend, () => this.dispatch, () => this.clock.now());
+    this.failedSets = new FailedSetActions(backend, () => this.dispatch, () => this.clock.now(), () => config.jobDeadMax);
     const host: DispatchHost = {
       config,
       clock: this.clock,
@@ -385,6 +385,11 @@ export class JobSystem implements Service, MetricsSource, MetricsView {
   /** Deletes entries from the retry set (Sidekiq Web's Delete): they never run again. */
   deleteRetries(given: GivenKey[]): Awaitable<Acted> {
     return this.failedSets.deleteRetries(given);
+  }
+
+  /** Moves entries of the retry set (all, or those the keys name) into the dead set now (Sidekiq Web's Kill). */
+  killRetries(given?: GivenKey[]): Awaitable<Acted> {
+    return this.failedSets.killRetries(given);
   }
 
   /** Empties the retry set; returns how many jobs it held. */

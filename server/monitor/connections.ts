@@ -50,6 +50,11 @@ export function originOf(baseUrl: string | null): string | null {
   }
 }
 
+/** This server's own job system is always the user's to act on; a watched Sidekiq only once they allowed it; a GitLab has no actions. */
+export function changesAllowed(c: Connection): boolean {
+  return c.kind === 'embedded' || (c.kind === 'sidekiq' && c.allowChanges);
+}
+
 export function view(c: Connection): ConnectionView {
   const hasToken = c.token !== null && c.token !== '';
   return {
@@ -61,6 +66,7 @@ export function view(c: Connection): ConnectionView {
     segment: c.segment,
     interval_s: c.intervalS,
     enabled: c.enabled,
+    allow_changes: changesAllowed(c),
     ...(c.kind === 'sidekiq' ? { namespace: c.segment } : {}),
     has_token: hasToken,
     warnings: c.kind === 'sidekiq' ? passwordWarnings(c.baseUrl, hasToken, staysOnThisMachine) : tokenWarnings(c.baseUrl, hasToken),

@@ -24,10 +24,18 @@ export const JOB_SCRIPTS = {
   jsForgetEmpty: { numberOfKeys: 2, lua: lua('../store/redis/scripts/forget-empty.lua') },
   jsPushOnce: { numberOfKeys: 3, lua: lua('../store/redis/scripts/push-once.lua') },
   jsPushUnlessPending: { numberOfKeys: 5, lua: lua('../store/redis/scripts/push-unless-pending.lua') },
+  // The same move as Sidekiq Web's Kill on a watched Sidekiq: one file, the same keys.
+  jsKillEntry: { numberOfKeys: 2, lua: lua('../sidekiq/scripts/kill-entry.lua') },
 } as const;
 
 /** The read of a watched Sidekiq, with placeholders its reader fills in (sidekiq/read-script.ts). */
 export const SIDEKIQ_READ_TEMPLATE = lua('../sidekiq/scripts/read.lua');
+
+/** What Jobscope does to a watched Sidekiq when its user allowed changes (sidekiq/actions.ts). */
+export const SIDEKIQ_ACTION_SCRIPTS = {
+  skMoveEntry: { numberOfKeys: 3, lua: lua('../sidekiq/scripts/move-entry.lua') },
+  skKillEntry: { numberOfKeys: 2, lua: lua('../sidekiq/scripts/kill-entry.lua') },
+} as const;
 
 /** Defines each script on the client as a command of its name (ioredis sends EVALSHA, EVAL on NOSCRIPT). */
 export function defineScripts(redis: Redis, scripts: Record<string, { lua: string; numberOfKeys?: number }>): void {

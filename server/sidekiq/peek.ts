@@ -90,6 +90,9 @@ export async function peekSet(redis: Redis, namespace: string, set: PeekSet, pag
   const [total, flat] = checked(await p.exec());
   const pairs = flat as string[];
   const jobs: PeekJob[] = [];
-  for (let i = 0; i + 1 < pairs.length; i += 2) jobs.push(peekJob(pairs[i]!, Number(pairs[i + 1])));
+  for (let i = 0; i + 1 < pairs.length; i += 2) {
+    const job = peekJob(pairs[i]!, Number(pairs[i + 1]));
+    jobs.push({ ...job, key: job.jid === null ? null : `${scoreText(Number(pairs[i + 1]))}-${job.jid}` });
+  }
   return { total: total as number, page, per_page: perPage, jobs };
 }

@@ -131,7 +131,7 @@ test("a Sidekiq's scheduled set has its tab, and a scheduled job says when it ru
   await page.getByTestId('jobs-nav').getByRole('link', { name: 'Scheduled' }).click();
   await expect(page).toHaveURL(/#\/scheduled$/);
   await expect(rows(page)).toHaveCount(1);
-  await expect(rows(page).first().locator('[data-col="scheduled"]')).not.toHaveText('—');
+  await expect(rows(page).first().locator('[data-col="runs_at"]')).not.toHaveText('—');
   await rows(page).first().getByTestId('job-link').click();
   await expect(page).toHaveURL(/#\/job\/schedule\//);
   await expect(page.getByTestId('job-class')).toHaveText('ReportJob');
@@ -154,4 +154,22 @@ test("this server's own retry opens the same page", async ({ page }) => {
   // This server's job system schedules nothing for later: no Scheduled tab.
   await page.getByTestId('job-back').click();
   await expect(page.getByTestId('jobs-nav').getByRole('link')).toHaveText(['Queues', 'Busy', 'Retries', 'Dead']);
+});
+
+test("a job's page acts on it: Retry now, asked first, takes it out of the set and returns to the list", async ({ page }) => {
+  await openSignedIn(page, s, '/retries');
+  await page.getByTestId('connection-picker').selectOption({ label: 'This Jobscope' });
+  await rows(page).first().getByTestId('job-link').click();
+  await expect(page).toHaveURL(/#\/job\/retry\//);
+  const jobUrl = page.url();
+  const actions = page.getByTestId('job-actions');
+  await expect(actions.getByTestId('job-retry')).toBeVisible();
+  await expect(actions.getByTestId('job-kill')).toBeVisible();
+  await actions.getByTestId('job-retry').click();
+  await page.getByTestId('confirm-dialog').getByTestId('confirm-ok').click();
+  await expect(page).toHaveURL(/#\/retries/);
+  // The entry it was has left the retry set (a new failure is a new entry, with a new key).
+  const key = decodeURIComponent(jobUrl.split('#/job/retry/')[1]!);
+  const gone = await http(`${s.url}/api/app/connections/embedded/jobs/sets/retry/${encodeURIComponent(key)}`, { token: s.adminToken });
+  expect(gone.status, JSON.stringify(gone.body)).toBe(404);
 });

@@ -151,12 +151,11 @@ test('a retry is deleted from the Retries page; the rest are retried now with se
   await screenshot(page, testInfo, 'retries');
   const [doomed, kept] = await rows(page).evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-job')!));
 
-  const asked: string[] = [];
-  page.once('dialog', (d) => void (asked.push(d.message()), d.accept()));
   await page.locator(`[data-testid="job-row"][data-job="${doomed}"]`).getByTestId('select-job').check();
   await page.getByTestId('delete-selected').click();
+  await expect(page.getByTestId('confirm-dialog')).toContainText('Delete 1 job from the retry set?');
+  await page.getByTestId('confirm-ok').click();
   await expect(page.getByTestId('job-set-message')).toHaveText('Deleted 1 job.');
-  expect(asked[0]).toContain('Delete 1 job from the retry set?');
   await expect(rows(page)).toHaveCount(1);
   expect((await retries()).map((j) => j.key)).toEqual([kept]);
 
@@ -217,6 +216,60 @@ test('on a sidekiq connection the pages list its queue, retries and dead jobs re
     await expect(page.getByTestId('queue-jobs').getByTestId('job-row')).toHaveCount(3);
     await expect(page.getByTestId('queue-jobs').getByTestId('job-row').first().locator('[data-col="class"]')).toHaveText('MailerJob');
     await expect(page.getByTestId('queue-page-delete')).toHaveCount(0);
+  } finally {
+    await redis.stop();
+  }
+});
+
+test('on a sidekiq connection whose changes are allowed (asked first), a dead job is retried from its row and Sidekiq finds it queued', async ({ page }) => {
+  const redis = await startRedis();
+  try {
+    await sidekiqRuby(
+      redis.url,
+      `Sidekiq.redis do |c|
+         %w[e f].each_with_index { |l, i| c.zadd("dead", Time.now.to_f - i, Sidekiq.dump_json("class" => "ExportJob", "queue" => "exports", "args" => [i], "jid" => l * 24, "error_class" => "Timeout::Error", "error_message" => "too long", "retry_count" => 25)) }
+       end
+       Sidekiq::Client.push("class" => "ReportJob", "queue" => "reports", "args" => [9], "jid" => "g" * 24, "at" => Time.now.to_f + 3600)`,
+    );
+    const c = await http(`${s.url}/api/app/connections`, { json: { name: 'Ops Sidekiq', kind: 'sidekiq', redis_url: redis.url }, token: s.adminToken });
+    expect(c.status).toBe(201);
+    await openSignedIn(page, s, '/connections');
+    const row = page.locator('[data-testid="connection-row"][data-connection="Ops Sidekiq"]');
+    await expect(row.getByTestId('changes-read-only')).toBeVisible();
+    await row.getByTestId('connection-allow-changes').click();
+    await expect(page.getByTestId('confirm-dialog')).toContainText('Let Jobscope change Ops Sidekiq');
+    await page.getByTestId('confirm-ok').click();
+    await expect(row.getByTestId('changes-allowed')).toBeVisible();
+    expect(((await http(`${s.url}/api/app/connections`, { token: s.adminToken })).body as { name: string; allow_changes: boolean }[]).find((x) => x.name === 'Ops Sidekiq')!.allow_changes).toBe(true);
+
+    await page.evaluate(() => (location.hash = '/dead'));
+    await page.getByTestId('connection-picker').selectOption({ label: 'Ops Sidekiq' });
+    const retried = page.locator(`[data-testid="job-row"][data-job="${'e'.repeat(24)}"]`);
+    await expect(retried).toBeVisible();
+    await expect(page.getByTestId('read-only-note')).toHaveCount(0);
+    await retried.getByTestId('job-retry').click();
+    await expect(page.getByTestId('confirm-dialog')).toContainText('back into its queue now');
+    await expectAccessible(page, 'the confirm dialog of a job action');
+    await page.getByTestId('confirm-ok').click();
+    await expect(retried).toHaveCount(0);
+    await expect(page.locator(`[data-testid="job-row"][data-job="${'f'.repeat(24)}"]`)).toBeVisible();
+    await expectAccessible(page, 'a dead set with actions');
+
+    const seen = JSON.parse(
+      await sidekiqRuby(redis.url, `require "json"; puts JSON.generate(queued: Sidekiq::Queue.new("exports").find_job("${'e'.repeat(24)}")&.item, dead: Sidekiq::DeadSet.new.map(&:jid))`),
+    ) as { queued: { retry_count: number } | null; dead: string[] };
+    expect(seen.queued?.retry_count).toBe(24);
+    expect(seen.dead).toEqual(['f'.repeat(24)]);
+
+    // The scheduled set, beside Retries and Dead: a job killed from its row is dead for Sidekiq.
+    await page.getByTestId('jobs-nav').getByRole('link', { name: 'Scheduled' }).click();
+    const scheduled = page.locator(`[data-testid="job-row"][data-job="${'g'.repeat(24)}"]`);
+    await expect(scheduled.locator('[data-col="class"]')).toHaveText('ReportJob');
+    await expect(scheduled.locator('[data-col="runs_at"]')).not.toHaveText('—');
+    await scheduled.getByTestId('job-kill').click();
+    await page.getByTestId('confirm-ok').click();
+    await expect(page.getByTestId('job-set')).toContainText('No job is scheduled.');
+    expect(await sidekiqRuby(redis.url, `puts Sidekiq::DeadSet.new.map(&:jid).sort.join(",")`)).toBe(`${'f'.repeat(24)},${'g'.repeat(24)}\n`);
   } finally {
     await redis.stop();
   }

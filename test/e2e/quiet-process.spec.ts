@@ -1,6 +1,7 @@
 // A Sidekiq process quieted with TSTP, watched through its Redis: the Processes table marks it
-// quiet, and the Busy card's utilization leaves its threads out, as spare capacity it is not; a
-// process that stopped is listed as gone without a busy bar.
+// quiet, and the Busy card's utilization leaves its threads out, as spare capacity it is not; the
+// other one is quieted from the table (the connection allows changes); a process that stopped is
+// listed as gone without a busy bar.
 import type { ChildProcess } from 'node:child_process';
 import { test, expect } from './fixtures.ts';
 import type { TestServer } from '../helpers/server.ts';
@@ -27,6 +28,8 @@ test('a quiet process is marked quiet and its threads are not counted as capacit
   const { working } = await startQuietPair(redis.url, workers);
   const c = await http(`${s.url}/api/app/connections`, { json: { name: 'Quiet Sidekiq', kind: 'sidekiq', redis_url: redis.url, interval_s: 2 }, token: s.adminToken });
   expect(c.status).toBe(201);
+  // Changes allowed: the table offers quiet and stop (the axe run below covers those buttons too).
+  expect((await http(`${s.url}/api/app/connections/${(c.body as { id: string }).id}`, { method: 'PATCH', json: { allow_changes: true }, token: s.adminToken })).status).toBe(200);
 
   await openSignedIn(page, s, '/connections');
   await page.locator('[data-testid="connection-row"][data-connection="Quiet Sidekiq"]').getByTestId('connection-show').click();
@@ -40,6 +43,14 @@ test('a quiet process is marked quiet and its threads are not counted as capacit
   // One axe run covers the quiet marker and the Redis card beside it.
   await expect(page.getByTestId('redis-version')).not.toHaveText('—');
   await expectAccessible(page, 'the quiet marker and the Redis card');
+
+  // Quiet from the table, asked first: Sidekiq's heartbeat reads the signal and the row says quiet.
+  const workingRow = rows.filter({ hasText: 'working' });
+  await expect(quietRow.getByTestId('process-quiet-button')).toHaveCount(0);
+  await workingRow.getByTestId('process-quiet-button').click();
+  await expect(page.getByTestId('confirm-dialog')).toContainText('takes no new ones');
+  await page.getByTestId('confirm-ok').click();
+  await expect(workingRow.getByTestId('process-quiet')).toHaveText('quiet', { timeout: 30_000 });
 
   // A process that stops (TERM removes it from `processes`) stays listed as gone, with no busy bar.
   working.kill('SIGTERM');

@@ -21,7 +21,7 @@ const HEAD: Record<JobColumn, string> = {
   retries: 'Retries',
   next_retry: 'Next retry at',
   died: 'Died at',
-  scheduled: 'When',
+  runs_at: 'When',
 };
 
 function cell(col: JobColumn, r: JobRow): ReactNode {
@@ -51,10 +51,10 @@ function cell(col: JobColumn, r: JobRow): ReactNode {
       return r.retryCount ?? '—';
     case 'next_retry':
       return stamp(r.nextRetryAt);
+    case 'runs_at':
+      return stamp(r.runAt);
     case 'died':
       return <span title={diedTitle(r)}>{stamp(r.diedAt)}</span>;
-    case 'scheduled':
-      return stamp(r.scheduledAt);
   }
 }
 
@@ -63,12 +63,14 @@ function diedTitle(r: JobRow): string | undefined {
   return r.failedAt ? `Last failed ${stamp(r.failedAt)}` : undefined;
 }
 
-export function JobTable({ rows, columns, label, selection, empty, testId = 'job-table' }: {
+export function JobTable({ rows, columns, label, selection, rowActions, empty, testId = 'job-table' }: {
   rows: JobRow[];
   columns: JobColumn[];
   /** The table's accessible name. */
   label: string;
   selection?: Selection;
+  /** A last column of what can be done to each row (JobActions). */
+  rowActions?: (r: JobRow) => ReactNode;
   empty: ReactNode;
   testId?: string;
 }) {
@@ -92,6 +94,7 @@ export function JobTable({ rows, columns, label, selection, empty, testId = 'job
               </th>
             )}
             {columns.map((c) => <th key={c} scope="col">{HEAD[c]}</th>)}
+            {rowActions && <th scope="col">Actions</th>}
           </tr>
         </thead>
         <tbody>
@@ -103,9 +106,10 @@ export function JobTable({ rows, columns, label, selection, empty, testId = 'job
                 </td>
               )}
               {columns.map((c) => <td key={c} className={c === 'error' || c === 'args' ? 'wrap' : undefined} data-col={c}>{cell(c, r)}</td>)}
+              {rowActions && <td data-col="actions">{rowActions(r)}</td>}
             </tr>
           ))}
-          {!rows.length && <tr><td colSpan={columns.length + (selection ? 1 : 0)} className="muted">{empty}</td></tr>}
+          {!rows.length && <tr><td colSpan={columns.length + (selection ? 1 : 0) + (rowActions ? 1 : 0)} className="muted">{empty}</td></tr>}
         </tbody>
       </table>
     </div>

@@ -21,20 +21,22 @@ export interface JobRow {
   errorMessage?: string | null;
   retryCount?: number;
   nextRetryAt?: string | null;
+  /** Scheduled set: when it runs (the set's score). */
+  runAt?: string | null;
   /** Dead set: when it died (the set's score). */
   diedAt?: string | null;
-  /** Scheduled set: when it runs (the set's score). */
-  scheduledAt?: string | null;
   /** Its job page, where the list can name the job. */
   href?: string;
+  /** What the action routes name it by, when that is not `key`: a peeked set entry's `<score>-<jid>`. */
+  actionKey?: string | null;
 }
 
-export type JobColumn = 'id' | 'class' | 'args' | 'queue' | 'enqueued' | 'failed' | 'error' | 'retries' | 'next_retry' | 'died' | 'scheduled';
+export type JobColumn = 'id' | 'class' | 'args' | 'queue' | 'enqueued' | 'failed' | 'error' | 'retries' | 'next_retry' | 'died' | 'runs_at';
 
 // The dead set is ordered by death: its time column is the death, the first failure (or, where only that is kept, the last) in its tooltip.
 export const RETRY_COLUMNS: JobColumn[] = ['class', 'args', 'queue', 'error', 'failed', 'retries', 'next_retry'];
 export const DEAD_COLUMNS: JobColumn[] = ['class', 'args', 'queue', 'error', 'died', 'retries'];
-export const SCHEDULED_COLUMNS: JobColumn[] = ['class', 'args', 'queue', 'scheduled'];
+export const SCHEDULED_COLUMNS: JobColumn[] = ['runs_at', 'class', 'args', 'queue'];
 
 export const ARGS_MAX = 120;
 
@@ -104,7 +106,6 @@ function peekHref(j: PeekJob, set: 'retry' | 'schedule' | 'dead' | { queue: stri
 export function fromPeek(j: PeekJob, index: number, set: 'retry' | 'schedule' | 'dead' | { queue: string }): JobRow {
   return {
     href: peekHref(j, set),
-    scheduledAt: set === 'schedule' ? j.at : null,
     key: j.jid ?? `#${index + 1}`,
     class: j.class,
     args: j.args_truncated ? `${j.args}…` : j.args,
@@ -117,6 +118,8 @@ export function fromPeek(j: PeekJob, index: number, set: 'retry' | 'schedule' | 
     ...splitError(j.error),
     retryCount: j.retry_count ?? undefined,
     nextRetryAt: set === 'retry' ? j.at : null,
+    runAt: set === 'schedule' ? j.at : null,
+    actionKey: typeof set === 'object' ? j.jid : j.key,
   };
 }
 

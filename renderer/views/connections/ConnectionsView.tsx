@@ -10,6 +10,7 @@ import { ago } from '../../components/format.ts';
 import { AddConnectionChooser, SidekiqTestOutcome } from './AddSidekiqConnection.tsx';
 import { SidekiqPeek } from './SidekiqPeek.tsx';
 import { EditConnection, GitLabApiFields } from './EditConnection.tsx';
+import { AllowChangesToggle, ChangesBadge } from './AllowChanges.tsx';
 import { usePace } from '../../app/pace.tsx';
 
 const KIND_LABEL = { embedded: 'this server', gitlab: 'GitLab', sidekiq: 'Sidekiq (Redis)' } as const;
@@ -64,7 +65,7 @@ export default function ConnectionsView() {
               return (
                 <tr key={c.id} data-testid="connection-row" data-connection={c.name}>
                   <td>{c.name}</td>
-                  <td>{KIND_LABEL[c.kind]}</td>
+                  <td>{KIND_LABEL[c.kind]} <ChangesBadge c={c} /></td>
                   <td className="wrap">
                     {c.base_url ?? '—'}
                     {c.warnings.map((w) => <p key={w} className="error small" role="note" data-testid="connection-warning">⚠ {w}</p>)}
@@ -82,6 +83,7 @@ export default function ConnectionsView() {
                     <button className="ghost" onClick={() => patch.mutate({ id: c.id, enabled: !c.enabled })} data-testid="connection-toggle">{c.enabled ? 'Disable' : 'Enable'}</button>
                     <button className="ghost" onClick={() => { selected.set(c.id); navigate('/dashboard'); }} data-testid="connection-show">Dashboard</button>
                     {c.kind === 'sidekiq' && <button className="ghost" onClick={() => setPeekId(peekId === c.id ? null : c.id)} aria-expanded={peekId === c.id} data-testid="connection-peek">Peek</button>}
+                    <AllowChangesToggle c={c} onChanged={refresh} />
                     {c.kind !== 'embedded' && (
                       <button className="ghost danger" onClick={() => { if (confirm(`Remove ${c.name} and its history?`)) remove.mutate(c.id); }} data-testid="connection-remove">Remove</button>
                     )}

@@ -248,7 +248,7 @@ export default function DashboardView() {
 
       <div className="tables">
         <QueuesTable connectionId={id} current={current.data} spark={spark.data} trends={trends} deletable={conn?.kind === 'embedded'} />
-        <ProcessesTable connectionId={id} current={current.data} asOf={current.dataUpdatedAt} />
+        <ProcessesTable connectionId={id} current={current.data} asOf={current.dataUpdatedAt} conn={conn} />
       </div>
       {conn?.kind === 'sidekiq' && <RedisFactsCard key={id} connectionId={id} />}
       <ThresholdsEditor connectionId={id} thresholds={thresholds.data} queueNames={h?.queue_names ?? Object.keys(current.data?.queues ?? {})} />

@@ -1,7 +1,9 @@
 // Worker processes of the latest sample. A process seen earlier in this session but absent now is
 // kept on the list, flagged "gone": a worker that vanished is exactly what an operator must notice.
 import { useState } from 'react';
-import type { CurrentSample } from '../../api/client.ts';
+import { useQueryClient } from '@tanstack/react-query';
+import type { ConnectionView, CurrentSample } from '../../api/client.ts';
+import { ProcessActions } from './ProcessActions.tsx';
 import { Glossary } from '../../components/glossary.tsx';
 import { humanDuration } from '../../components/format.ts';
 
@@ -23,7 +25,10 @@ function remember(known: Known, connectionId: string, current: CurrentSample | n
 }
 
 /** asOf: when `current` was fetched (uptimes are counted to then, as render may not read the clock). */
-export function ProcessesTable({ connectionId, current, asOf }: { connectionId: string; current: CurrentSample | null | undefined; asOf: number }) {
+/** conn: the connection shown; a sidekiq one that allows changes offers quiet and stop per process. */
+export function ProcessesTable({ connectionId, current, asOf, conn }: { connectionId: string; current: CurrentSample | null | undefined; asOf: number; conn?: ConnectionView }) {
+  const qc = useQueryClient();
+  const acts = conn?.kind === 'sidekiq' && conn.allow_changes ? conn : undefined;
   // What this session has seen, folded in while rendering whenever a new sample (or connection)
   // comes in: React's pattern for state that accumulates props, with no extra effect pass.
   const [memory, setMemory] = useState(() => ({ current, connectionId, known: remember(new Map(), connectionId, current) }));
@@ -50,6 +55,7 @@ export function ProcessesTable({ connectionId, current, asOf }: { connectionId: 
             <tr>
               <th>Hostname</th><th>PID</th><th>Tag</th><th>Uptime</th><th>Queues</th><th>Labels</th>
               <th><Glossary term="busy">Busy</Glossary> / <Glossary term="concurrency">concurrency</Glossary></th>
+              {acts && <th>Actions</th>}
             </tr>
           </thead>
           <tbody>
@@ -72,10 +78,17 @@ export function ProcessesTable({ connectionId, current, asOf }: { connectionId: 
                       <span className="bar-text">{p.busy} / {p.concurrency}</span>
                     </div>}
                   </td>
+                  {acts && (
+                    <td>
+                      {!gone && detail && (
+                        <ProcessActions conn={acts} identity={detail.identity} quiet={detail.quiet} onDone={() => void qc.invalidateQueries({ queryKey: ['current', acts.id] })} />
+                      )}
+                    </td>
+                  )}
                 </tr>
               );
             })}
-            {!rows.length && <tr><td colSpan={7} className="muted">No worker processes reported.</td></tr>}
+            {!rows.length && <tr><td colSpan={acts ? 8 : 7} className="muted">No worker processes reported.</td></tr>}
           </tbody>
         </table>
       </div>

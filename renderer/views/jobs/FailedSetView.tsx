@@ -1,10 +1,13 @@
-// The Retries and the Dead pages of the embedded job system: one page of the set, polled, with
-// retry and delete through JobSetPanel. A sidekiq connection's set is shown read-only
-// (SidekiqJobs.tsx); for a GitLab connection the page says it is not available.
+// The Retries, Scheduled and Dead pages. The embedded job system's sets: one page, polled, with
+// retry and delete through JobSetPanel and JobActions over the action routes, as a sidekiq
+// connection's set (SidekiqJobs.tsx); for a GitLab connection the page says it is not available.
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useClient } from '../../app/client-context.tsx';
 import { jobsApi } from '../../api/jobs.ts';
-import { JobSetPanel, type JobSetActions } from '../../components/jobs/JobSetPanel.tsx';
+import { JobSetPanel } from '../../components/jobs/JobSetPanel.tsx';
+import { JobActions } from '../../components/jobs/JobActions.tsx';
+import { setActions } from '../../components/jobs/set-actions.ts';
+import type { ConnectionView } from '../../api/client.ts';
 import { DEAD_COLUMNS, RETRY_COLUMNS, fromDead, fromFailed } from '../../components/jobs/job-row.ts';
 import { JobsNav, JobsUnavailable, useSelectedConnectionView } from './job-source.tsx';
 import { SidekiqSet } from './SidekiqJobs.tsx';
@@ -13,8 +16,6 @@ import { usePace } from '../../app/pace.tsx';
 import { useListPage } from './list-page.ts';
 
 const PER_PAGE = 25;
-const plural = (n: number) => `${n} job${n === 1 ? '' : 's'}`;
-const gone = (missing: unknown[]) => (missing.length ? ` (${plural(missing.length)} had already left the set)` : '');
 
 const SETS = {
   retries: {
@@ -33,22 +34,31 @@ const SETS = {
   },
 } as const;
 
-export function FailedSetView({ set }: { set: 'retries' | 'dead' }) {
+const WHAT = { retries: 'Retries', scheduled: 'Scheduled jobs', dead: 'Dead jobs' } as const;
+
+export function FailedSetView({ set }: { set: 'retries' | 'scheduled' | 'dead' }) {
   const { conn } = useSelectedConnectionView();
-  const spec = SETS[set];
   return (
     <section className="view" data-testid={`view-${set}`}>
       <div className="toolbar">
-        <h2>{spec.title}</h2>
+        <h2>{set === 'scheduled' ? 'Scheduled' : SETS[set].title}</h2>
         <span className="spacer" />
         <JobsNav current={set} scheduled={conn?.kind === 'sidekiq'} />
       </div>
-      {conn?.kind === 'gitlab' ? <JobsUnavailable conn={conn} what={set === 'retries' ? 'Retries' : 'Dead jobs'} /> : conn?.kind === 'sidekiq' ? <SidekiqSet key={conn.id} conn={conn} set={set} /> : <EmbeddedSet set={set} />}
+      {conn?.kind === 'gitlab' ? (
+        <JobsUnavailable conn={conn} what={WHAT[set]} />
+      ) : conn?.kind === 'sidekiq' ? (
+        <SidekiqSet key={conn.id} conn={conn} set={set} />
+      ) : set === 'scheduled' ? (
+        <p className="card muted" role="note" data-testid="no-scheduled">This server’s job system has no scheduled set: its jobs are queued when they are pushed. A Sidekiq connection lists its scheduled jobs here.</p>
+      ) : (
+        <EmbeddedSet set={set} conn={conn} />
+      )}
     </section>
   );
 }
 
-function EmbeddedSet({ set }: { set: 'retries' | 'dead' }) {
+function EmbeddedSet({ set, conn }: { set: 'retries' | 'dead'; conn: ConnectionView | undefined }) {
   const client = useClient();
   const qc = useQueryClient();
   const spec = SETS[set];
@@ -58,20 +68,7 @@ function EmbeddedSet({ set }: { set: 'retries' | 'dead' }) {
     await qc.invalidateQueries({ queryKey: ['jobs'] });
     return text;
   };
-  const actions: JobSetActions =
-    set === 'retries'
-      ? {
-          retry: async (keys) => after(((r) => `Retried ${plural(r.count)} now${gone(r.missing)}.`)(await jobsApi.retryNow(client, keys))),
-          remove: async (keys) => after(((r) => `Deleted ${plural(r.count)}${gone(r.missing)}.`)(await jobsApi.deleteRetries(client, keys))),
-          retryAll: async () => after(`Retried ${plural((await jobsApi.retryNow(client)).count)} now.`),
-          removeAll: async () => after(`Deleted ${plural((await jobsApi.clearRetries(client)).count)}.`),
-        }
-      : {
-          retry: async (keys) => after(`Retried ${plural((await jobsApi.retryDead(client, keys)).count)}: back in their queues.`),
-          remove: async (keys) => after(((r) => `Deleted ${plural(r.count)}${gone(r.missing)}.`)(await jobsApi.deleteDead(client, keys))),
-          retryAll: async () => after(`Retried ${plural((await jobsApi.retryDead(client)).count)}: back in their queues.`),
-          removeAll: async () => after(`Deleted ${plural((await jobsApi.clearDead(client)).count)}.`),
-        };
+  const key = set === 'retries' ? 'retry' : 'dead';
   return (
     <JobSetPanel
       title={spec.title}
@@ -82,7 +79,8 @@ function EmbeddedSet({ set }: { set: 'retries' | 'dead' }) {
       perPage={PER_PAGE}
       onPage={setPage}
       columns={spec.columns}
-      actions={actions}
+      actions={setActions(client, 'embedded', key, { kill: key === 'retry' }, after)}
+      rowActions={conn ? (r) => <JobActions conn={conn} target={{ kind: 'entry', set: key, key: r.key, label: r.class }} onDone={() => void after('')} /> : undefined}
       empty={list.data ? spec.empty : 'Loading…'}
       error={list.error ? (list.error as Error).message : null}
     />

@@ -4,10 +4,12 @@
 import { useState, type ReactNode } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { useClient } from '../../app/client-context.tsx';
-import { ApiError } from '../../api/client.ts';
+import { navigate } from '../../app/route.ts';
+import { ApiError, type ConnectionView } from '../../api/client.ts';
 import { jobDetail, targetOf, type JobDetail, type JobTarget } from '../../api/job-detail.ts';
 import { humanDuration } from '../../components/format.ts';
 import { stamp } from '../../components/jobs/job-row.ts';
+import { JobActions, type JobTarget as ActionTarget } from '../../components/jobs/JobActions.tsx';
 import type { ViewProps } from '../view-props.ts';
 import { JobsUnavailable, useSelectedConnectionView } from './job-source.tsx';
 import { listToReturnTo } from './list-page.ts';
@@ -38,14 +40,20 @@ export default function JobDetailView({ route }: ViewProps) {
       ) : conn?.kind === 'gitlab' ? (
         <JobsUnavailable conn={conn} what="Jobs" />
       ) : conn ? (
-        <JobPage key={`${conn.id} ${route.rest.join('/')}`} connectionId={conn.id} target={target} />
+        <JobPage key={`${conn.id} ${route.rest.join('/')}`} conn={conn} target={target} back={listToReturnTo(list.href)} />
       ) : null}
     </section>
   );
 }
 
-function JobPage({ connectionId, target }: { connectionId: string; target: JobTarget }) {
+/** The job as the action buttons name it: a set entry by its key, a queued job by its jid. */
+function actionTarget(t: JobTarget, label: string): ActionTarget {
+  return 'set' in t ? { kind: 'entry', set: t.set, key: t.key, label } : { kind: 'queued', queue: t.queue, jid: t.jid, label };
+}
+
+function JobPage({ conn, target, back }: { conn: ConnectionView; target: JobTarget; back: string }) {
   const client = useClient();
+  const connectionId = conn.id;
   const job = useQuery({ queryKey: ['job-detail', connectionId, target], queryFn: () => jobDetail(client, connectionId, target), retry: false });
   if (job.error) {
     const gone = job.error instanceof ApiError && job.error.status === 404;
@@ -55,11 +63,8 @@ function JobPage({ connectionId, target }: { connectionId: string; target: JobTa
   const d = job.data;
   return (
     <>
-      {/*
-        ACTIONS: the place for this job's actions (retry now, delete, kill, add to queue), above the
-        facts as in Sidekiq Web: <JobActions conn={conn} target={target} onDone={…} /> from
-        renderer/components/jobs/JobActions.tsx, wired in here by the lead.
-      */}
+      {/* Above the facts, as on Sidekiq Web's job page; once acted on the job has left this list, so the page returns to it. */}
+      {!d.unreadable && <JobActions conn={conn} target={actionTarget(target, d.class ?? d.jid ?? 'this job')} onDone={() => navigate(back.replace(/^#/, ''))} />}
       <div className="card" data-testid="job-summary">
         <h3 className="job-class" data-testid="job-class">{d.class ?? 'Not a job'}</h3>
         {d.unreadable && <p data-testid="job-unreadable"><strong>This entry is not a JSON job payload: it is shown as stored below.</strong></p>}

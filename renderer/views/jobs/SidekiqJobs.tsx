@@ -1,6 +1,7 @@
-// The Queues, Retries, Scheduled and Dead pages for a sidekiq connection: the same lists, read-only, from the
-// connection's peeks into its Redis (someone's production Sidekiq: Sidekiq Web is where to act).
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
+// The Queues, Retries, Scheduled and Dead pages for a sidekiq connection: the same lists, from the
+// connection's peeks into its Redis (someone's production Sidekiq), with the same actions as this
+// server's job system once the connection allows changes; until then read-only, saying how to allow them.
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useClient } from '../../app/client-context.tsx';
 import type { ConnectionView } from '../../api/client.ts';
 import { humanDuration, num } from '../../components/format.ts';
@@ -11,15 +12,31 @@ import { DEAD_COLUMNS, RETRY_COLUMNS, SCHEDULED_COLUMNS, fromPeek } from '../../
 import { QueueTrendFact } from './QueueTrendFact.tsx';
 import { usePace } from '../../app/pace.tsx';
 import { useListPage } from './list-page.ts';
+import { JobActions } from '../../components/jobs/JobActions.tsx';
+import { ConfirmButton } from '../../components/jobs/ConfirmButton.tsx';
+import { setActions } from '../../components/jobs/set-actions.ts';
+import { jobActionsApi } from '../../api/job-actions.ts';
 
 const PER_PAGE = 25;
 
+/** Said where actions would be while the connection does not allow them: how to allow them. */
 export function ReadOnlyNote({ conn }: { conn: ConnectionView }) {
+  if (conn.allow_changes) return null;
   return (
     <p className="muted small" data-testid="read-only-note">
-      Read-only: “{conn.name}” is a Sidekiq read through its Redis. Jobscope shows its jobs but does not retry or delete them; use Sidekiq Web for that.
+      Read-only: “{conn.name}” is a Sidekiq read through its Redis. To retry, delete or kill its jobs and quiet or stop its processes from here, turn on “Allow changes” for {conn.name} in{' '}
+      <a href="#/connections">Connections</a>.
     </p>
   );
+}
+
+/** Refetches every peek of the connection after an action, so the row that was acted on goes. */
+function useAfterAction(connId: string): () => Promise<void> {
+  const qc = useQueryClient();
+  return async () => {
+    await qc.invalidateQueries({ queryKey: ['sidekiq-peek', connId] });
+    await qc.invalidateQueries({ queryKey: ['current', connId] });
+  };
 }
 
 export function SidekiqQueueList({ conn }: { conn: ConnectionView }) {
@@ -49,6 +66,7 @@ export function SidekiqQueueList({ conn }: { conn: ConnectionView }) {
 
 export function SidekiqQueuePage({ conn, name }: { conn: ConnectionView; name: string }) {
   const client = useClient();
+  const refresh = useAfterAction(conn.id);
   const [page, setPage] = useListPage();
   const jobs = useQuery({
     queryKey: ['sidekiq-peek', conn.id, 'queue', name, page],
@@ -71,10 +89,28 @@ export function SidekiqQueuePage({ conn, name }: { conn: ConnectionView; name: s
         <div className="card-head">
           <h3 id="next-jobs-h">Jobs</h3>
           <span className="muted small">newest first, as Sidekiq Web lists them</span>
+          {conn.allow_changes && (
+            <ConfirmButton
+              label="Clear queue"
+              danger
+              confirmLabel="Clear queue"
+              question={`Delete every job waiting in ${name} (${num(total)}) on ${conn.name}, and the queue itself? They will never run.`}
+              run={() => jobActionsApi.clearQueue(client, conn.id, name)}
+              onDone={() => void refresh()}
+              testId="queue-clear"
+            />
+          )}
         </div>
         <ReadOnlyNote conn={conn} />
         {jobs.error && <p className="error" role="alert">{(jobs.error as Error).message}</p>}
-        <JobTable rows={(jobs.data?.jobs ?? []).map((j, i) => fromPeek(j, (page - 1) * PER_PAGE + i, { queue: name }))} columns={['id', 'class', 'args', 'enqueued']} label={`Jobs of ${name}`} empty={jobs.data ? 'No job is waiting.' : 'Loading…'} testId="queue-jobs" />
+        <JobTable
+          rows={(jobs.data?.jobs ?? []).map((j, i) => fromPeek(j, (page - 1) * PER_PAGE + i, { queue: name }))}
+          columns={['id', 'class', 'args', 'enqueued']}
+          label={`Jobs of ${name}`}
+          empty={jobs.data ? 'No job is waiting.' : 'Loading…'}
+          testId="queue-jobs"
+          rowActions={conn.allow_changes ? (r) => r.actionKey && <JobActions conn={conn} target={{ kind: 'queued', queue: name, jid: r.actionKey, label: r.class }} onDone={() => void refresh()} /> : undefined}
+        />
         {total > PER_PAGE && <Pager page={page} perPage={PER_PAGE} total={total} onPage={setPage} label="Queue pages" />}
       </section>
     </>
@@ -89,8 +125,14 @@ const SETS = {
 
 export function SidekiqSet({ conn, set }: { conn: ConnectionView; set: keyof typeof SETS }) {
   const client = useClient();
+  const refresh = useAfterAction(conn.id);
   const [page, setPage] = useListPage();
   const spec = SETS[set];
+  const key = spec.peek;
+  const after = async (text: string) => {
+    await refresh();
+    return text;
+  };
   const jobs = useQuery({
     queryKey: ['sidekiq-peek', conn.id, spec.peek, page],
     queryFn: () => client.peekSidekiqSet(conn.id, spec.peek, page, PER_PAGE),
@@ -101,13 +143,16 @@ export function SidekiqSet({ conn, set }: { conn: ConnectionView; set: keyof typ
     <JobSetPanel
       title={spec.title}
       setName={spec.setName}
-      rows={(jobs.data?.jobs ?? []).map((j, i) => fromPeek(j, (page - 1) * PER_PAGE + i, spec.peek))}
+      rows={(jobs.data?.jobs ?? []).map((j, i) => fromPeek(j, (page - 1) * PER_PAGE + i, key))}
       total={jobs.data?.total ?? 0}
       page={page}
       perPage={PER_PAGE}
       onPage={setPage}
       columns={spec.columns}
+      retryWord={key === 'schedule' ? 'Add to queue' : 'Retry'}
       readOnlyNote={<ReadOnlyNote conn={conn} />}
+      actions={conn.allow_changes ? setActions(client, conn.id, key, { kill: key !== 'dead' }, after) : undefined}
+      rowActions={conn.allow_changes ? (r) => r.actionKey && <JobActions conn={conn} target={{ kind: 'entry', set: key, key: r.actionKey, label: r.class }} onDone={() => void refresh()} /> : undefined}
       empty={jobs.data ? spec.empty : 'Loading…'}
       error={jobs.error ? (jobs.error as Error).message : null}
     />

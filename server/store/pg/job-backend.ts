@@ -34,6 +34,15 @@ import type { Queryable } from './connect.ts';
 
 const SIX_MONTHS_MS = 180 * 24 * 3600 * 1000;
 
+/** Drops deaths older than six months and the oldest past `keep` (Sidekiq's dead_timeout and dead_max_jobs). */
+async function trimDead(client: Queryable, now: number, keep: number): Promise<void> {
+  await client.query(
+    `DELETE FROM jobs WHERE state = 'dead' AND (failed_at < $1 OR id IN (
+       SELECT id FROM jobs WHERE state = 'dead' ORDER BY failed_at DESC, id DESC OFFSET $2))`,
+    [now - SIX_MONTHS_MS, keep],
+  );
+}
+
 /** How long a read or clear of the retry and dead sets waits for ends still being written. */
 const SETTLE_MS = 2000;
 
@@ -233,13 +242,20 @@ export class PgJobBackend implements SharedJobBackend {
         if (e.kind === 'dead') trim = e.keep;
       }
       // A second statement: the trim must see the deaths just written (a CTE's change is not visible to its siblings).
-      if (trim !== undefined) {
-        await client.query(
-          `DELETE FROM jobs WHERE state = 'dead' AND (failed_at < $1 OR id IN (
-             SELECT id FROM jobs WHERE state = 'dead' ORDER BY failed_at DESC, id DESC OFFSET $2))`,
-          [now - SIX_MONTHS_MS, trim],
-        );
-      }
+      if (trim !== undefined) await trimDead(client, now, trim);
+    });
+  }
+
+  /** Only rows still in the retry set move (another instance may have retried or deleted them first). */
+  async killRetries(ids: number[], now: number, keep: number): Promise<number[]> {
+    return inTransaction(this.pool, 'BEGIN', async (client) => {
+      const { rows } = await client.query<{ id: number }>(
+        `UPDATE jobs SET state = 'dead', run_at = NULL, failed_at = $2, claimed_by = NULL, claimed_at = NULL WHERE id = ANY($1::bigint[]) AND state = 'retry' RETURNING id`,
+        [ids, now],
+      );
+      if (rows.length) await trimDead(client, now, keep);
+      const killed = new Set(rows.map((r) => r.id));
+      return ids.filter((id) => killed.has(id));
     });
   }
 

@@ -240,4 +240,8 @@ export const PG_MIGRATIONS: string[] = [
   UPDATE monitor_alerts SET resolved_at = at;
   CREATE INDEX monitor_alerts_open ON monitor_alerts (connection_id, resolved_at);
   `,
+  // 3: a sidekiq connection is read-only unless the user allows changes on it (SQLite's migration 8).
+  `
+  ALTER TABLE monitor_connections ADD COLUMN allow_changes boolean NOT NULL DEFAULT false;
+  `,
 ];

@@ -12,7 +12,7 @@ import type { Queryable } from './connect.ts';
 import type { ConnectionsRepoAsync } from '../ports/async-ports.ts';
 import { pgText } from './nul-free-text.ts';
 
-const COLUMNS = 'id, name, kind, base_url, private_token, api_version, segment, interval_s, enabled, thresholds::text AS thresholds, last_sample_at, last_error, created_at';
+const COLUMNS = 'id, name, kind, base_url, private_token, api_version, segment, interval_s, enabled, allow_changes, thresholds::text AS thresholds, last_sample_at, last_error, created_at';
 
 export class PgConnections implements ConnectionsRepoAsync {
   constructor(private readonly db: Queryable) {}

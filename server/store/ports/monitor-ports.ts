@@ -19,13 +19,15 @@ export interface Connection {
   segment: string;
   intervalS: number;
   enabled: boolean;
+  /** Actions that write to the connection's Redis (retry, delete, kill, quiet…) are allowed; off by default. */
+  allowChanges: boolean;
   thresholds: Thresholds;
   lastSampleAt: number | null;
   lastError: string | null;
   createdAt: number;
 }
 
-export type ConnectionFields = Pick<Connection, 'name' | 'baseUrl' | 'token' | 'apiVersion' | 'segment' | 'intervalS' | 'enabled'>;
+export type ConnectionFields = Pick<Connection, 'name' | 'baseUrl' | 'token' | 'apiVersion' | 'segment' | 'intervalS' | 'enabled'> & { allowChanges?: boolean };
 
 export interface ConnectionsRepo {
   /** Creates the connection to this server unless it exists (it can be changed, never deleted). */

@@ -78,6 +78,7 @@ type Scripted = Redis & {
   jsRequeue(setKey: string, queueKey: string, queuesKey: string, member: string, payload: string, queue: string): Promise<number>;
   jsOrphans(workingKey: string, workingSet: string, identity: string, when: 'if-dead' | 'always'): Promise<number>;
   jsEnd(working: string, ...args: string[]): Promise<number>;
+  jsKillEntry(set: string, dead: string, member: string, now: string, oldest: string, max: string): Promise<number>;
   jsReturnStrays(working: string, ...held: string[]): Promise<number>;
   jsForgetEmpty(queuesKey: string, queueKey: string, queue: string): Promise<number>;
   jsPushOnce(...keysAndArgs: string[]): Promise<number>;
@@ -123,11 +124,11 @@ const FAIL_FAST = { enableOfflineQueue: false, autoResendUnfulfilledCommands: fa
 const GUARDED = [
   'recover', 'addQueue', 'deleteQueues', 'push', 'pushUnlessWaiting', 'pushUnlessPending', 'requeue', 'addCounters', 'dead', 'deadSize', 'deleteFailed', 'clearRetries',
   'deadByIds', 'clearDead', 'fetch', 'moveDue', 'recoverOrphans', 'beat', 'retries', 'servedQueues', 'queueList', 'queueInfo', 'queuePage', 'queueSize',
-  'deleteSharedQueue', 'read', 'entries', 'removeEntries', 'requeueEntries',
+  'deleteSharedQueue', 'read', 'entries', 'removeEntries', 'requeueEntries', 'killEntries', 'killRetries',
 ] as const;
 
 /** The guarded calls that change what a client asked for: a lost answer leaves their outcome unknown. */
-const WRITES = new Set<string>(['addQueue', 'deleteQueues', 'push', 'pushUnlessWaiting', 'pushUnlessPending', 'requeue', 'deleteFailed', 'clearRetries', 'clearDead', 'deleteSharedQueue', 'removeEntries', 'requeueEntries']);
+const WRITES = new Set<string>(['addQueue', 'deleteQueues', 'push', 'pushUnlessWaiting', 'pushUnlessPending', 'requeue', 'deleteFailed', 'clearRetries', 'clearDead', 'deleteSharedQueue', 'removeEntries', 'requeueEntries', 'killEntries', 'killRetries']);
 
 export class RedisJobBackend implements SharedJobBackend, EntryAddressed {
   readonly shared = true as const;
@@ -480,6 +481,22 @@ export class RedisJobBackend implements SharedJobBackend, EntryAddressed {
       if (again && (await this.redis.jsRequeue(set, `queue:${job.queue}`, 'queues', job.raw, again, job.queue)) === 1) moved.push(job);
     }
     return moved;
+  }
+
+  /** Sidekiq Web's Kill: each entry leaves the retry set for the dead set only if this call took it. */
+  async killEntries(entries: FailedJob[], now: number, keep: number): Promise<FailedJob[]> {
+    const killed: FailedJob[] = [];
+    // The script trims as Sidekiq does (ZREMRANGEBYRANK 0 -max): keep + 1 leaves `keep`, as end.lua does.
+    const trim: [string, string, string] = [String(now / 1000), String(now / 1000 - SIX_MONTHS_S), String(keep + 1)];
+    for (const job of entries) {
+      if (job.raw && (await this.redis.jsKillEntry('retry', 'dead', job.raw, ...trim)) === 1) killed.push(job);
+    }
+    return killed;
+  }
+
+  async killRetries(ids: number[], now: number, keep: number): Promise<number[]> {
+    const want = new Set(ids);
+    return (await this.killEntries((await this.entries('retry', undefined)).filter((j) => want.has(j.id)), now, keep)).map((j) => j.id);
   }
 
   async removeEntries(set: FailedSet, entries: FailedJob[]): Promise<FailedJob[]> {

@@ -50,6 +50,7 @@ export interface ConnectionRow {
   segment: string;
   interval_s: number;
   enabled: number | boolean;
+  allow_changes: number | boolean;
   thresholds: string;
   last_sample_at: number | null;
   last_error: string | null;
@@ -67,6 +68,7 @@ export function connectionFromRow(r: ConnectionRow): Connection {
     segment: r.segment,
     intervalS: r.interval_s,
     enabled: r.enabled === 1 || r.enabled === true,
+    allowChanges: r.allow_changes === 1 || r.allow_changes === true,
     thresholds: parseThresholds(r.thresholds),
     lastSampleAt: r.last_sample_at,
     lastError: r.last_error,
@@ -92,4 +94,5 @@ export const FIELD_COLUMNS: Record<keyof ConnectionFields, string> = {
   segment: 'segment',
   intervalS: 'interval_s',
   enabled: 'enabled',
+  allowChanges: 'allow_changes',
 };

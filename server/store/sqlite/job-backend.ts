@@ -115,15 +115,24 @@ export class SqliteJobBackend implements SyncJobBackend {
       this.db.run(`UPDATE jobs SET state = 'dead', retry_count = ?, run_at = NULL, failed_at = ?, error = ? WHERE id = ?`, [
         job.retry_count, job.failed_at, job.error, job.id,
       ]);
-      if (++dead > keep) {
-        dead -= this.db.run(
-          `DELETE FROM jobs WHERE id IN (SELECT id FROM jobs WHERE state = 'dead' ORDER BY failed_at DESC, id DESC LIMIT -1 OFFSET ?)`,
-          [keep],
-        ).changes;
-      }
+      if (++dead > keep) dead -= this.trimDead(keep);
       this.writeCounters(counters);
     });
     this.deadCount = dead;
+  }
+
+  killRetries(ids: number[], now: number, keep: number): number[] {
+    const killed: number[] = [];
+    let dead = this.deadCount;
+    this.db.tx(() => {
+      for (const id of ids) {
+        if (this.db.run(`UPDATE jobs SET state = 'dead', run_at = NULL, failed_at = ? WHERE id = ? AND state = 'retry'`, [now, id]).changes === 1) killed.push(id);
+      }
+      dead += killed.length;
+      if (killed.length && dead > keep) dead -= this.trimDead(keep);
+    });
+    this.deadCount = dead;
+    return killed;
   }
 
   requeue(ids: number[], now: number): void {
@@ -135,6 +144,11 @@ export class SqliteJobBackend implements SyncJobBackend {
       }
     });
     this.deadCount -= revived;
+  }
+
+  /** Drops the oldest deaths past `keep` (Sidekiq's dead_max_jobs); answers how many. */
+  private trimDead(keep: number): number {
+    return this.db.run(`DELETE FROM jobs WHERE id IN (SELECT id FROM jobs WHERE state = 'dead' ORDER BY failed_at DESC, id DESC LIMIT -1 OFFSET ?)`, [keep]).changes;
   }
 
   addCounters(counters: JobCounters): void {

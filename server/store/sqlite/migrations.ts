@@ -206,4 +206,9 @@ export const MIGRATIONS: string[] = [
   UPDATE monitor_alerts SET resolved_at = at;
   CREATE INDEX monitor_alerts_open ON monitor_alerts (connection_id, resolved_at);
   `,
+  // 8: a sidekiq connection is read-only unless the user allows changes on it (retry, delete, kill,
+  // quiet a process): nothing writes to a watched production Redis by default.
+  `
+  ALTER TABLE monitor_connections ADD COLUMN allow_changes INTEGER NOT NULL DEFAULT 0;
+  `,
 ];
