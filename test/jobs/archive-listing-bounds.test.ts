@@ -102,7 +102,7 @@ describe('archive listings are bounded', () => {
     db.exec('PRAGMA locking_mode=EXCLUSIVE'); // as the server opens it: a WAL database without shared memory
     const huge = JSON.stringify(Array.from({ length: 20_000 }, (_, i) => ({ name: longName(i), size: 1 })));
     db.run('UPDATE builds SET artifacts_listing = ? WHERE id = ?', [huge, id]);
-    db.exec('DROP TRIGGER IF EXISTS artifact_listings_follow_archive; DROP TABLE IF EXISTS artifact_listings; DELETE FROM schema_migrations WHERE version >= 5');
+    db.exec('DROP TRIGGER IF EXISTS artifact_listings_follow_archive; DROP TABLE IF EXISTS artifact_listings; DELETE FROM schema_migrations WHERE version IN (5, 6)');
     db.close();
 
     s = await start(dataDir);
