@@ -1,5 +1,5 @@
 // `npm run bench [-- --quick] [-- --only traces,dispatch] [-- --cpu-prof] [-- --rounds N] [-- --compare
-// [--against REV]]`: runs every benchmark of bench/ one after the other, so they never compete with each
+// [--against REV|FILE]]`: runs every benchmark of bench/ one after the other, so they never compete with each
 // other, prints each figure beside its reference and goal, and writes bench/results.json and
 // docs/benchmarks.md with the machine described. Each file runs N times (3, or 2 with --quick; once if
 // it reports its own spread): every line is the median round with its min–max (bench/lib/rounds.ts).

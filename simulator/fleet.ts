@@ -11,7 +11,8 @@ import type { Journal } from './journal.ts';
 import { Prng } from '../common/prng.ts';
 import { controlApiBase, jsonOf } from './runner-client.ts';
 import { FleetStats, totalsOf } from './stats.ts';
-import { VirtualRunner, type FleetLink } from './virtual-runner.ts';
+import type { FleetLink } from './fleet-link.ts';
+import { VirtualRunner } from './virtual-runner.ts';
 
 export interface RunnerGroupSpec {
   name: string;

@@ -172,4 +172,23 @@ export function table(rows: Row[], before: ResultsFile, after: ResultsFile): str
   return [line(head), line(head.map((_, i) => '-'.repeat(widths[i]!))), ...body.map(line), '', ...notes].join('\n');
 }
 
+/**
+ * The figures behind the ratios: each line's figure and bare reference in both runs, so a ratio that
+ * moved can be read as ours moving or the reference moving.
+ */
+export function figures(rows: Row[], before: ResultsFile, after: ResultsFile): string {
+  const both = (r?: BenchResult) => (r ? `${fmt(r.value)} ${r.unit}` : '—');
+  const ref = (r?: BenchResult) => (r ? fmt(r.reference) : '—');
+  const head = ['line', 'before', 'reference', 'after', 'reference', 'ratio before → after', 'mark'];
+  const body = rows.map((row) => {
+    const b = lineIn(before, row.name);
+    const a = lineIn(after, row.name);
+    const ratios = `${row.before ? fmt(row.before.ratio) : '—'} → ${row.after ? fmt(row.after.ratio) : '—'}`;
+    return [row.name, both(b), ref(b), both(a), ref(a), ratios, markCell(row)];
+  });
+  const widths = head.map((h, i) => Math.min(i === 0 ? 60 : 40, Math.max(h.length, ...body.map((c) => c[i]!.length))));
+  const line = (cols: string[]) => cols.map((c, i) => (c.length > widths[i]! ? `${c.slice(0, widths[i]! - 1)}…` : c.padEnd(widths[i]!))).join('  ');
+  return [line(head), line(head.map((_, i) => '-'.repeat(widths[i]!))), ...body.map(line)].join('\n');
+}
+
 export const regressions = (rows: Row[]) => rows.filter((r) => r.mark === 'regressed');

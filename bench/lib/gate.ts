@@ -1,9 +1,12 @@
-// `--compare`: reads bench/results.json as committed at a revision (HEAD unless --against says another)
-// and prints this run against it; the exit code is 1 when a line regressed, so a script can stop on it.
+// `--compare`: reads bench/results.json as committed at a revision (HEAD unless --against says another),
+// or a results file --against names (a run made in a worktree of another commit, the same hour, to
+// compare two revisions under the same load), and prints this run against it; the exit code is 1 when a
+// line regressed, so a script can stop on it.
 // The earlier committed versions of the file (HISTORY_RUNS, same machine and --quick) tell a move the
 // machine has made before from a regression (compare.ts, 'within history').
 import { execFileSync } from 'node:child_process';
-import { comparableHistory, compare, machineChange, regressions, table, type ResultsFile } from './compare.ts';
+import fs from 'node:fs';
+import { comparableHistory, compare, figures, machineChange, regressions, table, type ResultsFile } from './compare.ts';
 import { REPO } from './harness.ts';
 
 export function committedResults(rev: string): ResultsFile {
@@ -34,13 +37,28 @@ export function committedHistory(rev: string, n = HISTORY_RUNS): ResultsFile[] {
   });
 }
 
+/**
+ * What `--against` names: a results file when one is there, else a revision. A file's run has no
+ * committed runs around it, so its lines are judged by the two runs' spreads alone.
+ */
+export function baseline(against: string): { before: ResultsFile; history: ResultsFile[]; what: string } {
+  if (fs.statSync(against, { throwIfNoEntry: false })?.isFile()) {
+    const before = JSON.parse(fs.readFileSync(against, 'utf8')) as ResultsFile;
+    if (!Array.isArray(before.results)) throw new Error(`${against} is not a bench results file (no "results" list)`);
+    return { before, history: [], what: against };
+  }
+  return { before: committedResults(against), history: committedHistory(against), what: `bench/results.json at ${against}` };
+}
+
 /** Prints the table; returns the exit code (1 when a line regressed). */
-export function gate(after: ResultsFile, rev: string): number {
-  const before = committedResults(rev);
-  const history = comparableHistory(after, committedHistory(rev));
+export function gate(after: ResultsFile, against: string): number {
+  const { before, history: past, what } = baseline(against);
+  const history = comparableHistory(after, past);
   const rows = compare(before, after, history);
-  console.log(`\nAgainst bench/results.json at ${rev}:\n`);
+  console.log(`\nAgainst ${what}:\n`);
   console.log(table(rows, before, after));
+  console.log(`\nEach run's figure and the bare reference it measured beside it (median round):\n`);
+  console.log(figures(rows, before, after));
   const bad = regressions(rows);
   const counts = (['regressed', 'improved', 'within history', 'within noise', 'no spread', 'new', 'gone'] as const).map((m) => `${rows.filter((r) => r.mark === m).length} ${m}`).join(', ');
   const elsewhere = bad.length && machineChange(before, after).length ? ' (on another machine than the committed run: see the note above)' : '';

@@ -1,6 +1,10 @@
 // The regression gate's marks and the rounds' spread, on results objects made here: no benchmark runs.
 import { describe, expect, it } from 'vitest';
-import { comparableHistory, compare, historyStep, machineChange, MIN_MOVE, regressions, table, type ResultsFile, type Row } from '../../bench/lib/compare.ts';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { comparableHistory, compare, figures, historyStep, machineChange, MIN_MOVE, regressions, table, type ResultsFile, type Row } from '../../bench/lib/compare.ts';
+import { baseline } from '../../bench/lib/gate.ts';
 import type { BenchResult } from '../../bench/lib/harness.ts';
 import { hasSpread, mergeRounds, ownSpread } from '../../bench/lib/rounds.ts';
 
@@ -90,6 +94,32 @@ describe('compare', () => {
     // A run from before the machine was recorded is not called another machine.
     expect(machineChange(file([]), intel)).toEqual([]);
     expect(table(compare(amd, intel), amd, intel)).toMatch(/different machines \(cpu AMD EPYC → Intel\(R\) Xeon\(R\) Processor\)/);
+  });
+});
+
+describe('comparing with a run made elsewhere (--against FILE)', () => {
+  it('reads a results file --against names, with no committed history beside it, and refuses a file that holds no results', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-against-'));
+    try {
+      const run = path.join(dir, 'before.json');
+      fs.writeFileSync(run, JSON.stringify(file([line('a', 'parts/s', 0.8, [0.75, 0.85])])));
+      const b = baseline(run);
+      expect(b.before.results.map((r) => [r.name, r.ratio])).toEqual([['a', 0.8]]);
+      expect(b.history).toEqual([]);
+      expect(b.what).toBe(run);
+      const other = path.join(dir, 'other.json');
+      fs.writeFileSync(other, '{"date":"x"}');
+      expect(() => baseline(other)).toThrow(/not a bench results file/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('prints each run’s figure beside the bare reference it measured, the ratios and the mark', () => {
+    const before = file([{ ...line('trace appends', 'parts/s', 0.8, [0.75, 0.85]), value: 12000, reference: 15000 }]);
+    const after = file([{ ...line('trace appends', 'parts/s', 0.4, [0.35, 0.45]), value: 5000, reference: 12500 }]);
+    const text = figures(compare(before, after), before, after);
+    expect(text).toMatch(/^trace appends +12000 parts\/s +15000 +5000 parts\/s +12500 +0\.80 → 0\.40 +REGRESSED/m);
   });
 });
 

@@ -9,6 +9,7 @@
 // credentials() reads the row on every call (one lookup by primary key joined to its project).
 import { digest, newToken } from '../../auth/tokens.ts';
 import type { Build, BuildCredentials, BuildFilter, NewBuild } from '../ports/build.ts';
+import { listLimit } from '../ports/build.ts';
 import type { Runner } from '../ports/runner.ts';
 import { BUILD_COLUMNS, toBuild, type PgBuildRow } from './build-rows.ts';
 import type { Queryable } from './connect.ts';
@@ -189,7 +190,7 @@ export class PgBuilds implements BuildsPortAsync {
     if (f.project_id !== undefined) filter('project_id =', f.project_id);
     if (f.runner_id !== undefined) filter('runner_id =', f.runner_id);
     if (f.before_id !== undefined) filter('id <', f.before_id);
-    params.push(Math.min(Math.max(f.limit ?? 100, 1), 1000));
+    params.push(listLimit(f));
     const sql = `SELECT ${BUILD_COLUMNS} FROM builds ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY id DESC LIMIT $${params.length}`;
     const { rows } = await this.db.query<PgBuildRow>(sql, params);
     return rows.map(toBuild);

@@ -65,6 +65,9 @@ export interface BuildFilter {
   before_id?: number;
 }
 
+/** How many builds one listing returns: 100 unless the filter asks, never below 1 nor above 1000. */
+export const listLimit = (f: BuildFilter): number => Math.min(Math.max(f.limit ?? 100, 1), 1000);
+
 /** A runner may take a build when every tag of the build is one of the runner's (GitLab's `can_pick?`). */
 export function runnerMatches(runner: Pick<Runner, 'tag_list' | 'run_untagged'>, build: Pick<Build, 'tag_list'>): boolean {
   if (build.tag_list.length === 0) return runner.run_untagged;

@@ -5,7 +5,7 @@ import { MAX_JSON_DEPTH, jsonNestedDeeperThan } from '../../util/json-depth.ts';
 import { isArray, isId, isPlainObject, storedInt, storedJson, storedTimeOr0 } from '../rows/row-values.ts';
 import { storedTime } from '../../util/times.ts';
 import type { Build, BuildCredentials, BuildFilter, NewBuild } from '../ports/build.ts';
-import { runnerMatches } from '../ports/build.ts';
+import { listLimit, runnerMatches } from '../ports/build.ts';
 import { isString, isVariable } from '../rows/row-values.ts';
 
 type BuildRow = Omit<Build, 'tag' | 'variables' | 'options' | 'tag_list' | 'depends_on'> & {
@@ -228,7 +228,7 @@ export class Builds {
     if (f.project_id !== undefined) filter('project_id = ?', f.project_id);
     if (f.runner_id !== undefined) filter('runner_id = ?', f.runner_id);
     if (f.before_id !== undefined) filter('id < ?', f.before_id);
-    params.push(Math.min(Math.max(f.limit ?? 100, 1), 1000));
+    params.push(listLimit(f));
     const sql = `SELECT * FROM builds ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY id DESC LIMIT ?`;
     return this.db.all<BuildRow>(sql, params).map(toBuild);
   }

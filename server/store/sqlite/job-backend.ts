@@ -4,41 +4,14 @@
 import type { Db } from './db.ts';
 import type { NewJob, RecoveredJobs, SyncJobBackend } from '../../jobs/backend.ts';
 import type { FailedJob, Job, JobCounters } from '../../jobs/types.ts';
-import { isPlainObject, storedInt, storedJson, storedTimeOr0 } from '../rows/row-values.ts';
-import { storedTime } from '../../util/times.ts';
+import { jobOfRow, retryColumn, type JobRowValues } from '../rows/job-rows.ts';
+import { isPlainObject, storedJson } from '../rows/row-values.ts';
 
-interface JobRow {
-  id: number;
-  queue: string;
-  class: string;
-  kind: string;
+interface JobRow extends JobRowValues {
   args: string;
-  state: string;
-  retry: number;
-  retry_count: number;
-  created_at: number;
-  enqueued_at: number;
-  run_at: number | null;
-  failed_at: number | null;
-  error: string | null;
 }
 
-// `retry` column: -1 stands for `false` (drop after the first failure). Numbers and JSON are read
-// through row-values.ts: a row stored out of range must not break the retry and dead set reads.
-const toJob = (r: JobRow): FailedJob => ({
-  id: r.id,
-  queue: r.queue,
-  class: r.class,
-  kind: r.kind,
-  args: storedJson(r.args, {}, isPlainObject),
-  retry: r.retry < 0 ? false : (storedInt(r.retry, 0, 1000) ?? 0),
-  retry_count: storedInt(r.retry_count, 0, 1000) ?? 0,
-  created_at: storedTimeOr0(r.created_at),
-  enqueued_at: storedTimeOr0(r.enqueued_at),
-  run_at: storedTime(r.run_at),
-  failed_at: storedTime(r.failed_at),
-  error: r.error,
-});
+const toJob = (r: JobRow): FailedJob => jobOfRow(r, storedJson(r.args, {}, isPlainObject));
 
 const ADD_COUNTER = 'INSERT INTO job_counters (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = value + excluded.value';
 
@@ -83,7 +56,7 @@ export class SqliteJobBackend implements SyncJobBackend {
         ...job,
         id: this.db.run(
           `INSERT INTO jobs (queue, class, kind, args, state, retry, retry_count, created_at, enqueued_at) VALUES (?, ?, ?, ?, 'queued', ?, ?, ?, ?)`,
-          [job.queue, job.class, job.kind, JSON.stringify(job.args), job.retry === false ? -1 : job.retry, job.retry_count, job.created_at, job.enqueued_at],
+          [job.queue, job.class, job.kind, JSON.stringify(job.args), retryColumn(job.retry), job.retry_count, job.created_at, job.enqueued_at],
         ).lastInsertRowid,
       })),
     );
