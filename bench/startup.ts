@@ -15,6 +15,8 @@ import { execFileSync, spawn } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { log, REPO, round, rssOf, send, type BenchResult } from './lib/harness.ts';
 
+/** Server ready's bound: this many times a bare node:http server's ready, measured in the same rounds. */
+const READY_GOAL_RATIO = 2.5;
 const TICK_MS = 1000 / 100; // /proc/<pid>/stat counts CPU in USER_HZ ticks, 100 per second on Linux
 
 /**
@@ -47,6 +49,14 @@ export interface StartSample {
   firstApiCpuMs: number;
   firstDocsMs: number;
   firstDocsCpuMs: number;
+  /** The start's phases as `serve` prints them ("Started in modules 180 ms, store 75 ms, …"); none for the bare server. */
+  phases: Record<string, number>;
+}
+
+/** The phases of serve's "Started in …" line (server/start-phases.ts); {} when it has none (an older bundle). */
+export function phasesOf(stderr: string): Record<string, number> {
+  const line = /^Started in (.*)$/m.exec(stderr)?.[1] ?? '';
+  return Object.fromEntries([...line.matchAll(/([\w-]+) (\d+) ms/g)].map((m) => [m[1]!, Number(m[2])]));
 }
 
 async function startOnce(args: string[], ready: RegExp, settleMs: number, requests: boolean): Promise<StartSample> {
@@ -83,7 +93,7 @@ async function startOnce(args: string[], ready: RegExp, settleMs: number, reques
       if (d.status !== 200) throw new Error(`/api/docs/json: ${d.status}`);
       docs = d;
     }
-    return { readyMs, readyCpuMs, readyMainCpuMs, idleRss, firstApiMs: api.ms, firstApiCpuMs: api.cpuMs, firstDocsMs: docs.ms, firstDocsCpuMs: docs.cpuMs };
+    return { readyMs, readyCpuMs, readyMainCpuMs, idleRss, firstApiMs: api.ms, firstApiCpuMs: api.cpuMs, firstDocsMs: docs.ms, firstDocsCpuMs: docs.cpuMs, phases: phasesOf(err) };
   } finally {
     if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
     await exited;
@@ -95,9 +105,14 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 
-export function summarize(samples: StartSample[]): Record<keyof StartSample, number> {
-  const keys = Object.keys(samples[0]!) as (keyof StartSample)[];
-  return Object.fromEntries(keys.map((k) => [k, round(median(samples.map((s) => s[k])), 1)])) as Record<keyof StartSample, number>;
+type Figures = Omit<StartSample, 'phases'>;
+
+export function summarize(samples: StartSample[]): Record<keyof Figures, number> & { phases: Record<string, number> } {
+  const keys = (Object.keys(samples[0]!) as (keyof StartSample)[]).filter((k): k is keyof Figures => k !== 'phases');
+  const figures = Object.fromEntries(keys.map((k) => [k, round(median(samples.map((s) => s[k])), 1)])) as Record<keyof Figures, number>;
+  const names = [...new Set(samples.flatMap((s) => Object.keys(s.phases)))];
+  const phases = Object.fromEntries(names.map((n) => [n, round(median(samples.map((s) => s.phases[n] ?? NaN)), 1)]));
+  return { ...figures, phases };
 }
 
 const BARE = "require('node:http').createServer((q, s) => s.end()).listen(0, '127.0.0.1', function () { console.log('listening on http://127.0.0.1:' + this.address().port) })";
@@ -165,7 +180,8 @@ export async function run({ quick = false, bundles = [] as string[], rounds = 0 
     const s = got[got.length - 1]!;
     return [
       { name: 'server start CPU, spawn to listening (bundled)', value: s.readyCpuMs, unit: 'ms', reference: bare.readyCpuMs, ratio: round(s.readyCpuMs / bare.readyCpuMs), goal: 'lower is better', pass: true, main_thread_cpu_ms: s.readyMainCpuMs, bare_main_thread_cpu_ms: bare.readyMainCpuMs },
-      { name: 'server ready, spawn to listening (bundled)', value: s.readyMs, unit: 'ms', reference: bare.readyMs, ratio: round(s.readyMs / bare.readyMs), goal: '< 300 ms', pass: s.readyMs < 300 },
+      // Against the bare server started the same way in the same rounds: the machine's speed moves 3× within an hour.
+      { name: 'server ready, spawn to listening (bundled)', value: s.readyMs, unit: 'ms', reference: bare.readyMs, ratio: round(s.readyMs / bare.readyMs), goal: `≤ ${READY_GOAL_RATIO}× the bare node:http server's ready`, pass: s.readyMs <= READY_GOAL_RATIO * bare.readyMs, phases_ms: s.phases },
       { name: 'server RSS just after start (bundled)', value: round(s.idleRss / 2 ** 20, 1), unit: 'MiB', reference: round(bare.idleRss / 2 ** 20, 1), ratio: round(s.idleRss / bare.idleRss), goal: '< 85 MiB', pass: s.idleRss < 85 * 2 ** 20 },
       { name: 'first runner API request after start', value: s.firstApiMs, unit: 'ms', reference: NaN, ratio: NaN, goal: 'no slower', pass: true, cpu_ms: s.firstApiCpuMs },
       { name: 'first /api/docs/json after start', value: s.firstDocsMs, unit: 'ms', reference: NaN, ratio: NaN, goal: 'no slower', pass: true, cpu_ms: s.firstDocsCpuMs },

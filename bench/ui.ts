@@ -25,9 +25,10 @@ const round = (x: number) => roundTo(x, 2);
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DEFAULT_UI_DIR = path.join(REPO, 'dist/renderer');
-/** The goals: p95 of a redraw under 10 ms (uPlot-class), and the first chart within 400 ms of ready. */
-const GOAL_P95_MS = 10;
-const GOAL_FIRST_CHART_MS = 400;
+// The goals' bounds against the references measured in the same run (the machine's speed moves 3× within an
+// hour): a redraw's p95 against the bare canvas's, the first chart against the bare page's.
+const GOAL_P95_CANVAS_RATIO = 1.1;
+const GOAL_FIRST_CHART_RATIO = 1.3;
 const SERIES = 50;
 const POINTS = 1000;
 
@@ -303,8 +304,8 @@ export async function run({ quick = false, uiDir = DEFAULT_UI_DIR }: { quick?: b
       unit: 'ms',
       reference: round(r50),
       ratio: round(p50 / r50),
-      goal: `p95 < ${GOAL_P95_MS} ms; first chart < ${GOAL_FIRST_CHART_MS} ms after ready`,
-      pass: p95 < GOAL_P95_MS && first.ours.median < GOAL_FIRST_CHART_MS,
+      goal: `p95 ≤ ${GOAL_P95_CANVAS_RATIO}× the bare canvas's p95; first chart ≤ ${GOAL_FIRST_CHART_RATIO}× the bare page's`,
+      pass: p95 <= GOAL_P95_CANVAS_RATIO * pct(bareCanvas, 95) && first.ours.median <= GOAL_FIRST_CHART_RATIO * first.bare.median,
       p95_ms: round(p95),
       cpu_main_ms: oursRun.mainMs,
       reference_cpu_main_ms: bareRun.mainMs,

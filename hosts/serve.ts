@@ -35,6 +35,7 @@ export async function serve(config: Config): Promise<void> {
       `Admin token (PRIVATE-TOKEN): ${store.adminToken}`,
       `Runner registration token: ${store.registrationToken}`,
       connectionsLine(connectionCaps(config)),
+      `Started in ${host.server.startPhases.toString()}`,
       ...(config.settingsWarnings ?? []).map((w) => `Warning: ${w}`),
       '',
     ].join('\n'),

@@ -37,6 +37,7 @@ import { metricsApi } from './metrics-api/plugin.ts';
 import { createSimulator, simulatorApi } from './simulator-api/plugin.ts';
 import { SimulatorLifecycle } from './simulator-api/service.ts';
 import { Services } from './lifecycle.ts';
+import { StartPhases } from './start-phases.ts';
 
 export interface JobscopeServer {
   app: FastifyInstance;
@@ -45,6 +46,8 @@ export interface JobscopeServer {
   routes: { method: string; url: string; hidden: boolean }[];
   /** Compiles the request validators no request has needed yet (they compile on first use): tests. */
   compileValidators(): void;
+  /** The start's phases so far (modules, store, routes, services; listen once listen() resolved). */
+  startPhases: StartPhases;
   /** Starts listening; resolves to the base URL, e.g. http://127.0.0.1:8090 */
   listen(): Promise<string>;
   close(): Promise<void>;
@@ -68,6 +71,9 @@ export interface ServerDeps {
 }
 
 export async function buildServer(config: Config, deps: ServerDeps = {}): Promise<JobscopeServer> {
+  const phases = new StartPhases();
+  // From the process's start to here: node itself and the modules (in a test, whatever ran before).
+  phases.end('modules');
   const events = new AppEvents();
   const runnerQueue = new RunnerQueue();
   const clock = deps.clock ?? systemClock;
@@ -81,9 +87,10 @@ export async function buildServer(config: Config, deps: ServerDeps = {}): Promis
     kindOf: (cls) => jobs!.kindOfClass(cls),
     jobLog: () => jobs!.log,
   });
+  phases.end('store');
   try {
     jobs = new JobSystem(config, backends.jobBackend, { clock });
-    return await assemble(config, backends, clock, { events, runnerQueue, jobs, domain: createDomain(backends.domain, events) });
+    return await assemble(config, backends, clock, phases, { events, runnerQueue, jobs, domain: createDomain(backends.domain, events) });
   } catch (err) {
     // A plugin that fails to register must not leave the data dir locked.
     await backends.close().catch(() => undefined);
@@ -95,6 +102,7 @@ async function assemble(
   config: Config,
   backends: Backends,
   clock: Clock,
+  phases: StartPhases,
   parts: { events: AppEvents; runnerQueue: RunnerQueue; jobs: JobSystem; domain: Domain },
 ): Promise<JobscopeServer> {
   const { store } = backends;
@@ -171,6 +179,7 @@ async function assemble(
   const simulator = ctx.services.add(new SimulatorLifecycle(createSimulator(app, ctx))).sim;
   await app.register(simulatorApi, { prefix: '/api/app/sim', ctx, simulator });
   registerJobServices(ctx, app.log);
+  phases.end('routes');
   // Services hold timers and sockets the store's close does not end: a failed start stops the rest.
   try {
     await ctx.services.startAll();
@@ -180,6 +189,7 @@ async function assemble(
   }
   // Work that talks to this server over HTTP (a simulator fleet) stops before the server closes its sockets.
   app.addHook('preClose', () => ctx.services.drainAll());
+  phases.end('services');
 
   let closed = false;
   return {
@@ -187,8 +197,10 @@ async function assemble(
     ctx,
     routes,
     compileValidators: () => validators.compileAll(),
+    startPhases: phases,
     async listen() {
       await app.listen({ host: config.host, port: config.port });
+      phases.end('listen');
       // Ajv's first compile (its draft-07 meta-schema and code generator, ~20% of the start CPU before
       // the listening line) runs once the server listens, not before: a request that arrives meanwhile
       // waits for it as it would have waited for the start; later ones pay only their route's compile.

@@ -3,15 +3,19 @@
 // timeline and its sampling profiler), and the renderer's top-level tasks up to the chart's marker are
 // printed with what ran inside them, then the sampled time by script and by function.
 //   node --import tsx bench/experiments/first-chart-trace.ts      (after `npx vite build`)
+//   … --bare: the same for the bare reference page (bench/reference/first-chart-server.ts), to set
+//   ours (React, the shell, the app's scripts) against what Chromium alone spends.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright';
 import { buildServer } from '../../server/app.ts';
 import { resolveConfig } from '../../server/config.ts';
+import { startFirstChartReference } from '../reference/first-chart-server.ts';
 
 const MARK = '[data-testid="chart-workers"] canvas.series-canvas li';
 const TRACE = path.join(os.tmpdir(), 'jobscope-first-chart-trace.json');
+const BARE = process.argv.includes('--bare');
 
 interface TraceEvent { name: string; ph: string; ts: number; dur?: number; pid: number; tid: number; id?: string; args?: { data?: Record<string, unknown> } }
 interface ProfileNode { id: number; parent?: number; callFrame: { functionName: string; url: string; lineNumber: number } }
@@ -20,8 +24,8 @@ const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PAT
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-first-chart-'));
 try {
   for (let i = 0; i < 3; i++) {
-    const server = await buildServer(resolveConfig({ port: 0, logLevel: 'silent', dataDir: path.join(dir, `d${i}`), uiDir: path.resolve('dist/renderer') }, {}));
-    const url = await server.listen();
+    const server = BARE ? await startFirstChartReference() : await buildServer(resolveConfig({ port: 0, logLevel: 'silent', dataDir: path.join(dir, `d${i}`), uiDir: path.resolve('dist/renderer') }, {}));
+    const url = 'url' in server ? `${server.url}/` : `${await server.listen()}/#token=${server.ctx.store.adminToken}`;
     const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
     // A user-timing mark when the marker appears: the trace's clock for "the chart is there".
     await context.addInitScript((sel) => {
@@ -36,7 +40,7 @@ try {
     const page = await context.newPage();
     const traced = i === 2;
     if (traced) await browser.startTracing(page, { path: TRACE, categories: ['devtools.timeline', 'blink.user_timing', 'v8.execute', 'disabled-by-default-devtools.timeline', 'loading', 'disabled-by-default-v8.cpu_profiler'] });
-    await page.goto(`${url}/#token=${server.ctx.store.adminToken}`, { waitUntil: 'commit' });
+    await page.goto(url, { waitUntil: 'commit' });
     await page.locator(MARK).first().waitFor({ state: 'attached' });
     if (traced) await browser.stopTracing();
     await context.close();
