@@ -5,6 +5,7 @@
 // loses a process goes backwards. So the tree is sampled every 200 ms and each process counts with
 // the most CPU it was seen with: a process that lived less than a sample is missed.
 import fs from 'node:fs';
+import { pathToFileURL } from 'node:url';
 
 const TICK_S = 0.01; // clock ticks of 10 ms (USER_HZ)
 
@@ -59,4 +60,21 @@ export class TreeCpu {
   stop(): void {
     clearInterval(this.timer);
   }
+}
+
+/** `node --import tsx test/helpers/tree-cpu.ts <command...>`: runs the command and prints the CPU
+ *  its process tree spent (daemons that leave the tree, as pg_ctl's postmaster does, are not in it). */
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const { spawn } = await import('node:child_process');
+  const [cmd, ...args] = process.argv.slice(2);
+  if (!cmd) throw new Error('usage: tree-cpu.ts <command...>');
+  const t0 = performance.now();
+  const child = spawn(cmd, args, { stdio: 'inherit' });
+  const tree = new TreeCpu(child.pid);
+  child.on('exit', (code) => {
+    const wall = (performance.now() - t0) / 1000;
+    console.log(`[tree-cpu] ${tree.total().toFixed(1)} core-s in ${wall.toFixed(1)} s wall (load average at the end ${fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')})`);
+    tree.stop();
+    process.exitCode = code ?? 1;
+  });
 }
