@@ -48,8 +48,14 @@ test('a paused dashboard holds still and says so; Refresh waits for live', async
   await expect(page.getByTestId('health-dot')).toHaveAttribute('data-state', 'paused');
   await expect(page.getByTestId('refresh')).toBeDisabled();
   const held = await last.innerText();
-  // Samples go on every 500 ms and the connection list is asked for every second here.
-  await page.waitForTimeout(3000);
+  // Samples go on every 500 ms and the page keeps asking for the connection list while paused: it
+  // holds still once it has received a sample newer than any it could hold, and rendered that.
+  const embeddedAt = (list: { id: string; last_sample_at: string | null }[]) => list.find((c) => c.id === 'embedded')?.last_sample_at ?? '';
+  const heldAtMost = embeddedAt((await http(`${s.url}/api/app/connections`, { token: s.adminToken })).body);
+  const newer = () =>
+    page.waitForResponse(async (r) => new URL(r.url()).pathname === '/api/app/connections' && r.request().method() === 'GET' && r.ok() && embeddedAt(await r.json()) > heldAtMost);
+  await newer();
+  await newer(); // the first one's render is done by the time the next poll has come back
   await expect(last).toHaveText(held);
   await page.getByTestId('live-toggle').click();
   await expect(page.getByTestId('health-dot')).toHaveAttribute('data-state', 'ok');

@@ -8,9 +8,13 @@ import path from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /** Longest first, from per-file durations of full runs on the 2-core machine (see vitest.config.ts;
- *  the figures are in docs/benchmark-bounds.md, "npm test"), files of 5 s or more. crash.test.ts (11
- *  child starts, CPU and waits) goes first, then the four model files, costliest first. */
+ *  the figures are in docs/benchmark-bounds.md, "npm test"), files of 5 s or more. The two mode
+ *  model files go first (the longest of all: Redis and PostgreSQL faults, restarts, child servers;
+ *  off this list, a fresh checkout started them among the last, as small files), then crash.test.ts (11 child starts,
+ *  CPU and waits), then the four in-process model files, costliest first. */
 export const LONG_FILES = [
+  'test/reliability/model-pg.test.ts',
+  'test/reliability/model-redis.test.ts',
   'test/reliability/crash.test.ts',
   'test/reliability/model-inproc-a2.test.ts',
   'test/reliability/model-inproc-b.test.ts',
@@ -30,6 +34,11 @@ export const LONG_FILES = [
   'test/store/pg-monitor.test.ts',
   'test/reliability/pg-serve-flag.test.ts',
   'test/store/pg-adapters.test.ts',
+  'test/sidekiq/huge-redis.test.ts',
+  'test/reliability/pg-outage.test.ts',
+  'test/jobs/redis-start-degraded.test.ts',
+  'test/jobs/redis-outage.test.ts',
+  'test/http/connection-caps.test.ts',
 ];
 
 export class LongestFirst extends BaseSequencer {

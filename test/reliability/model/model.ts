@@ -63,7 +63,7 @@ export const QUEUES = ['model_a', 'model_b', 'model-c.d:e'];
 export const DEFAULT_MAX_EXPIRE_DAYS = 36525;
 export const DEFAULT_MAX_BATCH_MB = 16;
 /** Settings the test server gets as flags (startServer / spawnServer): a saved value never applies, nor is it warned about. */
-export const OVERRIDDEN = new Set(['port', 'log-level', 'data-dir', 'artifact-expiry-every-ms', 'stuck-builds-every-ms', 'runner-contact-every-ms', 'redis', 'redis-process-ttl-s', 'redis-beat-ms', 'job-backoff-unit-ms']);
+export const OVERRIDDEN = new Set(['port', 'log-level', 'data-dir', 'artifact-expiry-every-ms', 'stuck-builds-every-ms', 'runner-contact-every-ms', 'redis', 'redis-process-ttl-s', 'redis-beat-ms', 'redis-command-timeout-ms', 'job-backoff-unit-ms']);
 
 export class Model {
   projects: MProject[] = [];

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import type { BuildView } from '../../../contract/control.ts';
 import { unfixed, type KnownBug } from './known-unfixed.ts';
 import type { Model } from './model.ts';
-import { NotApplied, UnknownOutcome, type Answer, type Mode, type RealSystem } from './system.ts';
+import { NotApplied, REDIS_COMMAND_TIMEOUT_MS, UnknownOutcome, type Answer, type Mode, type RealSystem } from './system.ts';
 import { pick, type Cmd } from './step.ts';
 
 export type FaultKind = 'redis-kill9' | 'redis-sigstop' | 'pg-stop' | 'pg-immediate' | 'pg-kill9' | 'instance-kill9';
@@ -131,8 +131,9 @@ export class Fault implements Cmd {
       healFn = () => redis().restart();
     } else if (this.kind === 'redis-sigstop') {
       redis().pause();
-      // A hung request heals it at once (its outcome is unknown); this caps a stop that nothing asks about.
-      const timer = setTimeout(() => redis().resume(), 5_000);
+      // A hung request heals it at once (its outcome is unknown); this caps a stop that nothing asks
+      // about, after twice the server's command timeout, so that a request sent at the stop gets its 503.
+      const timer = setTimeout(() => redis().resume(), 2 * REDIS_COMMAND_TIMEOUT_MS);
       healFn = async () => (clearTimeout(timer), redis().resume());
     } else if (this.kind === 'instance-kill9') {
       const i = pick(r.live(), this.instance);

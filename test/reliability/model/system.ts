@@ -67,6 +67,13 @@ const PROCESS_TTL_S = 3;
 const BEAT_MS = 100;
 /** During an outage a request that hangs is an outcome unknown, not a wait of the default 30 s. */
 const OUTAGE_TIMEOUT_MS = 10_000;
+/**
+ * The job system's Redis command timeout (--redis-command-timeout-ms; 5 s by default): how long a
+ * request waits on a SIGSTOPped Redis before the server answers 503. The default made each stop an
+ * idle wait of ~5 s, as long as the stop's own cap (outage.ts), so a request then got a 503 or a
+ * late answer by a race; at this value it gets its 503, and the cap comes after it.
+ */
+export const REDIS_COMMAND_TIMEOUT_MS = 1500;
 
 interface Instance {
   inproc?: TestServer;
@@ -176,14 +183,14 @@ export class RealSystem {
     // A retry's backoff "second" an hour long: a job in the retry set stays there for the run, so
     // the counters and the retry set's size do not depend on how fast the run went.
     const exact = this.opts.exact ? { stuckBuildsEveryMs: 0, runnerContactEveryMs: 0, artifactExpiryEveryMs: 0, jobBackoffUnitMs: 3_600_000 } : { artifactExpiryEveryMs: EXPIRY_EVERY_MS };
-    const where = this.mode === 'redis' ? { redisUrl: this.backing('redis').url } : {};
+    const where = this.mode === 'redis' ? { redisUrl: this.backing('redis').url, redisCommandTimeoutMs: REDIS_COMMAND_TIMEOUT_MS } : {};
     if (this.kind === 'inproc') {
       x.inproc = await startServer({ dataDir: this.dataDir, adminToken: ADMIN, registrationToken: REGISTRATION, ...exact, ...where, redisProcessTtlS: PROCESS_TTL_S, redisBeatMs: BEAT_MS });
       x.url = x.inproc.url;
     } else {
       const args = ['--port', '0', '--data-dir', this.dataDir, '--admin-token', ADMIN, '--registration-token', REGISTRATION, '--log-level', 'error'];
       for (const [k, v] of Object.entries(exact)) args.push(`--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, String(v));
-      if (this.mode === 'redis') args.push('--redis', this.backing('redis').url);
+      if (this.mode === 'redis') args.push('--redis', this.backing('redis').url, '--redis-command-timeout-ms', String(REDIS_COMMAND_TIMEOUT_MS));
       if (this.database) args.push('--database', this.database);
       if (this.mode !== 'sqlite') args.push('--redis-process-ttl-s', String(PROCESS_TTL_S), '--redis-beat-ms', String(BEAT_MS));
       x.child = await spawnServer(args);
