@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createBuilds, log, MiB, project, registerRunner, round, sendJson, startChild, type BenchServer, type Child } from '../lib/harness.ts';
 import { download, settle, upload } from '../artifacts.ts';
+import { cpuSeconds } from '../lib/proc-cpu.ts';
 
 const argv = process.argv.slice(2);
 const traceGc = argv.includes('--trace-gc');
@@ -48,12 +49,6 @@ function gcCounter(child: Child) {
       return r;
     },
   };
-}
-
-/** User + system CPU seconds of a process so far (/proc/<pid>/stat, in clock ticks of 1/100 s). */
-function cpuSeconds(pid: number): number {
-  const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(f[11]) + Number(f[12])) / 100;
 }
 
 async function startSide(label: string, root: string) {
