@@ -74,7 +74,7 @@ async function startSide(label: string, root: string) {
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-bench-ab-raw-'));
 const servers = [];
 for (const side of sides) servers.push(await startSide(side.label, side.root));
-const refArgs = (script: string, extra: string[] = []) => [...gcFlags, '--import', 'tsx', path.join(import.meta.dirname, 'reference', script), ...extra];
+const refArgs = (script: string, extra: string[] = []) => [...gcFlags, '--import', 'tsx', path.join(import.meta.dirname, '..', 'reference', script), ...extra];
 const bareUp = await startChild(refArgs('upload-server.ts', [path.join(scratch, 'bare')]), /listening on (http:\/\/\S+)/, 'reference-upload');
 const bareDown = await startChild(refArgs('download-server.ts'), /listening on (http:\/\/\S+)/, 'reference-download');
 const bareUpGc = gcCounter(bareUp);
