@@ -119,6 +119,7 @@ async function parseOnlyRounds(): Promise<void> {
         feed(w);
       }),
     'fastify-busboy': () => counted(new (fromMultipart('@fastify/busboy') as new (o: object) => Events)({ headers }), 'finish'),
+    'fastify-busboy-1m': () => counted(new (fromMultipart('@fastify/busboy') as new (o: object) => Events)({ headers, highWaterMark: MiB, fileHwm: MiB }), 'finish'),
     busboy: () => counted((extra('busboy') as (o: object) => Events)({ headers }), 'close'),
     formidable: () =>
       new Promise((resolve) => {
