@@ -78,6 +78,9 @@ export class UploadForm extends Writable {
   constructor(
     boundary: string,
     private readonly limits: FormLimits,
+    /** When given, the file part's bytes go here (null at its end) instead of through a FormFile:
+     *  the "no stream between the socket and the writes" variant, fed with `parse` directly. */
+    private readonly fileSink?: (buf: Buffer | null) => void,
   ) {
     super({ highWaterMark: 64 * 1024 });
     this.delim = Buffer.from(`\r\n--${boundary}`, 'latin1');
@@ -108,7 +111,7 @@ export class UploadForm extends Writable {
     cb(err);
   }
 
-  private parse(chunk: Buffer): void {
+  parse(chunk: Buffer): void {
     let pos = 0;
     while (pos < chunk.length && this.state !== 'end') {
       if (this.state === 'head') {
@@ -185,7 +188,8 @@ export class UploadForm extends Writable {
       const file = this.file!;
       file.bytesRead += buf.length;
       if (file.bytesRead > this.limits.fileSize) throw limitError('file bytes');
-      file.push(buf);
+      if (this.fileSink) this.fileSink(buf);
+      else file.push(buf);
     } else if (this.kind === 'field') {
       const f = this.field!;
       if (f.truncated) return;
@@ -202,7 +206,8 @@ export class UploadForm extends Writable {
   private endPart(): void {
     if (this.state !== 'body') return;
     if (this.file) {
-      this.file.push(null);
+      if (this.fileSink) this.fileSink(null);
+      else this.file.push(null);
       this.file = null;
     }
     if (this.field) {

@@ -16,6 +16,7 @@
 // bench/experiments/multipart-parsers.ts compares them; parsers that are not the project's
 // dependencies are loaded from the node_modules under $JOBSCOPE_BENCH_PARSERS.
 // Usage: upload-server.ts <dir>
+import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
@@ -129,6 +130,15 @@ const PARSERS: Record<string, (req: http.IncomingMessage, res: http.ServerRespon
       for await (const part of form.parts()) if (part.type === 'file') receive(part.file, res);
     })();
     req.pipe(form);
+  },
+  // The candidate fed from the request's 'data' events, handing the file's bytes to `receive`
+  // through a bare emitter whose pause and resume are the request's: no stream in between.
+  'own-direct': (req, res) => {
+    const file = Object.assign(new EventEmitter(), { pause: () => req.pause(), resume: () => req.resume() });
+    const form = new UploadForm(formBoundary(req.headers['content-type'])!, LIMITS, (buf) => (buf ? file.emit('data', buf) : file.emit('end')));
+    // Listening before the first byte: the bench's body has its one file part and nothing else.
+    receive(file as unknown as Readable, res);
+    req.on('data', (c: Buffer) => form.parse(c));
   },
 };
 
