@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createBuilds, log, MiB, project, registerRunner, round, sendJson, startChild, type BenchServer, type Child } from '../lib/harness.ts';
 import { download, settle, upload } from '../artifacts.ts';
+import { cpuSeconds } from '../lib/proc-cpu.ts';
 
 const argv = process.argv.slice(2);
 const traceGc = argv.includes('--trace-gc');
@@ -50,12 +51,6 @@ function gcCounter(child: Child) {
   };
 }
 
-/** User + system CPU seconds of a process so far (/proc/<pid>/stat, in clock ticks of 1/100 s). */
-function cpuSeconds(pid: number): number {
-  const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(f[11]) + Number(f[12])) / 100;
-}
-
 async function startSide(label: string, root: string) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `jobscope-bench-ab-${label}-`));
   const adminToken = `bench-admin-ab-${label}-0123456789`;
@@ -79,7 +74,7 @@ async function startSide(label: string, root: string) {
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-bench-ab-raw-'));
 const servers = [];
 for (const side of sides) servers.push(await startSide(side.label, side.root));
-const refArgs = (script: string, extra: string[] = []) => [...gcFlags, '--import', 'tsx', path.join(import.meta.dirname, 'reference', script), ...extra];
+const refArgs = (script: string, extra: string[] = []) => [...gcFlags, '--import', 'tsx', path.join(import.meta.dirname, '..', 'reference', script), ...extra];
 const bareUp = await startChild(refArgs('upload-server.ts', [path.join(scratch, 'bare')]), /listening on (http:\/\/\S+)/, 'reference-upload');
 const bareDown = await startChild(refArgs('download-server.ts'), /listening on (http:\/\/\S+)/, 'reference-download');
 const bareUpGc = gcCounter(bareUp);

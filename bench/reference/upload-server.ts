@@ -12,16 +12,21 @@
 // `POST /upload?multipart` parses the body first with @fastify/busboy, the parser the server's
 // route uses, and writes the file part the same way: the floor of a multipart upload, which is
 // what a runner sends (a fairer reference for the server; the plain one is the issue's goal).
+// `POST /upload?parser=<name>` does the same with another parser in front (PARSERS below):
+// bench/experiments/multipart-parsers.ts compares them; parsers that are not the project's
+// dependencies are loaded from the node_modules under $JOBSCOPE_BENCH_PARSERS.
 // Usage: upload-server.ts <dir>
+import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
+import { formBoundary, UploadForm } from '../experiments/candidate-form-parser.ts';
 
 // The very busboy @fastify/multipart parses the server's uploads with (resolved from it, not from here).
 const requireFromMultipart = createRequire(createRequire(import.meta.url).resolve('@fastify/multipart'));
-const Busboy = requireFromMultipart('@fastify/busboy') as new (opts: { headers: http.IncomingHttpHeaders }) => NodeJS.WritableStream & {
+const Busboy = requireFromMultipart('@fastify/busboy') as new (opts: { headers: http.IncomingHttpHeaders; highWaterMark?: number; fileHwm?: number }) => NodeJS.WritableStream & {
   on(event: 'file', cb: (field: string, file: Readable) => void): void;
 };
 
@@ -73,11 +78,76 @@ function receive(source: Readable, res: http.ServerResponse): void {
   });
 }
 
-const server = http.createServer((req, res) => {
-  if (!req.url?.includes('multipart')) return receive(req, res);
-  const bb = new Busboy({ headers: req.headers });
+const fastifyBusboy = (req: http.IncomingMessage, res: http.ServerResponse, hwm?: number) => {
+  const bb = new Busboy({ headers: req.headers, ...(hwm ? { highWaterMark: hwm, fileHwm: hwm } : {}) });
   bb.on('file', (_field, file) => receive(file, res));
   req.pipe(bb);
+};
+
+const requireExtra = () => createRequire(path.join(process.env.JOBSCOPE_BENCH_PARSERS ?? '.', 'node_modules', 'x.js'));
+const LIMITS = { fileSize: Infinity, files: 1, fields: 50, fieldSize: 1024 * 1024, parts: 60, headerPairs: 100, headerSize: 80 * 1024 };
+
+/** Each takes the request and hands its file part to `receive`. */
+const PARSERS: Record<string, (req: http.IncomingMessage, res: http.ServerResponse) => void> = {
+  'fastify-busboy': (req, res) => fastifyBusboy(req, res),
+  // Its write side and file stream holding 1 MiB (HOLD in server/store/files/artifacts.ts) instead of
+  // Node's default 16 KiB, below one 64 KiB socket chunk: does busboy's flow control stall the socket?
+  'fastify-busboy-1m': (req, res) => fastifyBusboy(req, res, 1024 * 1024),
+  busboy: (req, res) => {
+    const busboy = requireExtra()('busboy') as (o: { headers: http.IncomingHttpHeaders }) => NodeJS.WritableStream & { on(e: 'file', cb: (f: string, s: Readable) => void): void };
+    const bb = busboy({ headers: req.headers });
+    bb.on('file', (_field, file) => receive(file, res));
+    req.pipe(bb);
+  },
+  // formidable's own low-level parser: an object-mode Transform of part events; the file's bytes go
+  // through a PassThrough to reach the same writes (one stream hop, as busboy's file stream is).
+  formidable: (req, res) => {
+    const { MultipartParser } = requireExtra()('formidable') as { MultipartParser: new () => NodeJS.ReadWriteStream & { initWithBoundary(b: string): void } };
+    const parser = new MultipartParser();
+    parser.initWithBoundary(formBoundary(req.headers['content-type'])!);
+    const file = new PassThrough({ highWaterMark: 64 * 1024 });
+    let headers = '';
+    let inFile = false;
+    let started = false;
+    parser.on('data', ({ name, buffer, start, end }: { name: string; buffer: Buffer; start: number; end: number }) => {
+      if (name === 'partBegin') headers = '';
+      else if (name === 'headerValue') headers += buffer.toString('latin1', start, end);
+      else if (name === 'headersEnd' && !started && /filename=/.test(headers)) {
+        started = inFile = true;
+        receive(file, res);
+      } else if (name === 'partData' && inFile && !file.push(buffer.subarray(start, end))) req.pause();
+      else if (name === 'partEnd' && inFile) {
+        inFile = false;
+        file.push(null);
+      }
+    });
+    file.on('resume', () => req.resume());
+    req.pipe(parser);
+  },
+  own: (req, res) => {
+    const form = new UploadForm(formBoundary(req.headers['content-type'])!, LIMITS);
+    void (async () => {
+      for await (const part of form.parts()) if (part.type === 'file') receive(part.file, res);
+    })();
+    req.pipe(form);
+  },
+  // The candidate fed from the request's 'data' events, handing the file's bytes to `receive`
+  // through a bare emitter whose pause and resume are the request's: no stream in between.
+  'own-direct': (req, res) => {
+    const file = Object.assign(new EventEmitter(), { pause: () => req.pause(), resume: () => req.resume() });
+    const form = new UploadForm(formBoundary(req.headers['content-type'])!, LIMITS, (buf) => (buf ? file.emit('data', buf) : file.emit('end')));
+    // Listening before the first byte: the bench's body has its one file part and nothing else.
+    receive(file as unknown as Readable, res);
+    req.on('data', (c: Buffer) => form.parse(c));
+  },
+};
+
+const server = http.createServer((req, res) => {
+  const url = new URL(req.url ?? '/', 'http://x');
+  if (url.searchParams.has('multipart')) return fastifyBusboy(req, res);
+  const parser = url.searchParams.get('parser');
+  if (parser) return PARSERS[parser]!(req, res);
+  receive(req, res);
 });
 server.listen(0, '127.0.0.1', () => {
   const a = server.address() as { port: number };
