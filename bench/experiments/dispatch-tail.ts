@@ -5,7 +5,9 @@
 // process's clock by the smallest gap seen between a line's arrival and its time (a line cannot
 // arrive before it is printed). Prints the share of slow polls and of all polls that overlap a
 // pause, and the slowest polls with the pauses under them.
-//   node --import tsx bench/experiments/dispatch-tail.ts [seconds]
+// `warm` seconds of the same polling come first (the bench's paced phase starts ~5–8 s after the
+// server's start, inside hosts/v8-flags.js' START_UP_MS, while the young generation is held small).
+//   node --import tsx bench/experiments/dispatch-tail.ts [seconds] [warm]
 import http from 'node:http';
 import os from 'node:os';
 import { paced } from '../dispatch.ts';
@@ -14,6 +16,7 @@ import { createBuilds, project, registerRunner, round, startJobscope } from '../
 const RUNNERS = 200;
 const EVERY_MS = 200;
 const seconds = Number(process.argv[2] ?? 6);
+const warm = Number(process.argv[3] ?? 3);
 
 interface Pause {
   kind: string;
@@ -27,6 +30,7 @@ interface Pause {
 const TRACE = /\s([\d.]+) ms: (Scavenge|Mark-Compact|Mark-sweep|Minor Mark-Sweep)\S*[^,]*, ([\d.]+) \/ ([\d.]+) ms/;
 
 const pauses: Pause[] = [];
+const startedAt = performance.now();
 const s = await startJobscope('dispatch-tail', [], ['--trace-gc']);
 let partial = '';
 s.proc.stdout!.on('data', (d: Buffer) => {
@@ -47,12 +51,12 @@ try {
   const bodies = tokens.map((token) => JSON.stringify({ token, info: { name: 'gitlab-ci-multi-runner', version: '1.11.5' } }));
   const url = `${s.url}/ci/api/v1/builds/register.json`;
   const perRun = (secs: number) => Math.ceil((RUNNERS * secs * 1000) / EVERY_MS);
-  // A warm-up as long as the bench's closed loop would leave the server (JIT, statement caches, young generation).
-  await createBuilds(s, p.id, perRun(3));
-  await paced(url, bodies, EVERY_MS, 3);
+  await createBuilds(s, p.id, perRun(warm));
+  await paced(url, bodies, EVERY_MS, warm);
   await createBuilds(s, p.id, perRun(seconds));
   const from = pauses.length;
   const load = os.loadavg()[0]!;
+  const measuredFrom = performance.now();
   const r = await paced(url, bodies, EVERY_MS, seconds);
   // Server clock → this clock: the smallest (arrival − printed time) over every line.
   const offset = Math.min(...pauses.map((x) => x.arrived - x.at));
@@ -66,7 +70,7 @@ try {
   const slow = order.slice(0, Math.max(1, Math.ceil(order.length / 100)));
   const share = (idx: number[]) => round((100 * idx.filter((i) => under(i).length > 0).length) / idx.length, 1);
   const inWindow = window.filter((x) => x.end >= r.sentAt[0]!);
-  console.log(`load ${round(load, 1)}; ${r.latencies.length} polls in ${seconds} s, p50 ${round(r.p50)} ms, p99 ${round(r.p99)} ms, max ${round(r.max)} ms`);
+  console.log(`load ${round(load, 1)}; measured from ${round((measuredFrom - startedAt) / 1000, 1)} s after the server's start; ${r.latencies.length} polls in ${seconds} s, p50 ${round(r.p50)} ms, p99 ${round(r.p99)} ms, max ${round(r.max)} ms`);
   console.log(`GC pauses in the window: ${inWindow.length} (${inWindow.filter((x) => x.kind === 'Scavenge').length} scavenges), ${round(inWindow.reduce((t, x) => t + x.ms, 0))} ms in all, longest ${round(Math.max(0, ...inWindow.map((x) => x.ms)))} ms`);
   console.log(`polls overlapping a GC pause: slowest 1 % ${share(slow)} %, all ${share(order)} %`);
   for (const i of slow.slice(0, 12)) {

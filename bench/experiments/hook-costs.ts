@@ -36,9 +36,13 @@ const config = {
   lingeringCloseMs: 5000,
 } as Config;
 
-/** Each variant: what app.ts installs for that concern. `none` is fastify with the poll's route alone. */
+/**
+ * Each variant: what app.ts installs for that concern. `none` is fastify with the poll's route alone
+ * (node's own socket timeouts); `socket-timeouts` is the server options of http/timeouts.ts.
+ */
 const VARIANTS: Record<string, (app: FastifyInstance) => Promise<void> | void> = {
   none: () => undefined,
+  'socket-timeouts': () => undefined,
   'host-check': (app) => installHostCheck(app, config),
   'body-progress': (app) => installBodyProgress(app, config),
   'body-budget': (app) => void installBodyBudget(app, config),
@@ -56,7 +60,8 @@ const POLL_SCHEMA = { body: { type: 'object', properties: { token: { type: 'stri
 const ANSWER = { id: 1, token: 'x'.repeat(20), status: 'running', commands: 'make test', variables: [] };
 
 async function serve(variant: string): Promise<void> {
-  const app = Fastify({ logger: false, logController: new LogController({ disableRequestLogging: true }), forceCloseConnections: 'idle', ...serverTimeoutOptions(config) });
+  const timeouts = variant === 'socket-timeouts' || variant === 'all' ? serverTimeoutOptions(config) : {};
+  const app = Fastify({ logger: false, logController: new LogController({ disableRequestLogging: true }), forceCloseConnections: 'idle', ...timeouts });
   await VARIANTS[variant]!(app);
   app.post('/builds/register.json', { schema: POLL_SCHEMA }, (_request, reply) => reply.code(201).send(ANSWER));
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
