@@ -3,7 +3,8 @@
 // and, in alternating rounds, the same client against the bare reference (bench/reference/trace-server.ts)
 // and against that same work as one fastify route (bench/reference/trace-server-fastify.ts): its
 // `fastify_alone_*` figures say how much of the gap is the framework's, `ratio_to_fastify_alone` ours.
-// Goals: ≥ 0.95× the reference's parts/s at 32 and at 256 streams, p99 < 5 ms at 32. Each
+// Goals: ≥ 0.95× the reference's parts/s at 32 and at 256 streams, p99 ≤ 1.3× the reference's p99 at
+// 32 (both measured in the same rounds: an absolute time moves with the machine's load). Each
 // side's server CPU per part is reported too: on a machine others load, it is the figure that says
 // whose work costs what. `streams` sets one count for the scale curve (bench/curves.ts).
 //   node --import tsx bench/traces.ts [--quick] [--streams N]
@@ -115,7 +116,7 @@ export async function measure(streams: number, seconds: number, rounds: number, 
 }
 
 const GOAL_RATIO = 0.95;
-const GOAL_P99_MS = 5;
+const GOAL_P99_RATIO = 1.3;
 
 /** `streams`: one count only (the scale curve's points); by default 32 and 256, the lines with goals. */
 export async function run({ quick = false, streams, seconds = quick ? 1.5 : 4, rounds = quick ? 2 : 3 }: { quick?: boolean; streams?: number; seconds?: number; rounds?: number } = {}): Promise<BenchResult[]> {
@@ -154,8 +155,8 @@ export async function run({ quick = false, streams, seconds = quick ? 1.5 : 4, r
         unit: 'ms',
         reference: round(bare.p99),
         ratio: round(ours.p99 / bare.p99),
-        goal: `p99 < ${GOAL_P99_MS} ms`,
-        pass: ours.p99 < GOAL_P99_MS,
+        goal: `p99 ≤ ${GOAL_P99_RATIO}× the reference's p99`,
+        pass: ours.p99 <= GOAL_P99_RATIO * bare.p99,
         p50_ms: round(ours.p50),
       });
     }

@@ -80,8 +80,11 @@ export interface BenchServer extends Child {
   registrationToken: string;
 }
 
-/** `jobscope serve` on a fresh data dir in os.tmpdir() (the same disk as the raw references). */
-export async function startJobscope(tag: string, extra: string[] = []): Promise<BenchServer> {
+/**
+ * `jobscope serve` on a fresh data dir in os.tmpdir() (the same disk as the raw references). `nodeArgs`
+ * go to node before the bin (`--trace-gc` for bench/experiments/dispatch-tail.ts).
+ */
+export async function startJobscope(tag: string, extra: string[] = [], nodeArgs: string[] = []): Promise<BenchServer> {
   // Another checkout's server under this checkout's client and reference (bench/experiments/dispatch-ab.ts): an
   // A/B between versions then differs in the server alone.
   const root = process.env.JOBSCOPE_BENCH_SERVER_ROOT || REPO;
@@ -90,7 +93,7 @@ export async function startJobscope(tag: string, extra: string[] = []): Promise<
   const registrationToken = `bench-registration-${tag}`;
   const child = await startChild(
     // What `npm run serve` runs: the launcher's esbuild bundle on plain node, not tsx's loader.
-    [path.join(root, 'bin/jobscope.js'), 'serve', '--port', '0', '--data-dir', dataDir, '--admin-token', adminToken, '--registration-token', registrationToken, '--log-level', 'error', ...extra],
+    [...nodeArgs, path.join(root, 'bin/jobscope.js'), 'serve', '--port', '0', '--data-dir', dataDir, '--admin-token', adminToken, '--registration-token', registrationToken, '--log-level', 'error', ...extra],
     /Jobscope listening on (http:\/\/\S+)/,
     `jobscope-${tag}`,
   );
