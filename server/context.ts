@@ -35,20 +35,6 @@ export class RunnerQueue {
     else this.counter = Math.max(this.counter, counter);
     this.shared = true;
   }
-  private reread: (() => Promise<void>) | undefined;
-  /** Given by a shared store: how to read its value again (follow is called with it). */
-  rereadWith(read: () => Promise<void>): void {
-    this.reread = read;
-  }
-  /**
-   * The value a poll compares a runner's last_update with and answers. With a shared store, another
-   * instance may have made a build pending a moment ago and its notification not arrived yet: the
-   * store is read again (one row, as GitLab reads its shared Redis on every poll), so no instance
-   * answers a value another has already moved past.
-   */
-  fresh(): string | Promise<string> {
-    return this.reread ? this.reread().then(() => this.value) : this.value;
-  }
 }
 
 export interface AppContext {
