@@ -58,6 +58,15 @@ describe.skipIf(postgresMissing() !== null)('two instances on one PostgreSQL dat
     expect([r.status, r.headers['x-gitlab-last-update']]).toEqual([204, value]);
   };
 
+  /** A project's runner registered on a, which has polled a once (nothing pending): its X-GitLab-Last-Update. */
+  const polledRunner = async (name: string) => {
+    const project = await createProject(a, name);
+    const runner = await registerRunner(a, project.runners_token);
+    const first = await poll(a, runner.token);
+    expect(first.status).toBe(204);
+    return { project, runner, seen: String(first.headers['x-gitlab-last-update']) };
+  };
+
   beforeAll(async () => {
     a = await startServer({}, { database: cluster.url });
     b = await startServer({ dataDir: a.dataDir }, { database: cluster.url });
@@ -144,11 +153,9 @@ describe.skipIf(postgresMissing() !== null)('two instances on one PostgreSQL dat
   });
 
   it('X-GitLab-Last-Update is one value on both instances: a runner polling them in turn has it echoed (204) while nothing changed; a build created on one ticks it, and the poll through the other takes the build', async () => {
-    const project = await createProject(a, 'alternate');
-    const runner = await registerRunner(a, project.runners_token);
-    const first = await poll(a, runner.token);
-    expect(first.status).toBe(204);
-    let seen = String(first.headers['x-gitlab-last-update']);
+    const polled = await polledRunner('alternate');
+    const { project, runner } = polled;
+    let { seen } = polled;
     for (let round = 0; round < 3; round++) {
       // Each instance answers the value the runner holds, the one the other gave it.
       for (const s of [b, a, b, a]) {
@@ -189,11 +196,7 @@ describe.skipIf(postgresMissing() !== null)('two instances on one PostgreSQL dat
   });
 
   it('a poll of a cached runner is one statement, the shared X-GitLab-Last-Update counter read in it: when it takes a build, when none is left, and when it echoes the runner\'s value', async () => {
-    const project = await createProject(a, 'one-trip');
-    const runner = await registerRunner(a, project.runners_token);
-    const first = await poll(a, runner.token);
-    expect(first.status).toBe(204);
-    const seen = String(first.headers['x-gitlab-last-update']);
+    const { project, runner, seen } = await polledRunner('one-trip');
     const heard: Build[] = [];
     const hear = (x: Build) => void (x.project_id === project.id && heard.push(x));
     a.server.ctx.events.on('build:pending', hear);
