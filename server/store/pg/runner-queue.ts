@@ -24,7 +24,7 @@ export interface FollowingQueue {
  * A runner's X-GitLab-Last-Update as the shared counter it names: `counter` is its counter under
  * this database's epoch, null when it names none (another epoch, or no value sent), so any take goes ahead.
  */
-export interface QueueSeen {
+export interface SeenCounter {
   counter: string | null;
 }
 
@@ -60,7 +60,7 @@ export class PgRunnerQueue {
    * The counter a runner's X-GitLab-Last-Update names under this database's epoch, for the poll's
    * statement to compare with the row (take.ts pollBuild); null when it names none.
    */
-  seen(lastUpdate: string | undefined): QueueSeen {
+  seen(lastUpdate: string | undefined): SeenCounter {
     const prefix = `${this.epoch}-`;
     return { counter: lastUpdate?.startsWith(prefix) ? lastUpdate.slice(prefix.length) : null };
   }

@@ -24,7 +24,7 @@ import type { Runner } from '../ports/runner.ts';
 import type { Project } from '../ports/project.ts';
 import type { Queryable } from './connect.ts';
 import type { ContactWrite } from './runners.ts';
-import { COUNTER_KEY, type QueueSeen } from './runner-queue.ts';
+import { COUNTER_KEY, type SeenCounter } from './runner-queue.ts';
 import { BUILD_COLUMNS, PROJECT_RETURNED, toBuild, toJoinedProject, type PgBuildRow, type PgJoinedProjectRow } from './build-rows.ts';
 
 const RETURNED = BUILD_COLUMNS.split(',')
@@ -130,7 +130,7 @@ export async function takeBuild(db: Queryable, runner: Pick<Runner, 'id' | 'is_s
 // The token is not checked: ids are never reused and a runner's token never changes (nothing
 // updates runners.token), so the id names the row the token named when the runner was read.
 // Parameters: $1 runner id, $2 tags (jsonb), $3 run_untagged, $4 now, then for a project runner $5
-// its project; then the contact's time and its info.
+// its project; then the contact's time and its info; then, with `seen`, the runner's counter.
 const runnerCheck = (shared: boolean, queue: string) =>
   `g AS (SELECT EXISTS (SELECT 1 FROM runners ar WHERE ar.id = $1 AND ar.active AND ar.is_shared = ${shared} ` +
   `AND ar.tag_list = $2::jsonb AND ar.run_untagged = $3${shared ? '' : ' AND ar.project_id = $5'}) AS ok${queue}), `;
@@ -195,7 +195,7 @@ export async function pollBuild(
   runner: Pick<Runner, 'id' | 'is_shared' | 'project_id' | 'tag_list' | 'run_untagged'>,
   contact: ContactWrite | undefined,
   take: boolean,
-  seen?: QueueSeen,
+  seen?: SeenCounter,
 ): Promise<PollOutcome> {
   if (!take || !mayTake(runner)) {
     // Nothing is taken, so the answer is the same for an active runner and a paused one: only the write is left.
