@@ -35,44 +35,6 @@ export class RunnerQueue {
     else this.counter = Math.max(this.counter, counter);
     this.shared = true;
   }
-  private reread: (() => Promise<void>) | undefined;
-  /** The read sent last, until it answers: it may have been sent before a poll that arrives now. */
-  private reading: Promise<void> | undefined;
-  /** The read that starts when `reading` answers, shared by every poll that arrived meanwhile. */
-  private nextRead: Promise<void> | undefined;
-  /** Given by a shared store: how to read its value again (follow is called with it). */
-  rereadWith(read: () => Promise<void>): void {
-    this.reread = read;
-  }
-  /**
-   * The value a poll compares a runner's last_update with and answers. With a shared store, another
-   * instance may have made a build pending a moment ago and its notification not arrived yet: the
-   * store is read again (one row, as GitLab reads its shared Redis on every poll), so no instance
-   * answers a value another has already moved past. Each poll waits for a read sent after it
-   * arrived, but polls arriving together share it: at most two reads are out at a time, not one a poll.
-   */
-  fresh(): string | Promise<string> {
-    if (!this.reread) return this.value;
-    return this.readAfterNow().then(() => this.value);
-  }
-
-  private readAfterNow(): Promise<void> {
-    if (!this.reading) return this.startRead();
-    this.nextRead ??= this.reading.then(
-      () => this.startRead(),
-      () => this.startRead(),
-    );
-    return this.nextRead;
-  }
-
-  private startRead(): Promise<void> {
-    this.nextRead = undefined;
-    const read = this.reread!().finally(() => {
-      if (this.reading === read) this.reading = undefined;
-    });
-    this.reading = read;
-    return read;
-  }
 }
 
 export interface AppContext {

@@ -42,6 +42,21 @@ export interface Dispatch {
   poll(runner: Runner, info: RunnerInfo | undefined, take: boolean): Promise<Taken | undefined | typeof RUNNER_CHANGED>;
 }
 
+/** A poll's answer where the store keeps X-GitLab-Last-Update's value: the build taken, if any, and the value read with the take. */
+export interface SeenPoll {
+  taken?: Taken;
+  lastUpdate: string;
+}
+
+/**
+ * Taking a build where the store keeps X-GitLab-Last-Update's value (PostgreSQL's shared counter):
+ * the value is read by the statement that takes, which takes only when the runner's `lastUpdate`
+ * differs from it, so a poll is one round trip, not a read of the value and then the take.
+ */
+export interface QueueDispatch {
+  pollSeen(runner: Runner, info: RunnerInfo | undefined, lastUpdate: string | undefined): Promise<SeenPoll | typeof RUNNER_CHANGED>;
+}
+
 /** Traces: a file per build with one writer (SQLite), or a row lock and a length in the database shared by instances. */
 export interface TraceWrites {
   length(buildId: number): MaybePromise<number>;
@@ -71,7 +86,7 @@ export interface DomainBackend {
   unit: Unit;
   /** One write that is atomic alone (SQLite still commits it as a transaction). */
   write: <T>(fn: (ports: DomainPorts) => MaybePromise<T>) => MaybePromise<T>;
-  dispatch: Dispatch;
+  dispatch: Dispatch | QueueDispatch;
   traces: TraceWrites;
   pollRunners: PollRunners;
   /** The instance's registration token (runners of every project register with it). */

@@ -7,11 +7,10 @@ import type { Build, BuildCredentials, BuildFilter, NewBuild } from '../store/po
 import type { Runner, RunnerInfo } from '../store/ports/runner.ts';
 import type { AppendResult } from '../store/ports/trace.ts';
 import type { ArchiveListing, ListingSummary, StagedUpload } from '../store/ports/artifact.ts';
-import type { Taken } from './dispatch-batch.ts';
 import { canRetry, retryInput, type RetryResult } from './build-retry.ts';
 import { allOf, andThen, inOrder, isPromise, type Loose, type MaybePromise } from './maybe-promise.ts';
 import type { RunnersDomain } from './runners.ts';
-import { RUNNER_CHANGED, type DomainBackend, type DomainPorts, type Publish } from './backend.ts';
+import { RUNNER_CHANGED, type Dispatch, type DomainBackend, type DomainPorts, type Publish, type SeenPoll } from './backend.ts';
 
 export type UpdateResult =
   /** `Ci::Build.where(runner_id:).running.find(id)` found nothing: the runner hears 404. */
@@ -85,21 +84,27 @@ export class BuildRules {
   }
 
   /**
-   * A runner's poll by its token: records its contact and, when `admit` says so, hands it the oldest
-   * pending build it may take (the backend's dispatch: SQLite batches the polls of one event-loop
-   * turn in one transaction). `admit` judges the runner found, throwing the caller's answer for one
-   * it refuses. On PostgreSQL the first attempt may start from the runner this instance read last;
-   * when the poll finds that runner changed, it is read again and judged anew.
+   * A runner's poll by its token: records its contact and hands it the oldest pending build it may
+   * take (the backend's dispatch: SQLite batches the polls of one event-loop turn in one
+   * transaction), unless its `lastUpdate` is the runner queue's value (GitLab's 204 short cut: it
+   * already saw this queue state). `admit` judges the runner found, throwing the caller's answer for
+   * one it refuses. The answer carries the queue's value as read before the take (`current` here,
+   * the store's own in the take's statement on PostgreSQL): a build made pending after that moves
+   * the value past the one answered, so the runner's next poll looks again. On PostgreSQL the first
+   * attempt may start from the runner this instance read last; when the poll finds that runner
+   * changed, it is read again and judged anew.
    */
-  async pollAs(token: string, info: RunnerInfo | undefined, admit: (found: Runner | undefined) => { runner: Runner; take: boolean }): Promise<Taken | undefined> {
+  async pollAs(token: string, info: RunnerInfo | undefined, seen: QueueSeen, admit: (found: Runner | undefined) => Runner): Promise<SeenPoll> {
+    const { dispatch } = this.b;
+    const poll = 'pollSeen' in dispatch ? (runner: Runner) => dispatch.pollSeen(runner, info, seen.lastUpdate) : pollAfterReading(dispatch, info, seen);
     for (let cached = true; ; cached = false) {
       // Awaited only when it is a promise: on SQLite an await of a plain value cost a promise and a
       // microtask turn per poll, for work already done.
       const found = cached ? this.runners.byTokenForPoll(token) : this.runners.byToken(token);
-      const { runner, take } = admit(isPromise(found) ? await found : found);
-      const taken = await this.b.dispatch.poll(runner, info, take);
-      if (taken !== RUNNER_CHANGED) return taken;
-      if (!cached) return undefined;
+      const answer = await poll(admit(isPromise(found) ? await found : found));
+      if (answer !== RUNNER_CHANGED) return answer;
+      // A runner just read is never answered as changed (only a cached one is): no second try.
+      if (!cached) return { lastUpdate: seen.current() };
     }
   }
 
@@ -323,4 +328,22 @@ export class BuildRules {
   listing(buildId: number): MaybePromise<ArchiveListing | undefined> {
     return this.p.listings.get(buildId);
   }
+}
+
+/** What a poll knows of X-GitLab-Last-Update: the runner's value, and this instance's. */
+export interface QueueSeen {
+  lastUpdate: string | undefined;
+  current: () => string;
+}
+
+/**
+ * Polls on a dispatch that does not read the queue's value itself (SQLite's): the value is read
+ * once, before the take, decides it and is answered.
+ */
+function pollAfterReading(dispatch: Dispatch, info: RunnerInfo | undefined, seen: QueueSeen) {
+  const current = seen.current();
+  return async (runner: Runner): Promise<SeenPoll | typeof RUNNER_CHANGED> => {
+    const taken = await dispatch.poll(runner, info, seen.lastUpdate !== current);
+    return taken === RUNNER_CHANGED ? taken : { taken, lastUpdate: current };
+  };
 }

@@ -26,19 +26,15 @@ export async function registerRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
     const params = await readParams(request);
     const info = pickInfo(params.info);
     const token = runnerToken(params);
-    // Read before the take: a build made pending after it moves the value past the one answered, so
-    // the runner's next poll looks again (read after, it would hide that build behind a 204).
-    const fresh = ctx.runnerQueue.fresh();
-    const current = isPromise(fresh) ? await fresh : fresh;
-    const taken = await ctx.domain.builds.pollAs(token, info, (found) => {
+    const answer = await ctx.domain.builds.pollAs(token, info, { lastUpdate: str(params.last_update), current: () => ctx.runnerQueue.value }, (found) => {
       const runner = knownRunner(found);
       // Where GitLab stored `info` (authenticate_runner!, before the paused check); see http/stored-text.ts.
       refuseNul('info', info);
       if (!runner.active) throw notFound();
-      // A runner that already saw this queue state only records contact (GitLab's 204 short cut).
-      return { runner, take: str(params.last_update) !== current };
+      return runner;
     });
-    if (!taken) return buildNotFound(request, reply, current);
+    const { taken } = answer;
+    if (!taken) return buildNotFound(request, reply, answer.lastUpdate);
     const details = buildDetails(ctx, taken.build, request.host, taken);
     return reply.code(201).send(isPromise(details) ? await details : details);
   };

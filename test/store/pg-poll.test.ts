@@ -7,6 +7,8 @@ import { postgresMissing, usePostgres } from '../helpers/postgres.ts';
 import { openPgDatabase, PgBuilds, PgProjects, PgRunners } from '../../server/store/pg/index.ts';
 import { pollBuild } from '../../server/store/pg/take.ts';
 import { contactWrite } from '../../server/store/pg/runners.ts';
+import { PgRunnerQueue } from '../../server/store/pg/runner-queue.ts';
+import { RunnerQueue } from '../../server/context.ts';
 import type { NewBuild } from '../../server/store/ports/build.ts';
 
 const missing = postgresMissing();
@@ -104,6 +106,55 @@ describe.skipIf(missing)(`PostgreSQL poll in one statement${missing ? ` (skipped
       // Unchanged: the take goes ahead.
       const fresh = (await runners.byToken(shared.token))!;
       expect((await pollBuild(db.pool, fresh, undefined, true)).taken?.build.id).toBe(tagged.id);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('with the runner\'s X-GitLab-Last-Update the statement reads the shared counter: it takes nothing while the runner already saw it, and a build pending but not yet committed is neither taken nor hidden behind the counter answered', async () => {
+    const db = await openPgDatabase(await pg.createDatabase('poll4'), { max: 3 });
+    try {
+      const queue = await PgRunnerQueue.open(db.pool, new RunnerQueue());
+      const project = await new PgProjects(db.pool).create({ name: 'Alpha' });
+      const builds = new PgBuilds(db.pool);
+      const runners = new PgRunners(db.pool);
+      const runner = (await runners.create({ description: 'r', is_shared: true, project_id: null, run_untagged: true, locked: false, tag_list: [], info: {} }))!;
+      const counter = async () => Number((await db.pool.query(`SELECT value FROM settings WHERE key = 'runner_queue_counter'`)).rows[0].value);
+      const first = await builds.create(build(project.id));
+      await db.pool.query(`UPDATE settings SET value = (value::bigint + 1)::text WHERE key = 'runner_queue_counter'`);
+      const c = await counter();
+      const valueOf = (n: number) => queue.answered(n);
+
+      // The runner saw this counter: nothing taken, contact written, the counter answered.
+      const later = Date.now() + 60_000;
+      const quiet = await pollBuild(db.pool, runner, contactWrite(runner, undefined, later), true, queue.seen(valueOf(c)));
+      expect(quiet).toEqual({ runnerOk: true, counter: c });
+      expect((await builds.byId(first.id))?.status).toBe('pending');
+      expect((await runners.byId(runner.id))?.contacted_at).toBe(later);
+      // Another epoch's value (a database made anew): the take goes ahead.
+      const taken = await pollBuild(db.pool, runner, undefined, true, queue.seen(`other-${c}`));
+      expect([taken.taken?.build.id, taken.counter]).toEqual([first.id, c]);
+
+      // A build made pending in a transaction not yet committed, its counter moved (and locked) there.
+      const tx = await db.pool.connect();
+      try {
+        await tx.query('BEGIN');
+        const second = await new PgBuilds(tx).create(build(project.id));
+        const moved = await queue.tick(tx);
+        expect(moved).toBe(c + 1);
+        // Not visible to the poll, and the counter it answers is the committed one: the runner
+        // holding it looks again once the build commits.
+        expect(await pollBuild(db.pool, runner, undefined, true, queue.seen(undefined))).toEqual({ runnerOk: true, counter: c });
+        await tx.query('COMMIT');
+        const next = await pollBuild(db.pool, runner, undefined, true, queue.seen(valueOf(c)));
+        expect([next.taken?.build.id, next.counter]).toEqual([second.id, c + 1]);
+      } finally {
+        tx.release();
+      }
+      // A runner that may not take (no project, not shared): its contact, and the counter.
+      const own = { ...runner, is_shared: false, project_id: null };
+      expect(await pollBuild(db.pool, own, contactWrite(runner, undefined, later + 60_000), true, queue.seen(undefined))).toEqual({ runnerOk: true, counter: c + 1 });
+      expect((await runners.byId(runner.id))?.contacted_at).toBe(later + 60_000);
     } finally {
       await db.close();
     }

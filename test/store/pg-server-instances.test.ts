@@ -19,14 +19,22 @@ import { waitUntil } from '../helpers/wait.ts';
 
 const cluster = usePostgres();
 
-/** Counts the named statement `name` as every pg client in this process sends it (a spy: each still runs). */
-function countStatements(name: string): { count(): number; restore(): void } {
+interface SentStatement {
+  name?: string;
+  text: string;
+  values: unknown[];
+}
+
+/** Counts the statements every pg client in this process sends that `which` names (a name, or a test; a spy: each still runs). */
+function countStatements(which: string | ((q: SentStatement) => boolean)): { count(): number; restore(): void } {
   const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
   const query = proto.query;
+  const counts = typeof which === 'string' ? (q: SentStatement) => q.name === which : which;
   let n = 0;
   proto.query = function (this: unknown, ...args: unknown[]) {
-    const config = args[0] as { name?: string } | null;
-    if (config && typeof config === 'object' && config.name === name) n++;
+    const config = args[0] as { name?: string; text?: string; values?: unknown[] } | string | null;
+    const sent = typeof config === 'string' ? { text: config, values: (args[1] as unknown[] | undefined) ?? [] } : { name: config?.name, text: config?.text ?? '', values: config?.values ?? [] };
+    if (config && counts(sent)) n++;
     return query.apply(this, args);
   };
   return { count: () => n, restore: () => void (proto.query = query) };
@@ -48,6 +56,15 @@ describe.skipIf(postgresMissing() !== null)('two instances on one PostgreSQL dat
       5000,
     );
     expect([r.status, r.headers['x-gitlab-last-update']]).toEqual([204, value]);
+  };
+
+  /** A project's runner registered on a, which has polled a once (nothing pending): its X-GitLab-Last-Update. */
+  const polledRunner = async (name: string) => {
+    const project = await createProject(a, name);
+    const runner = await registerRunner(a, project.runners_token);
+    const first = await poll(a, runner.token);
+    expect(first.status).toBe(204);
+    return { project, runner, seen: String(first.headers['x-gitlab-last-update']) };
   };
 
   beforeAll(async () => {
@@ -136,11 +153,9 @@ describe.skipIf(postgresMissing() !== null)('two instances on one PostgreSQL dat
   });
 
   it('X-GitLab-Last-Update is one value on both instances: a runner polling them in turn has it echoed (204) while nothing changed; a build created on one ticks it, and the poll through the other takes the build', async () => {
-    const project = await createProject(a, 'alternate');
-    const runner = await registerRunner(a, project.runners_token);
-    const first = await poll(a, runner.token);
-    expect(first.status).toBe(204);
-    let seen = String(first.headers['x-gitlab-last-update']);
+    const polled = await polledRunner('alternate');
+    const { project, runner } = polled;
+    let { seen } = polled;
     for (let round = 0; round < 3; round++) {
       // Each instance answers the value the runner holds, the one the other gave it.
       for (const s of [b, a, b, a]) {
@@ -178,6 +193,38 @@ describe.skipIf(postgresMissing() !== null)('two instances on one PostgreSQL dat
     expect(moved.headers['x-gitlab-last-update']).not.toBe(seen);
     // Both instances agree on the new value.
     await echoedBy(a, runner.token, String(moved.headers['x-gitlab-last-update']));
+  });
+
+  it('a poll of a cached runner is one statement, the shared X-GitLab-Last-Update counter read in it: when it takes a build, when none is left, and when it echoes the runner\'s value', async () => {
+    const { project, runner, seen } = await polledRunner('one-trip');
+    const heard: Build[] = [];
+    const hear = (x: Build) => void (x.project_id === project.id && heard.push(x));
+    a.server.ctx.events.on('build:pending', hear);
+    await createBuild(b, project.id);
+    await createBuild(b, project.id);
+    // Heard by a (which reads the counter with the rows it hears of): nothing else reads it below.
+    await waitUntil('both builds heard by a', () => heard.length, (n) => n === 2, 5000);
+    a.server.ctx.events.off('build:pending', hear);
+    // Whatever reaches the cluster for a poll: the poll statement, or any statement reading the counter.
+    const trips = countStatements((q) => q.name?.startsWith('jobscope-poll') === true || /runner_queue_counter/.test(q.text) || q.values.includes('runner_queue_counter'));
+    try {
+      const taken = await poll(a, runner.token, seen);
+      expect(taken.status).toBe(201);
+      const second = await poll(a, runner.token);
+      expect(second.status).toBe(201);
+      const none = await poll(a, runner.token);
+      expect(none.status).toBe(204);
+      const value = String(none.headers['x-gitlab-last-update']);
+      expect(value).not.toBe(seen);
+      for (let i = 0; i < 4; i++) {
+        const echoed = await poll(a, runner.token, value);
+        expect([echoed.status, echoed.headers['x-gitlab-last-update']]).toEqual([204, value]);
+      }
+      // Seven polls, one statement each (two a poll when the counter was read before the take).
+      expect(trips.count()).toBe(7);
+    } finally {
+      trips.restore();
+    }
   });
 
   it('a cancel on one instance: the other’s events hear it, and its trace PATCH answers Build-Status: canceled', async () => {

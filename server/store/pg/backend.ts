@@ -4,7 +4,8 @@
 //   (notify.ts), so other instances hear of them at its commit; a unit that makes builds pending
 //   also moves X-GitLab-Last-Update's shared counter (runner-queue.ts) before it commits.
 // - Dispatch: each poll takes its build with one FOR UPDATE SKIP LOCKED statement (take.ts), which
-//   commits alone: exactly once across instances without the SQLite batch's one-thread argument.
+//   commits alone: exactly once across instances without the SQLite batch's one-thread argument;
+//   the same statement reads X-GitLab-Last-Update's shared counter (QueueDispatch).
 // - Traces: PgTraceStore, whose length in the database is the truth and whose row lock orders
 //   parts of one build arriving at different instances.
 // - No caches but the runners polls start from (runner-cache.ts): another instance may change any
@@ -66,27 +67,29 @@ export function pgDomainBackend(d: PgBackendDeps): DomainBackend {
     write: (fn) => fn(ports),
     dispatch: {
       /**
-       * Contact and the take in one statement (take.ts pollBuild), which commits alone: polls on any
-       * instance run side by side. The statement checks the runner against its row right before it
-       * chooses a build, as the SQLite batch does, for a pause, a delete or an edit in between (on
-       * any instance). One round trip for a runner from the cache, two with the lookup. A cached
-       * runner that fails the check, or that would not take (nothing would check it), is
-       * RUNNER_CHANGED: the caller reads it again.
+       * Contact, X-GitLab-Last-Update's shared counter and the take in one statement (take.ts
+       * pollBuild), which commits alone: polls on any instance run side by side. The statement
+       * checks the runner against its row right before it chooses a build, as the SQLite batch
+       * does, for a pause, a delete or an edit in between (on any instance), and takes only when
+       * the runner's last_update is not the counter it reads. One round trip for a runner from the
+       * cache, two with the lookup. A cached runner that fails the check, or that may not take
+       * (nothing would check it), is RUNNER_CHANGED: the caller reads it again.
        */
-      async poll(runner, info, take) {
+      async pollSeen(runner, info, lastUpdate) {
         const cached = runnerCache.has(runner);
-        if (cached && (!take || !mayTake(runner))) {
+        if (cached && !mayTake(runner)) {
           runnerCache.forget(runner);
           return RUNNER_CHANGED;
         }
         const contact = contactWrite(runner, info);
-        const outcome = await pollBuild(d.pool, runner, contact, take);
+        const outcome = await pollBuild(d.pool, runner, contact, true, d.runnerQueue.seen(lastUpdate));
+        const answered = d.runnerQueue.answered(outcome.counter ?? 0);
         if (!outcome.runnerOk) {
           runnerCache.forget(runner);
-          return cached ? RUNNER_CHANGED : undefined;
+          return cached ? RUNNER_CHANGED : { lastUpdate: answered };
         }
         if (contact) contactWritten(runner, contact);
-        return outcome.taken;
+        return { taken: outcome.taken, lastUpdate: answered };
       },
     },
     traces: pgTraceWrites(d),

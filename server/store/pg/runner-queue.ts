@@ -13,12 +13,19 @@ import type { Queryable } from './connect.ts';
 import { PgSecrets } from './secrets.ts';
 
 const EPOCH_KEY = 'runner_queue_epoch';
-const COUNTER_KEY = 'runner_queue_counter';
+export const COUNTER_KEY = 'runner_queue_counter';
 
 /** What this follows the rows into: context.ts RunnerQueue, whose value the runner API answers. */
 export interface FollowingQueue {
   follow(epoch: string, counter: number): void;
-  rereadWith?(read: () => Promise<void>): void;
+}
+
+/**
+ * A runner's X-GitLab-Last-Update as the shared counter it names: `counter` is its counter under
+ * this database's epoch, null when it names none (another epoch, or no value sent), so any take goes ahead.
+ */
+export interface SeenCounter {
+  counter: string | null;
 }
 
 export class PgRunnerQueue {
@@ -35,7 +42,6 @@ export class PgRunnerQueue {
     await secrets.ensure(COUNTER_KEY, undefined, () => '0');
     const shared = new PgRunnerQueue(pool, epoch, queue);
     await shared.refresh();
-    queue.rereadWith?.(() => shared.refresh());
     return shared;
   }
 
@@ -48,6 +54,21 @@ export class PgRunnerQueue {
   /** A counter this instance committed: runners polling here see it from now on. */
   moved(counter: number): void {
     this.queue.follow(this.epoch, counter);
+  }
+
+  /**
+   * The counter a runner's X-GitLab-Last-Update names under this database's epoch, for the poll's
+   * statement to compare with the row (take.ts pollBuild); null when it names none.
+   */
+  seen(lastUpdate: string | undefined): SeenCounter {
+    const prefix = `${this.epoch}-`;
+    return { counter: lastUpdate?.startsWith(prefix) ? lastUpdate.slice(prefix.length) : null };
+  }
+
+  /** The value runners are answered for `counter`, one a poll's statement read (and followed from now on). */
+  answered(counter: number): string {
+    this.moved(counter);
+    return `${this.epoch}-${counter}`;
   }
 
   /** Reads the row: for changes other instances committed. */

@@ -24,6 +24,7 @@ import type { Runner } from '../ports/runner.ts';
 import type { Project } from '../ports/project.ts';
 import type { Queryable } from './connect.ts';
 import type { ContactWrite } from './runners.ts';
+import { COUNTER_KEY, type SeenCounter } from './runner-queue.ts';
 import { BUILD_COLUMNS, PROJECT_RETURNED, toBuild, toJoinedProject, type PgBuildRow, type PgJoinedProjectRow } from './build-rows.ts';
 
 const RETURNED = BUILD_COLUMNS.split(',')
@@ -129,66 +130,101 @@ export async function takeBuild(db: Queryable, runner: Pick<Runner, 'id' | 'is_s
 // The token is not checked: ids are never reused and a runner's token never changes (nothing
 // updates runners.token), so the id names the row the token named when the runner was read.
 // Parameters: $1 runner id, $2 tags (jsonb), $3 run_untagged, $4 now, then for a project runner $5
-// its project; then the contact's time and its info.
-const runnerCheck = (shared: boolean) =>
+// its project; then the contact's time and its info; then, with `seen`, the runner's counter.
+const runnerCheck = (shared: boolean, queue: string) =>
   `g AS (SELECT EXISTS (SELECT 1 FROM runners ar WHERE ar.id = $1 AND ar.active AND ar.is_shared = ${shared} ` +
-  `AND ar.tag_list = $2::jsonb AND ar.run_untagged = $3${shared ? '' : ' AND ar.project_id = $5'}) AS ok), `;
+  `AND ar.tag_list = $2::jsonb AND ar.run_untagged = $3${shared ? '' : ' AND ar.project_id = $5'}) AS ok${queue}), `;
 const CHECKED = ' AND (SELECT ok FROM g)';
 const touched = (at: number, info: number) =>
   `touched AS (UPDATE runners SET contacted_at = $${at}, online = true, info = COALESCE($${info}::json, info) WHERE id = $1 AND (SELECT ok FROM g) RETURNING 1), `;
 // takeShared/takeProject put handOut after `picked AS (...)`: here it is one more CTE and the final SELECT.
-const HANDED = `, handed AS (${HAND_OUT_WITH_PROJECT})
-  SELECT (SELECT ok FROM g) AS runner_ok, h.* FROM (SELECT 1) AS one LEFT JOIN handed h ON true`;
+const handed = (queue: string) => `, handed AS (${HAND_OUT_WITH_PROJECT})
+  SELECT (SELECT ok FROM g) AS runner_ok${queue}, h.* FROM (SELECT 1) AS one LEFT JOIN handed h ON true`;
 
-const pollSql = (shared: boolean, contact: boolean) => {
+// X-GitLab-Last-Update's shared counter (runner-queue.ts), read by the poll's own statement: it was
+// a round trip of its own before each poll (a poll was two, the counter's SELECT and this statement,
+// each waiting on the last). In one statement the counter and the builds are read from one snapshot,
+// and the counter row is moved in commit order by the transactions that make builds pending: every
+// build whose counter is at most the one read is visible to the take, and one committed later has a
+// greater counter. So answering the counter read after taking nothing never hides a build, as
+// reading it one round trip before the take did not. The runner's value ($n, its counter under this
+// database's epoch, null for any other) stops the take when it equals the row's: GitLab's 204 short
+// cut, decided in the same snapshot.
+const QUEUE_COUNTER = `(SELECT value FROM settings WHERE key = '${COUNTER_KEY}')`;
+const unseen = (at: number) => ` AND (SELECT queue FROM g) IS DISTINCT FROM $${at}::text`;
+
+const pollSql = (shared: boolean, contact: boolean, seen: boolean) => {
   const first = shared ? 5 : 6;
-  const parts: PollParts = { guard: CHECKED, before: runnerCheck(shared) + (contact ? touched(first, first + 1) : ''), handOut: HANDED };
+  const guard = CHECKED + (seen ? unseen(first + (contact ? 2 : 0)) : '');
+  const before = runnerCheck(shared, seen ? `, ${QUEUE_COUNTER} AS queue` : '') + (contact ? touched(first, first + 1) : '');
+  const parts: PollParts = { guard, before, handOut: handed(seen ? ', (SELECT queue FROM g) AS queue_counter' : '') };
   return shared ? takeShared(parts) : takeProject(parts);
 };
-const POLL_SQL = {
-  project: { quiet: pollSql(false, false), contact: pollSql(false, true) },
-  shared: { quiet: pollSql(true, false), contact: pollSql(true, true) },
-};
+const pollVariants = (shared: boolean) => ({
+  quiet: pollSql(shared, false, false),
+  contact: pollSql(shared, true, false),
+  'quiet-seen': pollSql(shared, false, true),
+  'contact-seen': pollSql(shared, true, true),
+});
+const POLL_SQL = { project: pollVariants(false), shared: pollVariants(true) };
 const CONTACT_ONLY = 'UPDATE runners SET contacted_at = $2, online = true, info = COALESCE($3::json, info) WHERE id = $1 AND active';
+/** CONTACT_ONLY, answering the shared counter (one row whether or not the runner was active). */
+const CONTACT_ONLY_SEEN = `WITH touched AS (${CONTACT_ONLY} RETURNING 1) SELECT ${QUEUE_COUNTER} AS queue_counter`;
+const COUNTER_ONLY = `SELECT ${QUEUE_COUNTER} AS queue_counter`;
 
 /** What a poll found: whether the runner still is as given (`runnerOk`), and the build taken, if any. */
 export interface PollOutcome {
   runnerOk: boolean;
   taken?: { build: Build; project: Project };
+  /** The shared counter the statement read, when asked to (`seen`). */
+  counter?: number;
 }
+
+const counterOf = (row: { queue_counter?: string | null } | undefined): number => Number(row?.queue_counter ?? 0);
 
 /**
  * A poll: the contact written when `contact` says so, and with `take` the build taken as takeBuild
  * takes it, with its project, in one statement; nothing for a runner that is paused, deleted or no
  * longer as given (`runnerOk` false). Without `take` only the contact is written, and the runner is
  * checked for `active` only (`runnerOk` true whatever it found: the caller read the runner itself).
+ * With `seen` the same statement reads the shared counter (answered as `counter`) and takes only
+ * when it differs from the runner's.
  */
 export async function pollBuild(
   db: Queryable,
   runner: Pick<Runner, 'id' | 'is_shared' | 'project_id' | 'tag_list' | 'run_untagged'>,
   contact: ContactWrite | undefined,
   take: boolean,
+  seen?: SeenCounter,
 ): Promise<PollOutcome> {
   if (!take || !mayTake(runner)) {
     // Nothing is taken, so the answer is the same for an active runner and a paused one: only the write is left.
-    if (contact) await db.query({ name: 'jobscope-contact', text: CONTACT_ONLY, values: [runner.id, contact.at, contact.info] });
-    return { runnerOk: true };
+    if (!seen) {
+      if (contact) await db.query({ name: 'jobscope-contact', text: CONTACT_ONLY, values: [runner.id, contact.at, contact.info] });
+      return { runnerOk: true };
+    }
+    const { rows } = contact
+      ? await db.query<{ queue_counter: string | null }>({ name: 'jobscope-contact-seen', text: CONTACT_ONLY_SEEN, values: [runner.id, contact.at, contact.info] })
+      : await db.query<{ queue_counter: string | null }>({ name: 'jobscope-queue-counter', text: COUNTER_ONLY });
+    return { runnerOk: true, counter: counterOf(rows[0]) };
   }
   const params: unknown[] = [runner.id, JSON.stringify(runner.tag_list), runner.run_untagged, contact?.at ?? Date.now()];
   if (!runner.is_shared) params.push(runner.project_id);
   if (contact) params.push(contact.at, contact.info);
+  if (seen) params.push(seen.counter);
   const kind = runner.is_shared ? 'shared' : 'project';
-  const write = contact ? 'contact' : 'quiet';
+  const write = `${contact ? 'contact' : 'quiet'}${seen ? '-seen' : ''}` as const;
   // Named, so each connection parses and plans it once (pg prepares it on first use per connection):
   // planning this statement took 0.7 ms of the cluster's CPU, half of what executing it took.
-  const { rows } = await db.query<PgBuildRow & PgJoinedProjectRow & { runner_ok: boolean }>({
-    name: `jobscope-poll-v2-${kind}-${write}`,
+  const { rows } = await db.query<PgBuildRow & PgJoinedProjectRow & { runner_ok: boolean; queue_counter?: string | null }>({
+    name: `jobscope-poll-v3-${kind}-${write}`,
     text: POLL_SQL[kind][write],
     values: params,
   });
   const row = rows[0];
-  if (!row?.runner_ok) return { runnerOk: false };
-  return row.id === null ? { runnerOk: true } : { runnerOk: true, taken: { build: toBuild(row), project: toJoinedProject(row) } };
+  const counter = seen ? { counter: counterOf(row) } : {};
+  if (!row?.runner_ok) return { runnerOk: false, ...counter };
+  return row.id === null ? { runnerOk: true, ...counter } : { runnerOk: true, taken: { build: toBuild(row), project: toJoinedProject(row) }, ...counter };
 }
 
 /** The statements, for EXPLAIN in tests and benchmarks. */
