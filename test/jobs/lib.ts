@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { http } from '../helpers/http.ts';
 import { jobscopeNodeArgs } from '../helpers/cli-process.ts';
 import { waitFor } from '../helpers/wait.ts';
+import { sidekiqRuby, warmOracle } from '../helpers/sidekiq-oracle.ts';
 import { Redis } from 'ioredis';
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -94,4 +95,21 @@ export async function retryNowThenDue(redisUrl: string, retryNow: () => Promise<
   } finally {
     redis.disconnect();
   }
+}
+
+/**
+ * Runs `ruby` in the oracle after a prelude giving it Sidekiq's own JobRetry as `r`, the time as
+ * `now`, and as `job` a FlakyJob payload (retry: 3) to fail through it; answers what it prints, as JSON.
+ */
+export async function flakyJobInSidekiq<T>(redisUrl: string, ruby: string): Promise<T> {
+  warmOracle();
+  const out = await sidekiqRuby(
+    redisUrl,
+    `require "sidekiq/job_retry"
+     r = Sidekiq::JobRetry.new
+     now = Time.now.to_f
+     job = Sidekiq.dump_json("class" => "FlakyJob", "queue" => "flaky", "args" => [{}], "jid" => "f" * 24, "retry" => 3, "created_at" => now, "enqueued_at" => now)
+     ${ruby}`,
+  );
+  return JSON.parse(out) as T;
 }

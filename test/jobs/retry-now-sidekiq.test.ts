@@ -6,14 +6,13 @@
 // scheduled retries back, so only the steps taken here move the job.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useRedis } from '../helpers/redis.ts';
-import { sidekiqRuby, warmOracle } from '../helpers/sidekiq-oracle.ts';
 import { useServers } from '../helpers/server-set.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { postgresMissing, usePostgres } from '../helpers/postgres.ts';
 import { http } from '../helpers/http.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { ManualClock } from '../../server/clock.ts';
-import { onRedis, postJobs } from './lib.ts';
+import { flakyJobInSidekiq, onRedis, postJobs } from './lib.ts';
 
 type Step = { set: 'retry' | 'dead'; retry_count: number | null };
 
@@ -22,14 +21,9 @@ let sidekiq: Step[];
 let sidekiqDead0: Step[];
 
 beforeAll(async () => {
-  warmOracle();
-  const out = await sidekiqRuby(
+  ({ main: sidekiq, dead0: sidekiqDead0 } = await flakyJobInSidekiq<{ main: Step[]; dead0: Step[] }>(
     redis.url,
-    `require "sidekiq/job_retry"
-     r = Sidekiq::JobRetry.new
-     now = Time.now.to_f
-     job = Sidekiq.dump_json("class" => "FlakyJob", "queue" => "flaky", "args" => [{}], "jid" => "f" * 24, "retry" => 3, "created_at" => now, "enqueued_at" => now)
-     steps = []
+    `steps = []
      fail = lambda do |payload|
        begin
          r.global(payload, "flaky") { raise "boom" }
@@ -66,8 +60,7 @@ beforeAll(async () => {
      fail.(queued.())
      seen.("dead", Sidekiq::DeadSet.new)
      print JSON.generate({ "main" => main, "dead0" => steps })`,
-  );
-  ({ main: sidekiq, dead0: sidekiqDead0 } = JSON.parse(out) as { main: Step[]; dead0: Step[] });
+  ));
   await redis.client.flushdb();
 });
 
