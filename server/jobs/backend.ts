@@ -55,8 +55,11 @@ export interface JobBackend {
    * past `keep` are dropped (Sidekiq's dead_max_jobs).
    */
   kill(job: FailedJob, counters: JobCounters, keep: number): Awaitable<void>;
-  /** Back into their queues as of `now`, from the retry or the dead set. */
-  requeue(ids: number[], now: number): Awaitable<void>;
+  /**
+   * Back into their queues as of `now`, from the retry or the dead set; `byHand` (Retry now, not the
+   * schedule) lowers each count as Sidekiq's SortedEntry#retry does (types.ts retriedByHand).
+   */
+  requeue(ids: number[], now: number, byHand?: boolean): Awaitable<void>;
   /**
    * Retry set entries into the dead set, dead as of `now` (Sidekiq Web's Kill), the oldest deaths
    * past `keep` dropped; answers the ids that were still in the retry set.
@@ -198,8 +201,8 @@ export interface EntryAddressed {
   entries(set: FailedSet, keys: EntryKey[] | undefined): Promise<FailedJob[]>;
   /** Removes these entries; answers those this call removed (another may have taken one first). */
   removeEntries(set: FailedSet, entries: FailedJob[]): Promise<FailedJob[]>;
-  /** Puts these entries back into their queues as of `now`, each only if this call took it from the set; answers those moved. */
-  requeueEntries(set: FailedSet, entries: FailedJob[], now: number): Promise<FailedJob[]>;
+  /** Puts these entries back into their queues as of `now` (by hand: Retry now), each only if this call took it from the set; answers those moved. */
+  requeueEntries(set: FailedSet, entries: FailedJob[], now: number, byHand: boolean): Promise<FailedJob[]>;
   /** Moves these retry set entries into the dead set as of `now`, each only if this call took it; answers those moved. */
   killEntries(entries: FailedJob[], now: number, keep: number): Promise<FailedJob[]>;
 }

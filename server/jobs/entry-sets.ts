@@ -11,7 +11,7 @@ import type { FailedJob } from './types.ts';
 export interface EntrySets {
   /** The entries of `set` the keys could name (all when absent). */
   entries(set: FailedSet, keys: EntryKey[] | undefined): Awaitable<readonly FailedJob[]>;
-  /** Puts these entries back into their queues; answers those moved. */
+  /** Puts these entries back into their queues by hand (Retry now); answers those moved. */
   requeue(set: FailedSet, jobs: FailedJob[]): Awaitable<readonly FailedJob[]>;
   /** Removes these entries; answers those removed. */
   remove(set: FailedSet, found: FailedJob[]): Awaitable<readonly FailedJob[]>;
@@ -24,8 +24,8 @@ export interface EntrySetsDeps {
   now(): number;
   /** How many deaths the dead set keeps (Sidekiq's dead_max_jobs). */
   deadMax(): number;
-  /** Puts retry or dead jobs back into their queues by row id, as of now. */
-  requeueRows(jobs: FailedJob[]): Awaitable<void>;
+  /** Puts jobs of `set` back into their queues by row id, as of now, by hand (Retry now). */
+  requeueRows(set: FailedSet, jobs: FailedJob[]): Awaitable<void>;
 }
 
 export function entrySetsOf(backend: JobBackend, deps: EntrySetsDeps): EntrySets {
@@ -44,7 +44,7 @@ class KeyedEntries implements EntrySets {
 
   requeue(set: FailedSet, jobs: FailedJob[]): Promise<FailedJob[]> {
     const now = this.d.now();
-    return this.backend.requeueEntries(set, jobs, now).then((moved) => {
+    return this.backend.requeueEntries(set, jobs, now, true).then((moved) => {
       this.d.dispatch().requeued(moved, now);
       return moved;
     });
@@ -72,7 +72,7 @@ class RowEntries implements EntrySets {
 
   requeue(set: FailedSet, jobs: FailedJob[]): Awaitable<readonly FailedJob[]> {
     const taken = set === 'retry' ? this.d.dispatch().takeRetries(jobs) : jobs;
-    return after(this.d.requeueRows(taken), () => taken);
+    return after(this.d.requeueRows(set, taken), () => taken);
   }
 
   remove(set: FailedSet, found: FailedJob[]): Awaitable<readonly FailedJob[]> {

@@ -6,7 +6,7 @@ import type { Dispatch } from './dispatch.ts';
 import { entrySetsOf, type EntrySets } from './entry-sets.ts';
 import type { FailedSet } from './entry-key.ts';
 import { missingKeys, parseKeys, refuseUnreadable, resolveKeys, type GivenKey } from './failed-entries.ts';
-import type { FailedJob } from './types.ts';
+import { retriedByHand, type FailedJob } from './types.ts';
 
 /** What a retry or delete by keys did: how many entries it acted on, and the keys that named none (already gone). */
 export interface Acted {
@@ -23,10 +23,10 @@ export class FailedSetActions {
     private readonly now: () => number,
     deadMax: () => number,
   ) {
-    this.sets = entrySetsOf(backend, { dispatch, now, deadMax, requeueRows: (jobs) => this.requeue(jobs) });
+    this.sets = entrySetsOf(backend, { dispatch, now, deadMax, requeueRows: (set, jobs) => this.requeue(jobs, set) });
   }
 
-  /** Moves retry entries (all, or those the keys name) back into their queues now; their retry count stays. */
+  /** Moves retry entries (all, or those the keys name) back into their queues now, each count lowered as Sidekiq Web's Retry now does. */
   retryNow(given?: GivenKey[]): Awaitable<Acted> {
     return this.actOn('retry', given, (found) => this.requeueEntries('retry', found, given !== undefined));
   }
@@ -45,7 +45,7 @@ export class FailedSetActions {
     return this.actOn('dead', given, (found) => this.sets.remove('dead', found));
   }
 
-  /** Moves dead jobs (all, or those the keys name) back into their queues; returns how many. */
+  /** Moves dead jobs (all, or those the keys name) back into their queues, counted as Sidekiq Web's Retry now does; returns how many. */
   retryDead(given?: GivenKey[]): Awaitable<number> {
     return after(this.actOn('dead', given, (found) => this.requeueEntries('dead', found, given !== undefined)), (a) => a.count);
   }
@@ -56,16 +56,21 @@ export class FailedSetActions {
     return after(this.sets.entries(set, keys), (all) => resolveKeys(all, keys, [given], set).found);
   }
 
-  /** Puts these jobs back into their queues as of now, through the backend, then the dispatch. */
-  requeue(jobs: FailedJob[]): Awaitable<void> {
+  /**
+   * Puts these jobs back into their queues as of now, through the backend, then the dispatch:
+   * retried by hand from `byHandFrom` (Retry now), else their retry came due.
+   */
+  requeue(jobs: FailedJob[], byHandFrom?: FailedSet): Awaitable<void> {
     if (jobs.length === 0) return;
     const now = this.now();
+    const back = byHandFrom ? jobs.map((j) => ({ ...j, retry_count: retriedByHand(j.retry_count, byHandFrom) })) : jobs;
     return after(
       this.backend.requeue(
-        jobs.map((j) => j.id),
+        back.map((j) => j.id),
         now,
+        byHandFrom !== undefined,
       ),
-      () => this.dispatch().requeued(jobs, now),
+      () => this.dispatch().requeued(back, now),
     );
   }
 

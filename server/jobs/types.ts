@@ -90,3 +90,13 @@ export function jobscopeRetries(sidekiq: number | null, place: JobPlace): number
   if (sidekiq === null) return 0;
   return place === 'dead' ? sidekiq : sidekiq + 1;
 }
+
+// Sidekiq Web's Retry now (SortedEntry#retry) lowers retry_count by one before the push, so a job
+// retried by hand that fails again keeps the count it had: the manual retry is no retry of the
+// schedule. Its Kill (DeadSet#kill) moves the payload unchanged: Sidekiq's count is kept, so
+// Jobscope's drops by one (a retry's is failures, a death's failures - 1).
+
+/** Jobscope's count for a job retried by hand from `place` into its queue (Sidekiq's count - 1; absent stays absent). */
+export function retriedByHand(retries: number, place: 'retry' | 'dead'): number {
+  return jobscopeRetries(sidekiqRetryCount(retries, place) - 1, 'queue');
+}

@@ -5,6 +5,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { http } from '../helpers/http.ts';
 import { jobscopeNodeArgs } from '../helpers/cli-process.ts';
+import { waitFor } from '../helpers/wait.ts';
+import { sidekiqRuby, warmOracle } from '../helpers/sidekiq-oracle.ts';
+import { Redis } from 'ioredis';
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -66,4 +69,47 @@ export async function spawnServe(dataDir: string, adminToken: string, extra: str
       reject(new Error(`server exited with ${code} before listening:\n${err}`));
     });
   });
+}
+
+/**
+ * On a job system on Redis: Retry now (`retryNow`) on the only retry set entry; the job, run and
+ * failed again, is back in the retry set with the count Sidekiq's SortedEntry#retry leaves
+ * (`retryCount`). Its retry is then made due at once (its score moved to now, as time passing
+ * would), so that the scheduler, not a hand, moves it next.
+ */
+export async function retryNowThenDue(redisUrl: string, retryNow: () => Promise<void>, retryCount: number): Promise<void> {
+  const redis = new Redis(redisUrl);
+  try {
+    const [before] = await redis.zrange('retry', '0', '-1');
+    await retryNow();
+    const [member] = await waitFor(
+      `the job back in the retry set with retry_count ${retryCount}`,
+      async () => {
+        const members = await redis.zrange('retry', '0', '-1');
+        return members.length === 1 && members[0] !== before && (JSON.parse(members[0]!) as { retry_count?: unknown }).retry_count === retryCount ? members : undefined;
+      },
+      10_000,
+      50,
+    );
+    await redis.zadd('retry', 'XX', String(Date.now() / 1000), member!);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/**
+ * Runs `ruby` in the oracle after a prelude giving it Sidekiq's own JobRetry as `r`, the time as
+ * `now`, and as `job` a FlakyJob payload (retry: 3) to fail through it; answers what it prints, as JSON.
+ */
+export async function flakyJobInSidekiq<T>(redisUrl: string, ruby: string): Promise<T> {
+  warmOracle();
+  const out = await sidekiqRuby(
+    redisUrl,
+    `require "sidekiq/job_retry"
+     r = Sidekiq::JobRetry.new
+     now = Time.now.to_f
+     job = Sidekiq.dump_json("class" => "FlakyJob", "queue" => "flaky", "args" => [{}], "jid" => "f" * 24, "retry" => 3, "created_at" => now, "enqueued_at" => now)
+     ${ruby}`,
+  );
+  return JSON.parse(out) as T;
 }

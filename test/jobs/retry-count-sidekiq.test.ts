@@ -6,12 +6,11 @@
 // tools read (with retried_at present exactly when Sidekiq writes it).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useRedis } from '../helpers/redis.ts';
-import { sidekiqRuby, warmOracle } from '../helpers/sidekiq-oracle.ts';
 import { useServers } from '../helpers/server-set.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { http } from '../helpers/http.ts';
 import { waitFor } from '../helpers/wait.ts';
-import { onRedis, postJobs } from './lib.ts';
+import { flakyJobInSidekiq, onRedis, postJobs } from './lib.ts';
 
 type Step = { set: 'retry' | 'dead'; retry_count: number | null; retried_at?: boolean };
 
@@ -19,14 +18,9 @@ const redis = useRedis();
 let sidekiq: Step[];
 
 beforeAll(async () => {
-  warmOracle();
-  const out = await sidekiqRuby(
+  sidekiq = await flakyJobInSidekiq<Step[]>(
     redis.url,
-    `require "sidekiq/job_retry"
-     r = Sidekiq::JobRetry.new
-     now = Time.now.to_f
-     job = Sidekiq.dump_json("class" => "FlakyJob", "queue" => "flaky", "args" => [{}], "jid" => "f" * 24, "retry" => 3, "created_at" => now, "enqueued_at" => now)
-     steps = []
+    `steps = []
      4.times do
        begin
          r.global(job, "flaky") { raise "boom" }
@@ -43,7 +37,6 @@ beforeAll(async () => {
      end
      print JSON.generate(steps)`,
   );
-  sidekiq = JSON.parse(out) as Step[];
   await redis.client.flushdb();
 });
 

@@ -247,11 +247,11 @@ export class PgJobBackend implements SharedJobBackend {
     });
   }
 
-  /** Only rows still in the retry set move (another instance may have retried or deleted them first). */
+  /** Only rows still in the retry set move (another instance may have retried or deleted them first); Sidekiq's count is kept (types.ts). */
   async killRetries(ids: number[], now: number, keep: number): Promise<number[]> {
     return inTransaction(this.pool, 'BEGIN', async (client) => {
       const { rows } = await client.query<{ id: number }>(
-        `UPDATE jobs SET state = 'dead', run_at = NULL, failed_at = $2, claimed_by = NULL, claimed_at = NULL WHERE id = ANY($1::bigint[]) AND state = 'retry' RETURNING id`,
+        `UPDATE jobs SET state = 'dead', run_at = NULL, failed_at = $2, claimed_by = NULL, claimed_at = NULL, retry_count = GREATEST(retry_count - 1, 0) WHERE id = ANY($1::bigint[]) AND state = 'retry' RETURNING id`,
         [ids, now],
       );
       if (rows.length) await trimDead(client, now, keep);
@@ -260,15 +260,19 @@ export class PgJobBackend implements SharedJobBackend {
     });
   }
 
-  /** Only rows still in a set move (another instance may have moved or deleted them first); their queue is listed again. */
-  async requeue(ids: number[], now: number): Promise<void> {
+  /**
+   * Only rows still in a set move (another instance may have moved or deleted them first); their queue
+   * is listed again. By hand, a retry's count drops by one and a death's stays (types.ts retriedByHand).
+   */
+  async requeue(ids: number[], now: number, byHand = false): Promise<void> {
     await this.pool.query(
       `WITH moved AS (
-         UPDATE jobs SET state = 'queued', enqueued_at = $2, run_at = NULL, claimed_by = NULL, claimed_at = NULL
+         UPDATE jobs SET state = 'queued', enqueued_at = $2, run_at = NULL, claimed_by = NULL, claimed_at = NULL,
+           retry_count = CASE WHEN $3 AND state = 'retry' THEN GREATEST(retry_count - 1, 0) ELSE retry_count END
          WHERE id = ANY($1::bigint[]) AND state IN ('retry', 'dead') RETURNING queue
        )
        INSERT INTO job_queues (name, created_at) SELECT DISTINCT queue, $2::bigint FROM moved ON CONFLICT (name) DO NOTHING`,
-      [ids, now],
+      [ids, now, byHand],
     );
   }
 

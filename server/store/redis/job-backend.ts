@@ -70,6 +70,12 @@ interface Payload {
 
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
+/** Sidekiq's SortedEntry#retry: `msg["retry_count"] -= 1 if msg["retry_count"]` (0 becomes -1; absent stays absent). */
+function retriedByHandCount(raw: string): { retry_count?: number } {
+  const count = num((JSON.parse(raw) as Payload).retry_count);
+  return count === null ? {} : { retry_count: count - 1 };
+}
+
 /** What a job kind is, from the payload: Jobscope's own tag, else the kind registered for its class. */
 export type KindOfClass = (cls: string) => string | undefined;
 
@@ -469,15 +475,15 @@ export class RedisJobBackend implements SharedJobBackend, EntryAddressed {
   /** Moves these members of `set` back into their queues as of `now`; returns the jobs this call moved. */
   private async requeueMembers(set: FailedSet, members: string[], now: number): Promise<FailedJob[]> {
     const jobs = members.map((raw) => this.parse(raw)).filter((j): j is FailedJob => j !== null);
-    return this.requeueEntries(set, jobs, now);
+    return this.requeueEntries(set, jobs, now, false);
   }
 
   /** Entries that are no job are never moved into a queue (a worker could not run them). */
-  async requeueEntries(set: FailedSet, entries: FailedJob[], now: number): Promise<FailedJob[]> {
+  async requeueEntries(set: FailedSet, entries: FailedJob[], now: number, byHand: boolean): Promise<FailedJob[]> {
     const moved: FailedJob[] = [];
     for (const job of entries) {
       if (job.unreadable || !job.raw) continue;
-      const again = withJsonMembers(job.raw, { enqueued_at: now / 1000 });
+      const again = withJsonMembers(job.raw, { enqueued_at: now / 1000, ...(byHand ? retriedByHandCount(job.raw) : {}) });
       if (again && (await this.redis.jsRequeue(set, `queue:${job.queue}`, 'queues', job.raw, again, job.queue)) === 1) moved.push(job);
     }
     return moved;
@@ -524,10 +530,10 @@ export class RedisJobBackend implements SharedJobBackend, EntryAddressed {
     });
   }
 
-  async requeue(ids: number[], now: number): Promise<void> {
+  async requeue(ids: number[], now: number, byHand = false): Promise<void> {
     const want = new Set(ids);
     for (const set of ['retry', 'dead'] as const) {
-      await this.requeueEntries(set, (await this.entries(set, undefined)).filter((j) => want.has(j.id)), now);
+      await this.requeueEntries(set, (await this.entries(set, undefined)).filter((j) => want.has(j.id)), now, byHand);
     }
   }
 

@@ -3,7 +3,7 @@
 // writer of those rows, so trimming sorts the set only once it is over its bound.
 import type { Db } from './db.ts';
 import type { NewJob, RecoveredJobs, SyncJobBackend } from '../../jobs/backend.ts';
-import type { FailedJob, Job, JobCounters } from '../../jobs/types.ts';
+import { retriedByHand, type FailedJob, type Job, type JobCounters } from '../../jobs/types.ts';
 import { jobOfRow, retryColumn, type JobRowValues } from '../rows/job-rows.ts';
 import { isPlainObject, storedJson } from '../rows/row-values.ts';
 
@@ -98,8 +98,9 @@ export class SqliteJobBackend implements SyncJobBackend {
     const killed: number[] = [];
     let dead = this.deadCount;
     this.db.tx(() => {
+      // Sidekiq's count is kept (types.ts).
       for (const id of ids) {
-        if (this.db.run(`UPDATE jobs SET state = 'dead', run_at = NULL, failed_at = ? WHERE id = ? AND state = 'retry'`, [now, id]).changes === 1) killed.push(id);
+        if (this.db.run(`UPDATE jobs SET state = 'dead', run_at = NULL, failed_at = ?, retry_count = MAX(retry_count - 1, 0) WHERE id = ? AND state = 'retry'`, [now, id]).changes === 1) killed.push(id);
       }
       dead += killed.length;
       if (killed.length && dead > keep) dead -= this.trimDead(keep);
@@ -108,12 +109,15 @@ export class SqliteJobBackend implements SyncJobBackend {
     return killed;
   }
 
-  requeue(ids: number[], now: number): void {
+  requeue(ids: number[], now: number, byHand = false): void {
     let revived = 0;
     this.db.tx(() => {
       for (const id of ids) {
-        if (this.db.get<{ state: string }>('SELECT state FROM jobs WHERE id = ?', [id])?.state === 'dead') revived++;
-        this.db.run(`UPDATE jobs SET state = 'queued', enqueued_at = ?, run_at = NULL WHERE id = ?`, [now, id]);
+        const row = this.db.get<{ state: string; retry_count: number }>('SELECT state, retry_count FROM jobs WHERE id = ?', [id]);
+        if (!row) continue;
+        if (row.state === 'dead') revived++;
+        const count = byHand && (row.state === 'retry' || row.state === 'dead') ? retriedByHand(row.retry_count, row.state) : row.retry_count;
+        this.db.run(`UPDATE jobs SET state = 'queued', enqueued_at = ?, run_at = NULL, retry_count = ? WHERE id = ?`, [now, count, id]);
       }
     });
     this.deadCount -= revived;
