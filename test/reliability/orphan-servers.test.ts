@@ -1,13 +1,13 @@
 // A test runner killed mid-run (a timeout's teardown, a Ctrl-C, kill -9) must leave no `jobscope
 // serve` behind: spawnServer gives each server an IPC channel whose close it takes as its parent's
-// death. The parent here stands in for a vitest worker: it starts a server through spawnServer,
-// prints the server's pid, and is killed with SIGKILL, so none of its own hooks run.
+// death. And a model run whose test timed out stops, servers first, instead of going on unseen.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, test } from 'vitest';
-import { REPO } from './support.ts';
+import { REPO, spawnedServerPids } from './support.ts';
+import { runModel } from './model/run.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 /** Running (not a zombie left for a parent that does not reap): a process the kernel still schedules. */
@@ -27,6 +27,8 @@ afterAll(() => {
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
+// The parent stands in for a vitest worker: it starts a server through spawnServer, prints the
+// server's pid, and is killed with SIGKILL, so none of its own hooks run.
 test('a server spawned by a test runner that is killed with SIGKILL exits by itself', async () => {
   const script = [
     `import { spawnServer } from ${JSON.stringify(path.join(REPO, 'test/reliability/support.ts'))};`,
@@ -44,4 +46,22 @@ test('a server spawned by a test runner that is killed with SIGKILL exits by its
 
   runner.kill('SIGKILL');
   await waitFor(`server ${serverPid} to exit after its parent was killed`, () => !alive(serverPid), 20_000, 50);
+});
+
+test('a model run stops when its test is aborted (a timeout): its servers are killed and no further run starts', async () => {
+  const abort = new AbortController();
+  const before = new Set(spawnedServerPids());
+  const run = runModel({ name: 'abort', kind: 'child', numRuns: 20, maxCommands: 600, restartWeight: 0, killWeight: 0, seed: 20260602, signal: abort.signal });
+  const settled = run.then(
+    () => 'resolved',
+    () => 'rejected',
+  );
+  const pids = await waitFor('the model run to start its server', () => {
+    const mine = spawnedServerPids().filter((p) => !before.has(p));
+    return mine.length > 0 && mine;
+  }, 60_000, 50);
+  abort.abort(new Error('test timed out'));
+  await waitFor('the aborted model run to end', async () => (await Promise.race([settled, new Promise((r) => setTimeout(r, 50, undefined))])) as string | undefined, 20_000, 0);
+  for (const pid of pids) expect(alive(pid), `server ${pid} of the aborted run`).toBe(false);
+  expect(spawnedServerPids().filter((p) => !before.has(p))).toEqual([]);
 });

@@ -70,6 +70,9 @@ function killGroup(proc: ChildProcess, signal: NodeJS.Signals): void {
   }
 }
 
+/** The pids of the servers spawnServer started that are still running. */
+export const spawnedServerPids = (): number[] => [...running].map((p) => p.pid!);
+
 /** kill -9 of every server spawnServer started that is still running (each with its process group). */
 export function killSpawnedServers(): void {
   for (const proc of running) killGroup(proc, 'SIGKILL');
