@@ -4,6 +4,7 @@ import { ServerHost } from './server-host.ts';
 import { DataDirInUseError } from '../server/store/files/data-dir.ts';
 import { signInLink } from './sign-in.ts';
 import { connectionCaps, type ConnectionCaps } from '../server/http/connection-caps.ts';
+import { whenParentGone } from './parent-watch.ts';
 
 /** The caps and the figure they derive from, so an operator sees what `ulimit -n` gave this process. */
 function connectionsLine({ total, perAddress, fileLimit }: ConnectionCaps): string {
@@ -13,6 +14,8 @@ function connectionsLine({ total, perAddress, fileLimit }: ConnectionCaps): stri
 
 export async function serve(config: Config): Promise<void> {
   const host = new ServerHost({ ...config, logToStderr: true }, (again) => process.stderr.write(`jobscope: data reset; listening again on ${again}\n`));
+  let gone = (): void => process.exit(1);
+  whenParentGone(() => gone());
   let url: string;
   try {
     url = await host.start();
@@ -56,6 +59,7 @@ export async function serve(config: Config): Promise<void> {
     await host.close();
     process.exit(0);
   };
+  gone = () => void stop('parent process gone (IPC channel closed)');
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
 }

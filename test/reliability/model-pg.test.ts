@@ -11,8 +11,8 @@ import { MODES, replaying } from './model/seeds.ts';
 describe.skipIf(postgresMissing() !== null)('the PostgreSQL mode', () => {
   const pg = usePostgres({ database: 'jobscope_model' });
 
-  test('model-checked steps on two instances of one database, with PostgreSQL and an instance killed and restarted', { timeout: 600_000 }, async () => {
-    const totals = await runModel({ ...MODES.common, name: 'pg', kind: 'child', mode: 'pg', backing: { pg }, seed: MODES.pg.seed, steps: MODES.pg.steps, killWeight: 1 });
+  test('model-checked steps on two instances of one database, with PostgreSQL and an instance killed and restarted', { timeout: 600_000 }, async ({ signal }) => {
+    const totals = await runModel({ ...MODES.common, name: 'pg', kind: 'child', mode: 'pg', backing: { pg }, seed: MODES.pg.seed, steps: MODES.pg.steps, killWeight: 1, signal });
     if (!replaying) {
       expect(totals.steps).toBeGreaterThanOrEqual(MODES.pg.steps);
       expect(totals.faults).toBeGreaterThanOrEqual(5);

@@ -10,8 +10,8 @@ import { MODES, replaying } from './model/seeds.ts';
 
 const redis = useRedis([...MODES.redisArgs]);
 
-test('model-checked steps with the job system on Redis, with Redis killed, stopped and restarted', { timeout: 600_000 }, async () => {
-  const totals = await runModel({ ...MODES.common, name: 'redis', kind: 'inproc', mode: 'redis', backing: { redis: redis.server }, seed: MODES.redis.seed, steps: MODES.redis.steps });
+test('model-checked steps with the job system on Redis, with Redis killed, stopped and restarted', { timeout: 600_000 }, async ({ signal }) => {
+  const totals = await runModel({ ...MODES.common, name: 'redis', kind: 'inproc', mode: 'redis', backing: { redis: redis.server }, seed: MODES.redis.seed, steps: MODES.redis.steps, signal });
   if (!replaying) {
     expect(totals.steps).toBeGreaterThanOrEqual(MODES.redis.steps);
     expect(totals.faults).toBeGreaterThanOrEqual(5);

@@ -78,6 +78,12 @@ describe.skipIf(postgresMissing() !== null)('PostgreSQL stopped, killed and rest
         if (Number.isFinite(end)) b.at = end;
         return { what: 'trace', ...r };
       },
+      // The trace read back from a little before its end, as a live tail does: the row, then the file.
+      async () => {
+        if (!traceBuild) return { what: 'trace tail (none running)', status: 204, retryAfter: null, body: '', range: null };
+        const from = Math.max(0, traceBuild.at - 16);
+        return { what: 'trace tail', ...(await call(`${s.url}/api/v3/sim/builds/${traceBuild.id}/trace`, { headers: { ...admin, range: `bytes=${from}-` } })) };
+      },
     ];
     const client = async (n: number) => {
       for (let i = n; !done; i++) {

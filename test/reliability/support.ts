@@ -58,14 +58,46 @@ export interface ChildServer {
   stop(): Promise<number | null>;
 }
 
+/** The servers spawnServer started that have not exited yet. */
+const running = new Set<ChildProcess>();
+
+function killGroup(proc: ChildProcess, signal: NodeJS.Signals): void {
+  if (proc.exitCode !== null || proc.signalCode !== null) return;
+  try {
+    process.kill(-proc.pid!, signal);
+  } catch {
+    proc.kill(signal);
+  }
+}
+
+/** The pids of the servers spawnServer started that are still running. */
+export const spawnedServerPids = (): number[] => [...running].map((p) => p.pid!);
+
+/** kill -9 of every server spawnServer started that is still running (each with its process group). */
+export function killSpawnedServers(): void {
+  for (const proc of running) killGroup(proc, 'SIGKILL');
+}
+// A worker that ends (its file done, or torn down after a timeout) takes its servers with it.
+process.once('exit', killSpawnedServers);
+
 /** Starts `jobscope serve` as a child process and resolves once it prints its listening line. */
 export async function spawnServer(args: string[], opts: { env?: NodeJS.ProcessEnv; wrap?: string[]; timeoutMs?: number } = {}): Promise<ChildServer> {
   const cmd = [...(opts.wrap ?? []), process.execPath, ...(await jobscopeNodeArgs()), 'serve', ...args];
-  const proc = spawn(cmd[0]!, cmd.slice(1), { cwd: REPO, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its own process group (a wrapper's children go with it), and an IPC channel whose close the
+  // server takes as its parent's death (hosts/parent-watch.ts): a test runner killed or timed out
+  // leaves no server behind, whatever ran its hooks.
+  const proc = spawn(cmd[0]!, cmd.slice(1), { cwd: REPO, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe', 'ipc'], detached: true });
+  proc.channel?.unref();
+  running.add(proc);
   let err = '';
   let out = '';
   proc.stderr!.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-8000)));
-  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    proc.once('exit', (code) => {
+      running.delete(proc);
+      resolve(code);
+    }),
+  );
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start in time:\n${err}`)), opts.timeoutMs ?? 30_000);
     proc.stdout!.on('data', (d: Buffer) => {
@@ -87,7 +119,7 @@ export async function spawnServer(args: string[], opts: { env?: NodeJS.ProcessEn
     pid: proc.pid!,
     log: () => err,
     async kill9() {
-      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+      killGroup(proc, 'SIGKILL');
       await exited;
     },
     async stop() {

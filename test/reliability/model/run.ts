@@ -42,6 +42,12 @@ export interface ModelRunOptions {
   backing?: Backing;
   /** The faults' weight (the other steps weigh ~800 together); 0 = none. */
   faultWeight?: number;
+  /**
+   * The test's signal (vitest aborts it when the test times out): the run in progress loses its
+   * servers at once and no further run or shrink starts. Without it the runs went on after the test
+   * had failed, against a database its hooks had dropped, with servers nobody would stop.
+   */
+  signal?: AbortSignal;
 }
 
 export interface ModelRunTotals {
@@ -98,6 +104,10 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunTotals> {
     const runStarted = Date.now();
     const cpuStarted = process.cpuUsage();
     const real = await RealSystem.start({ kind: opts.kind, mode: opts.mode, backing: opts.backing, exact: opts.mode !== undefined });
+    const abandon = () => real.killServers();
+    // Aborted while the servers were starting: no listener heard it.
+    if (opts.signal?.aborted) abandon();
+    opts.signal?.addEventListener('abort', abandon, { once: true });
     let model: Model | undefined;
     try {
       model = await setupModel(real, opts.mode !== undefined);
@@ -113,6 +123,7 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunTotals> {
       if (real.kind === 'child' && m.kills === 0) await new Kill9().run(m, real);
       await sweep(m, real);
     } finally {
+      opts.signal?.removeEventListener('abort', abandon);
       await real.close();
       active--;
       if (model) {
@@ -135,6 +146,7 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunTotals> {
   try {
     await fc.assert(
       fc.asyncProperty(commands, async (cmds) => {
+        if (opts.signal?.aborted) return;
         if (failed) return Date.now() - failedAt > shrinkBudgetMs ? undefined : runOnce(cmds, Infinity);
         if (opts.steps !== undefined && totals.steps >= opts.steps) return;
         const run = (opts.firstRun ?? 0) + totals.runs;

@@ -194,6 +194,10 @@ export class RealSystem {
       if (this.database) args.push('--database', this.database);
       if (this.mode !== 'sqlite') args.push('--redis-process-ttl-s', String(PROCESS_TTL_S), '--redis-beat-ms', String(BEAT_MS));
       x.child = await spawnServer(args);
+      if (this.abandoned) {
+        await x.child.kill9();
+        throw new Error('the run was abandoned (its test was aborted)');
+      }
       x.url = x.child.url;
     }
     // Sockets to the previous process are dead: fresh connections, not a retry on a reset one. The
@@ -240,6 +244,18 @@ export class RealSystem {
     if (!this.instances[i]!.up) await this.boot(i);
   }
 
+  /** Set by killServers: an instance that finishes starting after it is killed at once. */
+  private abandoned = false;
+
+  /** kill -9 of the child-process instances now, whatever a step is doing with them (an abandoned run). */
+  killServers(): void {
+    this.abandoned = true;
+    for (const x of this.instances) {
+      x.up = false;
+      x.child?.proc.kill('SIGKILL');
+    }
+  }
+
   async close(): Promise<void> {
     for (const x of this.instances) {
       x.wire.destroy();
@@ -269,7 +285,8 @@ export class RealSystem {
       const answer = { status, headers: r.headers, body, json: () => JSON.parse(body.toString('utf8')) };
       const what = () => `${status} on ${method} ${url}: ${body.toString('utf8').slice(0, 500)}\nrecent requests:\n  ${this.recent.join('\n  ')}`;
       if (status >= 500 && outage) outage.answered(answer, what);
-      if (status >= 500) throw new FiveHundred(what(), answer);
+      // A 500 is a bug the server logged with its stack: the failure shows it (a child's stderr).
+      if (status >= 500) throw new FiveHundred(status === 500 && x.child ? `${what()}\nserver log:\n${x.child.log().slice(-3000)}` : what(), answer);
       return answer;
     };
     return x.wire.request(method, url, headers, opts.body, outage ? OUTAGE_TIMEOUT_MS : 30_000).then(done, (err: Error) => {
