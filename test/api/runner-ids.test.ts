@@ -27,8 +27,10 @@ eachBackend((startServer) => {
       headers: { 'user-agent': RUNNER_UA },
     });
     expect(put.status).toBe(404);
+    // Deleting a runner fails the builds it was running (they could never finish); the new runner's
+    // "success" changed nothing.
     const build = await http(`${s.url}/api/v3/sim/builds/${taken.body.id}`, { token: s.adminToken });
-    expect(build.body.status).toBe('running');
+    expect(build.body.status).toBe('failed');
 
     // Across a restart, too: the sequence lives in the database.
     const dataDir = s.dataDir;
