@@ -26,7 +26,9 @@ export type NewJobs = Static<typeof NewJobs>;
 export const EnqueuedJobs = Type.Object({
   queue: Type.String(),
   enqueued: Type.Integer(),
-  backlog: Type.Integer({ description: 'the queue’s backlog right after enqueueing (workers may already have taken some)' }),
+  backlog: Type.Optional(
+    Type.Integer({ description: 'the queue’s backlog right after enqueueing (workers may already have taken some); absent when the backend could not be read after the push' }),
+  ),
 });
 export type EnqueuedJobs = Static<typeof EnqueuedJobs>;
 

@@ -46,7 +46,14 @@ export async function jobsRoutes(fastify: FastifyInstance, { ctx }: { ctx: AppCo
       try {
         const pushed = jobs.enqueue(SYNTHETIC, args, { queue: b.queue, count: b.count ?? 1, class: b.class, retry: b.retry });
         const created = pushed instanceof Promise ? await pushed : pushed;
-        return reply.code(202).send({ queue: b.queue, enqueued: created.length, backlog: await jobs.views.backlog(b.queue) });
+        // The jobs are made from here on: any answer but 202 would be read as "not enqueued" and the
+        // request sent again (its jobs would run twice). The backlog is read after the push, from a
+        // database that may have gone away since: left out of the answer when it cannot be read.
+        const backlog = await Promise.resolve(jobs.views.backlog(b.queue)).catch((err: unknown) => {
+          request.log.warn({ err }, 'jobs enqueued; their queue’s backlog could not be read after the push');
+          return undefined;
+        });
+        return reply.code(202).send({ queue: b.queue, enqueued: created.length, ...(backlog === undefined ? {} : { backlog }) });
       } catch (err) {
         if (err instanceof QueueKindError || err instanceof QueueLimitError) throw conflict(err.message);
         throw err;
