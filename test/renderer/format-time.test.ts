@@ -6,9 +6,11 @@ let f: Format;
 const savedTz = process.env.TZ;
 
 beforeAll(async () => {
-  // A zone with a half-hour offset and no daylight saving; the formatters read it when built.
+  // A zone with a half-hour offset and no daylight saving; the formatters read it when built. The
+  // workers share module graphs (vitest's isolate: false): another file may have built them in the
+  // machine's zone already, so this file imports its own copy (a query string is a new module).
   process.env.TZ = 'Asia/Kolkata';
-  f = await import('../../renderer/components/format.ts');
+  f = (await import(/* @vite-ignore */ `${new URL('../../renderer/components/format.ts', import.meta.url).href}?tz=kolkata`)) as Format;
 });
 afterAll(() => {
   f.setUtcTimes(false);
