@@ -5,6 +5,7 @@
 import type { JobDetail, JobDetailSet } from '../../contract/job-detail.ts';
 import { jsonNestedDeeperThan, MAX_JSON_DEPTH } from '../util/json-depth.ts';
 import { decodeBacktrace } from './backtrace.ts';
+import { jobObject } from '../sidekiq/find-job.ts';
 
 export const RAW_MAX = 256 * 1024;
 export const ARGS_TEXT_MAX = 64 * 1024;
@@ -44,15 +45,6 @@ function retryPolicy(v: unknown): boolean | number | null {
   return typeof v === 'number' && Number.isSafeInteger(v) ? v : null;
 }
 
-function parsed(raw: string): Record<string, unknown> | null {
-  try {
-    const v: unknown = JSON.parse(raw);
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
-}
-
 /** The args to answer, or why not (too large to answer as JSON, or nested past what serializers survive). */
 function argsOf(j: Record<string, unknown>, raw: string, shown: unknown): { args: unknown; args_note: string | null } {
   if (shown === undefined) return { args: null, args_note: null };
@@ -65,7 +57,7 @@ function argsOf(j: Record<string, unknown>, raw: string, shown: unknown): { args
 const scoreTime = (f: Found, set: JobDetailSet) => (f.where === set && f.score !== null ? iso(f.score) : null);
 
 export function jobDetail(f: Found): JobDetail {
-  const j = parsed(f.raw);
+  const j = jobObject(f.raw);
   const base = {
     where: f.where,
     key: f.key,

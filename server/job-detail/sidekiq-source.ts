@@ -6,27 +6,11 @@ import type { Redis } from 'ioredis';
 import type { JobDetailSet } from '../../contract/job-detail.ts';
 import type { Found } from './record.ts';
 import type { GaveUp, JobDetailSource } from './source.ts';
+import { entryAt, queuedJob } from '../sidekiq/find-job.ts';
 
 const PAGE = 100;
-/** Entries sharing one score looked at: jobs pushed in one batch share it; thousands would be someone's bug. */
-const SAME_SCORE_MAX = 1000;
 
 type Read = <T>(fn: (r: Redis, namespace: string) => Promise<T>) => Promise<T>;
-
-/** The jid of a stored entry, without parsing entries that cannot hold it; '' for an entry that is no job (Sidekiq Web's key ends in "-" then). */
-function jidOf(entry: string, wanted: string): string | null {
-  if (wanted !== '' && !entry.includes(wanted)) return null;
-  try {
-    const j: unknown = JSON.parse(entry);
-    if (j && typeof j === 'object' && !Array.isArray(j)) {
-      const jid = (j as { jid?: unknown }).jid;
-      return typeof jid === 'string' ? jid : '';
-    }
-  } catch {
-    /* no job: matched by the empty jid */
-  }
-  return '';
-}
 
 export class SidekiqJobDetails implements JobDetailSource {
   constructor(
@@ -37,23 +21,16 @@ export class SidekiqJobDetails implements JobDetailSource {
 
   entry(set: JobDetailSet, key: string, score: number, jid: string): Promise<Found | null> {
     return this.read(async (r, ns) => {
-      const members = await r.zrangebyscore(`${ns ? `${ns}:` : ''}${set}`, String(score), String(score), 'LIMIT', 0, SAME_SCORE_MAX);
-      const raw = members.find((m) => jidOf(m, jid) === jid);
+      const raw = await entryAt(r, `${ns ? `${ns}:` : ''}${set}`, String(score), jid);
       return raw === undefined ? null : { raw, where: set, key, score, now: this.now() };
     });
   }
 
   queued(queue: string, jid: string): Promise<Found | GaveUp | null> {
     return this.read(async (r, ns) => {
-      const list = `${ns ? `${ns}:` : ''}queue:${queue}`;
-      for (let start = 0; start < this.searchMax; start += PAGE) {
-        const asked = Math.min(PAGE, this.searchMax - start);
-        const page = await r.lrange(list, start, start + asked - 1);
-        const raw = page.find((m) => jidOf(m, jid) === jid);
-        if (raw !== undefined) return { raw, where: 'queue', key: null, score: null, now: this.now() };
-        if (page.length < asked) return null;
-      }
-      return (await r.llen(list)) > this.searchMax ? { gaveUpAfter: this.searchMax } : null;
+      const raw = await queuedJob(r, `${ns ? `${ns}:` : ''}queue:${queue}`, jid, { page: PAGE, max: this.searchMax });
+      if (raw === null) return null;
+      return typeof raw === 'string' ? { raw, where: 'queue', key: null, score: null, now: this.now() } : { gaveUpAfter: this.searchMax };
     });
   }
 }

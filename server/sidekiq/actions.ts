@@ -8,6 +8,7 @@ import type { Redis } from 'ioredis';
 import { defineScripts, SIDEKIQ_ACTION_SCRIPTS } from '../redis/lua-scripts.ts';
 import { CannotAct, NotThere } from '../jobs/action-errors.ts';
 import { withJsonMembers } from '../util/json-members.ts';
+import { entryAt, jobObject, queuedJob } from './find-job.ts';
 
 export type SortedSetName = 'retry' | 'schedule' | 'dead';
 
@@ -113,15 +114,8 @@ export class SidekiqActions {
   /** Delete a queued job: found by jid in bounded pages, then LREM of its exact value (as Sidekiq Web's `key_val`). */
   async deleteQueued(queue: string, jid: string): Promise<void> {
     const key = this.k(`queue:${queue}`);
-    for (let start = 0; start < QUEUE_SCAN_MAX; start += QUEUE_PAGE) {
-      const page = await this.r.lrange(key, start, start + QUEUE_PAGE - 1);
-      const value = page.find((v) => v.includes(jid) && jidOf(v) === jid);
-      if (value !== undefined) {
-        if ((await this.r.lrem(key, 1, value)) === 0) break;
-        return;
-      }
-      if (page.length < QUEUE_PAGE) break;
-    }
+    const value = await queuedJob(this.r, key, jid, { page: QUEUE_PAGE, max: QUEUE_SCAN_MAX });
+    if (typeof value === 'string' && (await this.r.lrem(key, 1, value)) > 0) return;
     throw new NotThere(`job ${jid} is not in queue ${queue} (run, deleted or moved meanwhile; only the first ${QUEUE_SCAN_MAX} jobs of a queue are looked at)`);
   }
 
@@ -144,8 +138,8 @@ export class SidekiqActions {
 
   /** The member of `set` at `score` whose jid is `jid` (several may share a score). */
   private async find(set: SortedSetName, score: string, jid: string): Promise<string> {
-    const members = await this.r.zrangebyscore(this.k(set), score, score);
-    const member = members.find((m) => m.includes(jid) && jidOf(m) === jid);
+    // An entry that is no job has no jid to act by (its key ends in "-"): not acted on from here.
+    const member = jid === '' ? undefined : await entryAt(this.r, this.k(set), score, jid);
     if (member === undefined) throw gone(set, jid);
     return member;
   }
@@ -171,20 +165,6 @@ const SET_NAMES: Record<SortedSetName, string> = { retry: 'retry set', schedule:
 const gone = (set: SortedSetName, jid: string) =>
   new NotThere(`job ${jid} is no longer in the ${SET_NAMES[set]} at that time (retried, moved or deleted meanwhile): reload the list`);
 
-function parsed(member: string): Record<string, unknown> | null {
-  try {
-    const j: unknown = JSON.parse(member);
-    return j && typeof j === 'object' && !Array.isArray(j) ? (j as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
-}
-
-function jidOf(member: string): string | null {
-  const j = parsed(member)?.jid;
-  return typeof j === 'string' ? j : null;
-}
-
 /**
  * What Client.push would push for this entry: the job with `enqueued_at` = now, and from the retry
  * or dead set `retry_count` one less (SortedEntry#retry, so the next failure counts the same
@@ -192,7 +172,7 @@ function jidOf(member: string): string | null {
  * integer past 2^53 in the args). Null when the entry is no job with a queue.
  */
 function moveArgs(set: SortedSetName, member: string, nowMs: number): { queue: string; payload: string } | null {
-  const job = parsed(member);
+  const job = jobObject(member);
   if (!job || typeof job.queue !== 'string' || job.queue === '') return null;
   const changes: Record<string, unknown> = { enqueued_at: nowMs / 1000 };
   if (set !== 'schedule' && typeof job.retry_count === 'number') changes.retry_count = job.retry_count - 1;
