@@ -6,6 +6,7 @@
 // workers hash by HSCAN pages, not HGETALL (a hash is as big as its process's concurrency, but a
 // garbage one could be any size, and one HGETALL of it would hold the Redis). Rows stop at `limit`;
 // HLEN counts the rest. An entry that is not what Sidekiq writes is a row with what parsed.
+import { jobObject } from './find-job.ts';
 import type { Redis } from 'ioredis';
 import type { BusyJob, BusyPage } from '../../contract/busy.ts';
 import { CHUNK_PROCESSES, FirstInByteOrder, SCAN_COUNT, scanRest } from './read-head.ts';
@@ -29,15 +30,6 @@ export interface WorkerOf {
 
 const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
-function parsed(text: string): Record<string, unknown> | null {
-  try {
-    const v: unknown = JSON.parse(text);
-    return isObject(v) ? v : null;
-  } catch {
-    return null;
-  }
-}
-
 /** One running job as a row: `payload` is the job's JSON (null: none readable), `runAtS` epoch seconds. */
 export function busyRow(w: WorkerOf, queue: string | null, payload: string | null, runAtS: number | null, nowMs: number, unreadable = false): BusyJob {
   const job = peekJob(payload ?? '', null);
@@ -59,7 +51,7 @@ export function busyRow(w: WorkerOf, queue: string | null, payload: string | nul
 
 /** A `<identity>:workers` entry: {"queue", "payload", "run_at"}; the payload a string (6.4) or an object (older). */
 export function workerRow(w: WorkerOf, entry: string, nowMs: number): BusyJob {
-  const e = parsed(entry);
+  const e = jobObject(entry);
   if (!e) return busyRow(w, null, entry, null, nowMs, true);
   const payload = typeof e.payload === 'string' ? e.payload : isObject(e.payload) ? JSON.stringify(e.payload) : null;
   const runAt = typeof e.run_at === 'number' ? e.run_at : typeof e.run_at === 'string' && e.run_at.trim() !== '' ? Number(e.run_at) : null;

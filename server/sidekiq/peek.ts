@@ -2,6 +2,7 @@
 // the order Sidekiq Web shows them (a queue newest first as LRANGE 0.. gives it; retries and
 // scheduled jobs by when they run; the dead set newest death first). One pipeline: the page and
 // the total. Nothing is ever deleted or moved: this is someone's production Redis.
+import { jobObject } from './find-job.ts';
 import type { Redis } from 'ioredis';
 import type { PeekJob, PeekPage } from '../../contract/sidekiq.ts';
 import { jsonNestedDeeperThan, MAX_JSON_DEPTH } from '../util/json-depth.ts';
@@ -21,13 +22,7 @@ const cut = (s: string, max: number) => (s.length > max ? `${s.slice(0, max)}…
 
 /** One entry as a row: Sidekiq's display_class/display_args for ActiveJob, the raw text when it is no job. */
 export function peekJob(entry: string, score: number | null, argsMax = ARGS_MAX): PeekJob {
-  let j: Record<string, unknown> | null = null;
-  try {
-    const parsed: unknown = JSON.parse(entry);
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) j = parsed as Record<string, unknown>;
-  } catch {
-    /* shown as unreadable below */
-  }
+  const j = jobObject(entry); // null: shown as unreadable below
   const at = score === null ? null : iso(score);
   // Sidekiq Web's key: the score as Ruby prints it, then the jid ("" for an entry that is no job).
   const key = (jid: unknown) => (score === null ? null : `${scoreText(score)}-${typeof jid === 'string' ? jid : ''}`);
