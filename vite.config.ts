@@ -60,7 +60,12 @@ function tagsAfterBuild(name: string, tags: (bundle: Rollup.OutputBundle) => Htm
 
 const modulePreload = (file: string): HtmlTagDescriptor => ({ tag: 'link', attrs: { rel: 'modulepreload', crossorigin: true, href: `./${file}` }, injectTo: 'head' });
 
-const EARLY_MODULES = ['/renderer/early.ts', '/views/dashboard/early-history.ts', '/views/dashboard/ranges.ts', '/api/query-string.ts', '/app/storage-keys.ts'];
+const EARLY_MODULES = [
+  '/renderer/early.ts', '/views/dashboard/early-history.ts', '/views/dashboard/ranges.ts', '/api/query-string.ts', '/app/storage-keys.ts',
+  // The early chart (views/dashboard/early-chart.ts) and the chart code it shares with React's.
+  '/views/dashboard/early-chart.ts', '/views/dashboard/workers-series.ts', '/app/theme-choice.ts',
+  '/components/chart-paint.ts', '/components/chart-canvas.ts', '/components/chart-geometry.ts', '/components/palette.ts',
+];
 
 export default defineConfig({
   root: 'renderer',

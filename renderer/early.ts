@@ -1,6 +1,15 @@
 // The early entry: index.html loads it (async) beside the main one, so it runs as soon as it has
-// arrived, before the 330 kB main script has loaded and run. It only starts requests whose
-// answers the app adopts later (views/dashboard/early-history.ts).
+// arrived, before the 330 kB main script has loaded and run. It starts requests whose answers the
+// app adopts later (views/dashboard/early-history.ts), draws the dashboard's first chart from the
+// history's answer (views/dashboard/early-chart.ts) in the theme the app will apply.
+import { applyTheme, storedTheme } from './app/theme-choice.ts';
+import { drawEarlyChart } from './views/dashboard/early-chart.ts';
 import { startEarlyHistory } from './views/dashboard/early-history.ts';
 
-startEarlyHistory();
+try {
+  applyTheme(storedTheme());
+} catch {
+  // storage refused: the app's own theme code says so when it loads
+}
+const early = startEarlyHistory();
+if (early) void drawEarlyChart(early);

@@ -5,33 +5,19 @@
 // on another port (an empty localStorage) keeps it; localStorage paints the first frame.
 import { useSyncExternalStore } from 'react';
 import { getUiState, onUiStateChange, setUiState } from './ui-state.ts';
+import { THEME_KEY, applyTheme, isThemeChoice, storedTheme, type ThemeChoice } from './theme-choice.ts';
 
-export type ThemeChoice = 'light' | 'dark' | 'system';
-const KEY = 'jobscope.theme';
+export type { ThemeChoice };
 
-function resolved(choice: ThemeChoice): 'light' | 'dark' {
-  if (choice !== 'system') return choice;
-  return window.matchMedia?.('(prefers-color-scheme: dark)').matches ? 'dark' : 'light';
-}
-
-const isChoice = (v: unknown): v is ThemeChoice => v === 'light' || v === 'dark' || v === 'system';
-
-function stored(): ThemeChoice {
-  const v = localStorage.getItem(KEY);
-  return isChoice(v) ? v : 'system';
-}
-
-let choice: ThemeChoice = stored();
+let choice: ThemeChoice = storedTheme();
 const listeners = new Set<() => void>();
 
-function apply(): void {
-  document.documentElement.dataset.theme = resolved(choice);
-}
+const apply = () => applyTheme(choice);
 
 function choose(next: ThemeChoice): void {
   if (next === choice) return;
   choice = next;
-  localStorage.setItem(KEY, next);
+  localStorage.setItem(THEME_KEY, next);
   apply();
   for (const l of listeners) l();
 }
@@ -44,7 +30,7 @@ function setTheme(next: ThemeChoice): void {
 // The backend's copy arrived (or another change came in): follow its theme when it has one.
 onUiStateChange(() => {
   const remembered = getUiState('theme');
-  if (isChoice(remembered)) choose(remembered);
+  if (isThemeChoice(remembered)) choose(remembered);
 });
 
 apply();

@@ -7,27 +7,11 @@
 // (chart-x-ticks, chart-tick: test/e2e/chart-time.spec.ts).
 import { memo } from 'react';
 import type { Marker, RefLine } from './chart-types.ts';
+import type { Plot } from './chart-geometry.ts';
 
-export interface Plot {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
-
-/** Space around the plot, CSS pixels (recharts' margin 8/16/0/0, a 56 px y axis, a 30 px x axis). */
-const MARGIN_TOP = 8;
-const MARGIN_RIGHT = 16;
-const Y_AXIS_WIDTH = 56;
-const X_AXIS_HEIGHT = 30;
 const TICK = 6;
 const TICK_GAP = 2;
 const FONT = 11;
-
-export function plotArea(width: number, height: number): Plot | null {
-  const p = { x: Y_AXIS_WIDTH, y: MARGIN_TOP, width: width - Y_AXIS_WIDTH - MARGIN_RIGHT, height: height - MARGIN_TOP - X_AXIS_HEIGHT };
-  return p.width > 0 && p.height > 0 ? p : null;
-}
 
 interface FrameProps {
   width: number;

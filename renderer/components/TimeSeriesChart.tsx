@@ -11,10 +11,10 @@
 // (a pause) are shaded over the plot.
 import { memo, useCallback, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { clock, dateTime, timeTicks, useUtcTimes } from './format.ts';
-import { hoverIndex, spanBox } from './chart-geometry.ts';
+import { CHART_HEIGHT, axisReach, hoverIndex, plotArea, spanBox, type Plot } from './chart-geometry.ts';
 import { axisFor, type AxisKind } from './ticks.ts';
-import { drawSeries, type DrawnSeries } from './chart-canvas.ts';
-import { ChartFrame, plotArea, type Plot } from './ChartFrame.tsx';
+import { paintSeries, seriesCanvasBox } from './chart-paint.ts';
+import { ChartFrame } from './ChartFrame.tsx';
 import { ChartSummary } from './ChartSummary.tsx';
 import { useModalOpen } from './modal-open.ts';
 import type { Marker, RefLine, Series, Span } from './chart-types.ts';
@@ -22,7 +22,7 @@ import './time-chart.css';
 
 export type { Marker, RefLine, Series, Span };
 
-export const PALETTE = ['#3b82f6', '#f97316', '#10b981', '#e11d48', '#8b5cf6', '#eab308', '#06b6d4', '#db2777', '#84cc16', '#64748b', '#a16207', '#0ea5e9'];
+export { PALETTE } from './palette.ts';
 
 export interface ChartProps {
   testId: string;
@@ -53,23 +53,7 @@ function SeriesCanvas({ plot, t, series, hidden, from, to, yMax, children }: { p
   const w = plot.width;
   const h = plot.height;
   useLayoutEffect(() => {
-    const canvas = ref.current;
-    if (!canvas || !listRef.current) return;
-    const dpr = window.devicePixelRatio || 1;
-    const cw = Math.max(1, Math.round(w * dpr));
-    const ch = Math.max(1, Math.round((h + 2 * PAD) * dpr));
-    // Setting the size reallocates the bitmap: only when it changed; otherwise a clear is enough.
-    if (canvas.width !== cw || canvas.height !== ch) {
-      canvas.width = cw;
-      canvas.height = ch;
-    }
-    const ctx = canvas.getContext('2d');
-    if (!ctx) return;
-    ctx.setTransform(1, 0, 0, 1, 0, 0);
-    ctx.clearRect(0, 0, cw, ch);
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    const drawn = drawSeries(ctx, t, series, hidden, { width: w, height: h, top: PAD, from, to, yMax, dpr });
-    publish(canvas, listRef.current, drawn);
+    if (ref.current && listRef.current) paintSeries(ref.current, listRef.current, w, h, { t, series, hidden, from, to, yMax });
   }, [w, h, t, series, hidden, from, to, yMax]);
   return (
     // A figure, not an image: an image's children are presentational, and these are what a screen
@@ -79,7 +63,7 @@ function SeriesCanvas({ plot, t, series, hidden, from, to, yMax, children }: { p
       className="series-canvas"
       role="figure"
       aria-hidden={behindModal || undefined}
-      style={{ position: 'absolute', left: plot.x, top: plot.y - PAD, width: w, height: h + 2 * PAD, pointerEvents: 'none' }}
+      style={{ position: 'absolute', ...seriesCanvasBox(plot), pointerEvents: 'none' }}
       data-plot-width={Math.round(w)}
     >
       {/* Filled by publish() from the drawing loop; React renders it empty and never touches its items. */}
@@ -148,7 +132,6 @@ function HoverLayer({ left, top, width, height, t, series, hidden, from, to, yFo
   );
 }
 
-const PAD = 2;
 /** How far from the cursor, in CSS pixels, the hover readout still picks up a lone sample. */
 const HOVER_REACH_PX = 12;
 
@@ -169,39 +152,6 @@ function SpanLayer({ left, top, width, height, spans, from, to }: { left: number
       })}
     </>
   );
-}
-
-/** What the canvas drew, from the drawing loop itself: the canvas's accessible name, the list as
- *  JSON in data-drawn, and one item per drawn series in the canvas's fallback list (the e2e tests
- *  count and read these). Only what changed is written: every data update changes the vertex
- *  counts in data-drawn, but rarely what the list items say, and rebuilding 50 items was most of a
- *  redraw's DOM work (bench/ui.ts). */
-function publish(canvas: HTMLCanvasElement, ul: HTMLUListElement, drawn: DrawnSeries[]): void {
-  const json = JSON.stringify(drawn);
-  if (canvas.dataset.drawn === json) return;
-  canvas.dataset.drawn = json;
-  setAttr(canvas, 'aria-label', drawn.length ? `Chart lines for ${drawn.length} series: ${drawn.map((d) => d.name).join(', ')}` : 'No data to draw');
-  const items = ul.children;
-  while (items.length > drawn.length) items[items.length - 1]!.remove();
-  drawn.forEach((d, k) => {
-    const li = (items[k] as HTMLLIElement | undefined) ?? ul.appendChild(document.createElement('li'));
-    setAttr(li, 'class', `series-${d.kind === 'area' ? 'area' : 'line'}`);
-    setAttr(li, 'data-series', d.name);
-    setAttr(li, 'data-color', d.color);
-    setAttr(li, 'data-points', String(d.points));
-    setAttr(li, 'data-segments', String(d.segments));
-    setAttr(li, 'data-dots', String(d.dots));
-    setAttr(li, 'data-x0', String(d.x0));
-    setAttr(li, 'data-x1', String(d.x1));
-    const text = `${d.name}: ${d.points} point${d.points === 1 ? '' : 's'}${d.segments > 1 ? `, ${d.segments - 1} gaps` : ''}`;
-    if (li.textContent !== text) li.textContent = text;
-  });
-}
-
-/** Sets an attribute only when its value differs: a write of the same value still queues
- *  mutation records and style invalidation. */
-function setAttr(el: Element, name: string, value: string): void {
-  if (el.getAttribute(name) !== value) el.setAttribute(name, value);
 }
 
 function Readout({ i, t, series, hidden, yFormat }: { i: number; t: number[]; series: Series[]; hidden: Set<number>; yFormat?: (v: number) => string }) {
@@ -241,20 +191,12 @@ const NO_REF_LINES: RefLine[] = [];
 const NO_MARKERS: Marker[] = [];
 const NO_SPANS: Span[] = [];
 
-export const TimeSeriesChart = memo(function TimeSeriesChart({ testId, t, series, from, to, height = 220, yFormat, refLines = NO_REF_LINES, markers = NO_MARKERS, integers = false, axis: axisKind = 'number', spans = NO_SPANS }: ChartProps) {
+export const TimeSeriesChart = memo(function TimeSeriesChart({ testId, t, series, from, to, height = CHART_HEIGHT, yFormat, refLines = NO_REF_LINES, markers = NO_MARKERS, integers = false, axis: axisKind = 'number', spans = NO_SPANS }: ChartProps) {
   const [hidden, setHidden] = useState<Set<number>>(() => new Set());
   const [boxRef, width] = useWidth();
   // One object per size: the frame's memo holds across data updates.
   const plot = useMemo(() => plotArea(width, height), [width, height]);
-  const axis = useMemo(() => {
-    let m = 0;
-    series.forEach((s, i) => {
-      if (hidden.has(i)) return;
-      for (const v of s.values) if (v !== null && v > m) m = v;
-    });
-    for (const r of refLines) if (r.y > m) m = r.y;
-    return axisFor(axisKind, m * 1.05, integers);
-  }, [series, hidden, refLines, integers, axisKind]);
+  const axis = useMemo(() => axisFor(axisKind, axisReach(series, hidden, refLines), integers), [series, hidden, refLines, integers, axisKind]);
   const yMax = axis.max;
   const span = to - from;
   // Stable props for the frame: a new array or function (same content or not) re-renders it.

@@ -1,7 +1,50 @@
-// The chart's axis arithmetic, apart from React so it can be unit-tested: round maxima and ticks,
-// which sample the hover readout shows, where a stretch of time (a pause) sits on the plot.
-// (The series themselves are drawn by chart-canvas.ts.)
+// The chart's axis arithmetic, apart from React so it can be unit-tested: where the plot sits in
+// the chart, round maxima and ticks, which sample the hover readout shows, where a stretch of time
+// (a pause) sits on the plot. (The series themselves are drawn by chart-canvas.ts.) The early
+// entry draws the dashboard's first chart with these before React has loaded (early-chart.ts).
 export type SeriesKind = 'line' | 'area' | 'step' | undefined;
+
+export interface Plot {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** Space around the plot, CSS pixels (recharts' margin 8/16/0/0, a 56 px y axis, a 30 px x axis). */
+const MARGIN_TOP = 8;
+const MARGIN_RIGHT = 16;
+const Y_AXIS_WIDTH = 56;
+const X_AXIS_HEIGHT = 30;
+
+/** A chart's height in CSS pixels when its caller names none. */
+export const CHART_HEIGHT = 220;
+
+export function plotArea(width: number, height: number): Plot | null {
+  const p = { x: Y_AXIS_WIDTH, y: MARGIN_TOP, width: width - Y_AXIS_WIDTH - MARGIN_RIGHT, height: height - MARGIN_TOP - X_AXIS_HEIGHT };
+  return p.width > 0 && p.height > 0 ? p : null;
+}
+
+/** What the y axis must reach: the highest value of the shown series or threshold line, 5 % above
+ *  it so a line at the top does not run along the frame. */
+export function axisReach(series: readonly { values: readonly (number | null)[] }[], hidden: ReadonlySet<number>, refLines: readonly { y: number }[]): number {
+  let m = 0;
+  series.forEach((s, i) => {
+    if (hidden.has(i)) return;
+    for (const v of s.values) if (v !== null && v > m) m = v;
+  });
+  for (const r of refLines) if (r.y > m) m = r.y;
+  return m * 1.05;
+}
+
+/** At most this many steps on a y axis. */
+export const MAX_STEPS = 5;
+
+/** The y axis's top for plain numbers up to dataMax; `integers` (counts): at least 0–MAX_STEPS, so
+ *  it never ticks at 0.2 jobs. */
+export function numberAxisMax(dataMax: number, integers: boolean): number {
+  return niceCeil(Math.max(dataMax, integers ? MAX_STEPS : 0));
+}
 
 /** 1, 2, 2.5 or 5 × 10^k at or above v, so the y axis ends on a round number. */
 export function niceCeil(v: number): number {

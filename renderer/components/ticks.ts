@@ -2,7 +2,7 @@
 // the steps a clock has (5 s, 15 s, 1 min, 5 min… never "1 m 40 s"), bytes at binary steps (256 KiB,
 // 1 MiB… never "0 B, 1 B, 1 B"). Every tick chooser answers 0..max in equal steps of one round size,
 // at most MAX_STEPS of them, labelled without decimals that carry nothing ("3", not "3.0").
-import { niceCeil, yTicks } from './chart-geometry.ts';
+import { MAX_STEPS, niceCeil, numberAxisMax, yTicks } from './chart-geometry.ts';
 import { decimal } from './format.ts';
 
 export type AxisKind = 'number' | 'duration' | 'bytes';
@@ -12,8 +12,6 @@ export interface Axis {
   ticks: number[];
   label: (v: number) => string;
 }
-
-const MAX_STEPS = 5;
 
 
 /** The smallest step of `steps` (ascending) that covers 0..dataMax in at most MAX_STEPS. */
@@ -57,6 +55,6 @@ export function axisFor(kind: AxisKind, dataMax: number, integers = false): Axis
     return { ...stepped(dataMax, [...MS, ...SECONDS], (m) => DAY * niceCeil(m / DAY / MAX_STEPS)), label: durationTick };
   }
   if (kind === 'bytes') return { ...stepped(dataMax, BYTE_STEPS, (m) => 1024 ** 5 * niceCeil(m / 1024 ** 5 / MAX_STEPS)), label: bytesTick };
-  const max = niceCeil(Math.max(dataMax, integers ? MAX_STEPS : 0));
+  const max = numberAxisMax(dataMax, integers);
   return { max, ticks: yTicks(max), label: numberTick };
 }

@@ -150,3 +150,70 @@ test('with the Electron preload bridge: signed in from the bridge, alerts become
     .poll(() => page.evaluate(() => (window as unknown as { __notes: string[][] }).__notes.map((n) => n.join(': ')).join('\n')))
     .toContain('Jobscope alert: Backlog of queue e2e_native');
 });
+
+/** What a series canvas shows: its pixels, bitmap and CSS size, where it sits, its drawn list. */
+type CanvasLook = { png: string; width: number; height: number; box: { x: number; y: number; w: number; h: number }; drawn: string; items: string[]; theme: string };
+type Looks = { early?: CanvasLook; react?: CanvasLook };
+
+test('the first chart is drawn before the main script has run, and React takes it over unchanged, in both themes', async ({ page }) => {
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme }); // the theme is "system" unless chosen
+    // From a blank page: a load from the app's own page took the main script from memory, past the route.
+    await page.goto('about:blank');
+    // The main script (React, the shell, the dashboard's own chart) is held until the early chart is checked.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const mainScript = '**/assets/index-*.js';
+    await page.route(mainScript, async (route) => {
+      await held;
+      await route.continue();
+    });
+    try {
+      const historyAnswer = page.waitForResponse((r) => r.url().includes('/api/app/connections/embedded/history?'));
+      await page.goto(`${s.url}/#token=${s.adminToken}`, { waitUntil: 'commit' });
+      await expect(page.locator('[data-testid="chart-workers"] canvas.series-canvas li')).toHaveCount(2);
+      await expect(page.getByTestId('view-dashboard')).toHaveCount(0); // React has not rendered
+      // The early chart as it is, and React's first commit of the chart as that left it (a refetch
+      // a second later redraws it), recorded by an observer before the main script may run.
+      await page.evaluate(() => {
+        const looks: Looks = ((window as unknown as { __looks: Looks }).__looks = {});
+        const look = (c: HTMLCanvasElement): CanvasLook => {
+          const r = c.getBoundingClientRect();
+          return { png: c.toDataURL(), width: c.width, height: c.height, box: { x: r.x, y: r.y, w: r.width, h: r.height }, drawn: c.dataset.drawn ?? '', items: [...c.querySelectorAll('li')].map((li) => li.textContent ?? ''), theme: document.documentElement.dataset.theme ?? '' };
+        };
+        looks.early = look(document.querySelector('[data-testid="chart-workers"] canvas.series-canvas')!);
+        const o = new MutationObserver(() => {
+          const c = document.querySelector<HTMLCanvasElement>('[data-testid="view-dashboard"] [data-testid="chart-workers"] canvas.series-canvas');
+          if (!c) return;
+          looks.react = look(c);
+          o.disconnect();
+        });
+        o.observe(document.body, { subtree: true, childList: true });
+      });
+      // The series the API answered, each point of it drawn, and painted.
+      const h = (await (await historyAnswer).json()) as { totals: Record<string, (number | null)[]> };
+      for (const [name, kind] of [['busy', 'area'], ['concurrency', 'line']] as const) {
+        await expect(curves(page, 'chart-workers', kind).and(page.locator(`[data-series="${name}"]`))).toHaveAttribute('data-points', String(h.totals[name]!.filter((v) => v !== null).length));
+      }
+      expect(await canvasHasColor(page, 'chart-workers', (await curves(page, 'chart-workers', 'area').getAttribute('data-color'))!)).toBe(true);
+      await expect(page.getByTestId('view-dashboard')).toHaveCount(0);
+      release();
+
+      await expect(page.getByTestId('view-dashboard')).toBeVisible();
+      const looks = (await (await page.waitForFunction(() => (window as unknown as { __looks: Looks }).__looks.react && (window as unknown as { __looks: Looks }).__looks)).jsonValue()) as Required<Looks>;
+      // One chart, React's, with the size, pixels and fallback list the early one had, in the theme.
+      await expect(page.locator('[data-testid="chart-workers"]')).toHaveCount(1);
+      await expect(page.locator('[data-testid="chart-workers"] canvas.series-canvas')).toHaveCount(1);
+      await expect(page.locator('[data-early-dashboard]')).toHaveCount(0);
+      expect(looks.early.theme).toBe(colorScheme);
+      const same = (l: CanvasLook) => ({ ...l, box: { w: l.box.w, h: l.box.h } });
+      expect(same(looks.react)).toEqual(same(looks.early));
+      await expect(curves(page, 'chart-workers', 'area')).toHaveAttribute('data-series', 'busy');
+      await expect(curves(page, 'chart-workers')).toHaveAttribute('data-series', 'concurrency');
+      console.log(`early chart at ${JSON.stringify(looks.early.box)}, React's at ${JSON.stringify(looks.react.box)} (${colorScheme})`);
+    } finally {
+      release();
+      await page.unrouteAll({ behavior: 'ignoreErrors' });
+    }
+  }
+});

@@ -23,6 +23,7 @@ import { QueuePicker } from './QueuePicker.tsx';
 import { PollControl } from './PollControl.tsx';
 import { usePauses } from './usePauses.ts';
 import { useQueueColours } from './useQueueColours.ts';
+import { workersSeries } from './workers-series.ts';
 import { useAnnounceChange } from '../../app/announcer.tsx';
 import { usePace, usePaceOverride } from '../../app/pace.tsx';
 
@@ -152,10 +153,7 @@ export default function DashboardView() {
   const colourOf = useQueueColours(id, h?.queue_names ?? NO_NAMES);
   const backlog = useMemo(() => queueSeries(h, 'backlog', names, colourOf), [h, names, colourOf]);
   const latency = useMemo(() => queueSeries(h, 'latency', names, colourOf), [h, names, colourOf]);
-  const workers = useMemo<Series[]>(
-    () => (h ? [{ name: 'busy', values: h.totals.busy, color: PALETTE[0]!, kind: 'area' }, { name: 'concurrency', values: h.totals.concurrency, color: PALETTE[3]!, kind: 'step' }] : []),
-    [h],
-  );
+  const workers = useMemo<Series[]>(() => (h ? workersSeries(h) : []), [h]);
   const rates = useMemo<Series[]>(
     () => (h ? [{ name: 'processed/s', values: h.totals.processed_rate, color: PALETTE[2]! }, { name: 'failed/s', values: h.totals.failed_rate, color: PALETTE[3]! }] : []),
     [h],

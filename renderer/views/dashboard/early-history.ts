@@ -50,21 +50,21 @@ function localUiState(): Record<string, unknown> {
   }
 }
 
-/** Asks for the history the dashboard will ask for first, when this page opens on the dashboard
+/** Asks for the history the dashboard will ask for first (and answers what it asked), when this page opens on the dashboard
  *  in browser mode with a token at hand (the sign-in link or this tab's). In Electron the token
  *  comes from the bridge, asynchronously: nothing is started, the query asks as before. */
-export function startEarlyHistory(): void {
-  if (window.jobscope) return;
+export function startEarlyHistory(): EarlyHistory | undefined {
+  if (window.jobscope) return undefined;
   const view = /^#\/?([^/?&]*)/.exec(window.location.hash)?.[1] ?? '';
-  if (view !== '' && view !== 'dashboard' && !view.startsWith('token=')) return;
+  if (view !== '' && view !== 'dashboard' && !view.startsWith('token=')) return undefined;
   const fromLink = /(?:^#|[#&])token=([^&]+)/.exec(window.location.hash)?.[1];
   let token: string | null;
   try {
     token = fromLink !== undefined ? decodeURIComponent(fromLink) : sessionStorage.getItem(TOKEN_KEY);
   } catch {
-    return;
+    return undefined;
   }
-  if (!token) return;
+  if (!token) return undefined;
   const values = localUiState();
   const stored = values.connection;
   const id = typeof stored === 'string' ? stored : (localStorage.getItem(CONNECTION_KEY) ?? 'embedded');
@@ -76,6 +76,7 @@ export function startEarlyHistory(): void {
   const early: EarlyHistory = { token, id, range, at, answer };
   answer.then((v) => void (early.value = v), () => {});
   window.__jobscopeEarlyHistory = early;
+  return early;
 }
 
 /** The early answer if it has already arrived and is what the query asks for: its data and when
