@@ -23,7 +23,7 @@ import { QueuePicker } from './QueuePicker.tsx';
 import { PollControl } from './PollControl.tsx';
 import { usePauses } from './usePauses.ts';
 import { useQueueColours } from './useQueueColours.ts';
-import { workersSeries } from './workers-series.ts';
+import { ratesSeries, workersSeries } from './totals-series.ts';
 import { useAnnounceChange } from '../../app/announcer.tsx';
 import { usePace, usePaceOverride } from '../../app/pace.tsx';
 
@@ -154,10 +154,7 @@ export default function DashboardView() {
   const backlog = useMemo(() => queueSeries(h, 'backlog', names, colourOf), [h, names, colourOf]);
   const latency = useMemo(() => queueSeries(h, 'latency', names, colourOf), [h, names, colourOf]);
   const workers = useMemo<Series[]>(() => (h ? workersSeries(h) : []), [h]);
-  const rates = useMemo<Series[]>(
-    () => (h ? [{ name: 'processed/s', values: h.totals.processed_rate, color: PALETTE[2]! }, { name: 'failed/s', values: h.totals.failed_rate, color: PALETTE[3]! }] : []),
-    [h],
-  );
+  const rates = useMemo<Series[]>(() => (h ? ratesSeries(h) : []), [h]);
   const sets = useMemo<Series[]>(
     () => (h?.sets ? [{ name: 'retries', values: h.sets.retry, color: PALETTE[1]! }, { name: 'scheduled', values: h.sets.scheduled, color: PALETTE[0]! }, { name: 'dead', values: h.sets.dead, color: PALETTE[3]! }] : []),
     [h],

@@ -14,16 +14,32 @@ import { CHART_HEIGHT, axisReach, numberAxisMax, plotArea } from '../../componen
 import { paintSeries, seriesCanvasBox } from '../../components/chart-paint.ts';
 import { RANGES } from './ranges.ts';
 import type { EarlyHistory } from './early-history.ts';
-import { workersSeries } from './workers-series.ts';
+import { ratesSeries, workersSeries } from './totals-series.ts';
 
 const NONE: ReadonlySet<number> = new Set();
 
 const isValues = (v: unknown): v is (number | null)[] => Array.isArray(v) && v.every((x) => x === null || typeof x === 'number');
 
 /** Enough of a history to draw the workers chart from: anything else is left to React. */
-function drawable(h: unknown): h is Pick<History, 'to' | 't' | 'totals'> {
+function drawable(h: unknown): h is Pick<History, 'to' | 't' | 'totals' | 'queues'> {
   const o = h as Partial<History> | null;
-  return typeof o?.to === 'number' && Array.isArray(o.t) && o.t.every((x) => typeof x === 'number') && isValues(o.totals?.busy) && isValues(o.totals?.concurrency);
+  return typeof o?.to === 'number' && Array.isArray(o.t) && o.t.every((x) => typeof x === 'number') && isValues(o.totals?.busy) && isValues(o.totals?.concurrency) && typeof o.queues === 'object' && o.queues !== null;
+}
+
+/** The legends' entries, invisible: a legend's rows make its card as tall as React's, so the rows
+ *  of charts, and the workers chart in them, sit where React's first render puts them. */
+function layOutLegends(page: HTMLElement, h: Pick<History, 'totals' | 'queues'>): void {
+  const names: Record<string, string[]> = { queues: Object.keys(h.queues), workers: workersSeries(h).map((s) => s.name), rates: ratesSeries(h).map((s) => s.name) };
+  for (const legend of page.querySelectorAll<HTMLElement>('[data-early-legend]')) {
+    legend.style.visibility = 'hidden';
+    legend.setAttribute('aria-hidden', 'true');
+    for (const name of names[legend.dataset.earlyLegend ?? ''] ?? []) {
+      const item = legend.appendChild(document.createElement('span'));
+      item.className = 'legend-item';
+      item.appendChild(document.createElement('span')).className = 'swatch';
+      item.append(name);
+    }
+  }
 }
 
 /** Draws the chart once the early answer is here, if React has not taken the page over by then;
@@ -42,6 +58,7 @@ export async function drawEarlyChart(early: EarlyHistory): Promise<void> {
   if (!page || !box || !drawable(h)) return;
   page.hidden = false;
   for (const b of page.querySelectorAll<HTMLElement>('.chart-box')) b.style.height = `${CHART_HEIGHT}px`;
+  layOutLegends(page, h);
   const plot = plotArea(box.clientWidth, CHART_HEIGHT);
   if (!plot) {
     page.hidden = true;
