@@ -42,6 +42,16 @@ function layOutLegends(page: HTMLElement, h: Pick<History, 'totals' | 'queues'>)
   }
 }
 
+/** Once the head's style sheets apply: an async script may run before they have loaded, and the
+ *  frame's sizes (the chart's width) are theirs. */
+function stylesApplied(): Promise<unknown> {
+  const pending = [...document.querySelectorAll<HTMLLinkElement>('link[rel="stylesheet"]')].filter((l) => !l.sheet);
+  return Promise.all(pending.map((l) => new Promise((r) => {
+    l.addEventListener('load', r, { once: true });
+    l.addEventListener('error', r, { once: true });
+  })));
+}
+
 /** Draws the chart once the early answer is here, if React has not taken the page over by then;
  *  on any doubt (no answer, an error, no room) it leaves the page as it was. */
 export async function drawEarlyChart(early: EarlyHistory): Promise<void> {
@@ -52,6 +62,7 @@ export async function drawEarlyChart(early: EarlyHistory): Promise<void> {
     return;
   }
   if (document.readyState === 'loading') await new Promise((r) => document.addEventListener('DOMContentLoaded', r, { once: true }));
+  await stylesApplied();
   const page = document.querySelector<HTMLElement>('[data-early-dashboard]');
   const box = page?.querySelector<HTMLElement>('[data-early-chart]');
   const starting = document.querySelector<HTMLElement>('[data-starting]');
