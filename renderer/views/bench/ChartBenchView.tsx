@@ -1,4 +1,4 @@
-// Dev hook for bench/ui.ts (not in the menu): `#/bench?series=50&points=1000` draws the dashboard's
+// Dev hook for bench/ui.ts (not in the menu): `#/bench?series=50&points=1000` (up to 200 × 10,000) draws the dashboard's
 // chart component with synthetic, seeded data and exposes `window.__jobscopeBench.redraw(n)`, which
 // replaces the data n times and returns the main-thread cost of each update: new data → React
 // render and commit (flushSync) → effects and any follow-up renders (two task hops) →
@@ -14,7 +14,7 @@ import type { ViewProps } from '../view-props.ts';
 
 declare global {
   interface Window {
-    __jobscopeBench?: { ready: boolean; redraw(n: number): Promise<number[]> };
+    __jobscopeBench?: { ready: boolean; series: number; points: number; redraw(n: number): Promise<number[]> };
   }
 }
 
@@ -48,7 +48,7 @@ const hop = () =>
 
 export default function ChartBenchView({ route }: ViewProps) {
   const nSeries = Math.min(200, Number(route.query.get('series') ?? 50));
-  const nPoints = Math.min(5000, Number(route.query.get('points') ?? 1000));
+  const nPoints = Math.min(10_000, Number(route.query.get('points') ?? 1000));
   const step = 5000;
   const [openedAt] = useState(() => Date.now());
   const t0 = openedAt - nPoints * step;
@@ -58,6 +58,9 @@ export default function ChartBenchView({ route }: ViewProps) {
     let n = 0;
     window.__jobscopeBench = {
       ready: true,
+      // The sizes the next redraw makes (a change of the route's sizes keeps the drawn data until then).
+      series: nSeries,
+      points: nPoints,
       async redraw(times: number) {
         const out: number[] = [];
         for (let i = 0; i < times; i++) {
