@@ -215,3 +215,28 @@ test('the first chart is drawn before the main script has run, and React takes i
     }
   }
 });
+
+test('no early chart when the early history fails: the page waits for React, which draws the one chart', async ({ page }) => {
+  // A remembered connection that no longer exists: the early history answers 404.
+  await page.addInitScript(() => localStorage.setItem('jobscope.connection', 'gone'));
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  await page.route('**/assets/index-*.js', async (route) => {
+    await held;
+    await route.continue();
+  });
+  try {
+    const historyAnswer = page.waitForResponse((r) => r.url().includes('/api/app/connections/gone/history?'));
+    await page.goto(`${s.url}/#token=${s.adminToken}`, { waitUntil: 'commit' });
+    expect((await historyAnswer).status()).toBe(404);
+    await expect(page.locator('[data-early-dashboard]')).toBeHidden();
+    await expect(page.locator('canvas.series-canvas')).toHaveCount(0);
+    await expect(page.getByText('Starting…')).toBeVisible();
+    release();
+    await expect(curves(page, 'chart-workers', 'area')).toHaveCount(1);
+    await expect(page.locator('[data-testid="chart-workers"] canvas.series-canvas')).toHaveCount(1);
+  } finally {
+    release();
+    await page.unrouteAll({ behavior: 'ignoreErrors' });
+  }
+});
