@@ -157,6 +157,8 @@ export async function run({ quick = false, runners = RUNNERS, paced: withPaced =
   const closedLoop: BenchResult = {
     // Named anew with its new reference: --compare must not read the change of reference as a change of ours.
     name: `dispatch (${runners} runners, ${total} builds, each once) vs the bare durable take`,
+    // …and still compared with its old self: earlier runs reported this ratio beside their in-memory one.
+    formerly: { name: `dispatch (${runners} runners, ${total} builds, each once)`, ratio: 'ratio_to_bare_durable', reference: 'bare_durable_builds_s' },
     value: round(ours.buildsPerSec, 0),
     unit: 'builds/s',
     // A durable hand-out is what ours must do (an acknowledged build survives kill -9): the bare one bounds the line.
