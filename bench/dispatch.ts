@@ -30,7 +30,7 @@ const GOAL_RATIO = 0.95;
 const GOAL_PACED_P99_RATIO = 1.5;
 
 /** Polls until no build is left, or until `capSeconds` pass (a slow server must not stall the whole bench). */
-async function poll(url: string, bodies: string[], total: number, capSeconds: number, pid: number) {
+export async function poll(url: string, bodies: string[], total: number, capSeconds: number, pid: number) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: bodies.length });
   const latencies: number[] = [];
   const ids: number[] = [];
