@@ -4,7 +4,8 @@
 // process, bench/lib/ping-observer.ts) PINGs it every 2 ms. The figure is that client's PING p99
 // while watched, against the same Redis unwatched just before (the reference): goal ≤ 2× (whether it
 // stayed under 100 ms, the absolute bound it also had before, is reported beside it); the rounds
-// alternate unwatched, watched by the script way and by the pipelines way (a read-only ACL user). Also the sample's own time at that size, against a bare SSCAN of the set.
+// alternate unwatched, watched by the script way and by the pipelines way (a read-only ACL user).
+// Also the sample's own time at that size, against a bare SSCAN of the set.
 //   node --import tsx bench/sidekiq-huge.ts [--quick] [--before <dir>]
 // --before <dir>: reads with <dir>/server/sidekiq/source.ts instead (a copy of another revision's
 // server/ under this checkout, e.g. `git archive <rev> server | tar -x -C .tmp/before`), so one
