@@ -20,11 +20,11 @@
 // rounds and runs did not compare. 400/s is below every side's closed-loop rate here (PostgreSQL ×2
 // 891–1,140 builds/s in the last full run, bare 1,878–2,322, SQLite ~3,600).
 //
-// Goals (only the ratios and p99s are asked for): ours ≥ 0.5× bare. Ours does per poll what a
+// Goals (only the ratios and p99s are asked for): ours ≥ 0.6× bare (GOAL_RATIO). Ours does per poll what a
 // runner needs and the bare loop skips (runner looked up by token, its contact time written, GitLab's
 // fair order across projects, the whole BuildDetails answer, a NOTIFY to the other instances), in the
-// same kind of one-statement claim; half the floor says the claim, not the work around it, bounds a
-// poll. The ratio to one SQLite server is reported with no goal: two instances are for availability
+// same kind of one-statement claim; a floor that high says the claim, not the work around it,
+// bounds a poll. The ratio to one SQLite server is reported with no goal: two instances are for availability
 // and for more machines, and here both share two cores with PostgreSQL. Paced p99 < 50 ms (twice
 // bench/dispatch.ts's SQLite goal: a poll is at least two round trips to another process).
 //   node --import tsx bench/pg-dispatch.ts [--quick]
@@ -36,6 +36,9 @@ import { startPostgres, type TestPostgres } from '../test/helpers/postgres.ts';
 import { createBuilds, latencyStats, log, project, registerRunner, round, startJobscope, RUNNER_UA, type BenchResult, type BenchServer } from './lib/harness.ts';
 import { cpuMeter, loadAverage, ownRounds, roundRobin, startPgPair, startReferencePair } from './lib/pg-bench.ts';
 import type { Spread } from './lib/compare.ts';
+
+/** Of the bare SKIP LOCKED pair's builds/s, measured in the same round. */
+const GOAL_RATIO = 0.6;
 
 /** The paced test's period per runner: 200 runners × 2 polls/s = 400 polls/s offered. */
 const PACED_EVERY_MS = 500;
@@ -284,8 +287,8 @@ export async function run({ quick = false }: { quick?: boolean } = {}): Promise<
         unit: 'builds/s',
         reference: round(x.buildsPerSec, 0),
         ratio: round(o.buildsPerSec / x.buildsPerSec),
-        goal: '≥ 0.5× bare SKIP LOCKED',
-        pass: o.buildsPerSec >= 0.5 * x.buildsPerSec,
+        goal: `≥ ${GOAL_RATIO}× bare SKIP LOCKED`,
+        pass: o.buildsPerSec >= GOAL_RATIO * x.buildsPerSec,
         p50_ms: round(o.p50),
         p99_ms: round(o.p99),
         reference_p99_ms: round(x.p99),

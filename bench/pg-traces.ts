@@ -17,7 +17,8 @@
 // build token, reads the build, and checks the file's size and links per part (its kept descriptor
 // may have been cut, deleted or replaced by another instance: store/pg/traces-files.ts); half the
 // floor says the protocol, not that work, bounds an append. The ratio to one SQLite server is reported with no goal (see bench/pg-dispatch.ts).
-// p99 < 25 ms: bench/traces.ts's 10 ms for one SQLite server, with room for the lock's round trips.
+// p99 ≤ 1.3× the bare row-locked append's p99, measured in the same round (the bare pair takes the
+// same lock with the same round trips: what is left is ours).
 //   node --import tsx bench/pg-traces.ts [--quick]
 import fs from 'node:fs';
 import http from 'node:http';
@@ -30,6 +31,7 @@ import { createBuilds, latencyStats, log, project, registerRunner, round, send, 
 import { cpuMeter, loadAverage, ownRounds, roundRobin, startPgPair, startReferencePair } from './lib/pg-bench.ts';
 
 const STREAMS = 32;
+const GOAL_P99_RATIO = 1.3;
 const PART = 4096;
 
 interface Target {
@@ -218,8 +220,8 @@ export async function run({ quick = false }: { quick?: boolean } = {}): Promise<
         unit: 'ms',
         reference: round(x.p99),
         ratio: round(o.p99 / x.p99),
-        goal: 'p99 < 25 ms',
-        pass: o.p99 < 25,
+        goal: `p99 ≤ ${GOAL_P99_RATIO}× the bare row-locked append's p99`,
+        pass: o.p99 <= GOAL_P99_RATIO * x.p99,
         p50_ms: round(o.p50),
         sqlite_p99_ms: round(q.p99),
       },

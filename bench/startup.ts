@@ -16,7 +16,7 @@ import { pathToFileURL } from 'node:url';
 import { log, REPO, round, rssOf, send, type BenchResult } from './lib/harness.ts';
 
 /** Server ready's bound: this many times a bare node:http server's ready, measured in the same rounds. */
-const READY_GOAL_RATIO = 2.5;
+export const READY_GOAL_RATIO = 2.5;
 const TICK_MS = 1000 / 100; // /proc/<pid>/stat counts CPU in USER_HZ ticks, 100 per second on Linux
 
 /**

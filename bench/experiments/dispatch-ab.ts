@@ -20,6 +20,9 @@ interface Row {
   pacedRatio: number;
   cpuMsPerBuild: number;
   cpuRatio: number;
+  /** The server's main thread alone, and over the bare durable take's main thread (the line's reference). */
+  mainCpuMsPerBuild: number;
+  mainCpuRatioToDurable: number;
 }
 
 const args = process.argv.slice(2).filter((a) => a !== '--quick');
@@ -58,9 +61,11 @@ for (let r = 0; r < rounds; r++) {
       pacedRatio: paced!.ratio,
       cpuMsPerBuild: closed!.cpu_ms_per_build as number,
       cpuRatio: round((closed!.cpu_ms_per_build as number) / (closed!.reference_cpu_ms_per_build as number)),
+      mainCpuMsPerBuild: closed!.main_thread_cpu_ms_per_build as number,
+      mainCpuRatioToDurable: round((closed!.main_thread_cpu_ms_per_build as number) / (closed!.bare_durable_main_thread_cpu_ms_per_build as number)),
     };
     rows.push(row);
-    log(`ab round ${row.round} ${row.side}: ${row.buildsPerSec} builds/s vs ${row.reference} (${row.ratio}x); paced p99 ${row.pacedP99} vs ${row.pacedReferenceP99} ms (${row.pacedRatio}x); server CPU ${row.cpuMsPerBuild} ms/build (${row.cpuRatio}x the reference's); load ${row.load}`);
+    log(`ab round ${row.round} ${row.side}: ${row.buildsPerSec} builds/s vs ${row.reference} (${row.ratio}x); paced p99 ${row.pacedP99} vs ${row.pacedReferenceP99} ms (${row.pacedRatio}x); server CPU ${row.cpuMsPerBuild} ms/build (${row.cpuRatio}x the reference's), main thread ${row.mainCpuMsPerBuild} (${row.mainCpuRatioToDurable}x the bare durable take's); load ${row.load}`);
   }
 }
 
@@ -70,6 +75,6 @@ const summary = sides.map(({ label }) => {
     const xs = mine.map((x) => x[k] as number);
     return { median: round(median(xs)), min: round(Math.min(...xs)), max: round(Math.max(...xs)) };
   };
-  return { side: label, rounds: mine.length, ratio: stat('ratio'), buildsPerSec: stat('buildsPerSec'), pacedRatio: stat('pacedRatio'), pacedP99: stat('pacedP99'), cpuMsPerBuild: stat('cpuMsPerBuild'), cpuRatio: stat('cpuRatio'), load: stat('load') };
+  return { side: label, rounds: mine.length, ratio: stat('ratio'), buildsPerSec: stat('buildsPerSec'), pacedRatio: stat('pacedRatio'), pacedP99: stat('pacedP99'), cpuMsPerBuild: stat('cpuMsPerBuild'), cpuRatio: stat('cpuRatio'), mainCpuMsPerBuild: stat('mainCpuMsPerBuild'), mainCpuRatioToDurable: stat('mainCpuRatioToDurable'), load: stat('load') };
 });
 console.log(JSON.stringify({ rows, summary }, null, 2));

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-const root = process.env.ROOT ?? path.resolve(import.meta.dirname, '..');
+const root = process.env.ROOT ?? path.resolve(import.meta.dirname, '../..');
 const { resolveConfig } = await import(path.join(root, 'server/config.ts'));
 const { openStore } = await import(path.join(root, 'server/store/index.ts'));
 const { DispatchBatch } = await import(path.join(root, 'server/domain/dispatch-batch.ts'));

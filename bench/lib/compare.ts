@@ -66,21 +66,63 @@ function rangeOf(r: BenchResult): [number, number] {
   return spreadOf(r)?.ratio ?? [r.ratio, r.ratio];
 }
 
-/** Pairs each line of `after` with a line of `before`: by exact name first, then by loose name. */
+/**
+ * What a renamed line was called in earlier runs (`formerly` on a result), so that it is still
+ * compared with its old self. When the reference changed with the name, `ratio` (and `reference`)
+ * name the old line's fields that hold the figure against the reference the line has now: the
+ * dispatch line's ratio became ours over the bare durable take, which earlier runs reported beside
+ * their in-memory ratio as `ratio_to_bare_durable`.
+ */
+export interface Former {
+  name: string;
+  ratio?: string;
+  reference?: string;
+}
+
+function formerOf(r: BenchResult): Former | undefined {
+  const f = r.formerly as Former | undefined;
+  return f && typeof f.name === 'string' ? f : undefined;
+}
+
+const sameLine = (x: BenchResult, name: string) => x.name === name || looseName(x.name) === looseName(name);
+
+/**
+ * An old line as its renamed successor reads it: the ratio (and reference) from the fields `formerly`
+ * names, without the rounds' spread (kept for `ratio` alone). Undefined when that run did not report them.
+ */
+function asFormer(old: BenchResult, f: Former): BenchResult | undefined {
+  if (f.ratio === undefined) return old;
+  const ratio = old[f.ratio];
+  const reference = f.reference === undefined ? old.reference : old[f.reference];
+  if (typeof ratio !== 'number' || !Number.isFinite(ratio) || typeof reference !== 'number') return undefined;
+  const { spread: _spread, ...rest } = old;
+  return { ...rest, ratio, reference };
+}
+
+/** `a`'s line among `lines` (of those `open` lets it take): exact name, loose name, then its former name. Returns the line found and the line to compare with. */
+function counterpart(lines: BenchResult[], a: BenchResult, open: (x: BenchResult) => boolean = () => true): { line: BenchResult; as: BenchResult } | undefined {
+  const found = lines.find((x) => open(x) && x.name === a.name) ?? lines.find((x) => open(x) && looseName(x.name) === looseName(a.name));
+  if (found) return { line: found, as: found };
+  const f = formerOf(a);
+  const old = f && lines.find((x) => open(x) && sameLine(x, f.name));
+  const as = old && asFormer(old, f!);
+  return as ? { line: old!, as } : undefined;
+}
+
+/** Pairs each line of `after` with a line of `before`: by exact name first, then by loose name, then by the name it had. */
 function pair(before: BenchResult[], after: BenchResult[]): [BenchResult | undefined, BenchResult | undefined][] {
   const left = new Set(before);
   const pairs: [BenchResult | undefined, BenchResult][] = after.map((a) => {
-    let b = before.find((x) => left.has(x) && x.name === a.name);
-    b ??= before.find((x) => left.has(x) && looseName(x.name) === looseName(a.name));
-    if (b) left.delete(b);
-    return [b, a];
+    const c = counterpart(before, a, (x) => left.has(x));
+    if (c) left.delete(c.line);
+    return [c?.as, a];
   });
   return [...pairs, ...[...left].map((b) => [b, undefined] as [BenchResult, undefined])];
 }
 
-/** The line of `run` that pairs with `name` (exact name first, then loose name), if any. */
-function lineIn(run: ResultsFile, name: string): BenchResult | undefined {
-  return run.results.find((x) => x.name === name) ?? run.results.find((x) => looseName(x.name) === looseName(name));
+/** The line of `run` that pairs with `line` (exact name, loose name, former name), if any. */
+function lineIn(run: ResultsFile, line: BenchResult): BenchResult | undefined {
+  return counterpart(run.results, line)?.as;
 }
 
 /** The smallest move of a median ratio (as a fraction, 0.01 = 1 %) the gate calls a move at all. */
@@ -110,7 +152,7 @@ export function compare(before: ResultsFile, after: ResultsFile, history: Result
     // one page of SQLite's, and was marked regressed).
     if (Math.abs(Math.log(a.ratio / b.ratio)) <= Math.log(1 + MIN_MOVE)) return row;
     // The last run once, though the history (read up to the same revision) may hold it too.
-    const past = [b, ...history.flatMap((run) => (run.date !== undefined && run.date === before.date ? [] : (lineIn(run, b.name) ?? [])))];
+    const past = [b, ...history.flatMap((run) => (run.date !== undefined && run.date === before.date ? [] : (lineIn(run, a) ?? [])))];
     const step = historyStep(past);
     if (step !== undefined && Math.abs(Math.log(a.ratio / b.ratio)) <= Math.log(1 + step)) return { ...row, mark: 'within history', history: { runs: past.length, step } };
     row.mark = higher === (better === 'higher') ? 'improved' : 'regressed';
@@ -181,8 +223,8 @@ export function figures(rows: Row[], before: ResultsFile, after: ResultsFile): s
   const ref = (r?: BenchResult) => (r ? fmt(r.reference) : '—');
   const head = ['line', 'before', 'reference', 'after', 'reference', 'ratio before → after', 'mark'];
   const body = rows.map((row) => {
-    const b = lineIn(before, row.name);
-    const a = lineIn(after, row.name);
+    const a = after.results.find((x) => x.name === row.name);
+    const b = a ? lineIn(before, a) : before.results.find((x) => x.name === row.name);
     const ratios = `${row.before ? fmt(row.before.ratio) : '—'} → ${row.after ? fmt(row.after.ratio) : '—'}`;
     return [row.name, both(b), ref(b), both(a), ref(a), ratios, markCell(row)];
   });

@@ -115,6 +115,26 @@ describe('comparing with a run made elsewhere (--against FILE)', () => {
     }
   });
 
+  it('compares a renamed line with its old self, through the fields that hold its ratio to the reference it has now', () => {
+    const old = { ...line('dispatch (200 runners, 10000 builds, each once)', 'builds/s', 0.6, [0.56, 0.64]), value: 3000, reference: 5000, ratio_to_bare_durable: 0.83, bare_durable_builds_s: 3614 };
+    const renamed = (ratio: number, range: [number, number]) => ({
+      ...line('dispatch (200 runners, 10000 builds, each once) vs the bare durable take', 'builds/s', ratio, range),
+      formerly: { name: 'dispatch (200 runners, 10000 builds, each once)', ratio: 'ratio_to_bare_durable', reference: 'bare_durable_builds_s' },
+    });
+    const rows = compare(file([old]), file([renamed(0.7, [0.66, 0.74])]));
+    // Against the old in-memory ratio (0.6) this would read as improved; against its durable ratio (0.83) it fell.
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ mark: 'regressed', before: { ratio: 0.83, range: [0.83, 0.83] } });
+    expect(compare(file([old]), file([renamed(0.85, [0.8, 0.9])]))[0]!.mark).toBe('within noise');
+    // Quick runs' names carry other sizes; the old name is matched loosely too.
+    const quick = compare(file([{ ...old, name: 'dispatch (200 runners, 3000 builds, each once)' }]), file([renamed(0.9, [0.88, 0.92])]));
+    expect(quick.map((r) => r.mark)).toEqual(['improved']);
+    expect(figures(rows, file([old]), file([renamed(0.7, [0.66, 0.74])]))).toMatch(/^dispatch \(200 runners, 10000 builds, each once\) vs the bare… +3000 builds\/s +3614 +70\.0 builds\/s +100 +0\.83 → 0\.70 +REGRESSED/m);
+    // An old run that did not report the field is not a counterpart: the line is new, the old one gone.
+    const without = compare(file([line('dispatch (200 runners, 10000 builds, each once)', 'builds/s', 0.6, [0.56, 0.64])]), file([renamed(0.7, [0.66, 0.74])]));
+    expect(without.map((r) => r.mark).sort()).toEqual(['gone', 'new']);
+  });
+
   it('prints each run’s figure beside the bare reference it measured, the ratios and the mark', () => {
     const before = file([{ ...line('trace appends', 'parts/s', 0.8, [0.75, 0.85]), value: 12000, reference: 15000 }]);
     const after = file([{ ...line('trace appends', 'parts/s', 0.4, [0.35, 0.45]), value: 5000, reference: 12500 }]);

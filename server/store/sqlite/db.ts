@@ -59,6 +59,7 @@ export class Db {
   private readonly db: InstanceType<typeof Database>;
   private readonly statements = new Map<string, Statement>();
   private depth = 0;
+  private serial = 0;
   private readonly rollbackListeners: (() => void)[] = [];
 
   private checkpointTimer: NodeJS.Timeout | null = null;
@@ -223,9 +224,15 @@ export class Db {
     this.rollbackListeners.push(fn);
   }
 
+  /** Which transaction is open: a new number at each outer BEGIN, for what is valid only until its end. */
+  get txSerial(): number {
+    return this.serial;
+  }
+
   /** Runs fn in one transaction (nested calls join the outer one). */
   tx<T>(fn: () => T): T {
     if (this.depth > 0) return fn();
+    this.serial++;
     // Cached statements, not exec(): exec copies the text into the module and parses it on every
     // call, and a dispatch batch or a job's write runs these two around very little else.
     this.run('BEGIN IMMEDIATE');
