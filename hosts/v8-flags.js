@@ -37,6 +37,7 @@ export function applyV8Flags() {
   }
   v8.setFlagsFromString('--wasm-num-compilation-tasks=1');
   v8.setFlagsFromString('--wasm-tiering-budget=1200000000');
+  v8.setFlagsFromString('--no-parallel-scavenge');
 }
 
 /** Start-up has ended (the server listens and has warmed up): the young generation may grow again. Once. */

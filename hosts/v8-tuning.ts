@@ -36,5 +36,14 @@ import { applyV8Flags } from './v8-flags.js';
  * and the small hot functions within 5-15 s instead of 2-5 (a loop of inserts and aggregate reads,
  * 15 s: the same number of statements at 180 M and at 1,200 M). --liftoff-only never tiers up: SQL
  * ~20% slower, compound_metrics' p99 under the demo load 1.5–3× worse.
+ *
+ * --no-parallel-scavenge: a scavenge of the young generation runs on the thread that allocates, not
+ * split over V8's helper threads. On two cores under load the parallel scavenger's pause waits for
+ * helpers that find no free core (the bench's pollers, the other V8 threads hold them), and a
+ * server's young generation has few survivors, which is all a scavenge copies: one thread is enough.
+ * `bench/experiments/dispatch-tail.ts 6 3`, 8 alternating pairs at load 10–15: GC pauses in the
+ * paced window 22–231 ms (median 65) against 65–404 (median 165), lower in 7 pairs of 8; server CPU
+ * per dispatched build unchanged (`dispatch-ab.ts`, 0.128–0.133 ms against 0.125–0.135). It is read
+ * at each scavenge, so setting it at run time works (unlike --single-threaded-gc, which crashed).
  */
 applyV8Flags();
