@@ -9,9 +9,13 @@ import { applyV8Flags } from './v8-flags.js';
  * Start-up allocates mostly long-lived objects (modules, routes, schemas, the job system), and V8
  * answers a high survival rate by doubling the young generation up to its 2 × 16 MiB limit, which it
  * then keeps: ~28 MiB of RSS for an idle server (bench/footprint.ts). A growth factor of 1 holds it at
- * its initial size through start-up; V8's default comes back after START_UP_MS (v8-flags.js, which
- * sets the flags), so a server under load grows it as before (held small under load it cost 30–60%
- * more CPU per request here).
+ * its initial size through start-up; V8's default comes back when start-up has ended (`serve` calls
+ * endStartUp once it listens and Ajv has warmed up; a first start's code cache is saved before it,
+ * since V8 keys the cache by its flags), at the latest after START_UP_MS (v8-flags.js, which sets the
+ * flags), so a server under load grows it as before (held small under load it cost 30–60% more CPU
+ * per request here). The end was a fixed 10 s: the bench's dispatch line, 5–8 s after the start, ran
+ * inside the hold with a scavenge every ~25 ms (docs/benchmark-bounds.md, "Paced p99: the young
+ * generation").
  * --max-semi-space-size would cap it for good, but only from node's command line, which the
  * `jobscope` bin cannot carry portably; this flag is read at run time, so setting it here works.
  *
@@ -32,5 +36,14 @@ import { applyV8Flags } from './v8-flags.js';
  * and the small hot functions within 5-15 s instead of 2-5 (a loop of inserts and aggregate reads,
  * 15 s: the same number of statements at 180 M and at 1,200 M). --liftoff-only never tiers up: SQL
  * ~20% slower, compound_metrics' p99 under the demo load 1.5–3× worse.
+ *
+ * --no-parallel-scavenge: a scavenge of the young generation runs on the thread that allocates, not
+ * split over V8's helper threads. On two cores under load the parallel scavenger's pause waits for
+ * helpers that find no free core (the bench's pollers, the other V8 threads hold them), and a
+ * server's young generation has few survivors, which is all a scavenge copies: one thread is enough.
+ * `bench/experiments/dispatch-tail.ts 6 3`, 8 alternating pairs at load 10–15: GC pauses in the
+ * paced window 22–231 ms (median 65) against 65–404 (median 165), lower in 7 pairs of 8; server CPU
+ * per dispatched build unchanged (`dispatch-ab.ts`, 0.128–0.133 ms against 0.125–0.135). It is read
+ * at each scavenge, so setting it at run time works (unlike --single-threaded-gc, which crashed).
  */
 applyV8Flags();

@@ -81,11 +81,28 @@ export function runWithCodeCache(file, opts = {}) {
   if (process.env.JOBSCOPE_CODE_CACHE_DEBUG) process.stderr.write(`code cache: ${status} (${cacheFile})\n`);
   cachedData = undefined;
   run(script.runInThisContext());
-  // Made once the start has run (its functions compiled), before the V8 tuning's start-up flags
-  // change back (hosts/v8-tuning.ts, 10 s), since V8 keys the data by its flags.
+  // Made once the start has run (its functions compiled), and while the V8 tuning's start-up flags
+  // still hold (hosts/v8-flags.js): V8 keys the data by the flags at the time it is made, so a cache
+  // made after the young generation's growth came back is rejected by every start that reads it.
   const envMs = Number(process.env.JOBSCOPE_CODE_CACHE_SAVE_MS || NaN);
-  if (!used) setTimeout(() => saveCache(script, cacheFile), opts.saveAfterMs ?? (Number.isFinite(envMs) ? envMs : 3000)).unref();
+  if (!used) {
+    const release = holdStartUp();
+    setTimeout(() => {
+      saveCache(script, cacheFile);
+      release();
+    }, opts.saveAfterMs ?? (Number.isFinite(envMs) ? envMs : 3000)).unref();
+  }
   return module.exports;
+}
+
+/**
+ * The V8 tuning's start-up hold (hosts/v8-flags.js holdStartUp), found on the global object where the
+ * tuning keeps its state, not imported: the packaged stub bundles this file, and an import would put
+ * a second copy of the flags' code into it. A no-op when no tuning ran in this process.
+ * @returns {() => void} ends the hold
+ */
+function holdStartUp() {
+  return globalThis[Symbol.for('jobscope.v8-start-up-hold')]?.hold() ?? (() => {});
 }
 
 /**

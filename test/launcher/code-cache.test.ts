@@ -92,6 +92,23 @@ describe('runWithCodeCache', () => {
     expect(plain.stderr).toContain(`${file}:`);
   });
 
+  it('makes a first start\'s cache under the start-up flags, though start-up ended before the save', async () => {
+    // V8 keys the data by its flags when it is made: made after the young generation's growth came
+    // back (hosts/v8-flags.js), the next start, under the start-up flags again, would reject it.
+    const file = await bundle('e', 'export const twice = (n: number) => n * 2;\n');
+    const flags = pathToFileURL(path.resolve(import.meta.dirname, '../../hosts/v8-flags.js')).href;
+    const start = (saveAfterMs: number) => `import { applyV8Flags, endStartUp } from ${JSON.stringify(flags)};
+import { runWithCodeCache } from ${JSON.stringify(pathToFileURL(RUNNER).href)};
+applyV8Flags();
+let status;
+runWithCodeCache(${JSON.stringify(file)}, { saveAfterMs: ${saveAfterMs}, onStatus: (s) => (status = s) });
+endStartUp();
+setTimeout(() => console.log(status), ${saveAfterMs} + 50);`;
+    expect(execFileSync(process.execPath, ['--input-type=module', '-e', start(100)], { encoding: 'utf8' }).trim()).toBe('none');
+    expect(caches(path.dirname(file))).toHaveLength(1);
+    expect(execFileSync(process.execPath, ['--input-type=module', '-e', start(0)], { encoding: 'utf8' }).trim()).toBe('used');
+  });
+
   it('runs without a cache where none can be written', async () => {
     const file = await bundle('d', 'export const ok = true;\n');
     const run = runOnce(file, path.join(file, 'not-a-dir'));

@@ -80,6 +80,7 @@ describe('host bundle (scripts/build-bundle.ts)', () => {
     expect(text.match(/^import\s[^\n]*$/m)?.[0]).toBe('import "./v8-tuning.js";');
     expect(text).not.toContain('setFlagsFromString'); // one copy, beside the bundle
     expect(fs.readFileSync(path.join(outDir, 'v8-tuning.js'), 'utf8')).toContain('--semi-space-growth-factor=1');
+    expect(fs.readFileSync(path.join(outDir, 'v8-tuning.js'), 'utf8')).toContain('--no-parallel-scavenge');
     // The server itself is the CommonJS body the stub runs through V8's code cache.
     const body = fs.readFileSync(bodyOf(out), 'utf8');
 
