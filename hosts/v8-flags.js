@@ -6,7 +6,7 @@ import v8 from 'node:v8';
 
 /**
  * The latest the young generation is held at its initial size; V8's growth comes back after it even
- * when no host says its start-up ended (endStartUp), e.g. the desktop app's.
+ * when no host says its start-up ended (endStartUp).
  */
 export const START_UP_MS = 10_000;
 
