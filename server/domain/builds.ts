@@ -72,6 +72,11 @@ export class BuildRules {
     return this.p.builds.credentials(id);
   }
 
+  /** What a trace part's token is checked against before its body is read (TraceWrites.credentials: no round trip on PostgreSQL for a build this instance knows). */
+  traceCredentials(id: number): MaybePromise<BuildCredentials | undefined> {
+    return this.b.traces.credentials(id);
+  }
+
   /** `count` pending builds of one input, all or none (a failure part-way stores none, so a retry cannot duplicate). */
   create(input: NewBuild, count: number): MaybePromise<Build[]> {
     const created = this.b.unit((p, publish) =>
@@ -221,10 +226,13 @@ export class BuildRules {
   }
 
   private appendTo(build: BuildCredentials, start: number, bytes: Buffer): MaybePromise<{ build: BuildCredentials; result: AppendResult } | undefined> {
-    if (build.status === 'running') this.heard.set(build.id, Date.now());
-    const result = this.b.traces.append(build, start, bytes);
-    if (isPromise(result)) return result.then((r) => r && { build, result: r });
-    return result && { build, result };
+    return andThen(this.b.traces.append(build, start, bytes), (result) => {
+      if (!result) return undefined;
+      // The status the store read with the append, where `build` may be older (TraceWrites.credentials).
+      const now = result.status === undefined || result.status === build.status ? build : { ...build, status: result.status };
+      if (now.status === 'running') this.heard.set(build.id, Date.now());
+      return { build: now, result };
+    });
   }
 
   traceLength(id: number): MaybePromise<number> {
