@@ -3,20 +3,20 @@
 // cluster: a database per side and round (migrated as `serve --database` does), one project with
 // `builds` pending builds, `runners` shared runners, `conns` connections each polling as a runner
 // does until none is left. Sides alternate per round; the plan's nodes are counted from EXPLAIN.
-//   node --import tsx bench/experiments/pg-poll-plan.ts [--rounds N] [--builds N] [--conns N]
+// Each `label=<checkout>` is a side polling with that checkout's take.ts (default: this one's).
+//   node --import tsx bench/experiments/pg-poll-plan.ts [--rounds N] [--builds N] [--conns N] [label=<checkout>...]
 import os from 'node:os';
 import path from 'node:path';
 import type { Pool } from 'pg';
 import { startPostgres } from '../../test/helpers/postgres.ts';
 import { openPgDatabase } from '../../server/store/pg/index.ts';
-import { POLL_SQL, pollBuild } from '../../server/store/pg/take.ts';
 import { cpuMeter } from '../lib/pg-bench.ts';
 import { round } from '../lib/harness.ts';
 
 const argv = process.argv.slice(2);
 const opt = (name: string, dflt: number) => {
   const i = argv.indexOf(name);
-  return i >= 0 ? Number(argv[i + 1]) : dflt;
+  return i >= 0 ? Number(argv.splice(i, 2)[1]) : dflt;
 };
 const ROUNDS = opt('--rounds', 3);
 const BUILDS = opt('--builds', 4000);
@@ -43,12 +43,21 @@ interface Side {
 const BARE_CLAIM = `UPDATE bare_builds SET status = 'running', runner = $1, started_at = $2
   WHERE id = (SELECT id FROM bare_builds WHERE status = 'pending' ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING id, token`;
 
+type TakeModule = typeof import('../../server/store/pg/take.ts');
+const checkouts = argv.length ? argv.map((a) => [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] as const) : [['ours', path.resolve(import.meta.dirname, '../..')] as const];
+const ours: Side[] = [];
+for (const [name, root] of checkouts) {
+  const take = (await import(path.join(root, 'server/store/pg/take.ts'))) as Partial<TakeModule> & Pick<TakeModule, 'pollBuild'>;
+  const sql = take.POLL_SQL?.shared['quiet-seen'];
+  ours.push({
+    name,
+    poll: async (pool, runner) => (await take.pollBuild(pool, runner, undefined, true, { counter: null })).taken !== undefined,
+    explain: sql ? (runner) => [sql, [runner.id, '[]', true, Date.now(), null]] : undefined,
+  });
+}
+
 const sides: Side[] = [
-  {
-    name: 'ours',
-    poll: async (pool, runner) => (await pollBuild(pool, runner, undefined, true, { counter: null })).taken !== undefined,
-    explain: (runner) => [POLL_SQL.shared['quiet-seen'], [runner.id, '[]', true, Date.now(), null]],
-  },
+  ...ours,
   {
     name: 'bare',
     setUp: async (pool) => {
@@ -90,9 +99,10 @@ function countNodes(plan: { Plans?: unknown[] }): number {
 const cluster = await startPostgres({ database: 'pollplan' });
 const dataDir = path.join(cluster.dir, 'data');
 const results: Record<string, number[]> = {};
+const rotate = <T>(xs: T[], n: number) => [...xs.slice(n % xs.length), ...xs.slice(0, n % xs.length)];
 try {
   for (let r = 0; r < ROUNDS; r++) {
-    for (const side of r % 2 === 0 ? sides : [...sides].reverse()) {
+    for (const side of rotate(sides, r)) {
       const db = await openPgDatabase(await cluster.createDatabase(`${side.name.replace(/\W/g, '_')}_${r}`), { max: CONNS });
       try {
         const runners = await seed(db.pool);
