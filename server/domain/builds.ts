@@ -10,7 +10,7 @@ import type { ArchiveListing, ListingSummary, StagedUpload } from '../store/port
 import { canRetry, retryInput, type RetryResult } from './build-retry.ts';
 import { allOf, andThen, inOrder, isPromise, type Loose, type MaybePromise } from './maybe-promise.ts';
 import type { RunnersDomain } from './runners.ts';
-import { RUNNER_CHANGED, type Dispatch, type DomainBackend, type DomainPorts, type Publish, type SeenPoll } from './backend.ts';
+import { RUNNER_CHANGED, type Dispatch, type DomainBackend, type DomainPorts, type Publish, type SeenPoll, type TraceAppend } from './backend.ts';
 
 export type UpdateResult =
   /** `Ci::Build.where(runner_id:).running.find(id)` found nothing: the runner hears 404. */
@@ -226,13 +226,17 @@ export class BuildRules {
   }
 
   private appendTo(build: BuildCredentials, start: number, bytes: Buffer): MaybePromise<{ build: BuildCredentials; result: AppendResult } | undefined> {
-    return andThen(this.b.traces.append(build, start, bytes), (result) => {
-      if (!result) return undefined;
-      // The status the store read with the append, where `build` may be older (TraceWrites.credentials).
-      const now = result.status === undefined || result.status === build.status ? build : { ...build, status: result.status };
-      if (now.status === 'running') this.heard.set(build.id, Date.now());
-      return { build: now, result };
-    });
+    const result = this.b.traces.append(build, start, bytes);
+    // No closure on SQLite's synchronous path: every part of every stream comes here.
+    return isPromise(result) ? result.then((r) => this.appended(build, r)) : this.appended(build, result);
+  }
+
+  private appended(build: BuildCredentials, result: TraceAppend | undefined): { build: BuildCredentials; result: AppendResult } | undefined {
+    if (!result) return undefined;
+    // The status the store read with the append, where `build` may be older (TraceWrites.credentials).
+    const now = result.status === undefined || result.status === build.status ? build : { ...build, status: result.status };
+    if (now.status === 'running') this.heard.set(build.id, Date.now());
+    return { build: now, result };
   }
 
   traceLength(id: number): MaybePromise<number> {
