@@ -3,7 +3,7 @@
 // this folder over these; a backend (store/) only supplies them.
 import type { Readable } from 'node:stream';
 import type { ArtifactsPort, BuildsPort, ListingsPort, ProjectsPort, RunnersPort, UsersPort } from '../store/ports/ports.ts';
-import type { Build, BuildCredentials } from '../store/ports/build.ts';
+import type { Build, BuildCredentials, BuildStatus } from '../store/ports/build.ts';
 import type { Runner, RunnerInfo } from '../store/ports/runner.ts';
 import type { AppendResult } from '../store/ports/trace.ts';
 import type { Taken } from './dispatch-batch.ts';
@@ -57,14 +57,23 @@ export interface QueueDispatch {
   pollSeen(runner: Runner, info: RunnerInfo | undefined, lastUpdate: string | undefined): Promise<SeenPoll | typeof RUNNER_CHANGED>;
 }
 
+/** An append's answer; `status` where the store read the build's with it, which may be newer than the `build` given (PostgreSQL). */
+export type TraceAppend = AppendResult & { status?: BuildStatus };
+
 /** Traces: a file per build with one writer (SQLite), or a row lock and a length in the database shared by instances. */
 export interface TraceWrites {
   length(buildId: number): MaybePromise<number>;
   read(buildId: number, start: number): MaybePromise<{ body: Buffer | Readable | null; length: number }>;
   /** Closes what is held open for a build that will not be appended to soon (it finished). */
   release(buildId: number): MaybePromise<void>;
+  /**
+   * What a trace part's token is checked against, before its body is read: SQLite's store, cached
+   * there; on PostgreSQL the credentials this instance read for the build before, whose status the
+   * append reads again (no round trip when the build is known).
+   */
+  credentials(buildId: number): MaybePromise<BuildCredentials | undefined>;
   /** Appends at `start` (GitLab's incremental rule); undefined when the build is gone meanwhile. */
-  append(build: BuildCredentials, start: number, bytes: Buffer): MaybePromise<AppendResult | undefined>;
+  append(build: BuildCredentials, start: number, bytes: Buffer): MaybePromise<TraceAppend | undefined>;
   /**
    * Replaces the whole trace while the build is running. `then` runs in the same unit once the trace
    * fits: when it answers false neither it nor the trace is kept, and the answer is undefined, as it

@@ -10,7 +10,7 @@ import type { ArchiveListing, ListingSummary, StagedUpload } from '../store/port
 import { canRetry, retryInput, type RetryResult } from './build-retry.ts';
 import { allOf, andThen, inOrder, isPromise, type Loose, type MaybePromise } from './maybe-promise.ts';
 import type { RunnersDomain } from './runners.ts';
-import { RUNNER_CHANGED, type Dispatch, type DomainBackend, type DomainPorts, type Publish, type SeenPoll } from './backend.ts';
+import { RUNNER_CHANGED, type Dispatch, type DomainBackend, type DomainPorts, type Publish, type SeenPoll, type TraceAppend } from './backend.ts';
 
 export type UpdateResult =
   /** `Ci::Build.where(runner_id:).running.find(id)` found nothing: the runner hears 404. */
@@ -70,6 +70,11 @@ export class BuildRules {
   /** What the build-token endpoints authenticate against (cached while a build streams its trace). */
   credentials(id: number): MaybePromise<BuildCredentials | undefined> {
     return this.p.builds.credentials(id);
+  }
+
+  /** What a trace part's token is checked against before its body is read (TraceWrites.credentials: no round trip on PostgreSQL for a build this instance knows). */
+  traceCredentials(id: number): MaybePromise<BuildCredentials | undefined> {
+    return this.b.traces.credentials(id);
   }
 
   /** `count` pending builds of one input, all or none (a failure part-way stores none, so a retry cannot duplicate). */
@@ -221,10 +226,17 @@ export class BuildRules {
   }
 
   private appendTo(build: BuildCredentials, start: number, bytes: Buffer): MaybePromise<{ build: BuildCredentials; result: AppendResult } | undefined> {
-    if (build.status === 'running') this.heard.set(build.id, Date.now());
     const result = this.b.traces.append(build, start, bytes);
-    if (isPromise(result)) return result.then((r) => r && { build, result: r });
-    return result && { build, result };
+    // No closure on SQLite's synchronous path: every part of every stream comes here.
+    return isPromise(result) ? result.then((r) => this.appended(build, r)) : this.appended(build, result);
+  }
+
+  private appended(build: BuildCredentials, result: TraceAppend | undefined): { build: BuildCredentials; result: AppendResult } | undefined {
+    if (!result) return undefined;
+    // The status the store read with the append, where `build` may be older (TraceWrites.credentials).
+    const now = result.status === undefined || result.status === build.status ? build : { ...build, status: result.status };
+    if (now.status === 'running') this.heard.set(build.id, Date.now());
+    return { build: now, result };
   }
 
   traceLength(id: number): MaybePromise<number> {

@@ -44,7 +44,7 @@ export function installRunnerBodyRules(app: FastifyInstance, ctx: AppContext): v
 
   const traceAuthFirst: onRequestHookHandler = (request, _reply, done) => {
     const id = pathId((request.params as { id?: string }).id);
-    decideWith(id === undefined ? undefined : builds.credentials(id), done, (build) => {
+    decideWith(id === undefined ? undefined : builds.traceCredentials(id), done, (build) => {
       if (!build) return notFound();
       if (!credentialsMatch(build, buildTokenOf(request, (request.query ?? {}) as Params))) return forbidden();
       checkedBuilds.set(request, build);

@@ -283,6 +283,35 @@ describe.skipIf(postgresMissing() !== null)('two instances on one PostgreSQL dat
     for (const s of [a, b]) expect((await control(s, `/builds/${id}/trace`)).raw.toString()).toBe('first second');
   });
 
+  it('a trace part of a build the instance knows is two round trips: the lock (which reads the status) and the length with the COMMIT', async () => {
+    const project = await createProject(a, 'trace-trips');
+    const runner = await registerRunner(a, project.runners_token);
+    await createBuild(a, project.id);
+    const taken = await poll(a, runner.token);
+    const id = taken.json.id as number;
+    const token = taken.json.token as string;
+    const trips = countStatements((q) => q.name === 'jobscope-build-credentials' || /build_traces|COMMIT/.test(q.text));
+    try {
+      // The first part an instance sees reads the build's credentials; a build's first part also makes its trace row.
+      expect((await patchTrace(a, id, { token, range: '0-5', body: 'first ' })).status).toBe(202);
+      const first = trips.count();
+      expect((await patchTrace(b, id, { token, range: '6-11', body: 'second' })).status).toBe(202);
+      expect(trips.count() - first).toBe(3);
+      for (const [s, range, body] of [[a, '12-17', ' third'], [b, '18-23', ' forth']] as const) {
+        const before = trips.count();
+        const part = await patchTrace(s, id, { token, range, body });
+        expect([part.status, part.headers['build-status']]).toEqual([202, 'running']);
+        expect(trips.count() - before).toBe(2);
+      }
+    } finally {
+      trips.restore();
+    }
+    // A wrong token is still refused before the body, whether the build is known here or not.
+    expect((await patchTrace(a, id, { token: 'wrong-token', range: '24-25', body: '!' })).status).toBe(403);
+    expect((await patchTrace(a, id + 1000, { token, range: '0-1', body: '!' })).status).toBe(404);
+    for (const s of [a, b]) expect((await control(s, `/builds/${id}/trace`)).raw.toString()).toBe('first second third forth');
+  });
+
   it('a trace part for a build deleted after its token was checked gets no such build (404), not a database error', async () => {
     // The route checks the token in onRequest and hands the build it checked to the append, which does
     // not look it up again; a build deleted in between (by the other instance) must still end as a 404.

@@ -17,6 +17,7 @@ import type { Runner } from '../../server/store/ports/runner.ts';
 import { Builds } from '../../server/store/sqlite/builds.ts';
 import { runnerMatches, type Build } from '../../server/store/ports/build.ts';
 import { openPgDatabase, takeBuild, type PgDatabase } from '../../server/store/pg/index.ts';
+import { POLL_SQL } from '../../server/store/pg/take.ts';
 
 const missing = postgresMissing();
 const pg = usePostgres();
@@ -157,6 +158,39 @@ describe.skipIf(missing)(`PostgreSQL dispatch: FOR UPDATE SKIP LOCKED${missing ?
     expect(hits).toBeGreaterThan(150);
     expect(takes - hits).toBeGreaterThan(100);
     expect(fairOverFifo).toBeGreaterThan(40);
+  });
+
+  it('a poll reads only the pending builds, whatever the statistics: after 300 taken, the prepared poll passes over none of them', async () => {
+    // The statistics gathered while every build was pending, and the polls' generic plans made then
+    // (a queue filled at once): the plan must still start at the oldest pending build, for a shared
+    // runner (the projects' oldest and the take) and for a project runner.
+    const db = await freshDb();
+    const client = await db.pool.connect();
+    try {
+      await client.query(`INSERT INTO projects (id, name, runners_token, runners_token_sha, ci_token, ci_token_sha, shared_runners_enabled, created_at)
+                          VALUES (1, 'p', 'r', 'rs', 'c', 'cs', true, 0)`);
+      await client.query(`INSERT INTO runners (id, token, token_sha, is_shared, project_id, run_untagged, tag_list, created_at)
+                          VALUES (1, 'rt1', 'rts1', true, NULL, true, '[]', 0), (2, 'rt2', 'rts2', false, 1, true, '[]', 0)`);
+      await client.query(`INSERT INTO settings (key, value) VALUES ('runner_queue_counter', '1')`);
+      await client.query(`INSERT INTO builds (project_id, status, name, stage, ref, sha, before_sha, commands, token, token_sha, created_at)
+                          SELECT 1, 'pending', 'b' || i, 'test', 'main', 'a', 'b', 'true', 't' || i, 'ts' || i, 0 FROM generate_series(1, 700) i`);
+      await client.query('ANALYZE');
+      const removedByFilter = (plan: Record<string, unknown>): number =>
+        Number(plan['Rows Removed by Filter'] ?? 0) + ((plan.Plans as Record<string, unknown>[] | undefined) ?? []).reduce((n, p) => n + removedByFilter(p), 0);
+      for (const [name, text, values] of [
+        ['shared', POLL_SQL.shared['quiet-seen'], '(1, \'[]\', true, 0, NULL)'],
+        ['project', POLL_SQL.project['quiet-seen'], '(2, \'[]\', true, 0, 1, NULL)'],
+      ] as const) {
+        await client.query(`PREPARE poll_${name} AS ${text}`);
+        for (let i = 0; i < 300; i++) expect((await client.query(`EXECUTE poll_${name}${values}`)).rows[0].id).not.toBeNull();
+        const { rows } = await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE poll_${name}${values}`);
+        const plan = rows[0]['QUERY PLAN'][0].Plan as Record<string, unknown>;
+        expect(removedByFilter(plan), `${name} runner: rows passed over`).toBeLessThan(10);
+      }
+    } finally {
+      client.release();
+      await db.close();
+    }
   });
 });
 

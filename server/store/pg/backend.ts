@@ -8,8 +8,9 @@
 //   the same statement reads X-GitLab-Last-Update's shared counter (QueueDispatch).
 // - Traces: PgTraceStore, whose length in the database is the truth and whose row lock orders
 //   parts of one build arriving at different instances.
-// - No caches but the runners polls start from (runner-cache.ts): another instance may change any
-//   row at any moment, and the poll statement checks those against the row.
+// - No caches but the runners polls start from (runner-cache.ts) and the build credentials trace
+//   parts are checked against (trace-credentials.ts): another instance may change any row at any
+//   moment, and the poll statement and the append's lock check what may change against the row.
 import type { Pool } from 'pg';
 import { RUNNER_CHANGED, type BuildChange, type DomainBackend, type DomainPorts, type TraceWrites } from '../../domain/backend.ts';
 import type { ArtifactsPort } from '../ports/ports.ts';
@@ -23,6 +24,7 @@ import { mayTake, pollBuild } from './take.ts';
 import type { PgTraceStore } from './traces.ts';
 import type { PgChange, PgNotifyBridge } from './notify.ts';
 import { RunnerCache } from './runner-cache.ts';
+import { TraceCredentials } from './trace-credentials.ts';
 import type { PgRunnerQueue } from './runner-queue.ts';
 
 /** PostgreSQL's SQLSTATE for a row whose referenced row is gone. */
@@ -101,16 +103,20 @@ export function pgDomainBackend(d: PgBackendDeps): DomainBackend {
 function pgTraceWrites(d: PgBackendDeps): TraceWrites {
   const { traces } = d;
   const running = `SELECT 1 FROM builds WHERE id = $1 AND status = 'running' FOR SHARE`;
+  const builds = new PgBuilds(d.pool);
+  const kept = new TraceCredentials((id) => builds.credentials(id));
   return {
     length: (id) => traces.length(id),
     read: (id, start) => traces.read(id, start),
     release: (id) => traces.release(id),
+    credentials: (id) => kept.get(id),
     async append(build, start, bytes) {
       try {
-        const result = await traces.append(build.id, start, bytes);
+        // The status as the lock read it: `build` may be this instance's kept credentials (trace-credentials.ts).
+        const { result, status } = await traces.appendWithStatus(build.id, start, bytes);
         // A part after its build finished (it still lands, as GitLab kept it): no handle kept for a next one.
-        if (build.status !== 'running') await traces.release(build.id);
-        return result;
+        if (status !== 'running') await traces.release(build.id);
+        return { ...result, status };
       } catch (err) {
         // The build was deleted after it was looked up (its trace row goes with it, and a first
         // append's row can no longer be made): no such build, as a lookup now would say.

@@ -6,7 +6,9 @@
 // No credentials cache. The SQLite adapter caches credentials() because it is the only writer of
 // builds and drops an entry on each status change; here another instance may finish or cancel a
 // build at any moment, and a cached status would let a trace be appended to a canceled build. So
-// credentials() reads the row on every call (one lookup by primary key joined to its project).
+// credentials() reads the row on every call (one lookup by primary key joined to its project). Trace
+// parts are checked against credentials kept per build (trace-credentials.ts), whose status the
+// append's row lock reads again.
 import { digest, newToken } from '../../auth/tokens.ts';
 import type { Build, BuildCredentials, BuildFilter, NewBuild } from '../ports/build.ts';
 import { listLimit } from '../ports/build.ts';

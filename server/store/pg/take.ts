@@ -37,6 +37,21 @@ const RETURNED = BUILD_COLUMNS.split(',')
  */
 const MATCHES = `(CASE WHEN b.tag_list = '[]'::jsonb THEN $3::boolean ELSE b.tag_list <@ $2::jsonb END)`;
 
+/**
+ * A project's pending builds, read in id order from builds_project_status (project_id, status, id).
+ * Why a range on status and an ORDER BY that names it, not status = 'pending' and ORDER BY id:
+ * PostgreSQL drops an ORDER BY column it knows equal to a constant, and then builds_pkey (id order,
+ * each row's project and status checked as it goes) gives the same order. Whenever the statistics
+ * last saw most builds pending (a queue filled at once, as the benchmark's 10,000), the planner
+ * costs the two alike, picks builds_pkey, and keeps it in the prepared statement's generic plan:
+ * each poll then walked every build taken since, once for the oldest pending and once for the take
+ * (1,514 rows each at 1,500 taken: 0.65 ms of a 0.15 ms poll; bench/experiments/pg-poll-plan.ts).
+ * builds_pkey cannot give (status, id), so the plan reads the pending range alone whatever the statistics.
+ */
+const pendingOf = (alias: string, project: string) =>
+  `${alias}.project_id = ${project} AND ${alias}.status >= 'pending' AND ${alias}.status <= 'pending'`;
+const PENDING_ORDER = (alias: string) => `ORDER BY ${alias}.status, ${alias}.id`;
+
 /** $1 runner id, $4 started_at; `picked` names the one locked build. */
 const HAND_OUT = `UPDATE builds SET status = 'running', runner_id = $1, started_at = $4
   FROM picked WHERE builds.id = picked.id AND builds.status = 'pending'
@@ -60,8 +75,8 @@ const PLAIN: PollParts = { guard: '', before: '', handOut: HAND_OUT };
 
 const takeProject = (x: PollParts) => `WITH ${x.before}picked AS (
     SELECT b.id FROM builds b
-    WHERE b.project_id = $5 AND b.status = 'pending' AND ${MATCHES}${x.guard}
-    ORDER BY b.id LIMIT 1
+    WHERE ${pendingOf('b', '$5')} AND ${MATCHES}${x.guard}
+    ${PENDING_ORDER('b')} LIMIT 1
     FOR UPDATE SKIP LOCKED
   )
   ${x.handOut}`;
@@ -78,8 +93,8 @@ const TAKE_PROJECT = takeProject(PLAIN);
 const takeShared = (x: PollParts) => `WITH ${x.before}cand AS MATERIALIZED (
     SELECT p.id AS project_id, o.oldest
     FROM projects p
-    CROSS JOIN LATERAL (SELECT min(ob.id) AS oldest FROM builds ob WHERE ob.project_id = p.id AND ob.status = 'pending') o
-    WHERE p.shared_runners_enabled AND o.oldest IS NOT NULL${x.guard}
+    CROSS JOIN LATERAL (SELECT ob.id AS oldest FROM builds ob WHERE ${pendingOf('ob', 'p.id')} ${PENDING_ORDER('ob')} LIMIT 1) o
+    WHERE p.shared_runners_enabled${x.guard}
   ), rc AS (
     SELECT rb.project_id, count(*) AS n FROM builds rb JOIN runners r ON r.id = rb.runner_id
     WHERE (SELECT count(*) FROM cand) > 1 AND rb.status = 'running' AND r.is_shared GROUP BY rb.project_id
@@ -91,8 +106,8 @@ const takeShared = (x: PollParts) => `WITH ${x.before}cand AS MATERIALIZED (
     ) w
     CROSS JOIN LATERAL (
       SELECT b.id FROM builds b
-      WHERE b.project_id = w.project_id AND b.status = 'pending' AND ${MATCHES}
-      ORDER BY b.id LIMIT 1
+      WHERE ${pendingOf('b', 'w.project_id')} AND ${MATCHES}
+      ${PENDING_ORDER('b')} LIMIT 1
       FOR UPDATE SKIP LOCKED
     ) c
     ORDER BY w.running, w.oldest
@@ -166,7 +181,8 @@ const pollVariants = (shared: boolean) => ({
   'quiet-seen': pollSql(shared, false, true),
   'contact-seen': pollSql(shared, true, true),
 });
-const POLL_SQL = { project: pollVariants(false), shared: pollVariants(true) };
+/** The poll statements by runner kind and variant (pollBuild), for EXPLAIN in probes. */
+export const POLL_SQL = { project: pollVariants(false), shared: pollVariants(true) };
 const CONTACT_ONLY = 'UPDATE runners SET contacted_at = $2, online = true, info = COALESCE($3::json, info) WHERE id = $1 AND active';
 /** CONTACT_ONLY, answering the shared counter (one row whether or not the runner was active). */
 const CONTACT_ONLY_SEEN = `WITH touched AS (${CONTACT_ONLY} RETURNING 1) SELECT ${QUEUE_COUNTER} AS queue_counter`;

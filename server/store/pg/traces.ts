@@ -37,6 +37,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Pool, PoolClient, QueryResult } from 'pg';
 import type { AppendResult } from '../ports/trace.ts';
+import type { BuildStatus } from '../ports/build.ts';
 import type { Queryable } from './connect.ts';
 import { AppendHandles, openForRead, readRange, writeWhole, type AppendHandlesOptions } from './traces-files.ts';
 import { inTransactionSteps, type Committed } from './transaction.ts';
@@ -47,6 +48,14 @@ const READ_AT_ONCE = 64 * 1024;
 interface TraceRow {
   length: number;
   generation: number;
+  /** The build's, read with the lock: another instance may have finished it since its token was checked. */
+  status: BuildStatus;
+}
+
+/** An append's answer and the build's status as its lock read it (GitLab answers it as Build-Status). */
+export interface StatusedAppend {
+  result: AppendResult;
+  status: BuildStatus;
 }
 
 /**
@@ -61,8 +70,14 @@ function int(n: number): string {
   return String(n);
 }
 
-/** The build's trace row, locked until the transaction ends (`id` from int()). */
-const lockRow = (id: string) => `SELECT length, generation FROM build_traces WHERE build_id = ${id} FOR UPDATE`;
+/**
+ * The build's trace row, locked until the transaction ends (`id` from int()), with the build's
+ * status in the same statement: the part's token was checked against credentials this instance
+ * kept (backend.ts), whose status may be stale, and a read of its own would be another round trip.
+ * Only the trace row is locked: the builds row is read as any reader reads it.
+ */
+const lockRow = (id: string) =>
+  `SELECT t.length, t.generation, b.status FROM build_traces t JOIN builds b ON b.id = t.build_id WHERE t.build_id = ${id} FOR UPDATE OF t`;
 
 export interface PgTraceOptions {
   fsync: boolean;
@@ -106,14 +121,19 @@ export class PgTraceStore {
 
   /** Appends at `start`, which must equal the committed length (GitLab's incremental trace rule). */
   async append(buildId: number, start: number, bytes: Buffer): Promise<AppendResult> {
-    return this.locked(buildId, async (row): Promise<Committed<AppendResult>> => {
-      const { length } = row;
-      if (start !== length) return { out: { ok: false, length, reason: 'range' } };
-      if (length + bytes.length > this.opts.maxBytes) return { out: { ok: false, length, reason: 'too-large' } };
-      if (bytes.length === 0) return { out: { ok: true, length } };
-      await this.handles.writeAt(buildId, this.file(buildId, row.generation), length, bytes, this.opts.fsync);
+    return (await this.appendWithStatus(buildId, start, bytes)).result;
+  }
+
+  /** append(), with the build's status as it was when the append held the trace row. */
+  appendWithStatus(buildId: number, start: number, bytes: Buffer): Promise<StatusedAppend> {
+    return this.locked(buildId, async ({ length, generation, status }): Promise<Committed<StatusedAppend>> => {
+      const answer = (result: AppendResult) => ({ result, status });
+      if (start !== length) return { out: answer({ ok: false, length, reason: 'range' }) };
+      if (length + bytes.length > this.opts.maxBytes) return { out: answer({ ok: false, length, reason: 'too-large' }) };
+      if (bytes.length === 0) return { out: answer({ ok: true, length }) };
+      await this.handles.writeAt(buildId, this.file(buildId, generation), length, bytes, this.opts.fsync);
       const next = length + bytes.length;
-      return { out: { ok: true, length: next }, then: `UPDATE build_traces SET length = ${int(next)} WHERE build_id = ${int(buildId)}` };
+      return { out: answer({ ok: true, length: next }), then: `UPDATE build_traces SET length = ${int(next)} WHERE build_id = ${int(buildId)}` };
     });
   }
 
@@ -189,8 +209,8 @@ export class PgTraceStore {
     if (rows.length) await fsp.rm(this.file(buildId, rows[0].old), { force: true });
   }
 
-  private async current(db: Queryable, buildId: number): Promise<TraceRow> {
-    const { rows } = await db.query<TraceRow>('SELECT length, generation FROM build_traces WHERE build_id = $1', [buildId]);
+  private async current(db: Queryable, buildId: number): Promise<Omit<TraceRow, 'status'>> {
+    const { rows } = await db.query<Omit<TraceRow, 'status'>>('SELECT length, generation FROM build_traces WHERE build_id = $1', [buildId]);
     return rows[0] ?? { length: 0, generation: 0 };
   }
 

@@ -22,6 +22,7 @@ export function sqliteDomainBackend(store: Store): DomainBackend {
       length: (id) => traces.length(id),
       read: (id, start) => traces.read(id, start),
       release: (id) => traces.release(id),
+      credentials: (id) => store.builds.credentials(id),
       append: (build, start, bytes) => traces.append(build.id, start, bytes),
       // One synchronous turn: the build the caller just found running is still running.
       replaceWhileRunning(id, bytes, then) {
