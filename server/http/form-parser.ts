@@ -10,7 +10,7 @@
 // is stricter than busboy (test/http/form-parser-differential.test.ts holds the two side by side) it
 // refuses with a 400; it never reads a body differently from busboy.
 import { tooLarge } from './errors.ts';
-import { malformed, parsePartHead, type PartHead } from './form-part-head.ts';
+import { malformed, parseParams, parsePartHead, type PartHead } from './form-part-head.ts';
 
 export interface FormLimits {
   /** Bytes of all file parts' content: over it, 413. */
@@ -40,10 +40,17 @@ const DASH = 45;
 const CRLF = Buffer.from('\r\n');
 const CRLF2 = Buffer.from('\r\n\r\n');
 
-/** The boundary of a `multipart/form-data` Content-Type (a token or a quoted string of 1-70 characters), or undefined. */
+/** The boundary of a `multipart/form-data` Content-Type (1-70 printable ASCII characters, as a token or quoted), or undefined. */
 export function formBoundary(contentType: string | undefined): string | undefined {
-  const m = /^multipart\/form-data[ \t]*;(?:.*;)?[ \t]*boundary[ \t]*=[ \t]*(?:"([^"\\]{1,70})"|([^\s;"]{1,70}))[ \t]*(?:;|$)/i.exec(contentType ?? '');
-  return m ? (m[1] ?? m[2]) : undefined;
+  const m = /^multipart\/form-data[ \t]*(;.*)?$/i.exec(contentType ?? '');
+  if (!m) return undefined;
+  let boundary;
+  try {
+    boundary = parseParams(m[1] ?? '').get('boundary');
+  } catch {
+    return undefined;
+  }
+  return boundary !== undefined && /^[\x20-\x7e]{1,70}$/.test(boundary) ? boundary : undefined;
 }
 
 type State = 'preamble' | 'head' | 'body' | 'end';
@@ -210,6 +217,9 @@ export class FormParser {
       return chunk.length;
     }
     const end = head.indexOf(CRLF2, Math.max(0, had - 3));
+    // busboy drops a part whose header block a delimiter cuts short: refused here.
+    const cut = head.indexOf(this.delim, Math.max(0, had - this.delim.length + 1));
+    if (cut >= 0 && (end < 0 || cut < end)) throw malformed("a part's header block runs into the next boundary: end it with an empty line");
     if (end < 0) {
       if (head.length > this.limits.headerSize) throw malformed(`a part's headers are over ${this.limits.headerSize} bytes`);
       this.head = Buffer.from(head);

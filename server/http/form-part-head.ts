@@ -59,7 +59,7 @@ export function parsePartHead(block: string, maxPairs: number): PartHead {
 }
 
 /** `; key=token` or `; key="quoted"` pairs, keys lower-cased; a repeated key or an RFC 2231 `key*` is refused. */
-function parseParams(text: string): Map<string, string> {
+export function parseParams(text: string): Map<string, string> {
   const out = new Map<string, string>();
   let rest = text;
   while (rest !== '') {
