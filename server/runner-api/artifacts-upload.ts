@@ -9,6 +9,7 @@ import type { AppContext } from '../context.ts';
 import { ApiError, forbidden, tooLarge } from '../http/errors.ts';
 import { FormParser, formBoundary } from '../http/form-parser.ts';
 import { malformed } from '../http/form-part-head.ts';
+import { FORM_PART_LIMITS } from '../http/multipart.ts';
 import { str, type Params } from '../http/params.ts';
 import type { ArtifactUpload, StagedUpload } from '../store/ports/artifact.ts';
 import type { Build } from '../store/ports/build.ts';
@@ -22,10 +23,6 @@ export interface ReceivedUpload {
   filename?: string;
   fields: Params;
 }
-
-/** The limits busboy was given before, less what a route of one file part cannot use. */
-const HEADER_PAIRS = 100;
-const HEADER_SIZE = 80 * 1024;
 
 /**
  * Reads the multipart body of `request` for `build`; `authed` says whether a header or query token
@@ -78,7 +75,7 @@ export function receiveArtifacts(ctx: AppContext, request: FastifyRequest, build
 
     const parser = new FormParser(
       boundary,
-      { fileSize: builds.maxArtifactBytes, files: 1, fields: 50, fieldSize: fieldBudget, parts: 60, headerPairs: HEADER_PAIRS, headerSize: HEADER_SIZE },
+      { ...FORM_PART_LIMITS, fileSize: builds.maxArtifactBytes, fieldSize: fieldBudget },
       {
         field(name, value) {
           refusePrototypeName(name);
