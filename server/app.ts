@@ -2,7 +2,7 @@
 // The same function runs inside `jobscope serve`, the Electron main process and the tests.
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import formbody from '@fastify/formbody';
-import { FORM_PART_LIMITS, streamMultipart } from './http/multipart.ts';
+import { streamMultipart } from './http/multipart.ts';
 import type { Config } from './config.ts';
 import { openBackends, type Backends } from './store/open-backends.ts';
 import { AppEvents, RunnerQueue, type AppContext } from './context.ts';
@@ -155,7 +155,7 @@ async function assemble(
   await app.register(formbody, { bodyLimit: config.maxTraceBytes + 1024 * 1024 });
   // Stream mode only (http/multipart.ts): the plugin's disk-mode cleanup hooks ran on every request.
   await app.register(streamMultipart, {
-    limits: { ...FORM_PART_LIMITS, fileSize: config.maxArtifactBytes, fieldSize: 1024 * 1024 },
+    limits: { fileSize: config.maxArtifactBytes, files: 1, fields: 50, fieldSize: 1024 * 1024, parts: 60, headerPairs: 100 },
   });
 
   registerLazyDocs(app, config);

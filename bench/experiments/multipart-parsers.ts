@@ -6,8 +6,8 @@
 // With --parse-only, no HTTP and no disk: the same body in fresh 64 KiB chunks fed to each parser
 // in this process, the file's bytes counted from 'data' events; per side the CPU seconds per GiB
 // ("plain" a Writable that only counts), the parsers' own cost without the disk's noise.
-// "own" is the server's parser (server/http/form-parser.ts) with the file in a Readable, "own-direct"
-// the same handing the file's bytes on without a stream, as the artifacts route does.
+// "own" is bench/experiments/form-parser.ts with the file in a Readable, "own-direct" the same
+// handing the file's bytes on without a stream.
 // Parsers that are not the project's dependencies (busboy, formidable) are loaded from
 // <parsers-dir>/node_modules: `npm install --prefix <parsers-dir> busboy formidable` first.
 //   node --import tsx bench/experiments/multipart-parsers.ts <rounds> <parsers-dir> [--mib N] [--only a,b] [--parse-only]
@@ -20,7 +20,7 @@ import { Writable } from 'node:stream';
 import { log, MiB, round, startChild } from '../lib/harness.ts';
 import { settle, upload } from '../artifacts.ts';
 import { cpuSeconds } from '../lib/proc-cpu.ts';
-import { FormParser } from '../../server/http/form-parser.ts';
+import { FormParser } from './form-parser.ts';
 
 const argv = process.argv.slice(2);
 const opt = (name: string) => {

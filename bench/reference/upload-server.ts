@@ -22,7 +22,7 @@ import http from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
-import { FormParser, formBoundary, type FormEvents } from '../../server/http/form-parser.ts';
+import { FormParser, formBoundary, type FormEvents } from '../experiments/form-parser.ts';
 
 // The very busboy @fastify/multipart parses the server's uploads with (resolved from it, not from here).
 const requireFromMultipart = createRequire(createRequire(import.meta.url).resolve('@fastify/multipart'));
@@ -84,7 +84,7 @@ const fastifyBusboy = (req: http.IncomingMessage, res: http.ServerResponse, hwm?
   req.pipe(bb);
 };
 
-/** Feeds the request to the server's form parser; the bench's body is one file part and nothing else. */
+/** Feeds the request to our form parser; the bench's body is one file part and nothing else. */
 function feedOwn(req: http.IncomingMessage, on: Omit<FormEvents, 'field'>): void {
   const parser = new FormParser(formBoundary(req.headers['content-type'])!, LIMITS, { ...on, field: () => undefined });
   req.on('data', (c: Buffer) => parser.write(c));
@@ -130,14 +130,14 @@ const PARSERS: Record<string, (req: http.IncomingMessage, res: http.ServerRespon
     file.on('resume', () => req.resume());
     req.pipe(parser);
   },
-  // The server's parser (server/http/form-parser.ts) with the file's bytes pushed into a Readable
+  // Our parser (bench/experiments/form-parser.ts) with the file's bytes pushed into a Readable
   // that `receive` reads, the request paused while that stream is full: a stream hop, as busboy's.
   own: (req, res) => {
     const file = new Readable({ highWaterMark: 64 * 1024, read: () => req.resume() });
     feedOwn(req, { file: () => receive(file, res), fileData: (buf) => void (file.push(buf) || req.pause()), fileEnd: () => void file.push(null) });
   },
   // The same parser fed from the request's 'data' events, handing the file's bytes to `receive`
-  // through a bare emitter whose pause and resume are the request's: no stream in between (the route's way).
+  // through a bare emitter whose pause and resume are the request's: no stream in between.
   'own-direct': (req, res) => {
     const file = Object.assign(new EventEmitter(), { pause: () => req.pause(), resume: () => req.resume() });
     feedOwn(req, { file: () => receive(file as unknown as Readable, res), fileData: (buf) => void file.emit('data', buf), fileEnd: () => void file.emit('end') });

@@ -6,7 +6,7 @@ import type { AppEvents } from '../events.ts';
 import type { Build, BuildCredentials, BuildFilter, NewBuild } from '../store/ports/build.ts';
 import type { Runner, RunnerInfo } from '../store/ports/runner.ts';
 import type { AppendResult } from '../store/ports/trace.ts';
-import type { ArchiveListing, ArtifactUpload, ArtifactUploadHooks, ListingSummary, StagedUpload } from '../store/ports/artifact.ts';
+import type { ArchiveListing, ListingSummary, StagedUpload } from '../store/ports/artifact.ts';
 import { canRetry, retryInput, type RetryResult } from './build-retry.ts';
 import { allOf, andThen, inOrder, isPromise, type Loose, type MaybePromise } from './maybe-promise.ts';
 import type { RunnersDomain } from './runners.ts';
@@ -238,15 +238,6 @@ export class BuildRules {
   /** Streams an upload into a staging file; nothing is visible until storeArtifacts. */
   stageArtifacts(source: Readable): Promise<StagedUpload> {
     return this.p.artifacts.stage(source);
-  }
-
-  /**
-   * Stages an upload fed chunk by chunk (the route's form parser); nothing is visible until
-   * storeArtifacts. A getter, not a method, so it stays synchronous on every backend (the files are
-   * local): the route opens the file between two parsed bytes, with no await between.
-   */
-  get artifactUploads(): { begin(hooks: ArtifactUploadHooks, releaseWritten: boolean): ArtifactUpload } {
-    return this.p.artifacts;
   }
 
   discardArtifacts(staged: StagedUpload): void {

@@ -1,16 +1,12 @@
 // @fastify/multipart in stream mode only. The plugin adds an onRequest hook (a 'close' listener on
 // every response) and an async onResponse hook to every route of the instance it is registered on,
 // only to delete the temp files of its disk mode (saveRequestFiles), which nothing here uses: every
-// reader takes parts as streams (http/params.ts, the simulator console; the artifacts upload reads
-// its body with our own parser, http/form-parser.ts, and uses only the plugin's isMultipart).
+// reader takes parts as streams (http/params.ts, runner-api/artifacts.ts, the simulator console).
 // Scoping the plugin to the routes that read multipart would not spare them: Grape-style params
 // accept multipart on every runner route, the poll included. So it is registered as before, at the
 // root, without those two hooks, and disk mode is refused rather than left to leak temp files.
 import multipart, { type FastifyMultipartOptions } from '@fastify/multipart';
 import type { FastifyInstance, FastifyPluginCallback } from 'fastify';
-
-/** Part limits of every multipart body, busboy's (app.ts) and our artifacts parser's alike; headerSize is busboy's default. */
-export const FORM_PART_LIMITS = { files: 1, fields: 50, parts: 60, headerPairs: 100, headerSize: 80 * 1024 };
 
 /** The hooks the plugin adds for disk mode's cleanup, and the methods of disk mode. */
 const DISK_MODE_HOOKS = new Set(['onRequest', 'onResponse']);

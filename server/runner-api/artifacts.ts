@@ -2,17 +2,18 @@
 // (see store/files/artifacts.ts); downloads stream from disk; nothing is held whole in memory.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { MultipartFile } from '@fastify/multipart';
 import type { AppContext } from '../context.ts';
 import { ApiError, forbidden, missing, notFound, tooLarge } from '../http/errors.ts';
 import { asMultipartError, pathId, str, type Params } from '../http/params.ts';
-import { releaseArchiveChunk } from '../util/released-buffers.ts';
+import type { StagedUpload } from '../store/ports/artifact.ts';
+import { releaseArchiveChunk, releaseChunksAfterWrite } from '../util/released-buffers.ts';
 import { TooLargeError } from '../store/ports/ports.ts';
 import type { Build } from '../store/ports/build.ts';
 import { authenticateBuild, buildTokenOf, buildTokenValid } from './auth.ts';
 import { buildDetails } from './build-details.ts';
 import { RunnerPathId, RunnerQuery } from './schemas.ts';
 import { artifactsExpireAt, parseExpireIn } from './expire-in.ts';
-import { receiveArtifacts } from './artifacts-upload.ts';
 
 /** Content-Disposition for a name the client chose: ASCII fallback plus RFC 5987 UTF-8 form. */
 export function contentDisposition(filename: string): string {
@@ -46,27 +47,56 @@ export async function artifactsRoutes(fastify: FastifyInstance, { ctx }: { ctx: 
       const build = await findBuild(request.params.id);
       const query = request.query ?? {};
       // The token may come as a header, a query parameter or a form field sent before the file.
-      const authed = await buildTokenValid(ctx, build, buildTokenOf(request, query));
+      let authed = await buildTokenValid(ctx, build, buildTokenOf(request, query));
       if (!authed && (query.token !== undefined || request.headers['build-token'] !== undefined)) throw forbidden();
       if (!request.isMultipart()) {
         if (!authed) throw forbidden();
         if (build.status !== 'running') throw forbidden('Build is not running!');
         throw missing('Missing artifacts file!');
       }
-      let received;
+      const declared = Number(request.headers['content-length']);
+      const fields: Params = Object.create(null) as Params;
+      let staged: StagedUpload | undefined;
+      let filename = 'artifacts.zip';
+      // Fields (token, expire_in) may come before the file and so before the token is known: all of
+      // them together are held to the small-body limit, not multipart's 50 × 1 MiB.
+      const fieldBudget = ctx.config.maxRunnerBodyKib * 1024;
+      let fieldBytes = 0;
       try {
-        received = await receiveArtifacts(ctx, request, build, authed);
+        for await (const part of request.parts({ limits: { fieldSize: fieldBudget } })) {
+          if (part.type === 'field') {
+            fieldBytes += Buffer.byteLength(part.fieldname) + Buffer.byteLength(String(part.value));
+            if (part.valueTruncated || fieldBytes > fieldBudget) throw tooLarge();
+            if (part.fieldname === 'token' && !authed) {
+              authed = await buildTokenValid(ctx, build, str(part.value));
+              if (!authed) throw forbidden();
+            }
+            if (part.fieldname !== '__proto__') fields[part.fieldname] = part.value;
+            continue;
+          }
+          const file = part as MultipartFile;
+          if (file.fieldname !== 'file' || staged) {
+            file.file.resume();
+            continue;
+          }
+          if (!authed) throw forbidden();
+          if (build.status !== 'running') throw forbidden('Build is not running!');
+          if (Number.isFinite(declared) && declared > builds.maxArtifactBytes + 64 * 1024) throw tooLarge();
+          filename = cleanFilename(file.filename);
+          releaseChunksAfterWrite(file.file);
+          staged = await builds.stageArtifacts(file.file);
+          if (file.file.truncated) throw tooLarge();
+        }
       } catch (err) {
-        if (err instanceof TooLargeError) throw tooLarge();
+        if (staged) await builds.discardArtifacts(staged);
+        if (err instanceof TooLargeError || (err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge();
         throw asMultipartError(err);
       }
-      const { staged, fields } = received;
-      if (!received.authed) throw forbidden();
+      if (!authed) throw forbidden();
       if (!staged) {
         if (build.status !== 'running') throw forbidden('Build is not running!');
         throw missing('Missing artifacts file!');
       }
-      const filename = cleanFilename(received.filename);
       const expireIn = parseExpireIn(str(query.expire_in) ?? str(fields.expire_in));
       const stored = await builds.storeArtifacts(build.id, staged, {
         filename,

@@ -24,7 +24,7 @@ function portToNowhere(): MessagePort {
   return closedPort;
 }
 
-/** Below this a chunk is not worth a transfer (a runner's pieces are ~32 KiB); the form parser's carried tail (under 80 bytes) is never touched. */
+/** Below this a chunk is not worth a transfer (a runner's pieces are ~32 KiB); busboy's boundary lookbehind (under 80 bytes) is never touched. */
 const RELEASE_MIN = 4 * 1024;
 
 /**
@@ -41,11 +41,10 @@ export function release(bufs: readonly Buffer[]): void {
 }
 
 /**
- * Upload streams whose chunks nothing else holds once written (ArtifactStore.stage), marked by whoever
- * knows where the chunks come from rather than assumed for every source: a caller streaming buffers it
- * still uses must not see them emptied. (The artifacts route feeds the sink directly and says so there:
- * the HTTP parser copies every piece of a request body into an ArrayBuffer of its own,
- * node_http_parser.cc's Buffer::Copy, and the form parser hands on those chunks or views of them.)
+ * Upload sources whose chunks nothing else holds once written: the HTTP parser copies every piece of
+ * a request body into an ArrayBuffer of its own (node_http_parser.cc, Buffer::Copy) and busboy hands
+ * on views of those. Marked by the route, which knows where the chunks come from, rather than assumed
+ * for every source: a caller streaming buffers it still uses must not see them emptied.
  */
 const releasableSources = new WeakSet<Readable>();
 export function releaseChunksAfterWrite(source: Readable): void {

@@ -20,7 +20,7 @@ import type { NewRunner, Runner, RunnerInfo } from './runner.ts';
 import type { Project } from './project.ts';
 import type { User } from './user.ts';
 import type { AppendResult } from './trace.ts';
-import type { ArchiveListing, ArtifactUpload, ArtifactUploadHooks, ListingSummary, StagedUpload } from './artifact.ts';
+import type { ArchiveListing, ListingSummary, StagedUpload } from './artifact.ts';
 
 /** One atomic unit of storage work; nested calls join the outer one, a throw rolls all of it back. */
 export interface Transactions {
@@ -119,8 +119,6 @@ export interface ArtifactsPort {
   /** Where the archive `key` is on disk (the listing job reads the zip there). */
   pathOf(key: string): string;
   stage(source: Readable): Promise<StagedUpload>;
-  /** Stages an upload fed chunk by chunk; `releaseWritten`: nothing else holds the chunks once written. */
-  begin(hooks: ArtifactUploadHooks, releaseWritten: boolean): ArtifactUpload;
   commit(buildId: number, staged: StagedUpload): string;
   discard(staged: StagedUpload): void;
   remove(key: string | null): void;

@@ -1,15 +1,16 @@
 // A multipart/form-data parser of our own, for the one shape an artifacts upload has (a file part
-// and a few small fields), pushed the request's chunks and calling back synchronously. Why ours and
-// not busboy: busboy hands a file part's bytes on through a Readable (the part's stream, then the
-// file's), and that stream's buffering and pause/resume per 64 KiB chunk between the socket and the
-// disk writes cost the bare upload ~0.2× of its rate in bench/experiments/multipart-parsers.ts,
-// whatever the parser; fed from 'data' events and handing the file's bytes straight to the upload
-// sink's writes, this one runs at the plain bare upload's CPU (docs/benchmark-bounds.md, "Artifact
-// upload and download"). The boundary search is Buffer.indexOf over each chunk, a tail that may begin
-// the delimiter carried into the next; header blocks are read strictly (form-part-head.ts). Where it
-// is stricter than busboy (test/http/form-parser-differential.test.ts holds the two side by side) it
+// and a few small fields), pushed the request's chunks and calling back synchronously: the
+// "own-direct" lever of docs/benchmark-bounds.md, "Artifact upload and download, 1 GiB". Built to
+// the route's standard (busboy's limits and 4xx answers, strict header blocks in form-part-head.ts,
+// test/bench/form-parser-differential.test.ts holding it against busboy on random and hostile
+// bodies) and measured in the route: fed from 'data' events and handing the file's bytes straight
+// to the upload sink, it did not move the 1 GiB upload toward 0.9× the bare node:http upload beyond
+// noise, and in the bare server it cost the same CPU per GiB as @fastify/busboy. So the route keeps
+// busboy and this stays here, for bench/reference/upload-server.ts (`?parser=own`, `own-direct`)
+// and bench/experiments/multipart-parsers.ts. The boundary search is Buffer.indexOf over each chunk,
+// a tail that may begin the delimiter carried into the next. Where it is stricter than busboy it
 // refuses with a 400; it never reads a body differently from busboy.
-import { tooLarge } from './errors.ts';
+import { tooLarge } from '../../server/http/errors.ts';
 import { malformed, parseParams, parsePartHead, type PartHead } from './form-part-head.ts';
 
 export interface FormLimits {

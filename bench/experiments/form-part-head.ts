@@ -1,10 +1,10 @@
-// A multipart/form-data part's header block, read strictly (form-parser.ts): only what a form
-// upload needs (Content-Disposition's name and filename, Content-Type's media type and charset) and
-// only in forms whose meaning is plain. Where busboy reads a doubtful block leniently (a line that is
-// no header, folded lines, unquoted junk after a quoted value, RFC 2231 names, a repeated parameter,
-// a backslash outside the two escapes it knows), the form is refused here with what to send instead:
-// a client that sent such a block to the route before got a part skipped or renamed, silently.
-import { badRequest } from './errors.ts';
+// A multipart/form-data part's header block as bench/experiments/form-parser.ts reads it: strictly,
+// only what a form upload needs (Content-Disposition's name and filename, Content-Type's media type
+// and charset) and only in forms whose meaning is plain. Where busboy reads a doubtful block
+// leniently (a line that is no header, folded lines, unquoted junk after a quoted value, RFC 2231
+// names, a repeated parameter), the form is refused here with what to send instead; busboy skips
+// or renames such a part silently.
+import { badRequest } from '../../server/http/errors.ts';
 
 /** A form this parser will not read: a 400 that says what to send instead (busboy's errors were answered the same way). */
 export const malformed = (what: string) => badRequest(`broken multipart body: ${what}`);

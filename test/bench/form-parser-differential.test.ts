@@ -1,5 +1,5 @@
-// Our multipart parser (server/http/form-parser.ts) against busboy (@fastify/busboy, which the
-// artifacts route used before and other routes still use), on the same bodies cut into the same
+// The multipart parser of the own-direct lever (bench/experiments/form-parser.ts) against busboy
+// (@fastify/busboy, which the server's routes use), on the same bodies cut into the same
 // chunks. The rule: a body ours reads, busboy reads the same (same parts, names, file names, values,
 // bytes, in the same order); a body busboy refuses, ours refuses; ours may refuse a body busboy reads
 // only for one of the reasons in STRICTER below, each a place where busboy reads a doubtful body
@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { Prng } from '../../common/prng.ts';
 import { ApiError } from '../../server/http/errors.ts';
-import { FormParser, formBoundary, type FormLimits } from '../../server/http/form-parser.ts';
+import { FormParser, formBoundary, type FormLimits } from '../../bench/experiments/form-parser.ts';
 
 /** Where ours refuses what busboy reads, on purpose (message fragments of our 400s). */
 const STRICTER: Record<string, string> = {
