@@ -1,9 +1,10 @@
 // A/B of the artifact benchmark between checkouts' servers, as bench/experiments/traces-ab.ts does for traces:
 // every side's `bin/jobscope.js` and the bare node:http references run at once, and each round
-// uploads then downloads the same bytes through each of them in turn (the order rotates every
-// round, each writer preceded by bench/artifacts.ts's `settle`). Per transfer: MiB/s, its ratio to
-// the bare reference's in the same round, the server's CPU (user + sys from /proc) and, with
-// --trace-gc (passed to every server and reference), the scavenges and mark-compacts it ran.
+// uploads then downloads the same bytes through each of them in turn (the bare upload and the
+// servers rotate through the places every round, each writer preceded by bench/artifacts.ts's
+// `settle`). Per transfer: its place in the round, MiB/s, its ratio to the bare reference's in the
+// same round, the server's CPU (user + sys from /proc) and, with --trace-gc (passed to every server
+// and reference), the scavenges and mark-compacts it ran.
 //   node --import tsx bench/experiments/artifacts-ab.ts <rounds> <label>=<checkout>... [--mib N] [--trace-gc]
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -82,14 +83,17 @@ const bareDownGc = gcCounter(bareDown);
 // As in bench/artifacts.ts: a server that has idled (V8's memory reducer has run) is the one a runner meets.
 await new Promise((r) => setTimeout(r, 10_000));
 
-type Row = { round: number; side: string; op: string; mibs: number; ratio: number; cpu_s: number; scavenges?: number; mark_compacts?: number; load: number };
+type Row = { round: number; place: number; side: string; op: string; mibs: number; ratio: number; cpu_s: number; scavenges?: number; mark_compacts?: number; load: number };
 const rows: Row[] = [];
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 try {
   for (let r = 0; r < rounds; r++) {
-    const order = r % 2 === 0 ? servers : [...servers].reverse();
     const load = round(os.loadavg()[0]!, 1);
-    // The bare upload first in even rounds, last in odd ones.
+    // The bare upload and every server take each place in turn, one step further every round: what
+    // a transfer leaves behind (dirty pages still being written back) slows the next, and with the
+    // bare first or last and two servers between, the middle place went to the same server every round.
+    const places = [undefined, ...servers];
+    const order = places.map((_, i) => places[(i + r) % places.length]);
     const measureBare = async () => {
       settle(scratch, 2 * size, block);
       bareUpGc.take();
@@ -97,9 +101,13 @@ try {
       const secs = await upload(`${bareUp.url}/upload`, 'x', size, block);
       return { mibs: mib / secs, cpu: cpuSeconds(bareUp.pid) - c0, gc: bareUpGc.take() };
     };
-    let bare = r % 2 === 0 ? await measureBare() : undefined;
+    let bare: Awaited<ReturnType<typeof measureBare>> | undefined;
     const results = [];
     for (const s of order) {
+      if (!s) {
+        bare = await measureBare();
+        continue;
+      }
       settle(scratch, 2 * size, block);
       s.gc.take();
       let c0 = cpuSeconds(s.child.pid);
@@ -117,13 +125,13 @@ try {
       const bdCpu = cpuSeconds(bareDown.pid) - c0;
       results.push({ s, up, upCpu, upGc, down, downCpu, downGc, bd, bdCpu, bdGc: bareDownGc.take() });
     }
-    bare ??= await measureBare();
+    if (!bare) throw new Error('no bare upload this round');
     const gcOf = (g: { scavenges: number; markCompacts: number }) => (traceGc ? { scavenges: g.scavenges, mark_compacts: g.markCompacts } : {});
-    rows.push({ round: r + 1, side: 'bare', op: 'upload', mibs: round(bare.mibs, 0), ratio: 1, cpu_s: round(bare.cpu), ...gcOf(bare.gc), load });
+    rows.push({ round: r + 1, place: order.indexOf(undefined) + 1, side: 'bare', op: 'upload', mibs: round(bare.mibs, 0), ratio: 1, cpu_s: round(bare.cpu), ...gcOf(bare.gc), load });
     for (const x of results) {
-      rows.push({ round: r + 1, side: x.s.label, op: 'upload', mibs: round(x.up, 0), ratio: round(x.up / bare.mibs), cpu_s: round(x.upCpu), ...gcOf(x.upGc), load });
-      rows.push({ round: r + 1, side: x.s.label, op: 'download', mibs: round(x.down, 0), ratio: round(x.down / x.bd), cpu_s: round(x.downCpu), ...gcOf(x.downGc), load });
-      rows.push({ round: r + 1, side: `bare (after ${x.s.label})`, op: 'download', mibs: round(x.bd, 0), ratio: 1, cpu_s: round(x.bdCpu), ...gcOf(x.bdGc), load });
+      rows.push({ round: r + 1, place: order.indexOf(x.s) + 1, side: x.s.label, op: 'upload', mibs: round(x.up, 0), ratio: round(x.up / bare.mibs), cpu_s: round(x.upCpu), ...gcOf(x.upGc), load });
+      rows.push({ round: r + 1, place: order.indexOf(x.s) + 1, side: x.s.label, op: 'download', mibs: round(x.down, 0), ratio: round(x.down / x.bd), cpu_s: round(x.downCpu), ...gcOf(x.downGc), load });
+      rows.push({ round: r + 1, place: order.indexOf(x.s) + 1, side: `bare (after ${x.s.label})`, op: 'download', mibs: round(x.bd, 0), ratio: 1, cpu_s: round(x.bdCpu), ...gcOf(x.bdGc), load });
     }
     for (const row of rows.filter((x) => x.round === r + 1)) log(`artifacts-ab: ${JSON.stringify(row)}`);
   }

@@ -6,7 +6,8 @@
 // With --parse-only, no HTTP and no disk: the same body in fresh 64 KiB chunks fed to each parser
 // in this process, the file's bytes counted from 'data' events; per side the CPU seconds per GiB
 // ("plain" a Writable that only counts), the parsers' own cost without the disk's noise.
-// "own" is bench/experiments/candidate-form-parser.ts.
+// "own" is bench/experiments/form-parser.ts with the file in a Readable, "own-direct" the same
+// handing the file's bytes on without a stream.
 // Parsers that are not the project's dependencies (busboy, formidable) are loaded from
 // <parsers-dir>/node_modules: `npm install --prefix <parsers-dir> busboy formidable` first.
 //   node --import tsx bench/experiments/multipart-parsers.ts <rounds> <parsers-dir> [--mib N] [--only a,b] [--parse-only]
@@ -19,7 +20,7 @@ import { Writable } from 'node:stream';
 import { log, MiB, round, startChild } from '../lib/harness.ts';
 import { settle, upload } from '../artifacts.ts';
 import { cpuSeconds } from '../lib/proc-cpu.ts';
-import { UploadForm } from './candidate-form-parser.ts';
+import { FormParser } from './form-parser.ts';
 
 const argv = process.argv.slice(2);
 const opt = (name: string) => {
@@ -36,7 +37,7 @@ if (!(rounds > 0) || !parsersDir) {
   process.exit(2);
 }
 process.env.JOBSCOPE_BENCH_PARSERS = path.resolve(parsersDir);
-const sides = ['plain', ...(only ?? ['fastify-busboy', 'busboy', 'formidable', 'own'])];
+const sides = ['plain', ...(only ?? ['fastify-busboy', 'busboy', 'formidable', 'own-direct'])];
 const size = mib * MiB;
 const block = crypto.randomBytes(MiB);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
@@ -131,15 +132,16 @@ async function parseOnlyRounds(): Promise<void> {
         p.on('end', () => resolve(n));
         feed(p);
       }),
-    own: () =>
+    'own-direct': () =>
       new Promise((resolve, reject) => {
-        const form = new UploadForm(boundary, { fileSize: Infinity, files: 1, fields: 50, fieldSize: MiB, parts: 60, headerPairs: 100, headerSize: 80 * 1024 });
         let n = 0;
-        void (async () => {
-          for await (const part of form.parts()) if (part.type === 'file') await new Promise((ok) => part.file.on('data', (c: Buffer) => (n += c.length)).on('end', ok));
-          resolve(n);
-        })().catch(reject);
-        feed(form);
+        const parser = new FormParser(boundary, { fileSize: Infinity, files: 1, fields: 50, fieldSize: MiB, parts: 60, headerPairs: 100, headerSize: 80 * 1024 }, {
+          field: () => undefined,
+          file: () => undefined,
+          fileData: (c) => void (n += c.length),
+          fileEnd: () => resolve(n),
+        });
+        feed(new Writable({ write: (c: Buffer, _e, cb) => (parser.write(c), cb()) }).on('error', reject));
       }),
   };
   const cpu = new Map<string, number[]>();

@@ -21,8 +21,8 @@ import fs from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { PassThrough, type Readable } from 'node:stream';
-import { formBoundary, UploadForm } from '../experiments/candidate-form-parser.ts';
+import { PassThrough, Readable } from 'node:stream';
+import { FormParser, formBoundary, type FormEvents } from '../experiments/form-parser.ts';
 
 // The very busboy @fastify/multipart parses the server's uploads with (resolved from it, not from here).
 const requireFromMultipart = createRequire(createRequire(import.meta.url).resolve('@fastify/multipart'));
@@ -84,6 +84,12 @@ const fastifyBusboy = (req: http.IncomingMessage, res: http.ServerResponse, hwm?
   req.pipe(bb);
 };
 
+/** Feeds the request to our form parser; the bench's body is one file part and nothing else. */
+function feedOwn(req: http.IncomingMessage, on: Omit<FormEvents, 'field'>): void {
+  const parser = new FormParser(formBoundary(req.headers['content-type'])!, LIMITS, { ...on, field: () => undefined });
+  req.on('data', (c: Buffer) => parser.write(c));
+}
+
 const requireExtra = () => createRequire(path.join(process.env.JOBSCOPE_BENCH_PARSERS ?? '.', 'node_modules', 'x.js'));
 const LIMITS = { fileSize: Infinity, files: 1, fields: 50, fieldSize: 1024 * 1024, parts: 60, headerPairs: 100, headerSize: 80 * 1024 };
 
@@ -124,21 +130,17 @@ const PARSERS: Record<string, (req: http.IncomingMessage, res: http.ServerRespon
     file.on('resume', () => req.resume());
     req.pipe(parser);
   },
+  // Our parser (bench/experiments/form-parser.ts) with the file's bytes pushed into a Readable
+  // that `receive` reads, the request paused while that stream is full: a stream hop, as busboy's.
   own: (req, res) => {
-    const form = new UploadForm(formBoundary(req.headers['content-type'])!, LIMITS);
-    void (async () => {
-      for await (const part of form.parts()) if (part.type === 'file') receive(part.file, res);
-    })();
-    req.pipe(form);
+    const file = new Readable({ highWaterMark: 64 * 1024, read: () => req.resume() });
+    feedOwn(req, { file: () => receive(file, res), fileData: (buf) => void (file.push(buf) || req.pause()), fileEnd: () => void file.push(null) });
   },
-  // The candidate fed from the request's 'data' events, handing the file's bytes to `receive`
+  // The same parser fed from the request's 'data' events, handing the file's bytes to `receive`
   // through a bare emitter whose pause and resume are the request's: no stream in between.
   'own-direct': (req, res) => {
     const file = Object.assign(new EventEmitter(), { pause: () => req.pause(), resume: () => req.resume() });
-    const form = new UploadForm(formBoundary(req.headers['content-type'])!, LIMITS, (buf) => (buf ? file.emit('data', buf) : file.emit('end')));
-    // Listening before the first byte: the bench's body has its one file part and nothing else.
-    receive(file as unknown as Readable, res);
-    req.on('data', (c: Buffer) => form.parse(c));
+    feedOwn(req, { file: () => receive(file as unknown as Readable, res), fileData: (buf) => void file.emit('data', buf), fileEnd: () => void file.emit('end') });
   },
 };
 

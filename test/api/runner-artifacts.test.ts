@@ -3,12 +3,14 @@
 // and depends_on_builds carrying a dependency's artifacts_file.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.ts';
 import { createBuild, registerRunner } from '../helpers/fixtures.ts';
 import { control, makeZip, multipart, pieces, raw, runnerJson, runningBuild, uploadArtifacts, RUNNER_UA } from './lib.ts';
 import { eachBackend } from './backends.ts';
+import { waitUntil } from '../helpers/wait.ts';
 
 eachBackend((startServer) => {
   let s: TestServer;
@@ -152,6 +154,40 @@ eachBackend((startServer) => {
       // Most pieces are whole parser copies; a piece that ends in a partial boundary match is a part-view and stays.
       expect(released.length).toBeGreaterThan(large.length / 2);
       expect((await download(s, build.id, build.token)).raw.equals(archive)).toBe(true);
+    });
+
+    it('a client that goes away mid-upload leaves no staged file and no artifact', async () => {
+      const { build } = await runningBuild(s, {}, 'art-gone');
+      const boundary = 'gone0123456789';
+      const req = http.request(artifactsUrl(s, build.id), {
+        method: 'POST',
+        headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'build-token': build.token, 'transfer-encoding': 'chunked' },
+      });
+      req.on('error', () => undefined);
+      req.write(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.zip"\r\n\r\n`);
+      // Over a write batch, so the staged file exists and has been written to.
+      for (let i = 0; i < 8; i++) req.write(crypto.randomBytes(64 * 1024));
+      // tmp/ itself, or tmp/<slot>/ for a server sharing its data dir (PostgreSQL).
+      const staging = () => (fs.readdirSync(path.join(s.dataDir, 'tmp'), { recursive: true }) as string[]).filter((f) => path.basename(f).startsWith('upload-'));
+      await waitUntil('the upload is staged', staging, (f) => f.length > 0);
+      req.destroy();
+      await waitUntil('the staged file is removed', staging, (f) => f.length === 0);
+      expect((await control(s, `/builds/${build.id}`)).body.artifacts).toBeNull();
+      expect((await uploadArtifacts(s, build.id, build.token, zip)).status).toBe(201);
+    });
+
+    it('a part named after an Object.prototype property: 400, as @fastify/multipart answered', async () => {
+      const { build } = await runningBuild(s, {}, 'art-proto');
+      for (const name of ['constructor', '__proto__', 'toString']) {
+        const mp = multipart([
+          { name, value: 'x' },
+          { name: 'file', filename: 'a.zip', value: zip },
+        ]);
+        const r = await raw(artifactsUrl(s, build.id), { method: 'POST', headers: { 'build-token': build.token, 'content-type': mp.contentType }, body: mp.body });
+        expect(r.status, name).toBe(400);
+        expect(r.json, name).toEqual({ message: '400 prototype property is not allowed as field name' });
+      }
+      expect((await control(s, `/builds/${build.id}`)).body.artifacts).toBeNull();
     });
 
     it('never uses the client’s file name as a path', async () => {
