@@ -61,7 +61,9 @@ export async function drawEarlyChart(early: EarlyHistory): Promise<void> {
   } catch {
     return;
   }
-  if (document.readyState === 'loading') await new Promise((r) => document.addEventListener('DOMContentLoaded', r, { once: true }));
+  // Parsed is enough (the frame is in the DOM): DOMContentLoaded would also wait for the main
+  // module script to load and run, the very wait this chart is drawn early to avoid.
+  if (document.readyState === 'loading') await new Promise((r) => document.addEventListener('readystatechange', r, { once: true }));
   await stylesApplied();
   const page = document.querySelector<HTMLElement>('[data-early-dashboard]');
   const box = page?.querySelector<HTMLElement>('[data-early-chart]');
