@@ -14,55 +14,41 @@ import react from '@vitejs/plugin-react';
  *  Its modules are bundled again in the main graph (about 10 kB): the early copy shares nothing
  *  with it but window.__jobscopeEarlyHistory. */
 function inlineEarlyEntry(entry: string): Plugin {
-  return {
-    name: 'jobscope-inline-early-entry',
-    apply: 'build',
-    transformIndexHtml: {
-      order: 'post',
-      handler: async (html) => {
-        const out = await esbuild.build({ entryPoints: [entry], bundle: true, format: 'iife', minify: true, target: 'es2022', write: false, logLevel: 'silent' });
-        const code = out.outputFiles[0]!.text.trim();
-        // esbuild escapes "</script" inside strings; a bare one would end the element early.
-        if (/<\/script/i.test(code)) throw new Error('inlineEarlyEntry: the early entry contains "</script"');
-        const hash = `'sha256-${crypto.createHash('sha256').update(code).digest('base64')}'`;
-        const csp = /(<meta http-equiv="Content-Security-Policy" content="[^"]*script-src 'self')/;
-        if (!csp.test(html)) throw new Error("inlineEarlyEntry: index.html's meta CSP has no script-src 'self' to add the hash to");
-        const withHash = html.replace(csp, `$1 ${hash}`);
-        const at = withHash.indexOf('<script');
-        if (at < 0) throw new Error('inlineEarlyEntry: index.html has no script to put the early entry before');
-        return `${withHash.slice(0, at)}<script>${code}</script>\n    ${withHash.slice(at)}`;
-      },
-    },
-  };
+  return htmlAfterBuild('jobscope-inline-early-entry', async (html) => {
+    const out = await esbuild.build({ entryPoints: [entry], bundle: true, format: 'iife', minify: true, target: 'es2022', write: false, logLevel: 'silent' });
+    const code = out.outputFiles[0]!.text.trim();
+    // esbuild escapes "</script" inside strings; a bare one would end the element early.
+    if (/<\/script/i.test(code)) throw new Error('inlineEarlyEntry: the early entry contains "</script"');
+    const hash = `'sha256-${crypto.createHash('sha256').update(code).digest('base64')}'`;
+    const csp = /(<meta http-equiv="Content-Security-Policy" content="[^"]*script-src 'self')/;
+    if (!csp.test(html)) throw new Error("inlineEarlyEntry: index.html's meta CSP has no script-src 'self' to add the hash to");
+    const withHash = html.replace(csp, `$1 ${hash}`);
+    const at = withHash.indexOf('<script');
+    if (at < 0) throw new Error('inlineEarlyEntry: index.html has no script to put the early entry before');
+    return `${withHash.slice(0, at)}<script>${code}</script>\n    ${withHash.slice(at)}`;
+  });
 }
 
 /** The entry's style sheet (styles.css: the shell's and the dashboard frame's rules), written into
  *  index.html in place of its link: the early chart measures its frame only once its styles
  *  apply, and the sheet's request came after the history's answer in most loads
- *  (bench/experiments/first-chart-ab.ts). The file is still emitted; nothing asks for it. Allowed by
+ *  (bench/experiments/first-chart-timeline.ts). The file is still emitted; nothing asks for it. Allowed by
  *  the CSPs' style-src 'unsafe-inline' (style attributes already needed it). */
 function inlineEntryStyles(entry: string): Plugin {
-  return {
-    name: 'jobscope-inline-entry-styles',
-    apply: 'build',
-    transformIndexHtml: {
-      order: 'post',
-      handler: (html, ctx) => {
-        const chunk = Object.values(ctx.bundle ?? {}).find((c) => c.type === 'chunk' && c.isEntry && c.name === entry);
-        if (chunk?.type !== 'chunk') throw new Error(`inlineEntryStyles: no entry chunk named ${entry}`);
-        let out = html;
-        for (const file of chunk.viteMetadata?.importedCss ?? []) {
-          const css = ctx.bundle![file];
-          const link = new RegExp(`<link rel="stylesheet"[^>]*href="\\./${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"[^>]*>`);
-          if (css?.type !== 'asset' || !link.test(out)) throw new Error(`inlineEntryStyles: no link to ${file} in index.html`);
-          const text = String(css.source).trim();
-          if (/<\/style/i.test(text)) throw new Error(`inlineEntryStyles: ${file} contains "</style"`);
-          out = out.replace(link, () => `<style>${text}</style>`);
-        }
-        return out;
-      },
-    },
-  };
+  return htmlAfterBuild('jobscope-inline-entry-styles', (html, bundle) => {
+    const chunk = Object.values(bundle).find((c) => c.type === 'chunk' && c.isEntry && c.name === entry);
+    if (chunk?.type !== 'chunk') throw new Error(`inlineEntryStyles: no entry chunk named ${entry}`);
+    let out = html;
+    for (const file of chunk.viteMetadata?.importedCss ?? []) {
+      const css = bundle[file];
+      const link = new RegExp(`<link rel="stylesheet"[^>]*href="\\./${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"[^>]*>`);
+      if (css?.type !== 'asset' || !link.test(out)) throw new Error(`inlineEntryStyles: no link to ${file} in index.html`);
+      const text = String(css.source).trim();
+      if (/<\/style/i.test(text)) throw new Error(`inlineEntryStyles: ${file} contains "</style"`);
+      out = out.replace(link, () => `<style>${text}</style>`);
+    }
+    return out;
+  });
 }
 
 /** The dashboard is the view a fresh window opens on, but it is a lazy chunk (as every view): its
@@ -102,6 +88,21 @@ function tagsAfterBuild(name: string, tags: (bundle: Rollup.OutputBundle) => Htm
     transformIndexHtml: {
       order: 'post',
       handler: (_html, ctx) => (ctx.bundle ? tags(ctx.bundle) : []),
+    },
+  };
+}
+
+/** A build-only plugin rewriting index.html once the bundle is finished. */
+function htmlAfterBuild(name: string, rewrite: (html: string, bundle: Rollup.OutputBundle) => string | Promise<string>): Plugin {
+  return {
+    name,
+    apply: 'build',
+    transformIndexHtml: {
+      order: 'post',
+      handler: (html, ctx) => {
+        if (!ctx.bundle) throw new Error(`${name}: index.html transformed without a bundle`);
+        return rewrite(html, ctx.bundle);
+      },
     },
   };
 }
