@@ -1,30 +1,54 @@
+import crypto from 'node:crypto';
 import path from 'node:path';
+import * as esbuild from 'esbuild';
 import { defineConfig, type HtmlTagDescriptor, type Plugin, type Rollup } from 'vite';
 import react from '@vitejs/plugin-react';
 
-/** renderer/early.ts is an entry of its own, not part of index.html's main script: Vite would
- *  bundle every module script of the HTML into one entry, and the early requests it starts would
- *  wait for the 330 kB main script again. This puts it in <head> before every other script, async
- *  (it runs as soon as it has arrived) and at high priority: Chromium holds back low-priority
- *  requests (an async script is one) while the head's others load, and the early chart
- *  (views/dashboard/early-chart.ts) came no sooner than React's own chart. Its imports, if any,
- *  are preloaded beside it. */
-function earlyEntry(name: string): Plugin {
-  return {
-    name: 'jobscope-early-entry',
-    apply: 'build',
-    transformIndexHtml: {
-      order: 'post',
-      handler: (html, ctx) => {
-        const early = Object.values(ctx.bundle ?? {}).find((c) => c.type === 'chunk' && c.isEntry && c.name === name);
-        if (early?.type !== 'chunk') throw new Error(`earlyEntry: no entry chunk named ${name}`);
-        const tag = `<script type="module" async crossorigin fetchpriority="high" src="./${early.fileName}"></script>`;
-        const first = html.indexOf('<script');
-        if (first < 0) throw new Error('earlyEntry: index.html has no script to put the early entry before');
-        return { html: `${html.slice(0, first)}${tag}\n    ${html.slice(first)}`, tags: early.imports.map(modulePreload) };
-      },
-    },
-  };
+/** renderer/early.ts, bundled on its own (esbuild, one classic script) and written into index.html
+ *  as the head's first script: it starts the dashboard's history request while the head is still
+ *  being parsed, with no request of its own first (as a file it arrived 55-176 ms after navigation
+ *  began, bench/experiments/first-chart-ab.ts). A classic script before the style sheets runs at
+ *  once (one after them would wait for them). The CSPs allow it by its hash, never
+ *  'unsafe-inline': the meta CSP here gets it at build time; the server's header hashes the inline
+ *  scripts of the index.html it serves (server/ui/inline-scripts.ts), so the two cannot disagree.
+ *  Its modules are bundled again in the main graph (about 10 kB): the early copy shares nothing
+ *  with it but window.__jobscopeEarlyHistory. */
+function inlineEarlyEntry(entry: string): Plugin {
+  return htmlAfterBuild('jobscope-inline-early-entry', async (html) => {
+    const out = await esbuild.build({ entryPoints: [entry], bundle: true, format: 'iife', minify: true, target: 'es2022', write: false, logLevel: 'silent' });
+    const code = out.outputFiles[0]!.text.trim();
+    // esbuild escapes "</script" inside strings; a bare one would end the element early.
+    if (/<\/script/i.test(code)) throw new Error('inlineEarlyEntry: the early entry contains "</script"');
+    const hash = `'sha256-${crypto.createHash('sha256').update(code).digest('base64')}'`;
+    const csp = /(<meta http-equiv="Content-Security-Policy" content="[^"]*script-src 'self')/;
+    if (!csp.test(html)) throw new Error("inlineEarlyEntry: index.html's meta CSP has no script-src 'self' to add the hash to");
+    const withHash = html.replace(csp, `$1 ${hash}`);
+    const at = withHash.indexOf('<script');
+    if (at < 0) throw new Error('inlineEarlyEntry: index.html has no script to put the early entry before');
+    return `${withHash.slice(0, at)}<script>${code}</script>\n    ${withHash.slice(at)}`;
+  });
+}
+
+/** The entry's style sheet (styles.css: the shell's and the dashboard frame's rules), written into
+ *  index.html in place of its link: the early chart measures its frame only once its styles
+ *  apply, and the sheet's request came after the history's answer in most loads
+ *  (bench/experiments/first-chart-timeline.ts). The file is still emitted; nothing asks for it. Allowed by
+ *  the CSPs' style-src 'unsafe-inline' (style attributes already needed it). */
+function inlineEntryStyles(entry: string): Plugin {
+  return htmlAfterBuild('jobscope-inline-entry-styles', (html, bundle) => {
+    const chunk = Object.values(bundle).find((c) => c.type === 'chunk' && c.isEntry && c.name === entry);
+    if (chunk?.type !== 'chunk') throw new Error(`inlineEntryStyles: no entry chunk named ${entry}`);
+    let out = html;
+    for (const file of chunk.viteMetadata?.importedCss ?? []) {
+      const css = bundle[file];
+      const link = new RegExp(`<link rel="stylesheet"[^>]*href="\\./${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"[^>]*>`);
+      if (css?.type !== 'asset' || !link.test(out)) throw new Error(`inlineEntryStyles: no link to ${file} in index.html`);
+      const text = String(css.source).trim();
+      if (/<\/style/i.test(text)) throw new Error(`inlineEntryStyles: ${file} contains "</style"`);
+      out = out.replace(link, () => `<style>${text}</style>`);
+    }
+    return out;
+  });
 }
 
 /** The dashboard is the view a fresh window opens on, but it is a lazy chunk (as every view): its
@@ -68,27 +92,32 @@ function tagsAfterBuild(name: string, tags: (bundle: Rollup.OutputBundle) => Htm
   };
 }
 
-const modulePreload = (file: string): HtmlTagDescriptor => ({ tag: 'link', attrs: { rel: 'modulepreload', crossorigin: true, href: `./${file}` }, injectTo: 'head' });
+/** A build-only plugin rewriting index.html once the bundle is finished. */
+function htmlAfterBuild(name: string, rewrite: (html: string, bundle: Rollup.OutputBundle) => string | Promise<string>): Plugin {
+  return {
+    name,
+    apply: 'build',
+    transformIndexHtml: {
+      order: 'post',
+      handler: (html, ctx) => {
+        if (!ctx.bundle) throw new Error(`${name}: index.html transformed without a bundle`);
+        return rewrite(html, ctx.bundle);
+      },
+    },
+  };
+}
 
-const EARLY_MODULES = [
-  '/renderer/early.ts', '/views/dashboard/early-history.ts', '/views/dashboard/ranges.ts', '/api/query-string.ts', '/app/storage-keys.ts',
-  // The early chart (views/dashboard/early-chart.ts) and the chart code it shares with React's.
-  '/views/dashboard/early-chart.ts', '/views/dashboard/totals-series.ts', '/app/theme-choice.ts',
-  '/components/chart-paint.ts', '/components/chart-canvas.ts', '/components/chart-geometry.ts', '/components/palette.ts',
-];
+const modulePreload = (file: string): HtmlTagDescriptor => ({ tag: 'link', attrs: { rel: 'modulepreload', crossorigin: true, href: `./${file}` }, injectTo: 'head' });
 
 export default defineConfig({
   root: 'renderer',
   base: './',
-  plugins: [react(), preloadLandingView('/views/dashboard/DashboardView.tsx'), earlyEntry('early')],
+  plugins: [react(), preloadLandingView('/views/dashboard/DashboardView.tsx'), inlineEntryStyles('index'), inlineEarlyEntry(path.resolve(import.meta.dirname, 'renderer/early.ts'))],
   build: {
     outDir: '../dist/renderer',
     emptyOutDir: true,
     rollupOptions: {
-      input: { index: path.resolve(import.meta.dirname, 'renderer/index.html'), early: path.resolve(import.meta.dirname, 'renderer/early.ts') },
-      // The early entry's modules stay in its own chunk (the main graph imports them from there):
-      // one request, run as soon as it arrives, instead of a chain of shared chunks to fetch first.
-      output: { manualChunks: (id) => (EARLY_MODULES.some((m) => id.endsWith(m)) ? 'early' : undefined) },
+      input: { index: path.resolve(import.meta.dirname, 'renderer/index.html') },
     },
   },
 });

@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import fastifyStatic from '@fastify/static';
 import type { AppContext } from '../context.ts';
 import { defaultUiDir } from './package-root.ts';
+import { inlineScriptSourcesOf, withScriptSources } from './inline-scripts.ts';
 
 export const CSP = [
   "default-src 'self'",
@@ -27,9 +28,9 @@ export function uiDirOf(ctx: AppContext): string | undefined {
   return fs.existsSync(path.join(dir, 'index.html')) ? dir : undefined;
 }
 
-function secure(reply: FastifyReply): FastifyReply {
+function secure(reply: FastifyReply, csp = CSP): FastifyReply {
   return reply
-    .header('content-security-policy', CSP)
+    .header('content-security-policy', csp)
     .header('x-content-type-options', 'nosniff')
     .header('referrer-policy', 'no-referrer')
     .header('x-frame-options', 'DENY');
@@ -66,9 +67,16 @@ export async function uiServing(app: FastifyInstance, { ctx }: { ctx: AppContext
       return secure(reply).sendFile(rel, { cacheControl: immutable, maxAge: immutable ? '365d' : 0, immutable });
     }
     if (path.extname(rel)) return reply.code(404).type('application/json').send({ message: '404 Not Found' });
-    return secure(reply).header('cache-control', 'no-cache').sendFile('index.html', { cacheControl: false });
+    return sendIndex(reply);
   });
-  app.get('/', { schema: { hide: true } }, async (_request, reply) => secure(reply).header('cache-control', 'no-cache').sendFile('index.html', { cacheControl: false }));
+  app.get('/', { schema: { hide: true } }, async (_request, reply) => sendIndex(reply));
+
+  const index = path.join(root, 'index.html');
+  /** index.html, under the CSP plus the hashes of the inline scripts it holds. */
+  function sendIndex(reply: FastifyReply) {
+    const csp = withScriptSources(CSP, inlineScriptSourcesOf(index));
+    return secure(reply, csp).header('cache-control', 'no-cache').sendFile('index.html', { cacheControl: false });
+  }
 }
 
 function isFile(p: string): boolean {

@@ -1,5 +1,6 @@
 // The built UI at `/`: files from the UI folder only, a strict CSP, the SPA fallback for client
 // routes, and JSON 404s (not index.html) for unknown API paths and missing assets.
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,11 +10,14 @@ import { signInLink } from '../../hosts/sign-in.ts';
 
 let s: TestServer;
 let ui: string;
+/** An inline script as the built index.html holds one (the early entry). */
+const INLINE = 'document.documentElement.dataset.theme="light"';
+const sha256 = (text: string) => `'sha256-${crypto.createHash('sha256').update(text).digest('base64')}'`;
 
 beforeAll(async () => {
   ui = tempDir('jobscope-ui-');
   fs.mkdirSync(path.join(ui, 'assets'));
-  fs.writeFileSync(path.join(ui, 'index.html'), '<!doctype html><title>Jobscope test UI</title><script type="module" src="./assets/app-1234.js"></script>');
+  fs.writeFileSync(path.join(ui, 'index.html'), `<!doctype html><title>Jobscope test UI</title><script>${INLINE}</script><script type="module" src="./assets/app-1234.js"></script>`);
   fs.writeFileSync(path.join(ui, 'assets', 'app-1234.js'), 'console.log("hi")');
   fs.writeFileSync(path.join(path.dirname(ui), 'secret-next-to-ui.txt'), 'not for the web');
   s = await startServer({ uiDir: ui, monitorIntervalMs: 3_600_000 });
@@ -36,6 +40,26 @@ describe('UI serving', () => {
     }
     expect(csp).not.toMatch(/script-src[^;]*unsafe/);
     expect(r.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+
+  it("allows index.html's inline script by its hash, and follows the page when it is rebuilt", async () => {
+    const scriptSrc = (csp: string | null) => /script-src ([^;]*)/.exec(csp ?? '')![1]!.split(' ');
+    let r = await http(`${s.url}/`);
+    expect(r.body).toContain(`<script>${INLINE}</script>`);
+    expect(scriptSrc(r.headers.get('content-security-policy'))).toEqual(["'self'", sha256(INLINE)]);
+    r = await http(`${s.url}/builds/7`); // the SPA fallback serves the same page under the same CSP
+    expect(scriptSrc(r.headers.get('content-security-policy'))).toEqual(["'self'", sha256(INLINE)]);
+
+    const index = path.join(ui, 'index.html');
+    const before = fs.readFileSync(index, 'utf8');
+    const rebuilt = 'document.documentElement.dataset.theme="dark"';
+    try {
+      fs.writeFileSync(index, before.replace(INLINE, rebuilt));
+      r = await http(`${s.url}/`);
+      expect(scriptSrc(r.headers.get('content-security-policy'))).toEqual(["'self'", sha256(rebuilt)]);
+    } finally {
+      fs.writeFileSync(index, before);
+    }
   });
 
   it('serves hashed assets with long caching', async () => {

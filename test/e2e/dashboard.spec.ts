@@ -160,14 +160,16 @@ test('the first chart is drawn before the main script has run, and React takes i
     await page.emulateMedia({ colorScheme }); // the theme is "system" unless chosen
     // From a blank page: a load from the app's own page took the main script from memory, past the route.
     await page.goto('about:blank');
-    // The main script (React, the shell, the dashboard's own chart) is held until the early chart is checked.
+    // The main script (React, the shell, the dashboard's own chart) is held until the early chart is
+    // checked, and so are the style sheets asked for by request: the frame's styles are in the page.
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
-    const mainScript = '**/assets/index-*.js';
-    await page.route(mainScript, async (route) => {
-      await held;
-      await route.continue();
-    });
+    for (const asset of ['**/assets/index-*.js', '**/assets/*.css']) {
+      await page.route(asset, async (route) => {
+        await held;
+        await route.continue();
+      });
+    }
     try {
       const historyAnswer = page.waitForResponse((r) => r.url().includes('/api/app/connections/embedded/history?'));
       await page.goto(`${s.url}/#token=${s.adminToken}`, { waitUntil: 'commit' });
@@ -235,6 +237,39 @@ test('no early chart when the early history fails: the page waits for React, whi
     release();
     await expect(curves(page, 'chart-workers', 'area')).toHaveCount(1);
     await expect(page.locator('[data-testid="chart-workers"] canvas.series-canvas')).toHaveCount(1);
+  } finally {
+    release();
+    await page.unrouteAll({ behavior: 'ignoreErrors' });
+  }
+});
+
+test('the early chart is drawn once the page is parsed, without waiting for the main script', async ({ page }) => {
+  // The history answers before parsing has ended: a parser-blocking script at the end of the body
+  // (added to the served page) arrives only after that answer. The main script is held throughout:
+  // DOMContentLoaded, which waits for it, never comes while the early chart must be drawn.
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  const historyAnswer = page.waitForResponse((r) => r.url().includes('/api/app/connections/embedded/history?'));
+  await page.route('**/assets/index-*.js', async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.route(`${s.url}/`, async (route) => {
+    const res = await route.fetch();
+    await route.fulfill({ response: res, body: (await res.text()).replace('</body>', '<script src="./hold-parsing.js"></script></body>') });
+  });
+  await page.route('**/hold-parsing.js', async (route) => {
+    // The early entry has the answer (the draw's wait on it has ended too: the same microtasks).
+    await page.waitForFunction(() => (window as unknown as { __jobscopeEarlyHistory?: { value?: unknown } }).__jobscopeEarlyHistory?.value !== undefined);
+    expect(await page.evaluate(() => document.readyState)).toBe('loading');
+    await route.fulfill({ contentType: 'text/javascript', body: '' });
+  });
+  try {
+    await page.goto(`${s.url}/#token=${s.adminToken}`, { waitUntil: 'commit' });
+    expect((await historyAnswer).status()).toBe(200);
+    await expect(page.locator('[data-testid="chart-workers"] canvas.series-canvas li')).toHaveCount(2);
+    expect(await page.evaluate(() => document.readyState)).toBe('interactive');
+    await expect(page.getByTestId('view-dashboard')).toHaveCount(0);
   } finally {
     release();
     await page.unrouteAll({ behavior: 'ignoreErrors' });

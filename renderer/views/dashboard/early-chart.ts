@@ -42,16 +42,6 @@ function layOutLegends(page: HTMLElement, h: Pick<History, 'totals' | 'queues'>)
   }
 }
 
-/** Once the head's style sheets apply: an async script may run before they have loaded, and the
- *  frame's sizes (the chart's width) are theirs. */
-function stylesApplied(): Promise<unknown> {
-  const pending = [...document.querySelectorAll<HTMLLinkElement>('link[rel="stylesheet"]')].filter((l) => !l.sheet);
-  return Promise.all(pending.map((l) => new Promise((r) => {
-    l.addEventListener('load', r, { once: true });
-    l.addEventListener('error', r, { once: true });
-  })));
-}
-
 /** Draws the chart once the early answer is here, if React has not taken the page over by then;
  *  on any doubt (no answer, an error, no room) it leaves the page as it was. */
 export async function drawEarlyChart(early: EarlyHistory): Promise<void> {
@@ -61,8 +51,11 @@ export async function drawEarlyChart(early: EarlyHistory): Promise<void> {
   } catch {
     return;
   }
-  if (document.readyState === 'loading') await new Promise((r) => document.addEventListener('DOMContentLoaded', r, { once: true }));
-  await stylesApplied();
+  // Parsed is enough (the frame is in the DOM): DOMContentLoaded would also wait for the main
+  // module script to load and run, the very wait this chart is drawn early to avoid.
+  if (document.readyState === 'loading') await new Promise((r) => document.addEventListener('readystatechange', r, { once: true }));
+  // The frame's sizes (the chart's width) are styles.css's, which index.html holds inline
+  // (vite.config.ts, inlineEntryStyles): applied once parsed, no style sheet to wait for.
   const page = document.querySelector<HTMLElement>('[data-early-dashboard]');
   const box = page?.querySelector<HTMLElement>('[data-early-chart]');
   const starting = document.querySelector<HTMLElement>('[data-starting]');
