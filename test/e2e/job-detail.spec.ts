@@ -99,8 +99,22 @@ test('the job page passes axe in the dark theme too', async ({ page }) => {
 
 test('Back returns to the page of the list the job was opened from', async ({ page }) => {
   await onSidekiq(page, '/dead');
+  // Page 2 held back: page 1's rows stay shown meanwhile, and the pager must not claim they are page 2's
+  // (a click on a row then opened a page-1 job).
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  const page2 = /\/sidekiq\/sets\/dead\?page=2&/;
+  await page.route(page2, async (route) => {
+    await held;
+    await route.continue();
+  });
   await page.getByTestId('pager-next').click();
+  await expect(page.getByTestId('pager-status')).toContainText('Loading page 2 of 2');
+  await expect(page.getByTestId('pager')).toHaveAttribute('aria-busy', 'true');
+  release();
   await expect(page.getByTestId('pager-status')).toContainText('Page 2 of 2');
+  await expect(page.getByTestId('pager')).toHaveAttribute('aria-busy', 'false');
+  await page.unroute(page2);
   await expect(page).toHaveURL(/#\/dead\?page=2$/);
   const opened = await rows(page).first().getAttribute('data-job');
   await rows(page).first().getByTestId('job-link').click();

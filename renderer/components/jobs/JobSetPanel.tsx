@@ -19,7 +19,7 @@ export interface JobSetActions {
   killAll?(): Promise<string>;
 }
 
-export function JobSetPanel({ title, setName, rows, total, page, perPage, onPage, columns, actions, rowActions, retryWord = 'Retry', readOnlyNote, empty, error }: {
+export function JobSetPanel({ title, setName, rows, total, page, perPage, onPage, columns, actions, rowActions, retryWord = 'Retry', readOnlyNote, empty, error, loading = false }: {
   title: string;
   /** "retry set", "dead set": used in button names and confirms. */
   setName: string;
@@ -28,6 +28,8 @@ export function JobSetPanel({ title, setName, rows, total, page, perPage, onPage
   page: number;
   perPage: number;
   onPage(page: number): void;
+  /** The rows are still the previous page's while `page` loads. */
+  loading?: boolean;
   columns: JobColumn[];
   actions?: JobSetActions;
   rowActions?: (r: JobRow) => ReactNode;
@@ -106,7 +108,7 @@ export function JobSetPanel({ title, setName, rows, total, page, perPage, onPage
       {notice && <p className={`small ${notice.error ? 'error' : 'muted'}`} role="status" data-testid="job-set-message">{notice.text}</p>}
       {error && <p className="error small" role="alert">{error}</p>}
       <JobTable rows={rows} columns={columns} label={title} empty={empty} selection={actions ? { selected: new Set(chosen), onChange: setSelected } : undefined} rowActions={rowActions} />
-      {total > perPage && <Pager page={page} perPage={perPage} total={total} onPage={onPage} label={`${title} pages`} />}
+      {total > perPage && <Pager page={page} perPage={perPage} total={total} onPage={onPage} label={`${title} pages`} loading={loading} />}
     </section>
   );
 }

@@ -78,6 +78,7 @@ function EmbeddedSet({ set, conn }: { set: 'retries' | 'dead'; conn: ConnectionV
       page={page}
       perPage={PER_PAGE}
       onPage={setPage}
+      loading={list.isPlaceholderData}
       columns={spec.columns}
       actions={setActions(client, 'embedded', key, { kill: key === 'retry' }, after)}
       rowActions={conn ? (r) => <JobActions conn={conn} target={{ kind: 'entry', set: key, key: r.key, label: r.class }} onDone={() => void after('')} /> : undefined}

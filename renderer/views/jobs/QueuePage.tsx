@@ -72,7 +72,7 @@ export function QueuePage({ name }: { name: string }) {
         </div>
         {jobs.error && <p className="error">{(jobs.error as Error).message}</p>}
         <JobTable rows={(jobs.data?.items ?? []).map(fromQueued)} columns={['id', 'class', 'args', 'enqueued']} label={`Next jobs of ${name}`} empty={jobs.data ? 'No job is waiting.' : 'Loading…'} testId="queue-jobs" />
-        {total > PER_PAGE && <Pager page={page} perPage={PER_PAGE} total={total} onPage={setPage} label="Next jobs pages" />}
+        {total > PER_PAGE && <Pager page={page} perPage={PER_PAGE} total={total} onPage={setPage} label="Next jobs pages" loading={jobs.isPlaceholderData} />}
       </section>
     </>
   );

@@ -111,7 +111,7 @@ export function SidekiqQueuePage({ conn, name }: { conn: ConnectionView; name: s
           testId="queue-jobs"
           rowActions={conn.allow_changes ? (r) => r.actionKey && <JobActions conn={conn} target={{ kind: 'queued', queue: name, jid: r.actionKey, label: r.class }} onDone={() => void refresh()} /> : undefined}
         />
-        {total > PER_PAGE && <Pager page={page} perPage={PER_PAGE} total={total} onPage={setPage} label="Queue pages" />}
+        {total > PER_PAGE && <Pager page={page} perPage={PER_PAGE} total={total} onPage={setPage} label="Queue pages" loading={jobs.isPlaceholderData} />}
       </section>
     </>
   );
@@ -148,6 +148,7 @@ export function SidekiqSet({ conn, set }: { conn: ConnectionView; set: keyof typ
       page={page}
       perPage={PER_PAGE}
       onPage={setPage}
+      loading={jobs.isPlaceholderData}
       columns={spec.columns}
       retryWord={key === 'schedule' ? 'Add to queue' : 'Retry'}
       readOnlyNote={<ReadOnlyNote conn={conn} />}
