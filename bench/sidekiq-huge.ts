@@ -18,7 +18,6 @@ import { REPO, percentile, round, log, type BenchResult } from './lib/harness.ts
 import { SCAN_COUNT } from '../server/sidekiq/read-head.ts';
 import { startRedis } from '../test/helpers/redis.ts';
 import { DEFAULT_CLIENT_BOUNDS } from '../server/redis/bounded-client.ts';
-import type { SidekiqSource } from '../server/sidekiq/source.ts';
 
 const INTERVAL_MS = 2000;
 const GOAL_RATIO = 2;
@@ -68,14 +67,14 @@ async function bareScan(r: Redis): Promise<number> {
 }
 
 /** Samples as the monitor's sampler does (every INTERVAL_MS, never overlapping) until `stop` resolves. */
-async function watch(source: SidekiqSource, stop: Promise<unknown>): Promise<number[]> {
+async function watch(source: { sample(): Promise<{ ok: boolean }> }, stop: Promise<unknown>): Promise<number[]> {
   let done = false;
   void stop.then(() => (done = true));
   const times: number[] = [];
   while (!done) {
     const t = performance.now();
     const s = await source.sample();
-    if (!s.ok) throw new Error(s.message);
+    if (!s.ok) throw new Error((s as { message?: string }).message);
     times.push(performance.now() - t);
     const wait = INTERVAL_MS - (performance.now() - t);
     if (wait > 0 && !done) await Promise.race([new Promise((r) => setTimeout(r, wait)), stop]);
@@ -104,7 +103,7 @@ export async function run(opts: { quick: boolean; before?: string }): Promise<Be
     await bare.config('SET', 'slowlog-log-slower-than', '1000');
     await bare.slowlog('RESET');
     // Rounds alternate the three sides so the machine's load (shared, noisy) hits each alike.
-    const ping = { idle: [] as number[], script: [] as number[], pipelines: [] as number[] };
+    const ping = { idle: [] as number[], script: [] as number[], pipelines: [] as number[], bare: [] as number[] };
     const sample = { script: [] as number[], pipelines: [] as number[] };
     const slow: [number, number, number, string[]][] = [];
     for (let round = 0; round < rounds; round++) {
@@ -116,6 +115,11 @@ export async function run(opts: { quick: boolean; before?: string }): Promise<Be
         slow.push(...((await bare.slowlog('GET', 128)) as typeof slow));
         await bare.slowlog('RESET');
       }
+      // The least any watcher of this set must do, on the same cadence: what the machine's two cores
+      // (Redis, the reader and the PING client all busy at once) cost the PINGs before any of ours.
+      const pings = pingObserver(redis.port, phaseMs);
+      await watch({ sample: async () => (await bareScan(bare), { ok: true as const }) }, pings);
+      ping.bare.push(...(await pings));
     }
     const bare1 = [];
     for (let i = 0; i < 3; i++) bare1.push(await bareScan(bare));
@@ -142,6 +146,9 @@ export async function run(opts: { quick: boolean; before?: string }): Promise<Be
         ping_unwatched: stats(ping.idle),
         ping_watched_script: stats(ping.script),
         ping_watched_pipelines: stats(ping.pipelines),
+        ping_bare_scan: stats(ping.bare),
+        ratio_to_bare_scan: round(watched99 / pct(ping.bare, 99), 2),
+        bare_scan_note: 'ping_bare_scan: the same PINGs while a bare ioredis client SSCANs the whole set (keeping nothing) on the same 2 s cadence; ratio_to_bare_scan = the figure / its p99',
         slowlog_over_1ms: { entries: slow.length, longest_ms: round(Math.max(0, ...slow.map((e) => e[2])) / 1000, 2), by_command: Object.fromEntries([...new Set(slow.map((e) => String(e[3][0]).toUpperCase()))].map((c) => [c, slow.filter((e) => String(e[3][0]).toUpperCase() === c).length])) },
         queues,
         processes,
