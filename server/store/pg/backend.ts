@@ -94,17 +94,17 @@ export function pgDomainBackend(d: PgBackendDeps): DomainBackend {
         return { taken: outcome.taken, lastUpdate: answered };
       },
     },
-    traces: pgTraceWrites(d),
+    traces: pgTraceWrites(d, ports.builds),
     pollRunners: runnerCache,
     registrationToken: d.registrationToken,
   };
 }
 
-function pgTraceWrites(d: PgBackendDeps): TraceWrites {
+/** `builds`: the backend's own builds port over the pool, which reads the credentials kept here. */
+function pgTraceWrites(d: PgBackendDeps, builds: DomainPorts['builds']): TraceWrites {
   const { traces } = d;
   const running = `SELECT 1 FROM builds WHERE id = $1 AND status = 'running' FOR SHARE`;
-  const builds = new PgBuilds(d.pool);
-  const kept = new TraceCredentials((id) => builds.credentials(id));
+  const kept = new TraceCredentials(async (id) => builds.credentials(id));
   return {
     length: (id) => traces.length(id),
     read: (id, start) => traces.read(id, start),
