@@ -1,8 +1,8 @@
-import crypto from 'node:crypto';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
 import { defineConfig, type HtmlTagDescriptor, type Plugin, type Rollup } from 'vite';
 import react from '@vitejs/plugin-react';
+import { scriptHashSource } from './server/ui/inline-scripts.ts';
 
 /** renderer/early.ts, bundled on its own (esbuild, one classic script) and written into index.html
  *  as the head's first script: it starts the dashboard's history request while the head is still
@@ -19,7 +19,7 @@ function inlineEarlyEntry(entry: string): Plugin {
     const code = out.outputFiles[0]!.text.trim();
     // esbuild escapes "</script" inside strings; a bare one would end the element early.
     if (/<\/script/i.test(code)) throw new Error('inlineEarlyEntry: the early entry contains "</script"');
-    const hash = `'sha256-${crypto.createHash('sha256').update(code).digest('base64')}'`;
+    const hash = scriptHashSource(code);
     const csp = /(<meta http-equiv="Content-Security-Policy" content="[^"]*script-src 'self')/;
     if (!csp.test(html)) throw new Error("inlineEarlyEntry: index.html's meta CSP has no script-src 'self' to add the hash to");
     const withHash = html.replace(csp, `$1 ${hash}`);

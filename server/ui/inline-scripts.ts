@@ -9,9 +9,14 @@ const INLINE_SCRIPT = /<script\b(?![^>]*\bsrc\s*=)[^>]*>([\s\S]*?)<\/script\s*>/
 
 let cached: { file: string; stamp: string; sources: string[] } | undefined;
 
+/** The CSP source allowing one inline script whose text is `code`: the build's meta CSP and the header both name it so. */
+export function scriptHashSource(code: string): string {
+  return `'sha256-${crypto.createHash('sha256').update(code).digest('base64')}'`;
+}
+
 /** The hash sources of the inline scripts in `html`, as a CSP's script-src names them. */
 export function inlineScriptSources(html: string): string[] {
-  return [...html.matchAll(INLINE_SCRIPT)].filter((m) => m[1]!.length > 0).map((m) => `'sha256-${crypto.createHash('sha256').update(m[1]!).digest('base64')}'`);
+  return [...html.matchAll(INLINE_SCRIPT)].filter((m) => m[1]!.length > 0).map((m) => scriptHashSource(m[1]!));
 }
 
 /** The same for a file, read again only when its size or time changed (one stat a page load). */
