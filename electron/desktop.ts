@@ -5,7 +5,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { JobscopeServer } from '../server/app.ts';
 import { ServerHost } from '../hosts/server-host.ts';
-import { endStartUp } from '../hosts/v8-flags.js';
 import { resolveConfig } from '../server/config.ts';
 import { CSP } from '../server/ui/plugin.ts';
 import type { BrowserWindowLike, ElectronLike, IpcEventLike } from './electron-like.ts';
@@ -59,8 +58,6 @@ export async function startDesktop(e: ElectronLike, opts: DesktopOptions): Promi
     // After "reset data" the server comes back on the same address with the same token: reload the page.
     host = new ServerHost(config, () => win?.webContents.reload());
     url = await host.start();
-    // As `serve` does: once listening and warmed up, V8's young generation may grow (hosts/v8-tuning.ts).
-    setImmediate(endStartUp);
   } catch (err) {
     e.dialog.showErrorBox('Jobscope could not start', `${(err as Error).message}\n\nData dir: ${dataDir}`);
     app.exit(1);

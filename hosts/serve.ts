@@ -5,7 +5,6 @@ import { DataDirInUseError } from '../server/store/files/data-dir.ts';
 import { signInLink } from './sign-in.ts';
 import { connectionCaps, type ConnectionCaps } from '../server/http/connection-caps.ts';
 import { whenParentGone } from './parent-watch.ts';
-import { endStartUp } from './v8-flags.js';
 
 /** The caps and the figure they derive from, so an operator sees what `ulimit -n` gave this process. */
 function connectionsLine({ total, perAddress, fileLimit }: ConnectionCaps): string {
@@ -46,9 +45,6 @@ export async function serve(config: Config): Promise<void> {
   );
   process.stdout.write(`Jobscope listening on ${url}\n`);
   process.stdout.write(`Open the UI signed in: ${signInLink(url, store.adminToken)}\n`);
-  // After the validators' warm-up, which listen() queued before this (setImmediate runs in order):
-  // start-up's allocations are done, so V8's young generation may grow under load (v8-tuning.ts).
-  setImmediate(endStartUp);
 
   let stopping = false;
   const stop = async (signal: string) => {

@@ -5,6 +5,7 @@ import type { Socket } from 'node:net';
 import { buildServer, type JobscopeServer } from '../server/app.ts';
 import type { Config } from '../server/config.ts';
 import { wipeData } from '../server/store/sqlite/wipe.ts';
+import { endStartUp } from './v8-flags.js';
 
 export class ServerHost {
   private current: JobscopeServer | undefined;
@@ -43,6 +44,10 @@ export class ServerHost {
     }
     // Restarts must come back on the same address, so the UI and runners find it again.
     this.config = { ...this.config, port: Number(new URL(this.url).port) };
+    // After the validators' warm-up, which listen() queued before this (setImmediate runs in order):
+    // start-up's allocations are done, so V8's young generation may grow under load (v8-tuning.ts).
+    // Once per process (endStartUp ignores a restart's call), for every host that starts a server here.
+    setImmediate(endStartUp);
     return this.url;
   }
 

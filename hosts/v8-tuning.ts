@@ -9,8 +9,8 @@ import { applyV8Flags } from './v8-flags.js';
  * Start-up allocates mostly long-lived objects (modules, routes, schemas, the job system), and V8
  * answers a high survival rate by doubling the young generation up to its 2 × 16 MiB limit, which it
  * then keeps: ~28 MiB of RSS for an idle server (bench/footprint.ts). A growth factor of 1 holds it at
- * its initial size through start-up; V8's default comes back when start-up has ended (`serve` calls
- * endStartUp once it listens and Ajv has warmed up; a first start's code cache is saved before it,
+ * its initial size through start-up; V8's default comes back when start-up has ended (ServerHost calls
+ * endStartUp once its server listens and Ajv has warmed up; a first start's code cache is saved before it,
  * since V8 keys the cache by its flags), at the latest after START_UP_MS (v8-flags.js, which sets the
  * flags), so a server under load grows it as before (held small under load it cost 30–60% more CPU
  * per request here). The end was a fixed 10 s: the bench's dispatch line, 5–8 s after the start, ran
