@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { postgresMissing, usePostgres } from '../helpers/postgres.ts';
 import { createBuild, createProject, registerRunner } from '../helpers/fixtures.ts';
-import { control, makeZip, patchTrace, runnerJson, uploadArtifacts } from '../api/lib.ts';
+import { control, makeZip, patchTrace, runnerJson, runningBuild, uploadArtifacts } from '../api/lib.ts';
 import { databaseOf } from '../../server/store/index.ts';
 import { doublePut, putAgainstCancel } from '../api/finish-races.ts';
 import { openHandles } from '../helpers/open-files.ts';
@@ -263,12 +263,9 @@ describe.skipIf(postgresMissing() !== null)('two instances on one PostgreSQL dat
   });
 
   it('a part is checked against the length in the database, whichever instance took the one before', async () => {
-    const project = await createProject(a, 'trace');
-    const runner = await registerRunner(a, project.runners_token);
-    await createBuild(a, project.id);
-    const taken = await poll(a, runner.token);
-    const id = taken.json.id as number;
-    const token = taken.json.token as string;
+    const { build } = await runningBuild(a, {}, 'trace');
+    const id = build.id as number;
+    const token = build.token as string;
     expect((await patchTrace(a, id, { token, range: '0-5', body: 'first ' })).status).toBe(202);
     // The same part again, at the other instance: its offset is no longer the length.
     const again = await patchTrace(b, id, { token, range: '0-5', body: 'first ' });
@@ -284,12 +281,9 @@ describe.skipIf(postgresMissing() !== null)('two instances on one PostgreSQL dat
   });
 
   it('a trace part of a build the instance knows is two round trips: the lock (which reads the status) and the length with the COMMIT', async () => {
-    const project = await createProject(a, 'trace-trips');
-    const runner = await registerRunner(a, project.runners_token);
-    await createBuild(a, project.id);
-    const taken = await poll(a, runner.token);
-    const id = taken.json.id as number;
-    const token = taken.json.token as string;
+    const { build } = await runningBuild(a, {}, 'trace-trips');
+    const id = build.id as number;
+    const token = build.token as string;
     const trips = countStatements((q) => q.name === 'jobscope-build-credentials' || /build_traces|COMMIT/.test(q.text));
     try {
       // The first part an instance sees reads the build's credentials; a build's first part also makes its trace row.
@@ -327,13 +321,10 @@ describe.skipIf(postgresMissing() !== null)('two instances on one PostgreSQL dat
   });
 
   it('an archive uploaded through one instance is listed and downloaded through the other', async () => {
-    const project = await createProject(a, 'archive');
-    const runner = await registerRunner(a, project.runners_token);
-    await createBuild(a, project.id);
-    const taken = await poll(a, runner.token);
-    const id = taken.json.id as number;
+    const { build } = await runningBuild(a, {}, 'archive');
+    const id = build.id as number;
     const zip = await makeZip({ 'out/report.txt': 'report' });
-    const up = await uploadArtifacts(a, id, taken.json.token as string, zip);
+    const up = await uploadArtifacts(a, id, build.token as string, zip);
     expect(up.status).toBe(201);
     const listed = await waitUntil(
       'the artifact listing',
