@@ -131,44 +131,37 @@ export async function run({ quick = false, runners = RUNNERS, paced: withPaced =
   }
   let barePaced;
   const bodies = Array.from({ length: runners }, () => JSON.stringify({ token: 'x'.repeat(20) }));
-  const closedLoopOf = async (script: string, args: string[], polls: string[]) => {
+  /** `use` run against a reference server started for it (its register URL and pid), stopped after. */
+  const against = async <T>(script: string, args: string[], use: (url: string, pid: number) => Promise<T>): Promise<T> => {
     const ref = await startReference(script, args);
     try {
-      return await poll(`${ref.url}/builds/register.json`, polls, total, cap, ref.pid);
+      return await use(`${ref.url}/builds/register.json`, ref.pid);
     } finally {
       await ref.stop();
     }
   };
+  /** The durable reference's database folder, removed once `use` is done with it. */
+  const inScratchDir = async <T>(use: (dir: string) => Promise<T>): Promise<T> => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-bench-dispatch-sqlite-'));
+    try {
+      return await use(dir);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  const closedLoopOf = (script: string, args: string[], polls: string[]) => against(script, args, (url, pid) => poll(url, polls, total, cap, pid));
   const bare = await closedLoopOf('dispatch-server.ts', [String(total)], bodies);
   // The same polls (the runner's bodies, info included) against the same work as one fastify route.
   const framework = await closedLoopOf('dispatch-server-fastify.ts', [String(total)], runnerBodies);
   // The bare server's work with each hand-out committed to SQLite (the runner's bodies, as above).
-  const durableDir = fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-bench-dispatch-sqlite-'));
-  let durable;
-  try {
-    durable = await closedLoopOf('dispatch-server-sqlite.ts', [String(total), durableDir], runnerBodies);
-  } finally {
-    fs.rmSync(durableDir, { recursive: true, force: true });
-  }
+  const durable = await inScratchDir((dir) => closedLoopOf('dispatch-server-sqlite.ts', [String(total), dir], runnerBodies));
   let durablePaced;
   if (withPaced) {
     const pacedBuilds = String(Math.ceil((runners * pacedSeconds * 1000) / pacedEveryMs));
-    const ref2 = await startReference('dispatch-server.ts', [pacedBuilds]);
-    try {
-      barePaced = await paced(`${ref2.url}/builds/register.json`, bodies, pacedEveryMs, pacedSeconds);
-    } finally {
-      await ref2.stop();
-    }
+    barePaced = await against('dispatch-server.ts', [pacedBuilds], (url) => paced(url, bodies, pacedEveryMs, pacedSeconds));
     // The same offered rate against the durable take, so the line also says what a committed
     // hand-out's own tail is (the goal stays against the in-memory reference, as the issue sets it).
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'jobscope-bench-dispatch-sqlite-'));
-    const ref3 = await startReference('dispatch-server-sqlite.ts', [pacedBuilds, dir]);
-    try {
-      durablePaced = await paced(`${ref3.url}/builds/register.json`, runnerBodies, pacedEveryMs, pacedSeconds);
-    } finally {
-      await ref3.stop();
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+    durablePaced = await inScratchDir((dir) => against('dispatch-server-sqlite.ts', [pacedBuilds, dir], (url) => paced(url, runnerBodies, pacedEveryMs, pacedSeconds)));
   }
   log(`dispatch: jobscope ${round(ours.buildsPerSec, 0)} builds/s p50 ${round(ours.p50)} ms p99 ${round(ours.p99)} ms; reference ${round(bare.buildsPerSec, 0)} builds/s p99 ${round(bare.p99)} ms; fastify alone ${round(framework.buildsPerSec, 0)} builds/s (${round(framework.cpuMsPerBuild, 3)} CPU ms/build); bare durable ${round(durable.buildsPerSec, 0)} builds/s (${round(durable.cpuMsPerBuild, 3)} CPU ms/build, main thread ${round(durable.mainCpuMsPerBuild, 3)}); jobscope ${round(ours.cpuMsPerBuild, 3)} CPU ms/build (main thread ${round(ours.mainCpuMsPerBuild, 3)})`);
   const closedLoop: BenchResult = {

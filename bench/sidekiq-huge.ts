@@ -67,14 +67,14 @@ async function bareScan(r: Redis): Promise<number> {
 }
 
 /** Samples as the monitor's sampler does (every INTERVAL_MS, never overlapping) until `stop` resolves. */
-async function watch(source: { sample(): Promise<{ ok: boolean }> }, stop: Promise<unknown>): Promise<number[]> {
+async function watch(source: { sample(): Promise<{ ok: boolean; message?: string }> }, stop: Promise<unknown>): Promise<number[]> {
   let done = false;
   void stop.then(() => (done = true));
   const times: number[] = [];
   while (!done) {
     const t = performance.now();
     const s = await source.sample();
-    if (!s.ok) throw new Error((s as { message?: string }).message);
+    if (!s.ok) throw new Error(s.message);
     times.push(performance.now() - t);
     const wait = INTERVAL_MS - (performance.now() - t);
     if (wait > 0 && !done) await Promise.race([new Promise((r) => setTimeout(r, wait)), stop]);
